@@ -1,0 +1,3 @@
+"""Long-term memory for AI agents, backed by Oracle AI Database or an embedded SQLite file."""
+
+__version__ = "0.1.0"

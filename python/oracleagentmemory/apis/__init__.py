@@ -1,0 +1,1 @@
+"""Abstract interfaces and value types of the public API."""

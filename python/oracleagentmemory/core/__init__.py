@@ -1,0 +1,59 @@
+"""Concrete agent-memory classes and their configuration."""
+
+from oracleagentmemory._notset import NOT_SET_MARKER
+from oracleagentmemory.apis.message import (
+    ImageContent,
+    ImageMimeType,
+    Message,
+    MessageContent,
+    TextContent,
+)
+from oracleagentmemory.apis.record import RecordStatus
+from oracleagentmemory.apis.scope import Scope
+from oracleagentmemory.apis.searchscope import SearchScope
+from oracleagentmemory.core.agentmemory import OracleAgentMemory
+from oracleagentmemory.core.contextcard import OracleContextCard
+from oracleagentmemory.core.extraction_config import (
+    BackgroundExtractionQueueFullBehavior,
+    MemoryExtractionConfig,
+    MemoryExtractionMode,
+)
+from oracleagentmemory.core.image_config import ImageInputLimitConfig
+from oracleagentmemory.core.retention import MemoryRetentionConfig, TimeToLiveAnchor
+from oracleagentmemory.core.schema_options import (
+    SchemaPolicy,
+    SearchIndexSyncMode,
+    SearchStrategy,
+)
+from oracleagentmemory.core.search_config import MemorySearchConfig
+from oracleagentmemory.core.searchresult import LinkedResult, OracleSearchResult
+from oracleagentmemory.core.summary import OracleSummary
+from oracleagentmemory.core.thread import OracleThread
+
+__all__ = [
+    "NOT_SET_MARKER",
+    "BackgroundExtractionQueueFullBehavior",
+    "ImageContent",
+    "ImageInputLimitConfig",
+    "ImageMimeType",
+    "LinkedResult",
+    "MemoryExtractionConfig",
+    "MemoryExtractionMode",
+    "MemoryRetentionConfig",
+    "MemorySearchConfig",
+    "Message",
+    "MessageContent",
+    "OracleAgentMemory",
+    "OracleContextCard",
+    "OracleSearchResult",
+    "OracleSummary",
+    "OracleThread",
+    "RecordStatus",
+    "SchemaPolicy",
+    "Scope",
+    "SearchIndexSyncMode",
+    "SearchScope",
+    "SearchStrategy",
+    "TextContent",
+    "TimeToLiveAnchor",
+]

@@ -1,0 +1,73 @@
+"""Turning the message shapes callers pass (objects or dicts) into Message objects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from oracleagentmemory.apis.message import ImageContent, Message, MessageContent, TextContent
+
+_MESSAGE_KEYS = frozenset({"role", "content", "id", "timestamp", "metadata"})
+
+
+def to_messages(messages: Any) -> list[Message]:
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+        raise TypeError("messages must be a list of Message objects or dicts")
+    return [_to_message(item, index) for index, item in enumerate(messages)]
+
+
+def _to_message(item: Any, index: int) -> Message:
+    if isinstance(item, Message):
+        return item
+    if not isinstance(item, Mapping):
+        raise TypeError(f"messages[{index}] must be a Message or a dict, got {type(item).__name__}")
+    unknown = set(item) - _MESSAGE_KEYS
+    if unknown:
+        raise ValueError(f"messages[{index}] has unknown keys: {', '.join(sorted(unknown))}")
+    for key in ("role", "content"):
+        if key not in item:
+            raise ValueError(f"messages[{index}] needs a {key!r}")
+    content = item["content"]
+    if not isinstance(content, str):
+        content = _to_parts(content, index)
+    metadata = item.get("metadata")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise ValueError(f"messages[{index}].metadata must be a dict or None")
+    try:
+        return Message(
+            role=item["role"],
+            content=content,
+            timestamp=item.get("timestamp"),
+            metadata=dict(metadata) if metadata is not None else None,
+            id=item.get("id"),
+        )
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"messages[{index}]: {error}") from None
+
+
+def _to_parts(content: Any, index: int) -> list[MessageContent]:
+    if not isinstance(content, Sequence) or isinstance(content, (bytes, bytearray)):
+        raise TypeError(f"messages[{index}].content must be a str or a list of content parts")
+    parts: list[MessageContent] = []
+    for position, part in enumerate(content):
+        if isinstance(part, MessageContent):
+            parts.append(part)
+            continue
+        if not isinstance(part, Mapping):
+            raise TypeError(f"messages[{index}].content[{position}] must be a dict")
+        kind = part.get("type")
+        extra = {k: part[k] for k in ("id", "timestamp") if part.get(k) is not None}
+        if kind == "text":
+            parts.append(TextContent(text=part.get("text", ""), **extra))
+        elif kind == "image":
+            parts.append(ImageContent(
+                bytes=part.get("bytes", part.get("image")),
+                mime_type=part.get("mime_type", "image/png"),
+                description=part.get("description"),
+                **extra,
+            ))
+        else:
+            raise ValueError(
+                f"messages[{index}].content[{position}].type must be 'text' or 'image'"
+            )
+    return parts

@@ -1,0 +1,5 @@
+"""The embedded backend: the whole store contract over one SQLite file."""
+
+from oracleagentmemory.stores.embedded.store import EmbeddedMemoryStore
+
+__all__ = ["EmbeddedMemoryStore"]

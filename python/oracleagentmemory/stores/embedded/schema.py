@@ -1,0 +1,147 @@
+"""SQLite schema of the embedded backend and how a store file is opened."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from oracleagentmemory.stores.errors import SchemaError
+
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE IF NOT EXISTS store_meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT
+);
+CREATE TABLE IF NOT EXISTS records (
+    seq          INTEGER PRIMARY KEY,
+    id           TEXT NOT NULL,
+    id_space     TEXT NOT NULL,
+    record_type  TEXT NOT NULL,
+    user_id      TEXT,
+    agent_id     TEXT,
+    thread_id    TEXT,
+    role         TEXT,
+    content      TEXT NOT NULL DEFAULT '',
+    metadata     TEXT,
+    extra        TEXT,
+    event_ts     TEXT,
+    created_at   TEXT NOT NULL,
+    updated_at   TEXT NOT NULL,
+    expires_at   TEXT,
+    status       TEXT NOT NULL DEFAULT 'VALID',
+    message_id   TEXT,
+    embedding    BLOB,
+    UNIQUE (id_space, id)
+);
+CREATE INDEX IF NOT EXISTS records_by_type_user ON records (record_type, user_id);
+CREATE INDEX IF NOT EXISTS records_by_thread ON records (thread_id, record_type);
+CREATE INDEX IF NOT EXISTS records_by_agent ON records (agent_id);
+CREATE INDEX IF NOT EXISTS records_by_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS records_by_message ON records (message_id) WHERE message_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS image_data (
+    seq   INTEGER PRIMARY KEY REFERENCES records (seq) ON DELETE CASCADE,
+    bytes BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS relations (
+    seq                    INTEGER PRIMARY KEY,
+    id                     TEXT NOT NULL UNIQUE,
+    thread_id              TEXT NOT NULL,
+    source_id              TEXT NOT NULL,
+    source_type            TEXT NOT NULL,
+    target_id              TEXT NOT NULL,
+    target_type            TEXT NOT NULL,
+    relation_type          TEXT NOT NULL,
+    opposite_relation_type TEXT NOT NULL,
+    event_ts               TEXT,
+    metadata               TEXT,
+    created_at             TEXT NOT NULL,
+    pair_low               TEXT NOT NULL,
+    pair_high              TEXT NOT NULL,
+    UNIQUE (pair_low, pair_high)
+);
+CREATE INDEX IF NOT EXISTS relations_by_source ON relations (source_id);
+CREATE INDEX IF NOT EXISTS relations_by_target ON relations (target_id);
+CREATE INDEX IF NOT EXISTS relations_by_thread ON relations (thread_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5 (
+    content, content='records', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS records_fts_insert AFTER INSERT ON records BEGIN
+    INSERT INTO records_fts (rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS records_fts_delete AFTER DELETE ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS records_fts_update AFTER UPDATE OF content ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+    INSERT INTO records_fts (rowid, content) VALUES (new.seq, new.content);
+END;
+"""
+
+TABLES = ("records_fts", "relations", "image_data", "records", "store_meta")
+
+
+def connect(location: str) -> sqlite3.Connection:
+    """Open the file in WAL mode with a busy timeout, autocommit (explicit transactions)."""
+    conn = sqlite3.connect(location, timeout=30.0, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if location != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    return conn
+
+
+def schema_exists(conn: sqlite3.Connection) -> bool:
+    row = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'records'"
+    ).fetchone()
+    return bool(row[0])
+
+
+def create_schema(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _statements(DDL):
+            conn.execute(statement)
+        conn.execute(
+            "INSERT OR IGNORE INTO store_meta (key, value) VALUES ('schema_version', ?)",
+            (str(SCHEMA_VERSION),),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def drop_schema(conn: sqlite3.Connection) -> None:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for table in TABLES:
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def check_version(conn: sqlite3.Connection) -> None:
+    row = conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
+    version = int(row[0]) if row else None
+    if version != SCHEMA_VERSION:
+        raise SchemaError(
+            f"store schema version is {version}, this library needs {SCHEMA_VERSION}"
+        )
+
+
+def _statements(script: str) -> list[str]:
+    """Split the DDL script on statement ends, keeping trigger bodies whole."""
+    statements: list[str] = []
+    current: list[str] = []
+    for line in script.strip().splitlines():
+        current.append(line)
+        candidate = "\n".join(current)
+        if line.rstrip().endswith(";") and sqlite3.complete_statement(candidate):
+            statements.append(candidate)
+            current = []
+    return statements

@@ -1,0 +1,738 @@
+"""EmbeddedMemoryStore: the store contract over one SQLite file (or ``:memory:``).
+
+One connection per store object, guarded by a lock; every write is one ``BEGIN IMMEDIATE``
+transaction, so a batch is stored whole or not at all and readers never see half of it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from oracleagentmemory.apis.record import ALL_TYPES, MEMORY_TYPES
+from oracleagentmemory.stores import metadata_filter as mf
+from oracleagentmemory.stores.embedded import schema
+from oracleagentmemory.stores.embedded.codec import (
+    RECORD_COLUMNS,
+    dump_json,
+    encode_vector,
+    load_json,
+    row_to_record,
+)
+from oracleagentmemory.stores.embedded.search import run_search
+from oracleagentmemory.stores.errors import (
+    AttachedImageError,
+    DuplicateRecordError,
+    InvalidArgumentError,
+    InvalidLinkError,
+    SchemaError,
+)
+from oracleagentmemory.stores.relations import check_label, opposite_label
+from oracleagentmemory.stores.timestamps import add_days, parse_iso, to_text, utc_now
+
+SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "RECREATE", "NO_CHECK")
+STATUSES = ("VALID", "INVALID")
+ANCHORS = ("CREATED_AT", "TIMESTAMP")
+OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
+PROFILE_TYPES = {"user": "user_profile", "agent": "agent_profile"}
+MAX_ID_LENGTH = 512
+
+
+def id_space(record_type: str) -> str:
+    """Memory-like types share one id space, so a memory id is unique across them."""
+    return "memory" if record_type in MEMORY_TYPES else record_type
+
+
+def check_id(value: Any, argument: str) -> str:
+    if not isinstance(value, str):
+        raise InvalidArgumentError(f"{argument} must be a string, got {type(value).__name__}")
+    if not value or len(value) > MAX_ID_LENGTH:
+        raise InvalidArgumentError(f"{argument} must have 1 to {MAX_ID_LENGTH} characters")
+    return value
+
+
+def check_optional_id(value: Any, argument: str) -> str | None:
+    return None if value is None else check_id(value, argument)
+
+
+def check_record_types(record_types: Sequence[str], allowed: Sequence[str] = ALL_TYPES) -> list:
+    if isinstance(record_types, str) or not isinstance(record_types, Sequence):
+        raise InvalidArgumentError("record_types must be a list of record type names")
+    for record_type in record_types:
+        if record_type not in allowed:
+            raise InvalidArgumentError(
+                f"record_types contains unknown record type {record_type!r}; "
+                f"allowed: {', '.join(allowed)}"
+            )
+    return list(record_types)
+
+
+def _placeholders(values: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+class EmbeddedMemoryStore:
+    """The embedded backend. ``location`` is a file path or ``":memory:"``."""
+
+    backend = "embedded"
+
+    def __init__(
+        self,
+        location: str | os.PathLike[str],
+        embedding_dimension: int | None = None,
+        schema_policy: str = "CREATE_IF_NECESSARY",
+        search_strategy: str = "VECTOR",
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        if schema_policy not in SCHEMA_POLICIES:
+            raise InvalidArgumentError(f"schema_policy must be one of {SCHEMA_POLICIES}")
+        self.location = os.fspath(location)
+        self._clock = clock or utc_now
+        self._lock = threading.RLock()
+        self._conn = schema.connect(self.location)
+        self._closed = False
+        self.search_strategy = search_strategy
+        self._open_schema(schema_policy)
+        self.embedding_dimension = self._settle_dimension(embedding_dimension)
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    def _open_schema(self, policy: str) -> None:
+        if policy == "RECREATE":
+            schema.drop_schema(self._conn)
+        exists = schema.schema_exists(self._conn)
+        if policy == "REQUIRE_EXISTING" and not exists:
+            raise SchemaError(f"no agent-memory schema in {self.location!r} (REQUIRE_EXISTING)")
+        if not exists and policy != "NO_CHECK":
+            schema.create_schema(self._conn)
+        if policy != "NO_CHECK":
+            schema.check_version(self._conn)
+
+    def _settle_dimension(self, dimension: int | None) -> int | None:
+        row = self._conn.execute(
+            "SELECT value FROM store_meta WHERE key = 'embedding_dimension'"
+        ).fetchone()
+        stored = int(row[0]) if row else None
+        if dimension is None:
+            return stored
+        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
+            raise InvalidArgumentError("embedding_dimension must be a positive integer")
+        if stored is not None and stored != dimension:
+            raise SchemaError(
+                f"the store holds {stored}-dimensional vectors; the embedder gives {dimension}"
+            )
+        if stored is None:
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT OR REPLACE INTO store_meta (key, value) "
+                    "VALUES ('embedding_dimension', ?)",
+                    (str(dimension),),
+                )
+        return dimension
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "backend": self.backend,
+            "location": self.location,
+            "schema_version": schema.SCHEMA_VERSION,
+            "embedding_dimension": self.embedding_dimension,
+            "search_strategy": self.search_strategy,
+        }
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self._conn.close()
+
+    # -- transactions and time ------------------------------------------------------
+
+    def _now(self) -> str:
+        return to_text(self._clock())
+
+    @contextmanager
+    def _write(self) -> Iterator[Any]:
+        with self._lock:
+            self._ensure_open()
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        with self._lock:
+            self._ensure_open()
+            self._conn.execute("BEGIN")
+            try:
+                yield self._conn
+            finally:
+                self._conn.execute("COMMIT")
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise InvalidArgumentError("the store is closed")
+
+    # -- writes -----------------------------------------------------------------------
+
+    def write_records(
+        self,
+        records: Sequence[dict[str, Any]],
+        links: Sequence[dict[str, Any]] = (),
+        replace: bool = False,
+    ) -> list[str]:
+        if isinstance(records, dict) or not isinstance(records, Sequence):
+            raise InvalidArgumentError("records must be a list of record objects")
+        now = self._now()
+        rows = [self._prepare_record(record, now, index) for index, record in enumerate(records)]
+        keys = [(row["id_space"], row["id"]) for row in rows]
+        if len(set(keys)) != len(keys):
+            raise DuplicateRecordError("records contains the same id twice")
+        with self._write() as conn:
+            for row in rows:
+                self._insert_row(conn, row, replace)
+            for link in links:
+                self._insert_link(conn, link, now)
+        return [row["id"] for row in rows]
+
+    def _prepare_record(self, record: dict[str, Any], now: str, index: int) -> dict[str, Any]:
+        where = f"records[{index}]"
+        if not isinstance(record, dict):
+            raise InvalidArgumentError(f"{where} must be a dict")
+        record_type = record.get("record_type")
+        if record_type not in ALL_TYPES:
+            raise InvalidArgumentError(
+                f"{where}.record_type must be one of {', '.join(ALL_TYPES)}, got {record_type!r}"
+            )
+        rid = check_id(record.get("id") or uuid.uuid4().hex, f"{where}.id")
+        content = record.get("content", "")
+        if not isinstance(content, str):
+            raise InvalidArgumentError(f"{where}.content must be a string")
+        timestamp = record.get("timestamp")
+        if timestamp is not None:
+            parse_iso(timestamp, f"{where}.timestamp")
+        status = record.get("status", "VALID")
+        if status not in STATUSES:
+            raise InvalidArgumentError(f"{where}.status must be VALID or INVALID")
+        embedding = record.get("embedding")
+        extra = {
+            key: record[key]
+            for key in ("parts", "mime_type", "config")
+            if record.get(key) is not None
+        }
+        image_bytes = record.get("image_bytes")
+        if image_bytes is not None and not isinstance(image_bytes, (bytes, bytearray)):
+            raise InvalidArgumentError(f"{where}.image_bytes must be bytes")
+        return {
+            "id": rid,
+            "id_space": id_space(record_type),
+            "record_type": record_type,
+            "user_id": check_optional_id(record.get("user_id"), f"{where}.user_id"),
+            "agent_id": check_optional_id(record.get("agent_id"), f"{where}.agent_id"),
+            "thread_id": check_optional_id(record.get("thread_id"), f"{where}.thread_id"),
+            "role": record.get("role"),
+            "content": content,
+            "metadata": dump_json(record.get("metadata"), f"{where}.metadata"),
+            "extra": dump_json(extra, f"{where}") if extra else None,
+            "event_ts": timestamp,
+            "created_at": now,
+            "updated_at": now,
+            "expires_at": self._expiry(
+                record.get("ttl_days"), record.get("ttl_anchor", "CREATED_AT"), now, timestamp,
+                where,
+            ),
+            "status": status,
+            "message_id": check_optional_id(record.get("message_id"), f"{where}.message_id"),
+            "embedding": None
+            if embedding is None
+            else encode_vector(embedding, self.embedding_dimension),
+            "image_bytes": None if image_bytes is None else bytes(image_bytes),
+        }
+
+    @staticmethod
+    def _expiry(
+        ttl_days: Any, anchor: Any, created_at: str, timestamp: str | None, where: str
+    ) -> str | None:
+        """Expiry time from a resolved TTL: None never expires."""
+        if ttl_days is None:
+            return None
+        if isinstance(ttl_days, bool) or not isinstance(ttl_days, (int, float)):
+            raise InvalidArgumentError(f"{where}.ttl_days must be a number or None")
+        if ttl_days < 0:
+            raise InvalidArgumentError(f"{where}.ttl_days must not be negative")
+        if anchor not in ANCHORS:
+            raise InvalidArgumentError(f"{where}.ttl_anchor must be CREATED_AT or TIMESTAMP")
+        if anchor == "TIMESTAMP":
+            if timestamp is None:
+                raise InvalidArgumentError(
+                    f"{where}: ttl_anchor TIMESTAMP needs a concrete ISO-8601 timestamp"
+                )
+            return add_days(timestamp, ttl_days)
+        return add_days(created_at, ttl_days)
+
+    def _insert_row(self, conn: Any, row: dict[str, Any], replace: bool) -> None:
+        existing = conn.execute(
+            "SELECT seq FROM records WHERE id_space = ? AND id = ?", (row["id_space"], row["id"])
+        ).fetchone()
+        if existing is not None:
+            if not replace:
+                raise DuplicateRecordError(
+                    f"a {row['id_space']} record with id {row['id']!r} already exists"
+                )
+            self._delete_seqs(conn, [existing[0]])
+        cursor = conn.execute(
+            "INSERT INTO records (id, id_space, record_type, user_id, agent_id, thread_id, role,"
+            " content, metadata, extra, event_ts, created_at, updated_at, expires_at, status,"
+            " message_id, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                row["id"], row["id_space"], row["record_type"], row["user_id"], row["agent_id"],
+                row["thread_id"], row["role"], row["content"], row["metadata"], row["extra"],
+                row["event_ts"], row["created_at"], row["updated_at"], row["expires_at"],
+                row["status"], row["message_id"], row["embedding"],
+            ),
+        )
+        if row["image_bytes"] is not None:
+            conn.execute(
+                "INSERT INTO image_data (seq, bytes) VALUES (?, ?)",
+                (cursor.lastrowid, row["image_bytes"]),
+            )
+
+    def _insert_link(self, conn: Any, link: dict[str, Any], now: str) -> str:
+        if not isinstance(link, dict):
+            raise InvalidLinkError("each link must be a dict")
+        relation_id = check_id(link.get("id") or uuid.uuid4().hex, "relation_id")
+        thread_id = check_id(link.get("thread_id"), "thread_id")
+        source = (check_id(link.get("source_id"), "source_record_id"), link.get("source_type"))
+        target = (check_id(link.get("target_id"), "target_record_id"), link.get("target_type"))
+        if source[0] == target[0]:
+            raise InvalidLinkError("a record cannot be linked to itself")
+        for (rid, rtype), side in ((source, "source"), (target, "target")):
+            if rtype not in MEMORY_TYPES:
+                raise InvalidLinkError(
+                    f"{side}_record_type must be one of {', '.join(MEMORY_TYPES)}, got {rtype!r}"
+                )
+            self._require_linkable(conn, rid, rtype, thread_id, side, now)
+        relation_type = check_label("relation_type", link.get("relation_type"))
+        opposite = opposite_label(relation_type, link.get("opposite_relation_type"))
+        timestamp = link.get("timestamp")
+        if timestamp is not None:
+            parse_iso(timestamp, "timestamp")
+        low, high = sorted((source[0], target[0]))
+        clash = conn.execute(
+            "SELECT id FROM relations WHERE id = ? OR (pair_low = ? AND pair_high = ?)",
+            (relation_id, low, high),
+        ).fetchone()
+        if clash is not None:
+            raise DuplicateRecordError(
+                f"relation {clash[0]!r} already links these records (one direction per pair)"
+                if clash[0] != relation_id
+                else f"a relation with id {relation_id!r} already exists"
+            )
+        conn.execute(
+            "INSERT INTO relations (id, thread_id, source_id, source_type, target_id, target_type,"
+            " relation_type, opposite_relation_type, event_ts, metadata, created_at, pair_low,"
+            " pair_high) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                relation_id, thread_id, source[0], source[1], target[0], target[1],
+                relation_type, opposite, timestamp, dump_json(link.get("metadata"), "metadata"),
+                now, low, high,
+            ),
+        )
+        return relation_id
+
+    def _require_linkable(
+        self, conn: Any, rid: str, rtype: str, thread_id: str, side: str, now: str
+    ) -> None:
+        row = conn.execute(
+            "SELECT record_type, thread_id FROM records WHERE id_space = 'memory' AND id = ?"
+            " AND (expires_at IS NULL OR expires_at > ?)",
+            (rid, now),
+        ).fetchone()
+        if row is None or row[1] != thread_id:
+            raise InvalidLinkError(
+                f"{side} record {rid!r} does not exist in thread {thread_id!r}"
+            )
+        if row[0] != rtype:
+            raise InvalidLinkError(f"{side} record {rid!r} is a {row[0]}, not a {rtype}")
+
+    # -- reads ------------------------------------------------------------------------
+
+    def get_records(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+        clauses, params = ["(expires_at IS NULL OR expires_at > ?)"], [self._now()]
+        if "ids" in query:
+            ids = [check_id(i, "ids") for i in query["ids"]]
+            if not ids:
+                return []
+            clauses.append(f"id IN ({_placeholders(ids)})")
+            params.extend(ids)
+        if "record_types" in query:
+            types = check_record_types(query["record_types"])
+            clauses.append(f"record_type IN ({_placeholders(types)})")
+            params.extend(types)
+        for column in ("user_id", "agent_id", "thread_id", "message_id"):
+            if column in query:
+                value = check_optional_id(query[column], column)
+                clauses.append(f"{column} IS ?")
+                params.append(value)
+        metadata_filter = mf.validate_filter(query.get("metadata_filter"))
+        limit = query.get("limit")
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                                  or limit < 1):
+            raise InvalidArgumentError("limit must be a positive integer or None")
+        sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)} ORDER BY seq"
+        with self._read() as conn:
+            rows = conn.execute(sql, params).fetchall()
+            records = []
+            for row in rows:
+                record = row_to_record(row)
+                if not mf.matches(metadata_filter, record["metadata"]):
+                    continue
+                records.append((row[0], record))
+                if limit is not None and len(records) >= limit:
+                    break
+            if query.get("include_bytes"):
+                self._attach_bytes(conn, records)
+        return [record for _, record in records]
+
+    @staticmethod
+    def _attach_bytes(conn: Any, records: list[tuple[int, dict[str, Any]]]) -> None:
+        seqs = [seq for seq, record in records if record["record_type"] == "image"]
+        if not seqs:
+            return
+        found = dict(
+            conn.execute(
+                f"SELECT seq, bytes FROM image_data WHERE seq IN ({_placeholders(seqs)})", seqs
+            ).fetchall()
+        )
+        for seq, record in records:
+            if seq in found:
+                record["image_bytes"] = bytes(found[seq])
+
+    def list_messages(
+        self,
+        thread_id: str,
+        start: int | None,
+        end: int | None,
+        include_bytes: bool = False,
+    ) -> list[dict[str, Any]]:
+        check_id(thread_id, "thread_id")
+        for name, value in (("start", start), ("end", end)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+                raise InvalidArgumentError(f"{name} must be an integer or None")
+        with self._read() as conn:
+            seqs = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT seq FROM records WHERE thread_id = ? AND record_type = 'message'"
+                    " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq",
+                    (thread_id, self._now()),
+                )
+            ]
+            wanted = seqs[start:end]
+            if not wanted:
+                return []
+            rows = conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records WHERE seq IN ({_placeholders(wanted)})"
+                " ORDER BY seq",
+                wanted,
+            ).fetchall()
+            records = [(row[0], row_to_record(row)) for row in rows]
+            if include_bytes:
+                self._attach_bytes(conn, records)
+        return [record for _, record in records]
+
+    def list_links(self, thread_id: str) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT id, thread_id, source_id, source_type, target_id, target_type,"
+                " relation_type, opposite_relation_type, event_ts, metadata, created_at"
+                " FROM relations WHERE thread_id = ? ORDER BY seq",
+                (check_id(thread_id, "thread_id"),),
+            ).fetchall()
+        keys = ("id", "thread_id", "source_id", "source_type", "target_id", "target_type",
+                "relation_type", "opposite_relation_type", "timestamp", "metadata", "created_at")
+        links = [dict(zip(keys, row, strict=True)) for row in rows]
+        for link in links:
+            link["metadata"] = load_json(link["metadata"])
+        return links
+
+    # -- updates ----------------------------------------------------------------------
+
+    def update_record(
+        self,
+        record_id: str,
+        record_types: Sequence[str],
+        changes: dict[str, Any],
+        thread_id: str | None = None,
+    ) -> dict[str, Any] | None:
+        check_id(record_id, "record_id")
+        types = check_record_types(record_types)
+        now = self._now()
+        with self._write() as conn:
+            row = self._find_visible(conn, record_id, types, thread_id, now)
+            if row is None:
+                return None
+            seq, current = row[0], row_to_record(row)
+            sets, params = self._change_set(current, changes, now)
+            if sets:
+                conn.execute(f"UPDATE records SET {', '.join(sets)} WHERE seq = ?", [*params, seq])
+            if "image_bytes" in changes and changes["image_bytes"] is not None:
+                conn.execute(
+                    "INSERT OR REPLACE INTO image_data (seq, bytes) VALUES (?, ?)",
+                    (seq, bytes(changes["image_bytes"])),
+                )
+            updated = conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records WHERE seq = ?", (seq,)
+            ).fetchone()
+        return row_to_record(updated)
+
+    def _find_visible(
+        self, conn: Any, record_id: str, types: list[str], thread_id: str | None, now: str
+    ) -> Any:
+        sql = (
+            f"SELECT {RECORD_COLUMNS} FROM records WHERE id = ?"
+            f" AND record_type IN ({_placeholders(types)})"
+            " AND (expires_at IS NULL OR expires_at > ?)"
+        )
+        params: list[Any] = [record_id, *types, now]
+        if thread_id is not None:
+            sql += " AND thread_id = ?"
+            params.append(thread_id)
+        return conn.execute(sql, params).fetchone()
+
+    def _change_set(
+        self, current: dict[str, Any], changes: dict[str, Any], now: str
+    ) -> tuple[list[str], list[Any]]:
+        sets: list[str] = []
+        params: list[Any] = []
+        unknown = set(changes) - {
+            "content", "embedding", "metadata", "timestamp", "status", "ttl_days", "ttl_anchor",
+            "parts", "config", "mime_type", "image_bytes",
+        }
+        if unknown:
+            raise InvalidArgumentError(f"unknown change fields: {', '.join(sorted(unknown))}")
+        if "content" in changes:
+            if not isinstance(changes["content"], str):
+                raise InvalidArgumentError("content must be a string")
+            sets.append("content = ?")
+            params.append(changes["content"])
+        if "embedding" in changes:
+            embedding = changes["embedding"]
+            sets.append("embedding = ?")
+            params.append(None if embedding is None else
+                          encode_vector(embedding, self.embedding_dimension))
+        if "metadata" in changes:
+            sets.append("metadata = ?")
+            params.append(dump_json(changes["metadata"], "metadata"))
+        timestamp = current["timestamp"]
+        if "timestamp" in changes:
+            timestamp = changes["timestamp"]
+            if timestamp is not None:
+                parse_iso(timestamp, "timestamp")
+            sets.append("event_ts = ?")
+            params.append(timestamp)
+        if "status" in changes:
+            if changes["status"] not in STATUSES:
+                raise InvalidArgumentError("status must be VALID or INVALID")
+            sets.append("status = ?")
+            params.append(changes["status"])
+        if "ttl_days" in changes or "ttl_anchor" in changes:
+            sets.append("expires_at = ?")
+            params.append(self._expiry(
+                changes.get("ttl_days"), changes.get("ttl_anchor", "CREATED_AT"),
+                current["created_at"], timestamp, "changes",
+            ))
+        extra_keys = [key for key in ("parts", "config", "mime_type") if key in changes]
+        if extra_keys:
+            extra = {key: current.get(key) for key in ("parts", "config", "mime_type")}
+            extra.update({key: changes[key] for key in extra_keys})
+            extra = {key: value for key, value in extra.items() if value is not None}
+            sets.append("extra = ?")
+            params.append(dump_json(extra, "changes") if extra else None)
+        if sets:
+            sets.append("updated_at = ?")
+            params.append(now)
+        return sets, params
+
+    def update_link(self, relation_id: str, thread_id: str, changes: dict[str, Any]) -> int:
+        check_id(relation_id, "relation_id")
+        check_id(thread_id, "thread_id")
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT relation_type, opposite_relation_type FROM relations"
+                " WHERE id = ? AND thread_id = ?",
+                (relation_id, thread_id),
+            ).fetchone()
+            if row is None:
+                return 0
+            sets, params = [], []
+            if "relation_type" in changes:
+                relation_type = check_label("relation_type", changes["relation_type"])
+                opposite = opposite_label(
+                    relation_type, changes.get("opposite_relation_type", row[1])
+                )
+                sets += ["relation_type = ?", "opposite_relation_type = ?"]
+                params += [relation_type, opposite]
+            elif "opposite_relation_type" in changes:
+                sets.append("opposite_relation_type = ?")
+                params.append(opposite_label(row[0], changes["opposite_relation_type"]))
+            if "timestamp" in changes:
+                if changes["timestamp"] is not None:
+                    parse_iso(changes["timestamp"], "timestamp")
+                sets.append("event_ts = ?")
+                params.append(changes["timestamp"])
+            if "metadata" in changes:
+                sets.append("metadata = ?")
+                params.append(dump_json(changes["metadata"], "metadata"))
+            if sets:
+                conn.execute(
+                    f"UPDATE relations SET {', '.join(sets)} WHERE id = ?", [*params, relation_id]
+                )
+        return 1
+
+    # -- deletes ----------------------------------------------------------------------
+
+    def delete_records(
+        self,
+        record_ids: Sequence[str],
+        record_types: Sequence[str],
+        thread_id: str | None = None,
+    ) -> int:
+        ids = [check_id(i, "record_id") for i in record_ids]
+        types = check_record_types(record_types)
+        if not ids:
+            return 0
+        sql = (
+            f"SELECT seq, record_type, message_id FROM records WHERE id IN ({_placeholders(ids)})"
+            f" AND record_type IN ({_placeholders(types)})"
+        )
+        params: list[Any] = [*ids, *types]
+        if thread_id is not None:
+            sql += " AND thread_id = ?"
+            params.append(thread_id)
+        with self._write() as conn:
+            rows = conn.execute(sql, params).fetchall()
+            for _, record_type, message_id in rows:
+                if record_type == "image" and message_id is not None:
+                    raise AttachedImageError(
+                        "the image is attached to a message; delete or update the message instead"
+                    )
+            seqs = [row[0] for row in rows]
+            self._delete_seqs(conn, seqs)
+        return len(seqs)
+
+    def delete_links(self, selector: dict[str, Any], thread_id: str) -> int:
+        check_id(thread_id, "thread_id")
+        endpoint_keys = ("source_id", "source_type", "target_id", "target_type", "relation_type")
+        if "id" in selector:
+            if any(key in selector for key in endpoint_keys):
+                raise InvalidArgumentError(
+                    "give relation_id alone, or the endpoint tuple without relation_id"
+                )
+            sql, params = "id = ?", [check_id(selector["id"], "relation_id")]
+        else:
+            missing = [key for key in endpoint_keys if selector.get(key) is None]
+            if missing:
+                raise InvalidArgumentError(
+                    "deleting a relation by endpoints needs " + ", ".join(missing)
+                )
+            sql = " AND ".join(f"{key} = ?" for key in endpoint_keys)
+            params = [selector[key] for key in endpoint_keys]
+        with self._write() as conn:
+            cursor = conn.execute(
+                f"DELETE FROM relations WHERE {sql} AND thread_id = ?", [*params, thread_id]
+            )
+        return cursor.rowcount
+
+    def delete_cascade(self, owner_type: str, owner_id: str) -> dict[str, int]:
+        if owner_type not in OWNER_COLUMNS:
+            raise InvalidArgumentError("owner_type must be thread, user or agent")
+        check_id(owner_id, "owner_id")
+        column = OWNER_COLUMNS[owner_type]
+        owner_record_type = PROFILE_TYPES.get(owner_type, "thread")
+        with self._write() as conn:
+            owner = conn.execute(
+                "SELECT count(*) FROM records WHERE record_type = ? AND id = ?",
+                (owner_record_type, owner_id),
+            ).fetchone()[0]
+            threads = [owner_id] if owner_type == "thread" else [
+                row[0]
+                for row in conn.execute(
+                    f"SELECT id FROM records WHERE record_type = 'thread' AND {column} = ?",
+                    (owner_id,),
+                )
+            ]
+            seqs = {
+                row[0]
+                for row in conn.execute(
+                    f"SELECT seq FROM records WHERE {column} = ?"
+                    " OR (record_type = ? AND id = ?)",
+                    (owner_id, owner_record_type, owner_id),
+                )
+            }
+            if threads:
+                seqs.update(
+                    row[0]
+                    for row in conn.execute(
+                        f"SELECT seq FROM records WHERE thread_id IN ({_placeholders(threads)})",
+                        threads,
+                    )
+                )
+            links = conn.execute(
+                f"DELETE FROM relations WHERE thread_id IN ({_placeholders(threads)})", threads
+            ).rowcount if threads else 0
+            links += self._delete_seqs(conn, sorted(seqs))
+        return {"owner": owner, "records": len(seqs), "links": links}
+
+    def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
+        """Delete rows, the relations touching them and the images attached to messages."""
+        if not seqs:
+            return 0
+        rows = conn.execute(
+            f"SELECT seq, id, id_space, record_type FROM records"
+            f" WHERE seq IN ({_placeholders(seqs)})",
+            list(seqs),
+        ).fetchall()
+        memory_ids = [rid for _, rid, space, _ in rows if space == "memory"]
+        message_ids = [rid for _, rid, _, rtype in rows if rtype == "message"]
+        links = 0
+        if memory_ids:
+            marks = _placeholders(memory_ids)
+            links = conn.execute(
+                f"DELETE FROM relations WHERE source_id IN ({marks}) OR target_id IN ({marks})",
+                [*memory_ids, *memory_ids],
+            ).rowcount
+        conn.execute(f"DELETE FROM records WHERE seq IN ({_placeholders(seqs)})", list(seqs))
+        if message_ids:
+            conn.execute(
+                f"DELETE FROM records WHERE record_type = 'image'"
+                f" AND message_id IN ({_placeholders(message_ids)})",
+                message_ids,
+            )
+        return links
+
+    def purge_expired(self) -> int:
+        with self._write() as conn:
+            seqs = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT seq FROM records WHERE expires_at IS NOT NULL AND expires_at <= ?",
+                    (self._now(),),
+                )
+            ]
+            self._delete_seqs(conn, seqs)
+        return len(seqs)
+
+    # -- search -----------------------------------------------------------------------
+
+    def search(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+        with self._read() as conn:
+            return run_search(conn, request, self.embedding_dimension, self._now())

@@ -1,0 +1,233 @@
+"""The store contract as a Python protocol.
+
+Mirrors docs/store-contract.md and the Oracle facade package ``AGENT_MEMORY`` one to one:
+every method is one logical database operation taking and returning JSON-shaped values
+(dicts, lists, str, numbers, None; plus ``bytes`` for image payloads and float sequences
+for vectors). Batch methods are atomic: all rows are written or none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+
+TtlAnchor = Literal["CREATED_AT", "TIMESTAMP"]
+Strategy = Literal["VECTOR", "KEYWORD", "HYBRID"]
+OwnerType = Literal["thread", "user", "agent"]
+
+
+class RecordIn(TypedDict, total=False):
+    """A record to write. Only ``record_type`` is required."""
+
+    id: str
+    record_type: str
+    user_id: str | None
+    agent_id: str | None
+    thread_id: str | None
+    role: str | None
+    content: str
+    metadata: dict[str, Any] | None
+    timestamp: str | None
+    status: Literal["VALID", "INVALID"]
+    ttl_days: float | None
+    ttl_anchor: TtlAnchor
+    embedding: Sequence[float] | None
+    parts: list[dict[str, Any]] | None
+    mime_type: str | None
+    image_bytes: bytes | None
+    message_id: str | None
+    config: dict[str, Any] | None
+
+
+class RecordOut(TypedDict, total=False):
+    """A stored record as every read returns it."""
+
+    id: str
+    record_type: str
+    user_id: str | None
+    agent_id: str | None
+    thread_id: str | None
+    role: str | None
+    content: str
+    metadata: dict[str, Any] | None
+    timestamp: str | None
+    created_at: str
+    updated_at: str
+    expires_at: str | None
+    status: str
+    parts: list[dict[str, Any]] | None
+    mime_type: str | None
+    image_bytes: bytes | None
+    message_id: str | None
+    config: dict[str, Any] | None
+
+
+class LinkIn(TypedDict, total=False):
+    """A directed relation between two memory-like records of one thread."""
+
+    id: str
+    thread_id: str
+    source_id: str
+    source_type: str
+    target_id: str
+    target_type: str
+    relation_type: str
+    opposite_relation_type: str
+    timestamp: str | None
+    metadata: dict[str, Any] | None
+
+
+class LinkOut(LinkIn, total=False):
+    created_at: str
+
+
+class ScopeDimension(TypedDict):
+    value: str | None
+    exact: bool
+
+
+class SearchRequest(TypedDict, total=False):
+    query_text: str
+    query_vector: Sequence[float] | None
+    strategy: Strategy
+    scope: dict[str, ScopeDimension]
+    record_types: list[str]
+    metadata_filter: dict[str, Any] | None
+    include_invalid: bool
+    max_results: int
+    num_hops: int
+    max_linked_results: int
+
+
+class LinkedHit(TypedDict):
+    record: RecordOut
+    relation_id: str
+    relation_type: str
+    via_record_id: str
+    hops: int
+
+
+class SearchHit(TypedDict):
+    record: RecordOut
+    distance: float
+    linked: list[LinkedHit]
+
+
+class RecordQuery(TypedDict, total=False):
+    """Selector of ``get_records``. A scope key that is present matches exactly (None too)."""
+
+    ids: list[str]
+    record_types: list[str]
+    user_id: str | None
+    agent_id: str | None
+    thread_id: str | None
+    message_id: str | None
+    metadata_filter: dict[str, Any] | None
+    include_bytes: bool
+    limit: int | None
+
+
+class RecordChanges(TypedDict, total=False):
+    """Fields ``update_record`` replaces; absent keys keep their stored value."""
+
+    content: str
+    embedding: Sequence[float] | None
+    metadata: dict[str, Any] | None
+    timestamp: str | None
+    status: Literal["VALID", "INVALID"]
+    ttl_days: float | None
+    ttl_anchor: TtlAnchor
+    parts: list[dict[str, Any]] | None
+    config: dict[str, Any] | None
+    mime_type: str | None
+    image_bytes: bytes | None
+
+
+class LinkChanges(TypedDict, total=False):
+    relation_type: str
+    opposite_relation_type: str
+    timestamp: str | None
+    metadata: dict[str, Any] | None
+
+
+class LinkSelector(TypedDict, total=False):
+    """Either ``id`` alone, or the whole stored-direction endpoint tuple."""
+
+    id: str
+    source_id: str
+    source_type: str
+    target_id: str
+    target_type: str
+    relation_type: str
+
+
+class CascadeResult(TypedDict):
+    owner: int
+    records: int
+    links: int
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """Every operation the Python layer needs from a backend."""
+
+    def describe(self) -> dict[str, Any]:
+        """Backend name, schema version, embedding dimension, store id, search strategy."""
+
+    def write_records(
+        self,
+        records: Sequence[RecordIn],
+        links: Sequence[LinkIn] = (),
+        replace: bool = False,
+    ) -> list[str]:
+        """Insert records (and relations) atomically; returns the record ids in order."""
+
+    def get_records(self, query: RecordQuery) -> list[RecordOut]:
+        """Visible (non-expired) records matching the selector, oldest first."""
+
+    def list_messages(
+        self,
+        thread_id: str,
+        start: int | None,
+        end: int | None,
+        include_bytes: bool = False,
+    ) -> list[RecordOut]:
+        """Messages of a thread in order, sliced with Python slice semantics."""
+
+    def update_record(
+        self,
+        record_id: str,
+        record_types: Sequence[str],
+        changes: RecordChanges,
+        thread_id: str | None = None,
+    ) -> RecordOut | None:
+        """Replace fields of one visible record; None when there is no such record."""
+
+    def delete_records(
+        self,
+        record_ids: Sequence[str],
+        record_types: Sequence[str],
+        thread_id: str | None = None,
+    ) -> int:
+        """Delete records (their relations and attached images too); returns the count."""
+
+    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
+        """Delete a thread, user or agent with everything it owns, in one transaction."""
+
+    def search(self, request: SearchRequest) -> list[SearchHit]:
+        """Scoped, filtered vector / keyword / hybrid search with link expansion."""
+
+    def update_link(self, relation_id: str, thread_id: str, changes: LinkChanges) -> int:
+        """Update one relation whose endpoints belong to the thread; returns 0 or 1."""
+
+    def delete_links(self, selector: LinkSelector, thread_id: str) -> int:
+        """Delete one relation of the thread by id or by endpoint tuple; returns 0 or 1."""
+
+    def list_links(self, thread_id: str) -> list[LinkOut]:
+        """Relations whose endpoints belong to the thread."""
+
+    def purge_expired(self) -> int:
+        """Physically remove expired records; returns how many were removed."""
+
+    def close(self) -> None:
+        """Release the backend's resources. Idempotent."""

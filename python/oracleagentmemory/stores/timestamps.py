@@ -1,0 +1,45 @@
+"""Timestamps as the stores keep them: UTC, ISO-8601, sortable as text."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from oracleagentmemory.stores.errors import InvalidArgumentError
+
+_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def parse_iso(value: str, argument: str = "timestamp") -> datetime:
+    """Parse ISO-8601; a value without a zone is taken as UTC."""
+    if not isinstance(value, str):
+        raise InvalidArgumentError(
+            f"{argument} must be an ISO-8601 string, got {type(value).__name__}"
+        )
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise InvalidArgumentError(f"{argument} is not an ISO-8601 timestamp: {value!r}") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return parsed.astimezone(timezone.utc)
+
+
+def to_text(moment: datetime) -> str:
+    """The canonical stored form: UTC with microseconds and a Z suffix."""
+    return moment.astimezone(timezone.utc).strftime(_FORMAT)
+
+
+def normalize(value: str | None, argument: str = "timestamp") -> str | None:
+    """Validate and canonicalise an optional ISO-8601 value."""
+    return None if value is None else to_text(parse_iso(value, argument))
+
+
+def add_days(moment_text: str, days: float) -> str:
+    return to_text(parse_iso(moment_text) + timedelta(days=days))
