@@ -1,0 +1,462 @@
+"""The store contract (docs/store-contract.md), run against every backend."""
+
+from __future__ import annotations
+
+import pytest
+
+from oracleagentmemory.stores.errors import (
+    AttachedImageError,
+    DimensionMismatchError,
+    DuplicateRecordError,
+    InvalidArgumentError,
+    InvalidFilterError,
+    InvalidLinkError,
+)
+
+E1, E2, E3, E4 = [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]
+
+
+def memory(rid, vector=E1, **fields):
+    return {"record_type": fields.pop("record_type", "memory"), "id": rid, "content": rid,
+            "embedding": vector, **fields}
+
+
+def ids(hits):
+    return [hit["record"]["id"] for hit in hits]
+
+
+def search(store, vector=E1, **request):
+    return store.search({"query_text": "", "query_vector": vector, **request})
+
+
+# -- writes and reads -------------------------------------------------------------------
+
+
+def test_written_record_reads_back_with_every_field(store):
+    store.write_records([{
+        "record_type": "fact", "id": "f-1", "user_id": "u1", "agent_id": None,
+        "thread_id": "t1", "content": "Paris is in France",
+        "metadata": {"source": "chat", "tags": ["geo"], "n": 1.5, "ok": True, "none": None},
+        "timestamp": "2026-01-02T03:04:05+02:00", "status": "INVALID", "embedding": E1,
+    }])
+    [record] = store.get_records({"ids": ["f-1"]})
+    assert record["record_type"] == "fact"
+    assert (record["user_id"], record["agent_id"], record["thread_id"]) == ("u1", None, "t1")
+    assert record["content"] == "Paris is in France"
+    assert record["metadata"] == {"source": "chat", "tags": ["geo"], "n": 1.5, "ok": True,
+                                  "none": None}
+    assert record["timestamp"] == "2026-01-02T03:04:05+02:00"
+    assert record["status"] == "INVALID"
+    assert record["expires_at"] is None
+    assert record["created_at"].endswith("Z")
+
+
+def test_write_returns_ids_in_order_and_generates_missing_ones(store):
+    written = store.write_records([memory("a"), {"record_type": "memory", "content": "x"}])
+    assert written[0] == "a"
+    assert len(written[1]) == 32 and written[1] != "a"
+
+
+def test_failed_batch_leaves_nothing_behind(store):
+    store.write_records([memory("kept")])
+    with pytest.raises(DuplicateRecordError):
+        store.write_records([memory("new-1"), memory("new-2"), memory("kept")])
+    with pytest.raises(DimensionMismatchError):
+        store.write_records([memory("new-3"), memory("bad", vector=[1, 2, 3])])
+    with pytest.raises(InvalidLinkError):
+        store.write_records([memory("new-4", thread_id="t")], links=[{
+            "thread_id": "t", "source_id": "new-4", "source_type": "memory",
+            "target_id": "missing", "target_type": "memory", "relation_type": "supports"}])
+    assert ids([{"record": r} for r in store.get_records({})]) == ["kept"]
+
+
+def test_duplicate_id_within_one_batch_is_rejected(store):
+    with pytest.raises(DuplicateRecordError):
+        store.write_records([memory("x"), memory("x", record_type="fact")])
+    assert store.get_records({}) == []
+
+
+def test_memory_like_types_share_one_id_space_but_other_types_do_not(store):
+    store.write_records([memory("same"), {"record_type": "message", "id": "same",
+                                          "thread_id": "t", "role": "user", "embedding": E2}])
+    with pytest.raises(DuplicateRecordError):
+        store.write_records([memory("same", record_type="preference")])
+    assert sorted(r["record_type"] for r in store.get_records({"ids": ["same"]})) == [
+        "memory", "message"]
+
+
+def test_replace_overwrites_the_record(store):
+    store.write_records([{"record_type": "summary", "id": "t1", "content": "old"}])
+    store.write_records([{"record_type": "summary", "id": "t1", "content": "new"}], replace=True)
+    assert [r["content"] for r in store.get_records({"record_types": ["summary"]})] == ["new"]
+
+
+def test_unknown_record_type_is_rejected_naming_the_field(store):
+    with pytest.raises(InvalidArgumentError, match="record_type"):
+        store.write_records([{"record_type": "note", "content": "x"}])
+
+
+def test_get_records_matches_present_scope_keys_exactly_including_null(store):
+    store.write_records([
+        memory("u1-a1", user_id="u1", agent_id="a1"),
+        memory("u1-none", user_id="u1", agent_id=None),
+        memory("u2-a1", user_id="u2", agent_id="a1"),
+    ])
+    assert [r["id"] for r in store.get_records({"user_id": "u1"})] == ["u1-a1", "u1-none"]
+    assert [r["id"] for r in store.get_records({"agent_id": None})] == ["u1-none"]
+    assert [r["id"] for r in store.get_records({"user_id": "u1", "agent_id": "a1"})] == ["u1-a1"]
+
+
+def test_list_messages_uses_python_slice_semantics(store):
+    store.write_records([
+        {"record_type": "message", "id": f"m{i}", "thread_id": "t", "role": "user",
+         "content": f"message {i}", "embedding": E1}
+        for i in range(5)
+    ])
+    store.write_records([{"record_type": "message", "id": "other", "thread_id": "t2",
+                          "role": "user", "embedding": E1}])
+
+    def listed(start, end):
+        return [r["id"] for r in store.list_messages("t", start, end)]
+
+    assert listed(None, None) == ["m0", "m1", "m2", "m3", "m4"]
+    assert listed(-2, None) == ["m3", "m4"]
+    assert listed(1, 3) == ["m1", "m2"]
+    assert listed(-4, -1) == ["m1", "m2", "m3"]
+
+
+# -- updates and deletes ----------------------------------------------------------------
+
+
+def test_update_replaces_given_fields_and_keeps_the_rest(store):
+    store.write_records([memory("m", user_id="u1", thread_id="t1",
+                                metadata={"a": {"b": 1}, "c": 2})])
+    updated = store.update_record("m", ["memory"], {"metadata": {"a": {"x": 1}}})
+    assert updated["metadata"] == {"a": {"x": 1}}
+    assert updated["content"] == "m" and updated["user_id"] == "u1"
+    assert store.update_record("m", ["memory"], {"status": "INVALID"})["status"] == "INVALID"
+
+
+def test_update_of_a_record_in_another_thread_or_type_matches_nothing(store):
+    store.write_records([memory("m", thread_id="t1")])
+    assert store.update_record("m", ["memory"], {"content": "x"}, thread_id="t2") is None
+    assert store.update_record("m", ["fact"], {"content": "x"}) is None
+    assert store.get_records({"ids": ["m"]})[0]["content"] == "m"
+
+
+def test_update_with_new_content_changes_what_search_finds(store):
+    store.write_records([memory("m", vector=E1)])
+    store.update_record("m", ["memory"], {"content": "moved", "embedding": E2})
+    assert search(store, E2, max_results=1)[0]["distance"] == pytest.approx(0.0, abs=1e-6)
+
+
+def test_delete_records_counts_and_respects_thread(store):
+    store.write_records([memory("m1", thread_id="t1"), memory("m2", thread_id="t1")])
+    assert store.delete_records(["m1"], ["memory"], thread_id="t2") == 0
+    assert store.delete_records(["m1", "m2", "nope"], ["memory"], thread_id="t1") == 2
+    assert store.get_records({}) == []
+
+
+def test_deleting_an_attached_image_directly_is_refused(store):
+    store.write_records([
+        {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user",
+         "embedding": E1},
+        {"record_type": "image", "id": "img", "thread_id": "t", "message_id": "msg",
+         "mime_type": "image/png", "image_bytes": b"\x89PNG"},
+    ])
+    with pytest.raises(AttachedImageError):
+        store.delete_records(["img"], ["image"])
+    assert store.delete_records(["msg"], ["message"]) == 1
+    assert store.get_records({"record_types": ["image"]}) == []
+
+
+def test_image_bytes_are_returned_only_when_asked(store):
+    store.write_records([{"record_type": "image", "id": "img", "mime_type": "image/png",
+                          "image_bytes": b"\x00\x01raw"}])
+    assert "image_bytes" not in store.get_records({"ids": ["img"]})[0]
+    [loaded] = store.get_records({"ids": ["img"], "include_bytes": True})
+    assert loaded["image_bytes"] == b"\x00\x01raw"
+
+
+def test_thread_cascade_removes_everything_of_the_thread_only(store):
+    store.write_records([
+        {"record_type": "thread", "id": "t1", "thread_id": "t1", "user_id": "u1"},
+        {"record_type": "message", "id": "msg", "thread_id": "t1", "role": "user",
+         "embedding": E1},
+        memory("m1", thread_id="t1"), memory("m2", thread_id="t1"),
+        {"record_type": "summary", "id": "t1", "thread_id": "t1", "content": "s"},
+        {"record_type": "image", "id": "img", "thread_id": "t1", "image_bytes": b"x"},
+        memory("elsewhere", thread_id="t2", user_id="u1"),
+    ], links=[{"thread_id": "t1", "source_id": "m1", "source_type": "memory",
+               "target_id": "m2", "target_type": "memory", "relation_type": "supports"}])
+    result = store.delete_cascade("thread", "t1")
+    assert result == {"owner": 1, "records": 6, "links": 1}
+    assert [r["id"] for r in store.get_records({})] == ["elsewhere"]
+    assert store.list_links("t1") == []
+
+
+def test_user_cascade_removes_profile_owned_threads_and_scoped_records(store):
+    store.write_records([
+        {"record_type": "user_profile", "id": "u1", "user_id": "u1", "content": "p",
+         "embedding": E1},
+        {"record_type": "thread", "id": "t1", "thread_id": "t1", "user_id": "u1"},
+        memory("unscoped-in-owned-thread", thread_id="t1", user_id=None),
+        memory("scoped-elsewhere", thread_id="t9", user_id="u1"),
+        memory("other-user", user_id="u2"),
+    ])
+    result = store.delete_cascade("user", "u1")
+    assert result["owner"] == 1 and result["records"] == 4
+    assert [r["id"] for r in store.get_records({})] == ["other-user"]
+    assert store.delete_cascade("user", "u1")["owner"] == 0
+
+
+# -- search -----------------------------------------------------------------------------
+
+
+def test_vector_search_orders_by_cosine_distance(store):
+    store.write_records([memory("far", E2), memory("near", [1, 0.2, 0, 0]), memory("same", E1)])
+    hits = search(store, E1)
+    assert ids(hits) == ["same", "near", "far"]
+    assert hits[0]["distance"] == pytest.approx(0.0, abs=1e-6)
+    assert hits[2]["distance"] == pytest.approx(1.0, abs=1e-6)
+    # cos(E1, [1, 0.2, 0, 0]) = 1 / sqrt(1.04)
+    assert hits[1]["distance"] == pytest.approx(1 - 1 / 1.04 ** 0.5, abs=1e-6)
+
+
+def test_max_results_caps_and_record_types_filter(store):
+    store.write_records([memory("m"), memory("f", record_type="fact"),
+                         {"record_type": "message", "id": "msg", "thread_id": "t",
+                          "role": "user", "embedding": E1}])
+    assert len(search(store, max_results=2)) == 2
+    assert ids(search(store, record_types=["fact"])) == ["f"]
+    with pytest.raises(InvalidArgumentError, match="record_types"):
+        search(store, record_types=["thread"])
+    with pytest.raises(InvalidArgumentError, match="max_results"):
+        search(store, max_results=0)
+
+
+def test_exact_scope_filters_and_null_matches_only_null(store):
+    store.write_records([
+        memory("u1", user_id="u1"), memory("u2", user_id="u2"), memory("none", user_id=None)
+    ])
+    assert ids(search(store, scope={"user_id": {"value": "u1", "exact": True}})) == ["u1"]
+    assert ids(search(store, scope={"user_id": {"value": None, "exact": True}})) == ["none"]
+    assert len(search(store, scope={"user_id": {"value": "u1", "exact": False}})) == 3
+
+
+def test_non_exact_scope_ranks_matching_records_higher(store):
+    store.write_records([memory("other-thread", E1, thread_id="t2"),
+                         memory("this-thread", [1, 0.1, 0, 0], thread_id="t1")])
+    plain = search(store, E1)
+    assert ids(plain) == ["other-thread", "this-thread"]
+    boosted = search(store, E1, scope={"thread_id": {"value": "t1", "exact": False}})
+    assert ids(boosted) == ["this-thread", "other-thread"]
+    assert boosted[0]["distance"] == pytest.approx(plain[1]["distance"])
+
+
+def test_invalid_records_are_excluded_on_request(store):
+    store.write_records([memory("ok"), memory("bad", status="INVALID")])
+    assert sorted(ids(search(store))) == ["bad", "ok"]
+    assert ids(search(store, include_invalid=False)) == ["ok"]
+
+
+def test_keyword_search_matches_words_and_ignores_fts_syntax(store):
+    store.write_records([
+        memory("pizza", E1) | {"content": "User loves pizza with olives"},
+        memory("tea", E2) | {"content": "User drinks green tea"},
+    ])
+    assert ids(search(store, None, query_text="pizza", strategy="KEYWORD")) == ["pizza"]
+    injected = search(store, None, query_text='tea" OR pizza*', strategy="KEYWORD")
+    assert set(ids(injected)) == {"tea", "pizza"}
+    assert search(store, None, query_text="???", strategy="KEYWORD") == []
+
+
+def test_hybrid_search_fuses_vector_and_keyword_ranks(store):
+    store.write_records([
+        memory("both", E1) | {"content": "pizza night"},
+        memory("vector-only", [1, 0.3, 0, 0]) | {"content": "unrelated words"},
+        memory("keyword-only", E3) | {"content": "pizza place"},
+    ])
+    hits = search(store, E1, query_text="pizza", strategy="HYBRID")
+    assert ids(hits)[0] == "both"
+    assert hits[0]["distance"] == pytest.approx(0.0, abs=1e-9)
+    assert set(ids(hits)) == {"both", "vector-only", "keyword-only"}
+
+
+def test_metadata_filter_applies_in_search_and_get(store):
+    store.write_records([
+        memory("chat", metadata={"source": "chat", "tags": ["trip", "urgent"]}),
+        memory("archived", metadata={"source": "chat", "tags": ["trip", "archived"]}),
+        memory("mail", metadata={"source": "mail"}),
+        memory("bare"),
+    ])
+    flt = {"source": "chat", "tags": {"$array_contains": "trip",
+                                      "$not": {"$array_contains": "archived"}}}
+    assert ids(search(store, metadata_filter=flt)) == ["chat"]
+    assert [r["id"] for r in store.get_records({"metadata_filter": {"source": "mail"}})] == [
+        "mail"]
+    with pytest.raises(InvalidFilterError, match=r"\$contains"):
+        search(store, metadata_filter={"tags": {"$contains": "x"}})
+
+
+# -- expiry -----------------------------------------------------------------------------
+
+
+def test_expired_records_are_invisible_everywhere_and_purged(store):
+    past = "2020-01-01T00:00:00Z"
+    store.write_records([
+        memory("expired", timestamp=past, ttl_days=1, ttl_anchor="TIMESTAMP",
+               thread_id="t"),
+        memory("live", timestamp=past, ttl_days=1_000_000, ttl_anchor="TIMESTAMP",
+               thread_id="t"),
+        memory("forever", ttl_days=None, thread_id="t"),
+    ])
+    assert sorted(r["id"] for r in store.get_records({})) == ["forever", "live"]
+    assert "expired" not in ids(search(store))
+    assert store.update_record("expired", ["memory"], {"content": "x"}) is None
+    [live] = store.get_records({"ids": ["live"]})
+    assert live["expires_at"].startswith("4757-")  # 2020-01-01 + 1,000,000 days
+    assert store.purge_expired() == 1
+    assert store.purge_expired() == 0
+
+
+def test_created_at_anchor_counts_from_creation(store):
+    store.write_records([memory("m", ttl_days=10)])
+    [record] = store.get_records({})
+    from datetime import datetime, timedelta
+
+    created = datetime.fromisoformat(record["created_at"].replace("Z", "+00:00"))
+    expires = datetime.fromisoformat(record["expires_at"].replace("Z", "+00:00"))
+    assert expires - created == timedelta(days=10)
+
+
+def test_timestamp_anchor_without_timestamp_is_rejected(store):
+    with pytest.raises(InvalidArgumentError, match="ttl_anchor"):
+        store.write_records([memory("m", ttl_days=1, ttl_anchor="TIMESTAMP")])
+
+
+def test_ttl_refresh_on_update(store):
+    store.write_records([memory("m", ttl_days=1)])
+    updated = store.update_record("m", ["memory"], {"ttl_days": None,
+                                                    "ttl_anchor": "CREATED_AT"})
+    assert updated["expires_at"] is None
+
+
+# -- links ------------------------------------------------------------------------------
+
+
+def _chain(store):
+    """a -supports-> b -refines-> c -supersedes-> d, all in thread t."""
+    store.write_records(
+        [memory(x, E1 if x == "a" else E4, thread_id="t") for x in "abcd"],
+        links=[
+            {"id": "ab", "thread_id": "t", "source_id": "a", "source_type": "memory",
+             "target_id": "b", "target_type": "memory", "relation_type": "supports"},
+            {"id": "bc", "thread_id": "t", "source_id": "b", "source_type": "memory",
+             "target_id": "c", "target_type": "memory", "relation_type": "refines"},
+            {"id": "dc", "thread_id": "t", "source_id": "d", "source_type": "memory",
+             "target_id": "c", "target_type": "memory", "relation_type": "supersedes"},
+        ],
+    )
+
+
+def test_link_traversal_follows_hops_with_direction_labels(store):
+    _chain(store)
+    hits = search(store, E1, max_results=1, num_hops=3)
+    assert ids(hits) == ["a"]
+    linked = [(x["record"]["id"], x["relation_type"], x["via_record_id"], x["hops"])
+              for x in hits[0]["linked"]]
+    assert linked == [("b", "supports", "a", 1), ("c", "refines", "b", 2),
+                      ("d", "is_superseded_by", "c", 3)]
+
+
+def test_link_traversal_respects_hops_and_cap(store):
+    _chain(store)
+    assert [x["record"]["id"] for x in search(store, E1, max_results=1, num_hops=1)[0][
+        "linked"]] == ["b"]
+    assert search(store, E1, max_results=1, num_hops=0)[0]["linked"] == []
+    capped = search(store, E1, max_results=1, num_hops=5, max_linked_results=2)
+    assert [x["record"]["id"] for x in capped[0]["linked"]] == ["b", "c"]
+    assert search(store, E1, max_results=1, num_hops=3, max_linked_results=0)[0][
+        "linked"] == []
+    with pytest.raises(InvalidArgumentError, match="num_hops"):
+        search(store, num_hops=6)
+
+
+def test_reverse_walk_uses_opposite_labels(store):
+    _chain(store)
+    hits = search(store, E1, record_types=["memory"], max_results=4, num_hops=1)
+    by_id = {hit["record"]["id"]: hit for hit in hits}
+    assert [(x["record"]["id"], x["relation_type"]) for x in by_id["b"]["linked"]] == [
+        ("a", "is_supported_by"), ("c", "refines")]
+
+
+def test_one_stored_direction_per_endpoint_pair(store):
+    _chain(store)
+    with pytest.raises(DuplicateRecordError):
+        store.write_records([], links=[{
+            "thread_id": "t", "source_id": "b", "source_type": "memory", "target_id": "a",
+            "target_type": "memory", "relation_type": "contradicts"}])
+
+
+def test_link_endpoints_must_be_memories_of_the_thread(store):
+    store.write_records([memory("x", thread_id="t"), memory("y", thread_id="other"),
+                         {"record_type": "message", "id": "msg", "thread_id": "t",
+                          "role": "user", "embedding": E1}])
+
+    def link(target_id, target_type="memory", **extra):
+        return {"thread_id": "t", "source_id": "x", "source_type": "memory",
+                "target_id": target_id, "target_type": target_type,
+                "relation_type": "supports", **extra}
+
+    with pytest.raises(InvalidLinkError):
+        store.write_records([], links=[link("y")])
+    with pytest.raises(InvalidLinkError):
+        store.write_records([], links=[link("msg", "message")])
+    with pytest.raises(InvalidLinkError):
+        store.write_records([], links=[link("x")])
+    with pytest.raises(InvalidLinkError):
+        store.write_records([], links=[link("x", relation_type="")])
+
+
+def test_custom_relation_labels(store):
+    store.write_records([memory("x", thread_id="t"), memory("y", thread_id="t"),
+                         memory("z", thread_id="t")], links=[
+        {"thread_id": "t", "source_id": "x", "source_type": "memory", "target_id": "y",
+         "target_type": "memory", "relation_type": "causes", "opposite_relation_type":
+         "caused_by"},
+        {"thread_id": "t", "source_id": "z", "source_type": "memory", "target_id": "y",
+         "target_type": "memory", "relation_type": "mentions"},
+    ])
+    labels = {(link["source_id"], link["relation_type"], link["opposite_relation_type"])
+              for link in store.list_links("t")}
+    assert labels == {("x", "causes", "caused_by"), ("z", "mentions", "mentions")}
+
+
+def test_update_link_to_builtin_type_fixes_opposite_label(store):
+    _chain(store)
+    assert store.update_link("ab", "t", {"relation_type": "refines"}) == 1
+    assert store.update_link("ab", "other-thread", {"relation_type": "supports"}) == 0
+    assert store.update_link("missing", "t", {"relation_type": "supports"}) == 0
+    [ab] = [link for link in store.list_links("t") if link["id"] == "ab"]
+    assert (ab["relation_type"], ab["opposite_relation_type"]) == ("refines", "is_refined_by")
+
+
+def test_delete_link_by_id_or_by_stored_direction_tuple(store):
+    _chain(store)
+    assert store.delete_links({"id": "ab"}, "t") == 1
+    reverse = {"source_id": "c", "source_type": "memory", "target_id": "b",
+               "target_type": "memory", "relation_type": "refines"}
+    assert store.delete_links(reverse, "t") == 0
+    forward = {"source_id": "b", "source_type": "memory", "target_id": "c",
+               "target_type": "memory", "relation_type": "refines"}
+    assert store.delete_links(forward, "t") == 1
+    assert [link["id"] for link in store.list_links("t")] == ["dc"]
+    with pytest.raises(InvalidArgumentError):
+        store.delete_links({"id": "dc", "source_id": "d"}, "t")
+
+
+def test_deleting_a_memory_removes_its_links(store):
+    _chain(store)
+    store.delete_records(["b"], ["memory"])
+    assert [link["id"] for link in store.list_links("t")] == ["dc"]

