@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from markupsafe import Markup
-
 from oracleagentmemory.apis.contextcard import ContextCard
 from oracleagentmemory.apis.message import Message
 from oracleagentmemory.apis.searchresult import SearchResult
-from oracleagentmemory.core.rendering import render, render_string
+from oracleagentmemory.core.rendering import render, render_string, xml_text
 
 DEFAULT_MESSAGE_FORMAT = (
-    '<message role="{{ role }}"{% if timestamp %} timestamp="{{ timestamp }}"{% endif %}>'
-    "{{ content }}</message>"
+    '<message role="{{ role|attr }}"{% if timestamp %} timestamp="{{ timestamp|attr }}"'
+    '{% endif %}>{{ content|text }}</message>'
 )
-"""Template of one recent message; every value is XML-escaped when rendered."""
+"""Template of one recent message (jinja2; ``text``/``attr`` filters escape the values)."""
 
 
 class OracleContextCard(ContextCard):
@@ -42,8 +40,8 @@ class OracleContextCard(ContextCard):
             "context_card.xml.j2",
             summary=self.summary,
             topics=self.topics or [],
-            relevant=[Markup(_formatted(r)) for r in self.relevant_results or []],
-            recent=[Markup(self._render_message(m)) for m in self.recent_messages or []],
+            relevant=[_formatted(r) for r in self.relevant_results or []],
+            recent=[self._render_message(m) for m in self.recent_messages or []],
         )
 
     @property
@@ -65,4 +63,4 @@ class OracleContextCard(ContextCard):
 
 def _formatted(result: SearchResult) -> str:
     formatted = getattr(result, "formatted_content", None)
-    return formatted if isinstance(formatted, str) else str(Markup.escape(result.content))
+    return formatted if isinstance(formatted, str) else xml_text(result.content)

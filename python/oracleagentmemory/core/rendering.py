@@ -1,23 +1,42 @@
-"""Jinja2 rendering of prompt text, with XML escaping of everything stored."""
+"""Jinja2 rendering of prompt text.
+
+Autoescaping is off on purpose: HTML escaping would turn every apostrophe of a message into
+``&#39;``. Instead every stored value goes through one of two explicit filters: ``text``
+(escapes ``& < >``, enough for element content) or ``attr`` (also ``"``, for attribute
+values). Stored text therefore cannot open, close or forge a section.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_ATTR = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
+
+
+def xml_text(value: Any) -> str:
+    return str(value).translate(_TEXT)
+
+
+def xml_attr(value: Any) -> str:
+    return str(value).translate(_ATTR)
 
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=PackageLoader("oracleagentmemory", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
+        autoescape=False,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
-        keep_trailing_newline=False,
     )
+    env.filters["text"] = xml_text
+    env.filters["attr"] = xml_attr
+    return env
 
 
 def render(template_name: str, **context: Any) -> str:

@@ -6,8 +6,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from markupsafe import Markup
-
 from oracleagentmemory.apis.record import MessageRecord, Record, ScopedRecord
 from oracleagentmemory.apis.searchresult import SearchResult
 from oracleagentmemory.core.rendering import render
@@ -99,10 +97,5 @@ def _render_record(record: Record, relation: str | None, linked: Sequence[Linked
         role=record.role if isinstance(record, MessageRecord) else None,
         timestamp=record.effective_timestamp,
         relation=relation,
-        linked_results=[_Linked(Markup(item.formatted_content)) for item in linked],
+        linked_results=[item.formatted_content for item in linked],
     )
-
-
-@dataclass(frozen=True)
-class _Linked:
-    formatted_content: Markup
