@@ -46,16 +46,27 @@ class TextContent(MessageContent):
 
 @dataclass(frozen=True)
 class ImageContent(MessageContent):
-    """An image part of a multimodal message; ``bytes`` may be None when not loaded."""
+    """An image part of a multimodal message.
+
+    ``bytes`` may be None when a message is read without loading image bytes; a None
+    ``mime_type`` is detected from the bytes when the message is stored.
+    """
 
     bytes: bytes | None = None
-    mime_type: ImageMimeType = ImageMimeType.PNG
+    mime_type: ImageMimeType | None = None
     description: str | None = None
 
     def __post_init__(self) -> None:
         if self.bytes is not None and not isinstance(self.bytes, (bytes, bytearray)):
             raise TypeError("ImageContent.bytes must be bytes or None")
-        object.__setattr__(self, "mime_type", ImageMimeType(self.mime_type))
+        if self.mime_type is not None:
+            try:
+                object.__setattr__(self, "mime_type", ImageMimeType(self.mime_type))
+            except ValueError:
+                raise ValueError(
+                    f"mime_type {self.mime_type!r} is not supported; use image/png, "
+                    "image/jpeg or image/webp"
+                ) from None
 
 
 @dataclass

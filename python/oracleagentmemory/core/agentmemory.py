@@ -208,11 +208,9 @@ class OracleAgentMemory(AsyncTwins):
         stored = self._settings_from_arguments("create_thread", settings)
         record = {
             "record_type": "thread", "id": thread_id, "thread_id": thread_id,
-            "user_id": value_or(user_id, None) if user_id is not NOT_SET_MARKER
-            else uuid.uuid4().hex,
-            "agent_id": value_or(agent_id, None) if agent_id is not NOT_SET_MARKER
-            else uuid.uuid4().hex,
-            "metadata": metadata, "config": stored,
+            "user_id": user_id if user_id is not NOT_SET_MARKER else uuid.uuid4().hex,
+            "agent_id": agent_id if agent_id is not NOT_SET_MARKER else uuid.uuid4().hex,
+            "metadata": metadata, "config": {"settings": stored, "state": {}},
         }
         self.store.write_records([record])
         return self._thread_from_record(self._load_thread(thread_id), llm, {})
@@ -228,7 +226,10 @@ class OracleAgentMemory(AsyncTwins):
         """Persist new metadata (replaced whole) and durable runtime settings."""
         call = self._settings_from_arguments("update_thread", settings)
         record = self._load_thread(thread_id)
-        changes: dict[str, Any] = {"config": {**(record.get("config") or {}), **call}}
+        config = record.get("config") or {}
+        changes: dict[str, Any] = {"config": {
+            **config, "settings": {**config.get("settings", {}), **call},
+        }}
         if metadata is not NOT_SET_MARKER:
             changes["metadata"] = metadata
         updated = self.store.update_record(thread_id, ["thread"], changes)

@@ -62,7 +62,7 @@ def _to_parts(content: Any, index: int) -> list[MessageContent]:
         elif kind == "image":
             parts.append(ImageContent(
                 bytes=part.get("bytes", part.get("image")),
-                mime_type=part.get("mime_type", "image/png"),
+                mime_type=part.get("mime_type"),
                 description=part.get("description"),
                 **extra,
             ))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
@@ -65,18 +65,3 @@ def _to_part(part: Mapping[str, Any], images: Mapping[str, Mapping[str, Any]]):
             timestamp=part.get("timestamp"),
         )
     return TextContent(text=part.get("text", ""), id=part["id"], timestamp=part.get("timestamp"))
-
-
-def parts_of(content: str | Sequence[Any]) -> list[dict[str, Any]] | None:
-    """The stored ``parts`` list of a message whose content is a sequence of parts."""
-    if isinstance(content, str):
-        return None
-    parts = []
-    for part in content:
-        if isinstance(part, TextContent):
-            parts.append({"type": "text", "id": part.id, "text": part.text,
-                          "timestamp": part.timestamp})
-        else:
-            parts.append({"type": "image", "id": part.id, "mime_type": part.mime_type.value,
-                          "description": part.description, "timestamp": part.timestamp})
-    return parts

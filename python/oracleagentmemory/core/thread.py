@@ -7,13 +7,14 @@ from typing import TYPE_CHECKING, Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.apis.message import ImageContent, Message
-from oracleagentmemory.apis.record import MEMORY_TYPES
+from oracleagentmemory.apis.record import MEMORY_TYPES, ImageRecord
 from oracleagentmemory.apis.thread import IThread
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.async_twins import AsyncTwins
 from oracleagentmemory.core.contextcard import OracleContextCard
+from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.message_input import to_messages
-from oracleagentmemory.core.records import parts_of, to_message
+from oracleagentmemory.core.records import to_message, to_record
 from oracleagentmemory.core.retention import ttl_changes, ttl_fields
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.summary import OracleSummary
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
 DEFAULT_MESSAGE_WINDOW = 100
 """How many recent messages ``get_messages()`` returns when no range is given."""
+DEFAULT_IMAGE_LIST_LIMIT = 100
+"""How many images ``list_images()`` returns unless the caller passes a limit (or None)."""
 
 
 def _per_message(value: Any, count: int, argument: str) -> list[Any]:
@@ -114,7 +117,8 @@ class OracleThread(IThread, AsyncTwins):
             agent_id=record.get("agent_id"),
             metadata=record.get("metadata"),
             llm=llm,
-            settings=resolve_settings(call_settings, record.get("config") or {},
+            settings=resolve_settings(call_settings,
+                                      (record.get("config") or {}).get("settings", {}),
                                       client._client_settings),
         )
         return thread
@@ -169,40 +173,68 @@ class OracleThread(IThread, AsyncTwins):
         records: list[dict[str, Any]] = []
         for index, message in enumerate(batch):
             message_id = message.id or uuid.uuid4().hex
+            ttl = ttl_fields(ttls[index], anchors[index], retention)
+            parts, images = self._message_images(message, ttl)
             records.append({
                 "record_type": "message", "id": message_id, **self._scope,
                 "role": message.role, "content": texts[index], "metadata": metadatas[index],
-                "timestamp": message.timestamp, "parts": parts_of(message.content),
-                **ttl_fields(ttls[index], anchors[index], retention),
+                "timestamp": message.timestamp, "parts": parts, **ttl,
                 "embedding": vectors[index],
             })
-            records.extend(self._image_records(message, message_id, records[-1]))
+            records.extend({**image, "message_id": message_id} for image in images)
         written = self.store.write_records(records)
         return [rid for rid, record in zip(written, records, strict=True)
                 if record["record_type"] == "message"]
 
-    def _image_records(self, message: Message, message_id: str,
-                       message_record: dict[str, Any]) -> list[dict[str, Any]]:
+    def _message_images(self, message: Message, ttl: dict[str, Any]
+                        ) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]:
+        """Stored parts of a multimodal message and records for its new images.
+
+        Image parts with bytes are validated and become image records sharing the
+        message's scope and expiry; parts without bytes refer to images already attached.
+        """
         if isinstance(message.content, str):
-            return []
-        images = [part for part in message.content if isinstance(part, ImageContent)]
-        descriptions = [image.description or "" for image in images]
-        vectors = self.client._embed([d for d in descriptions if d])
-        vector_of = dict(zip([d for d in descriptions if d], vectors, strict=True))
-        return [
-            {
-                "record_type": "image", "id": image.id, **self._scope,
-                "content": descriptions[index], "metadata": None,
-                "timestamp": image.timestamp, "mime_type": image.mime_type.value,
-                "image_bytes": image.bytes, "message_id": message_id,
-                "ttl_days": message_record["ttl_days"],
-                "ttl_anchor": message_record["ttl_anchor"]
-                if message_record["ttl_anchor"] != "TIMESTAMP" or image.timestamp
-                else "CREATED_AT",
-                "embedding": vector_of.get(descriptions[index]),
-            }
-            for index, image in enumerate(images)
-        ]
+            return None, []
+        parts: list[dict[str, Any]] = []
+        images: list[dict[str, Any]] = []
+        for part in message.content:
+            if not isinstance(part, ImageContent):
+                parts.append({"type": "text", "id": part.id, "text": part.text,
+                              "timestamp": part.timestamp})
+                continue
+            if part.bytes is None:
+                mime = part.mime_type
+                images.append({"id": part.id})
+            else:
+                mime = validate_image(part.bytes, value_or(part.mime_type, NOT_SET_MARKER),
+                                      self.image_input_limit_config)
+                description = self._describe_image(part.bytes, mime, part.description)
+                images.append(self._image_record(
+                    part.id, part.bytes, mime, description, None, part.timestamp,
+                    {**ttl, "ttl_anchor": ttl["ttl_anchor"]
+                     if ttl["ttl_anchor"] != "TIMESTAMP" or part.timestamp else "CREATED_AT"},
+                ))
+            parts.append({"type": "image", "id": part.id,
+                          "mime_type": mime.value if mime is not None else None,
+                          "description": part.description, "timestamp": part.timestamp})
+        return parts, [image for image in images if "image_bytes" in image]
+
+    def _image_record(self, image_id: str, data: bytes, mime: Any, description: str,
+                      metadata: Any, timestamp: Any, ttl: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "record_type": "image", "id": image_id, **self._scope,
+            "content": description, "metadata": metadata, "timestamp": timestamp,
+            "mime_type": mime.value, "image_bytes": bytes(data), **ttl,
+            "embedding": self.client._embed([description])[0] if description else None,
+        }
+
+    def _describe_image(self, data: bytes, mime: Any, description: Any) -> str:
+        """The given description, else an LLM caption when an LLM is attached, else ''."""
+        if isinstance(description, str):
+            return description
+        if description is not None and description is not NOT_SET_MARKER:
+            raise TypeError(f"description must be a str or None, got {type(description).__name__}")
+        return ""
 
     def get_messages(self, start: Any = NOT_SET_MARKER, end: Any = NOT_SET_MARKER,
                      include_image_bytes: bool = False) -> list[Message]:
@@ -251,8 +283,16 @@ class OracleThread(IThread, AsyncTwins):
         changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, self.client.retention_config)
         if content is not NOT_SET_MARKER:
             message = to_messages([{"role": "user", "content": content}])[0]
+            # Attached images always take their message's expiry (the store keeps it so).
+            parts, images = self._message_images(
+                message, {"ttl_days": None, "ttl_anchor": "CREATED_AT"}
+            )
             changes["content"] = message.text
-            changes["parts"] = parts_of(message.content)
+            changes["parts"] = parts
+            changes["replace_images"] = images + [
+                {"id": part["id"]} for part in parts or [] if part["type"] == "image"
+                and not any(image["id"] == part["id"] for image in images)
+            ]
             changes["embedding"] = self.client._embed([message.text])[0]
         if metadata is not NOT_SET_MARKER:
             changes["metadata"] = metadata
@@ -264,6 +304,121 @@ class OracleThread(IThread, AsyncTwins):
     def delete_message(self, message_id: str) -> int:
         """Delete one raw message of this thread (derived memories stay)."""
         return self.store.delete_records([message_id], ["message"], self.thread_id)
+
+    # -- images -----------------------------------------------------------------------
+
+    def _check_scope_claims(self, **claims: Any) -> None:
+        """Scope arguments of image calls may only restate the thread's own scope."""
+        for name, value in claims.items():
+            if value is not NOT_SET_MARKER and value != getattr(self, name):
+                raise ValueError(
+                    f"{name}={value!r} does not match this thread's {name} "
+                    f"{getattr(self, name)!r}"
+                )
+
+    def add_image(
+        self,
+        image: bytes,
+        description: Any = NOT_SET_MARKER,
+        mime_type: Any = NOT_SET_MARKER,
+        image_id: Any = NOT_SET_MARKER,
+        user_id: Any = NOT_SET_MARKER,
+        agent_id: Any = NOT_SET_MARKER,
+        thread_id: Any = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None = None,
+        timestamp: str | None = None,
+        ttl_days: Any = NOT_SET_MARKER,
+        ttl_anchor: Any = NOT_SET_MARKER,
+        **store_kwargs: Any,
+    ) -> str:
+        """Store an image of this thread; its description is its searchable text."""
+        from oracleagentmemory.core.agentmemory import reject_store_kwargs
+
+        reject_store_kwargs("add_image", store_kwargs)
+        self._check_scope_claims(user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+        mime = validate_image(image, mime_type, self.image_input_limit_config)
+        record = self._image_record(
+            value_or(image_id, None) or uuid.uuid4().hex, image, mime,
+            self._describe_image(image, mime, description), metadata, timestamp,
+            ttl_fields(ttl_days, ttl_anchor, self.client.retention_config),
+        )
+        return self.store.write_records([record])[0]
+
+    def update_image(
+        self,
+        image_id: str,
+        image: Any = NOT_SET_MARKER,
+        description: Any = NOT_SET_MARKER,
+        mime_type: Any = NOT_SET_MARKER,
+        metadata: Any = NOT_SET_MARKER,
+        timestamp: Any = NOT_SET_MARKER,
+        ttl_days: Any = NOT_SET_MARKER,
+        ttl_anchor: Any = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> str:
+        """Update an image of this thread; omitted values are kept."""
+        from oracleagentmemory.core.agentmemory import reject_store_kwargs
+
+        reject_store_kwargs("update_image", kwargs)
+        found = self.store.get_records({"ids": [image_id], "record_types": ["image"],
+                                        "thread_id": self.thread_id})
+        if not found:
+            raise KeyError(f"image {image_id!r} does not exist in thread {self.thread_id!r}")
+        current = found[0]
+        ttl = ttl_changes(ttl_days, ttl_anchor, self.client.retention_config)
+        if ttl and current["message_id"] is not None:
+            raise ValueError(
+                "the image is attached to a message: change its expiry with update_message()"
+            )
+        changes: dict[str, Any] = dict(ttl)
+        mime = current["mime_type"]
+        data: bytes | None = None
+        if image is not NOT_SET_MARKER:
+            if mime_type is NOT_SET_MARKER:
+                raise ValueError("mime_type must be given together with image")
+            mime = validate_image(image, mime_type, self.image_input_limit_config)
+            data = bytes(image)
+            changes.update(image_bytes=data, mime_type=mime.value)
+        elif mime_type is not NOT_SET_MARKER:
+            raise ValueError("mime_type can only be given together with image")
+        if description is not NOT_SET_MARKER:
+            if description is None and data is None:
+                data = self.store.get_records({"ids": [image_id], "record_types": ["image"],
+                                               "include_bytes": True})[0].get("image_bytes")
+            text = self._describe_image(data, mime, description)
+            changes["content"] = text
+            changes["embedding"] = self.client._embed([text])[0] if text else None
+        if metadata is not NOT_SET_MARKER:
+            changes["metadata"] = metadata
+        if timestamp is not NOT_SET_MARKER:
+            changes["timestamp"] = timestamp
+        updated = self.store.update_record(image_id, ["image"], changes, self.thread_id)
+        if updated is None:
+            raise KeyError(f"image {image_id!r} does not exist in thread {self.thread_id!r}")
+        return updated["id"]
+
+    def delete_image(self, image_id: str) -> int:
+        """Delete an image of this thread; an image attached to a message is a ValueError."""
+        return self.store.delete_records([image_id], ["image"], self.thread_id)
+
+    def list_images(
+        self,
+        image_id: Any = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None = None,
+        include_bytes: bool = False,
+        limit: Any = NOT_SET_MARKER,
+    ) -> list[ImageRecord]:
+        """Images of this thread in store order; bytes only for one given image_id."""
+        if include_bytes and image_id is NOT_SET_MARKER:
+            raise ValueError("include_bytes=True requires image_id")
+        query: dict[str, Any] = {
+            "record_types": ["image"], "thread_id": self.thread_id,
+            "metadata_filter": metadata_filter, "include_bytes": bool(include_bytes),
+            "limit": value_or(limit, DEFAULT_IMAGE_LIST_LIMIT),
+        }
+        if image_id is not NOT_SET_MARKER:
+            query["ids"] = [image_id]
+        return [to_record(record) for record in self.store.get_records(query)]
 
     # -- memories ---------------------------------------------------------------------
 
@@ -482,6 +637,7 @@ class OracleThread(IThread, AsyncTwins):
 
     _async_twins = (
         "add_messages", "get_messages", "get_message", "update_message", "delete_message",
+        "add_image", "update_image", "delete_image", "list_images",
         "add_memory", "update_memory", "delete_memory", "search", "link_records",
         "update_record_link", "delete_record_link", "get_summary", "get_context_card",
         "wait_for_memory_extraction",

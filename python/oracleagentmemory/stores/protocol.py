@@ -141,6 +141,9 @@ class RecordChanges(TypedDict, total=False):
     config: dict[str, Any] | None
     mime_type: str | None
     image_bytes: bytes | None
+    replace_images: list[RecordIn]
+    """Messages only: the attached images after the update (listed ids without bytes are
+    kept as stored; unlisted attached images are deleted)."""
 
 
 class LinkChanges(TypedDict, total=False):

@@ -489,10 +489,44 @@ class EmbeddedMemoryStore:
                     "INSERT OR REPLACE INTO image_data (seq, bytes) VALUES (?, ?)",
                     (seq, bytes(changes["image_bytes"])),
                 )
+            if current["record_type"] == "message":
+                self._follow_message(conn, current, changes, now)
             updated = conn.execute(
                 f"SELECT {RECORD_COLUMNS} FROM records WHERE seq = ?", (seq,)
             ).fetchone()
         return row_to_record(updated)
+
+    def _follow_message(
+        self, conn: Any, message: dict[str, Any], changes: dict[str, Any], now: str
+    ) -> None:
+        """Attached images share their message's expiry and are replaced with its parts."""
+        if "replace_images" in changes:
+            wanted = [
+                self._prepare_record(
+                    {**image, "record_type": "image", "message_id": message["id"],
+                     "user_id": message["user_id"], "agent_id": message["agent_id"],
+                     "thread_id": message["thread_id"]},
+                    now, index,
+                )
+                for index, image in enumerate(changes["replace_images"] or [])
+            ]
+            keep = [row["id"] for row in wanted]
+            stale = conn.execute(
+                "SELECT seq FROM records WHERE record_type = 'image' AND message_id = ?"
+                f" AND id NOT IN ({_placeholders(keep) or 'NULL'})",
+                [message["id"], *keep],
+            ).fetchall()
+            self._delete_seqs(conn, [row[0] for row in stale])
+            for row in wanted:
+                if row["image_bytes"] is not None:
+                    self._insert_row(conn, row, replace=True)
+        if "replace_images" in changes or "ttl_days" in changes or "ttl_anchor" in changes:
+            conn.execute(
+                "UPDATE records SET expires_at = (SELECT expires_at FROM records"
+                " WHERE record_type = 'message' AND id = ?), updated_at = ?"
+                " WHERE record_type = 'image' AND message_id = ?",
+                (message["id"], now, message["id"]),
+            )
 
     def _find_visible(
         self, conn: Any, record_id: str, types: list[str], thread_id: str | None, now: str
@@ -515,7 +549,7 @@ class EmbeddedMemoryStore:
         params: list[Any] = []
         unknown = set(changes) - {
             "content", "embedding", "metadata", "timestamp", "status", "ttl_days", "ttl_anchor",
-            "parts", "config", "mime_type", "image_bytes",
+            "parts", "config", "mime_type", "image_bytes", "replace_images",
         }
         if unknown:
             raise InvalidArgumentError(f"unknown change fields: {', '.join(sorted(unknown))}")
