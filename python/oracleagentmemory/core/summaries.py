@@ -48,8 +48,11 @@ def recent_messages(thread: OracleThread, count: int, except_last: int) -> list[
     """The ``count`` messages before the last ``except_last`` ones."""
     if count <= 0:
         return []
+    # The store's plain slice semantics: get_messages() reads end=-1 as "to the end".
     end = -except_last if except_last else None
-    return thread.get_messages(start=-(count + except_last), end=end)
+    return thread._to_messages(
+        thread.store.list_messages(thread.thread_id, -(count + except_last), end)
+    )
 
 
 def thread_summary(thread: OracleThread, except_last: Any, token_budget: Any) -> OracleSummary:
