@@ -1,25 +1,185 @@
-"""The ``oracleagentmemory`` command line."""
+"""The ``oracleagentmemory`` command line: demo, search, threads, show, purge, export, import."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
+from typing import TextIO
+
+from oracleagentmemory.core.agentmemory import OracleAgentMemory
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _open(arguments: argparse.Namespace) -> OracleAgentMemory:
+    return OracleAgentMemory(connection=arguments.db)
+
+
+def _store_argument(parser: argparse.ArgumentParser, default: str | None = None) -> None:
+    parser.add_argument("--db", default=default, required=default is None,
+                        help="embedded store file (or ':memory:')")
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="oracleagentmemory",
         description="Long-term memory for AI agents (embedded SQLite or Oracle AI Database).",
     )
     commands = parser.add_subparsers(dest="command", required=True)
+
     demo = commands.add_parser("demo", help="store a conversation and memories, search, "
                                             "print a context card")
-    demo.add_argument("--db", default=":memory:",
-                      help="embedded store file to use (default: a throwaway in-memory store)")
-    arguments = parser.parse_args(argv)
-    if arguments.command == "demo":
+    _store_argument(demo, default=":memory:")
+
+    search = commands.add_parser("search", help="search records of a user")
+    _store_argument(search)
+    search.add_argument("query")
+    search.add_argument("--user-id", required=True,
+                        help="the user whose records to search (use '' for records without one)")
+    search.add_argument("--agent-id")
+    search.add_argument("--thread-id")
+    search.add_argument("--type", dest="record_types", action="append",
+                        help="record type to include (repeatable)")
+    search.add_argument("--filter", dest="metadata_filter", type=json.loads,
+                        help="metadata filter as JSON, e.g. '{\"topic\": \"travel\"}'")
+    search.add_argument("--max-results", type=int, default=10)
+
+    threads = commands.add_parser("threads", help="list threads")
+    _store_argument(threads)
+    threads.add_argument("--user-id")
+
+    show = commands.add_parser("show", help="show a thread: messages, memories, links, summary")
+    _store_argument(show)
+    show.add_argument("thread_id")
+
+    purge = commands.add_parser("purge", help="remove expired records physically")
+    _store_argument(purge)
+
+    export = commands.add_parser("export", help="write the whole store as JSON Lines")
+    _store_argument(export)
+    export.add_argument("--out", required=True, help="output file ('-' for stdout)")
+
+    load = commands.add_parser("import", help="load a JSON Lines export into a store")
+    _store_argument(load)
+    load.add_argument("--in", dest="source", required=True, help="export file ('-' for stdin)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    arguments = build_parser().parse_args(argv)
+    try:
+        return _run(arguments, out, err)
+    except (ValueError, KeyError, TypeError, OSError) as error:
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        print(f"error: {message}", file=err)
+        return 1
+
+
+def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    command = arguments.command
+    if command == "demo":
         from oracleagentmemory.demo import run_demo
 
-        run_demo(arguments.db, out=sys.stdout)
+        run_demo(arguments.db, out=out)
+        return 0
+    with _open(arguments) as client:
+        if command == "search":
+            return _search(client, arguments, out)
+        if command == "threads":
+            return _threads(client, arguments, out)
+        if command == "show":
+            return _show(client, arguments.thread_id, out)
+        if command == "purge":
+            print(f"purged {client.purge_expired()} expired records", file=out)
+            return 0
+        if command == "export":
+            return _export(client, arguments.out, out, err)
+        return _import(client, arguments.source, out, err)
+
+
+def _search(client: OracleAgentMemory, arguments: argparse.Namespace, out: TextIO) -> int:
+    scope = {"user_id": arguments.user_id or None}
+    if arguments.agent_id is not None:
+        scope["agent_id"] = arguments.agent_id
+    if arguments.thread_id is not None:
+        scope["thread_id"] = arguments.thread_id
+        scope["exact_thread_match"] = True
+    results = client.search(arguments.query, record_types=arguments.record_types,
+                            metadata_filter=arguments.metadata_filter,
+                            max_results=arguments.max_results, **scope)
+    for result in results:
+        print(f"{result.distance:.4f}  {result.record.record_type:<13} {result.id}  "
+              f"{result.content}", file=out)
+    print(f"{len(results)} result(s)", file=out)
+    return 0
+
+
+def _threads(client: OracleAgentMemory, arguments: argparse.Namespace, out: TextIO) -> int:
+    query: dict = {"record_types": ["thread"]}
+    if arguments.user_id is not None:
+        query["user_id"] = arguments.user_id
+    threads = client.store.get_records(query)
+    for thread in threads:
+        count = len(client.store.list_messages(thread["id"], None, None))
+        print(f"{thread['id']}  user={thread['user_id']}  agent={thread['agent_id']}  "
+              f"messages={count}  created={thread['created_at']}", file=out)
+    print(f"{len(threads)} thread(s)", file=out)
+    return 0
+
+
+def _show(client: OracleAgentMemory, thread_id: str, out: TextIO) -> int:
+    thread = client.get_thread(thread_id)
+    print(f"thread {thread.thread_id}  user={thread.user_id}  agent={thread.agent_id}", file=out)
+    if thread.metadata:
+        print(f"metadata: {json.dumps(thread.metadata, ensure_ascii=False)}", file=out)
+    messages = thread.get_messages(start=0, end=None)
+    print(f"\nmessages ({len(messages)}):", file=out)
+    for message in messages:
+        print(f"  [{message.timestamp}] {message.role}: {message.text}", file=out)
+    memories = client.store.get_records({"thread_id": thread_id,
+                                         "record_types": ["memory", "fact", "preference",
+                                                          "guideline"]})
+    print(f"\nmemories ({len(memories)}):", file=out)
+    for memory in memories:
+        print(f"  {memory['id']}  [{memory['record_type']}] {memory['content']}", file=out)
+    links = client.store.list_links(thread_id)
+    print(f"\nlinks ({len(links)}):", file=out)
+    for link in links:
+        print(f"  {link['source_id']} -{link['relation_type']}-> {link['target_id']}", file=out)
+    print(f"\nsummary:\n{thread.get_summary().content}", file=out)
+    return 0
+
+
+def _progress(err: TextIO):
+    def report(kind: str, count: int) -> None:
+        if count % 1000 == 0:
+            print(f"  {count} {kind}…", file=err)
+
+    return report
+
+
+def _export(client: OracleAgentMemory, target: str, out: TextIO, err: TextIO) -> int:
+    from oracleagentmemory.transfer import export_store
+
+    if target == "-":
+        export_store(client, out, _progress(err))
+        return 0
+    with open(target, "w", encoding="utf-8") as handle:
+        export_store(client, handle, _progress(err))
+    print(f"exported to {target}", file=err)
+    return 0
+
+
+def _import(client: OracleAgentMemory, source: str, out: TextIO, err: TextIO) -> int:
+    from oracleagentmemory.transfer import import_store
+
+    if source == "-":
+        counts = import_store(client, sys.stdin, _progress(err))
+    else:
+        with open(source, encoding="utf-8") as handle:
+            counts = import_store(client, handle, _progress(err))
+    print(f"imported {counts['records']} records and {counts['links']} links", file=out)
     return 0

@@ -37,6 +37,12 @@ class RecordIn(TypedDict, total=False):
     image_bytes: bytes | None
     message_id: str | None
     config: dict[str, Any] | None
+    created_at: str
+    """Import only: keep this creation time instead of the store's clock."""
+    updated_at: str
+    """Import only: keep this update time."""
+    expires_at: str | None
+    """Import only: keep this expiry verbatim (``ttl_days`` is then ignored)."""
 
 
 class RecordOut(TypedDict, total=False):
@@ -75,10 +81,12 @@ class LinkIn(TypedDict, total=False):
     opposite_relation_type: str
     timestamp: str | None
     metadata: dict[str, Any] | None
-
-
-class LinkOut(LinkIn, total=False):
     created_at: str
+    """Import only: keep this creation time."""
+
+
+LinkOut = LinkIn
+"""A stored relation reads back with the fields it was written with (``created_at`` set)."""
 
 
 class ScopeDimension(TypedDict):

@@ -72,6 +72,12 @@ def check_record_types(record_types: Sequence[str], allowed: Sequence[str] = ALL
     return list(record_types)
 
 
+def restored_time(record: dict[str, Any], key: str, where: str) -> str | None:
+    """A bookkeeping time given by an import (kept as is, canonicalised), else None."""
+    value = record.get(key)
+    return None if value is None else to_text(parse_iso(value, f"{where}.{key}"))
+
+
 def _placeholders(values: Sequence[Any]) -> str:
     return ", ".join("?" for _ in values)
 
@@ -228,6 +234,7 @@ class EmbeddedMemoryStore:
             for key in ("parts", "mime_type", "config")
             if record.get(key) is not None
         }
+        created_at = restored_time(record, "created_at", where) or now
         image_bytes = record.get("image_bytes")
         if image_bytes is not None and not isinstance(image_bytes, (bytes, bytearray)):
             raise InvalidArgumentError(f"{where}.image_bytes must be bytes")
@@ -243,12 +250,12 @@ class EmbeddedMemoryStore:
             "metadata": dump_json(record.get("metadata"), f"{where}.metadata"),
             "extra": dump_json(extra, f"{where}") if extra else None,
             "event_ts": timestamp,
-            "created_at": now,
-            "updated_at": now,
-            "expires_at": self._expiry(
-                record.get("ttl_days"), record.get("ttl_anchor", "CREATED_AT"), now, timestamp,
-                where,
-            ),
+            "created_at": created_at,
+            "updated_at": restored_time(record, "updated_at", where) or created_at,
+            "expires_at": restored_time(record, "expires_at", where)
+            if "expires_at" in record
+            else self._expiry(record.get("ttl_days"), record.get("ttl_anchor", "CREATED_AT"),
+                              created_at, timestamp, where),
             "status": status,
             "message_id": check_optional_id(record.get("message_id"), f"{where}.message_id"),
             "embedding": None
@@ -343,7 +350,7 @@ class EmbeddedMemoryStore:
             (
                 relation_id, thread_id, source[0], source[1], target[0], target[1],
                 relation_type, opposite, timestamp, dump_json(link.get("metadata"), "metadata"),
-                now, low, high,
+                restored_time(link, "created_at", "link") or now, low, high,
             ),
         )
         return relation_id

@@ -1,0 +1,111 @@
+"""Every command of the command line on a temporary store, and a lossless export/import."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oracleagentmemory import cli
+from oracleagentmemory.core import OracleAgentMemory
+from tests.support.images import JPEG, PNG
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main(list(argv), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def populated(tmp_path) -> str:
+    location = str(tmp_path / "source.db")
+    with OracleAgentMemory(connection=location) as client:
+        client.add_user("alice", "Alice the traveller", metadata={"tier": "gold"})
+        thread = client.create_thread(thread_id="trip", user_id="alice", agent_id="agent",
+                                      metadata={"topic": "rome"}, max_message_token_length=99)
+        thread.add_messages([
+            {"role": "user", "content": "I want to visit Rome", "timestamp": "2026-05-01T10:00"},
+            {"role": "user", "content": [{"type": "text", "text": "my ticket"},
+                                         {"type": "image", "bytes": PNG, "description": "ticket",
+                                          "id": "ticket-img"}]},
+        ])
+        thread.add_memory("Alice wants to see Rome", memory_id="m-rome", memory_type="fact",
+                          metadata={"tags": ["trip"]}, ttl_days=30)
+        thread.add_memory("Alice prefers trains", memory_id="m-train",
+                          memory_type="preference", memory_id_to_link="m-rome",
+                          link_type="supports", link_id="link-1")
+        thread.add_image(JPEG, description="the colosseum", image_id="colosseum")
+    return location
+
+
+def test_demo_runs_and_prints_a_context_card():
+    code, out, _ = run("demo")
+    assert code == 0
+    assert "<summary>" in out and "<relevant_information>" in out
+    assert "Alice is vegetarian." in out
+
+
+def test_search_threads_show_and_purge(populated):
+    code, out, _ = run("search", "Rome", "--db", populated, "--user-id", "alice",
+                       "--type", "fact", "--filter", '{"tags": {"$array_contains": "trip"}}')
+    assert code == 0
+    assert "m-rome" in out and out.strip().endswith("1 result(s)")
+
+    code, out, _ = run("threads", "--db", populated)
+    assert code == 0 and "trip  user=alice  agent=agent  messages=2" in out
+
+    code, out, _ = run("show", "trip", "--db", populated)
+    assert code == 0
+    assert "user: I want to visit Rome" in out
+    assert "m-train  [preference] Alice prefers trains" in out
+    assert "m-train -supports-> m-rome" in out
+
+    code, out, _ = run("purge", "--db", populated)
+    assert (code, out.strip()) == (0, "purged 0 expired records")
+
+
+def test_errors_exit_non_zero_with_a_message(populated):
+    code, _, err = run("show", "no-such-thread", "--db", populated)
+    assert code == 1 and "no-such-thread" in err
+    code, _, err = run("search", "x", "--db", populated, "--user-id", "alice",
+                       "--filter", '{"tags": {"$bogus": 1}}')
+    assert code == 1 and "$bogus" in err
+
+
+def test_export_then_import_gives_the_same_records_links_and_bytes(populated, tmp_path):
+    dump = tmp_path / "dump.jsonl"
+    assert run("export", "--db", populated, "--out", str(dump))[0] == 0
+    kinds = [json.loads(line)["kind"] for line in dump.read_text().splitlines()]
+    assert kinds[0] == "header" and kinds.count("link") == 1
+
+    target = str(tmp_path / "target.db")
+    code, out, _ = run("import", "--db", target, "--in", str(dump))
+    assert code == 0 and "imported" in out and "and 1 links" in out
+
+    def snapshot(location):
+        with OracleAgentMemory(connection=location) as client:
+            records = client.store.get_records({"include_bytes": True})
+            return records, client.store.list_links("trip")
+
+    assert snapshot(target) == snapshot(populated)
+    with OracleAgentMemory(connection=target) as client:
+        assert client.get_thread("trip").max_message_token_length == 99
+        assert [r.id for r in client.search("Rome", user_id="alice", record_types=["fact"])] \
+            == ["m-rome"]
+
+
+def test_entry_point_runs_as_a_module(populated):
+    completed = subprocess.run(
+        [sys.executable, "-m", "oracleagentmemory", "threads", "--db", populated],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"},
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "1 thread(s)" in completed.stdout
