@@ -131,3 +131,15 @@ def test_search_result_properties(client):
     assert 0 <= result.distance <= 2
     assert "&lt;with&gt; milk &amp; \"sugar\"" in result.formatted_content
     assert result.record.user_id == "u"
+
+
+def test_thread_config_never_exports_messages(client):
+    thread = client.create_thread(thread_id="t", user_id="u", agent_id="a",
+                                  persist_messages_in_config=True, metadata={"k": 1})
+    thread.add_messages([{"role": "user", "content": "secret"}])
+    config = thread._to_config()
+    assert thread.persist_messages_in_config is False
+    assert config["settings"]["persist_messages_in_config"] is False
+    assert "secret" not in str(config)
+    assert (config["thread_id"], config["metadata"]) == ("t", {"k": 1})
+    assert config["settings"]["context_card_token_limit"] == 100_000

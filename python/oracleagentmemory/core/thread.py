@@ -133,9 +133,23 @@ class OracleThread(IThread, AsyncTwins):
         self.agent_id = agent_id
         self.metadata = metadata
         self.llm = llm
-        self.settings = settings
-        for name, value in settings.items():
+        self.settings = {**settings, "persist_messages_in_config": False}
+        for name, value in self.settings.items():
             setattr(self, name, value)
+
+    def _to_config(self) -> dict[str, Any]:
+        """The thread's identity and resolved settings as JSON.
+
+        ``persist_messages_in_config`` never exports messages here: every OracleThread is
+        backed by a store, whose message table is the one place messages live.
+        """
+        settings = {
+            name: value.model_dump(mode="json") if hasattr(value, "model_dump") else value
+            for name, value in self.settings.items()
+        }
+        settings["persist_messages_in_config"] = False
+        return {"thread_id": self.thread_id, "user_id": self.user_id,
+                "agent_id": self.agent_id, "metadata": self.metadata, "settings": settings}
 
     def __repr__(self) -> str:
         return (f"OracleThread(thread_id={self.thread_id!r}, user_id={self.user_id!r}, "
