@@ -16,6 +16,7 @@ STORED = {
     "tags": ["trip", "urgent"],
     "travel": {"need": "transit", "city": {"name": "Rome"}},
     "label": "trip",
+    "objects": [{"a": 1}, {"b": [2]}],
 }
 
 
@@ -59,6 +60,9 @@ STORED = {
         ({"travel": {"$not": {"need": "walk"}}}, True),
         ({"travel": {"need": {"$not": "transit"}}}, False),
         ({"source": {"$not": {"$not": "chat"}}}, True),
+        ({"objects": [{"a": 1}, {"b": [2]}]}, True),
+        ({"objects": [{"a": 1}]}, False),
+        ({"objects": [{"a": 1}, {"b": [2], "c": 3}]}, False),
     ],
 )
 def test_filter_semantics(flt, expected):
@@ -81,7 +85,6 @@ def test_any_filter_fails_on_missing_metadata_except_negations():
         ({"tags": {"$array_contains_any": "x"}}, "$array_contains_any"),
         ({"tags": {"$array_contains": []}}, "$array_contains"),
         ({"a": {"b": {"$bad": 1}}}, "$bad"),
-        ({"a": [{"b": 1}]}, "a"),
         ({"a": float("nan")}, "a"),
         ({"a": {1, 2}}, "a"),
         ({"": 1}, "''"),

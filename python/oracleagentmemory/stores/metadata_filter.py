@@ -100,10 +100,12 @@ def _validate_exact(value: Any, path: str, allow_list: bool = True) -> None:
         return
     if isinstance(value, list) and allow_list:
         for item in value:
-            if isinstance(item, Mapping):
-                raise InvalidFilterError(
-                    f"metadata_filter list for {path!r} may hold only scalars and lists"
-                )
+            _validate_exact(item, path)
+        return
+    if isinstance(value, Mapping) and allow_list:  # an object inside an exact list
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InvalidFilterError(f"metadata_filter keys in {path!r} must be strings")
             _validate_exact(item, path)
         return
     raise InvalidFilterError(

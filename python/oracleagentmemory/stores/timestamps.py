@@ -6,8 +6,6 @@ from datetime import datetime, timedelta, timezone
 
 from oracleagentmemory.stores.errors import InvalidArgumentError
 
-_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
-
 
 def utc_now() -> datetime:
     return datetime.now(timezone.utc)
@@ -28,12 +26,21 @@ def parse_iso(value: str, argument: str = "timestamp") -> datetime:
         raise InvalidArgumentError(f"{argument} is not an ISO-8601 timestamp: {value!r}") from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+    try:
+        return parsed.astimezone(timezone.utc)
+    except OverflowError:
+        raise InvalidArgumentError(f"{argument} is out of range: {value!r}") from None
 
 
 def to_text(moment: datetime) -> str:
-    """The canonical stored form: UTC with microseconds and a Z suffix."""
-    return moment.astimezone(timezone.utc).strftime(_FORMAT)
+    """The canonical stored form: UTC with microseconds and a Z suffix, sortable as text.
+
+    Built by hand because ``strftime("%Y")`` does not zero-pad years before 1000 on every
+    platform, which would break the text ordering expiry checks rely on.
+    """
+    m = moment.astimezone(timezone.utc)
+    return (f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:"
+            f"{m.second:02d}.{m.microsecond:06d}Z")
 
 
 def normalize(value: str | None, argument: str = "timestamp") -> str | None:
@@ -42,4 +49,10 @@ def normalize(value: str | None, argument: str = "timestamp") -> str | None:
 
 
 def add_days(moment_text: str, days: float) -> str:
-    return to_text(parse_iso(moment_text) + timedelta(days=days))
+    """The moment ``days`` later; an expiry past year 9999 is out of range."""
+    try:
+        return to_text(parse_iso(moment_text) + timedelta(days=days))
+    except OverflowError:
+        raise InvalidArgumentError(
+            f"ttl_days={days} from {moment_text} ends after the year 9999"
+        ) from None
