@@ -12,8 +12,14 @@ import numpy as np
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.apis.embedder import IEmbedder
 from oracleagentmemory.apis.llm import ILlm
-from oracleagentmemory.apis.record import MEMORY_TYPES, RecordStatus
+from oracleagentmemory.apis.record import MEMORY_TYPES
 from oracleagentmemory.core import scope_resolution
+from oracleagentmemory.core.arguments import (
+    check_memory_type,
+    check_status,
+    check_text,
+    reject_store_kwargs,
+)
 from oracleagentmemory.core.async_twins import AsyncTwins
 from oracleagentmemory.core.extraction_config import MemoryExtractionConfig
 from oracleagentmemory.core.image_config import ImageInputLimitConfig
@@ -33,37 +39,6 @@ from oracleagentmemory.stores.protocol import MemoryStore
 
 SEARCH_OPTION_NAMES = ("max_results", "token_budget", "soft_token_budget", "num_hops",
                        "max_linked_results", "include_invalid_results")
-
-
-def reject_store_kwargs(method: str, store_kwargs: dict[str, Any]) -> None:
-    """No backend takes extra write options yet: an unknown keyword is a TypeError."""
-    if store_kwargs:
-        raise TypeError(
-            f"{method}() got unexpected keyword argument(s): {', '.join(sorted(store_kwargs))}"
-        )
-
-
-def check_memory_type(memory_type: Any) -> str:
-    memory_type = value_or(memory_type, "memory")
-    if memory_type not in MEMORY_TYPES:
-        raise ValueError(
-            f"memory_type must be one of {', '.join(MEMORY_TYPES)}, got {memory_type!r}"
-        )
-    return memory_type
-
-
-def check_status(status: Any) -> str:
-    try:
-        return RecordStatus(value_or(status, RecordStatus.VALID)).value
-    except ValueError:
-        raise ValueError(f"status must be a RecordStatus (VALID or INVALID), got {status!r}") \
-            from None
-
-
-def check_text(value: Any, argument: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{argument} must be a str, got {type(value).__name__}")
-    return value
 
 
 def open_store(

@@ -10,6 +10,7 @@ from oracleagentmemory.apis.message import ImageContent, Message
 from oracleagentmemory.apis.record import MEMORY_TYPES, ImageRecord
 from oracleagentmemory.apis.thread import IThread
 from oracleagentmemory.core import scope_resolution
+from oracleagentmemory.core.arguments import reject_store_kwargs
 from oracleagentmemory.core.async_twins import AsyncTwins
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.images import validate_image
@@ -170,8 +171,6 @@ class OracleThread(IThread, AsyncTwins):
         **store_kwargs: Any,
     ) -> list[str]:
         """Append messages and index them; the batch is stored whole or not at all."""
-        from oracleagentmemory.core.agentmemory import reject_store_kwargs
-
         reject_store_kwargs("add_messages", store_kwargs)
         batch = to_messages(messages)
         count = len(batch)
@@ -291,8 +290,6 @@ class OracleThread(IThread, AsyncTwins):
                        metadata: Any = NOT_SET_MARKER, ttl_days: Any = NOT_SET_MARKER,
                        ttl_anchor: Any = NOT_SET_MARKER, **kwargs: Any) -> str:
         """Update a raw message of this thread; omitted fields keep their stored value."""
-        from oracleagentmemory.core.agentmemory import reject_store_kwargs
-
         reject_store_kwargs("update_message", kwargs)
         changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, self.client.retention_config)
         if content is not NOT_SET_MARKER:
@@ -346,8 +343,6 @@ class OracleThread(IThread, AsyncTwins):
         **store_kwargs: Any,
     ) -> str:
         """Store an image of this thread; its description is its searchable text."""
-        from oracleagentmemory.core.agentmemory import reject_store_kwargs
-
         reject_store_kwargs("add_image", store_kwargs)
         self._check_scope_claims(user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         mime = validate_image(image, mime_type, self.image_input_limit_config)
@@ -371,8 +366,6 @@ class OracleThread(IThread, AsyncTwins):
         **kwargs: Any,
     ) -> str:
         """Update an image of this thread; omitted values are kept."""
-        from oracleagentmemory.core.agentmemory import reject_store_kwargs
-
         reject_store_kwargs("update_image", kwargs)
         found = self.store.get_records({"ids": [image_id], "record_types": ["image"],
                                         "thread_id": self.thread_id})
@@ -458,8 +451,6 @@ class OracleThread(IThread, AsyncTwins):
         **store_kwargs: Any,
     ) -> str:
         """Add a memory scoped like this thread (or as overridden), optionally linked."""
-        from oracleagentmemory.core.agentmemory import reject_store_kwargs
-
         reject_store_kwargs("add_memory", store_kwargs)
         scope = dict(self._scope)
         links: list[dict[str, Any]] = []
@@ -494,8 +485,6 @@ class OracleThread(IThread, AsyncTwins):
                       ttl_days: Any = NOT_SET_MARKER, ttl_anchor: Any = NOT_SET_MARKER,
                       status: Any = NOT_SET_MARKER, **kwargs: Any) -> str:
         """Update a memory-like record whose thread is exactly this one."""
-        from oracleagentmemory.core.agentmemory import reject_store_kwargs
-
         reject_store_kwargs("update_memory", kwargs)
         return self.client._update_memory(memory_id, self.thread_id, content, metadata,
                                           timestamp, ttl_days, ttl_anchor, status)
