@@ -59,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     _store_argument(export)
     export.add_argument("--out", required=True, help="output file ('-' for stdout)")
 
+    mcp = commands.add_parser("mcp", help="serve the memory to MCP clients over stdio "
+                                          "(options: oracleagentmemory mcp --help)",
+                              add_help=False)
+    mcp.add_argument("mcp_arguments", nargs=argparse.REMAINDER)
+
     load = commands.add_parser("import", help="load a JSON Lines export into a store")
     _store_argument(load)
     load.add_argument("--in", dest="source", required=True, help="export file ('-' for stdin)")
@@ -80,6 +85,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
 
 def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     command = arguments.command
+    if command == "mcp":
+        from oracleagentmemory.integrations.mcp_server import main as mcp_main
+
+        return mcp_main(arguments.mcp_arguments) or 0
     if command == "demo":
         from oracleagentmemory.demo import run_demo
 

@@ -109,3 +109,11 @@ def test_entry_point_runs_as_a_module(populated):
     )
     assert completed.returncode == 0, completed.stderr
     assert "1 thread(s)" in completed.stdout
+
+
+def test_mcp_subcommand_hands_over_to_the_mcp_server(capsys):
+    pytest.importorskip("mcp", reason="the mcp extra is not installed")
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["mcp", "--help"])
+    assert exit_info.value.code == 0
+    assert "--user-id" in capsys.readouterr().out

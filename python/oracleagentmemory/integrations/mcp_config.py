@@ -1,0 +1,112 @@
+"""What an MCP server may touch: its scopes come from the operator, never from a client.
+
+The MCP client (an LLM host) is not trusted with scope: it cannot name a user or an agent,
+and may only use the threads listed here (or the one thread the server opens for its
+session). The model loads from environment variables, overridden by command-line flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+ENV_PREFIX = "ORACLEAGENTMEMORY_MCP_"
+"""Environment variables are this prefix plus the upper-case field name."""
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+class McpServerConfig(BaseModel):
+    """The scopes and store of one MCP server process (frozen once loaded)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    db: str = Field(min_length=1, description="embedded store file, or ':memory:'")
+    user_id: str = Field(min_length=1, description="the only user the server acts for")
+    agent_id: str | None = Field(
+        default=None, min_length=1,
+        description="the only agent the server acts for; None leaves agents unconstrained",
+    )
+    thread_ids: tuple[str, ...] = Field(
+        default=(), description="threads a client may use (created for the user if missing)",
+    )
+    session_thread: bool = Field(
+        default=False,
+        description="open one new thread for this server session and allow it too",
+    )
+    max_results: int = Field(default=10, ge=1, le=100,
+                             description="upper bound on results a client may ask for")
+    embedder: str = Field(
+        default="default",
+        description="'default' (local all-MiniLM-L6-v2) or 'module:factory' to import",
+    )
+    server_name: str = "oracleagentmemory"
+
+    @field_validator("thread_ids")
+    @classmethod
+    def _non_empty_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(not thread_id for thread_id in value):
+            raise ValueError("thread ids must be non-empty strings")
+        return tuple(dict.fromkeys(value))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> McpServerConfig:
+        """Load from ``ORACLEAGENTMEMORY_MCP_*`` variables (``THREAD_IDS`` comma-separated)."""
+        return cls(**_env_values(os.environ if environ is None else environ))
+
+    @classmethod
+    def from_args(cls, argv: Sequence[str] | None = None,
+                  environ: Mapping[str, str] | None = None) -> McpServerConfig:
+        """Load from command-line flags; flags not given fall back to the environment."""
+        parsed = build_arg_parser().parse_args(argv)
+        values = _env_values(os.environ if environ is None else environ)
+        for name in ("db", "user_id", "agent_id", "max_results", "embedder"):
+            if getattr(parsed, name) is not None:
+                values[name] = getattr(parsed, name)
+        if parsed.thread_ids:
+            values["thread_ids"] = tuple(parsed.thread_ids)
+        if parsed.session_thread:
+            values["session_thread"] = True
+        return cls(**values)
+
+
+def _env_values(environ: Mapping[str, str]) -> dict[str, object]:
+    values: dict[str, object] = {}
+    for name in ("db", "user_id", "agent_id", "max_results", "embedder"):
+        raw = environ.get(ENV_PREFIX + name.upper())
+        if raw is not None and raw != "":
+            values[name] = raw
+    threads = environ.get(ENV_PREFIX + "THREAD_IDS")
+    if threads:
+        values["thread_ids"] = tuple(part.strip() for part in threads.split(",") if part.strip())
+    session = environ.get(ENV_PREFIX + "SESSION_THREAD")
+    if session is not None:
+        flag = session.strip().lower()
+        if flag not in _TRUE | _FALSE:
+            raise ValueError(f"{ENV_PREFIX}SESSION_THREAD must be true or false, got {session!r}")
+        values["session_thread"] = flag in _TRUE
+    return values
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    """Flags of ``python -m oracleagentmemory.integrations.mcp_server``."""
+    parser = argparse.ArgumentParser(
+        prog="oracleagentmemory-mcp",
+        description="MCP server (stdio) over an oracleagentmemory store. Every flag can also "
+                    f"be set as an environment variable {ENV_PREFIX}<NAME>.",
+    )
+    parser.add_argument("--db", help="embedded store file (or ':memory:')")
+    parser.add_argument("--user-id", dest="user_id", help="the user the server acts for")
+    parser.add_argument("--agent-id", dest="agent_id", help="the agent the server acts for")
+    parser.add_argument("--thread-id", dest="thread_ids", action="append",
+                        help="a thread clients may use (repeatable)")
+    parser.add_argument("--session-thread", action="store_true", default=False,
+                        help="open a new thread for this session and allow it")
+    parser.add_argument("--max-results", dest="max_results", type=int,
+                        help="upper bound on search results per call")
+    parser.add_argument("--embedder", help="'default' or 'module:factory'")
+    return parser
