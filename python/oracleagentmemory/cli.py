@@ -59,10 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     _store_argument(export)
     export.add_argument("--out", required=True, help="output file ('-' for stdout)")
 
-    mcp = commands.add_parser("mcp", help="serve the memory to MCP clients over stdio "
+    commands.add_parser("mcp", help="serve the memory to MCP clients over stdio "
                                           "(options: oracleagentmemory mcp --help)",
                               add_help=False)
-    mcp.add_argument("mcp_arguments", nargs=argparse.REMAINDER)
 
     load = commands.add_parser("import", help="load a JSON Lines export into a store")
     _store_argument(load)
@@ -74,6 +73,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
          err: TextIO | None = None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["mcp"]:  # the MCP server parses its own options
+        from oracleagentmemory.integrations.mcp_server import main as mcp_main
+
+        mcp_main(argv[1:])
+        return 0
     arguments = build_parser().parse_args(argv)
     try:
         return _run(arguments, out, err)
@@ -85,10 +90,6 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
 
 def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     command = arguments.command
-    if command == "mcp":
-        from oracleagentmemory.integrations.mcp_server import main as mcp_main
-
-        return mcp_main(arguments.mcp_arguments) or 0
     if command == "demo":
         from oracleagentmemory.demo import run_demo
 
