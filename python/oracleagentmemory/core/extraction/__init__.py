@@ -1,0 +1,41 @@
+"""LLM-derived records: memory extraction, rolling summaries, topics, links and captions.
+
+Each module is backend-independent: it turns messages into text or typed results, and the
+thread stores them through the store contract. ``background`` runs extraction off the
+caller's thread; ``scheduler`` decides when it is due.
+"""
+
+from __future__ import annotations
+
+from oracleagentmemory.core.extraction.background import BackgroundExtractionQueue
+from oracleagentmemory.core.extraction.captions import caption_image
+from oracleagentmemory.core.extraction.dedup import DedupResult, MemoryDeduplicator
+from oracleagentmemory.core.extraction.extractor import ExtractedMemory, MemoryExtractor
+from oracleagentmemory.core.extraction.linking import LINK_RELATIONS, propose_links
+from oracleagentmemory.core.extraction.metadata_inheritance import inherited_metadata
+from oracleagentmemory.core.extraction.scheduler import (
+    ExtractionCounters,
+    ExtractionPlan,
+    plan_after_add,
+    plan_after_update,
+)
+from oracleagentmemory.core.extraction.summarizer import summarize
+from oracleagentmemory.core.extraction.topics import extract_topics
+
+__all__ = [
+    "LINK_RELATIONS",
+    "BackgroundExtractionQueue",
+    "DedupResult",
+    "ExtractedMemory",
+    "ExtractionCounters",
+    "ExtractionPlan",
+    "MemoryDeduplicator",
+    "MemoryExtractor",
+    "caption_image",
+    "extract_topics",
+    "inherited_metadata",
+    "plan_after_add",
+    "plan_after_update",
+    "propose_links",
+    "summarize",
+]

@@ -1,0 +1,185 @@
+"""Prompt assembly for LLM-derived records, within a token limit.
+
+Why: every LLM task (extraction, summaries, topics) sends the same kind of material: fixed
+instructions, optional context (the running summary) and a window of messages. This module
+renders that material and enforces the prompt token limit with one rule: instructions are
+always sent; the newest messages are kept first, then the summary fills what is left; a
+single message that alone exceeds what is left is cut at its end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from oracleagentmemory.apis.message import ImageContent, Message
+from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
+
+TRUNCATION_MARK = " …[truncated]"
+
+EXTRACTION_SYSTEM_PROMPT = """\
+You extract long-term memories from a conversation between a user and an AI agent.
+A memory is a short, self-contained statement that will still be useful in later
+conversations. Classify each one with a type:
+- "fact": objective information about the user, their world or their task
+  (e.g. "The user's daughter is called Ana.").
+- "preference": what the user likes, dislikes or wants (e.g. "The user prefers aisle seats.").
+- "guideline": an instruction on how the agent should behave from now on
+  (e.g. "Answer in French.").
+- "memory": any other notable event or context (e.g. "The user booked a trip to Rome in May.").
+Rules:
+- Extract only from the numbered messages inside <messages>; the <summary>, when present, is
+  context for understanding them, not a source.
+- Write each memory as one standalone sentence that names who it is about; never invent facts.
+- Skip greetings, small talk, questions without information, and anything already obvious.
+- For each memory list the numbers of the messages it comes from in "source_messages".
+Answer with a JSON object only, in this shape:
+{"memories": [{"content": "The user is vegetarian.", "type": "fact", "source_messages": [1]}]}
+When nothing is worth remembering, answer {"memories": []}."""
+
+
+@dataclass(frozen=True)
+class PromptMessage:
+    """A prompt-time copy of a message: its text may be shortened, the stored one never is."""
+
+    role: str
+    text: str
+    metadata: Mapping[str, Any] | None = None
+    id: str | None = None
+    timestamp: str | None = None
+
+
+def prompt_text(message: Message) -> str:
+    """The text an LLM sees for a message: its text parts, and images by their description."""
+    if isinstance(message.content, str):
+        return message.content
+    pieces = []
+    for part in message.content:
+        if isinstance(part, ImageContent):
+            pieces.append(f"[image: {part.description}]" if part.description else "[image]")
+        else:
+            pieces.append(getattr(part, "text", ""))
+    return "\n".join(piece for piece in pieces if piece)
+
+
+def to_prompt_message(message: Message | PromptMessage | Mapping[str, Any]) -> PromptMessage:
+    """Accept stored Messages, prompt copies or ``{"role", "content"}`` dicts alike."""
+    if isinstance(message, PromptMessage):
+        return message
+    if isinstance(message, Message):
+        return PromptMessage(message.role, prompt_text(message), message.metadata, message.id,
+                             message.timestamp)
+    if isinstance(message, Mapping):
+        content = message.get("content", "")
+        return PromptMessage(str(message.get("role", "user")),
+                             content if isinstance(content, str) else str(content),
+                             message.get("metadata"), message.get("id"),
+                             message.get("timestamp"))
+    raise TypeError(f"expected a Message, got {type(message).__name__}")
+
+
+def truncate_to_tokens(text: str, token_limit: int) -> str:
+    """``text`` cut at its end to fit ``token_limit`` (marked); a limit <= 0 keeps it whole."""
+    if token_limit <= 0 or estimate_tokens(text) <= token_limit:
+        return text
+    keep = chars_for_tokens(token_limit) - len(TRUNCATION_MARK)
+    if keep <= 0:
+        return text[: max(chars_for_tokens(token_limit), 0)]
+    return text[:keep] + TRUNCATION_MARK
+
+
+def render_message(label: int, message: PromptMessage) -> str:
+    """One numbered transcript line: ``[3] user (2024-05-01T10:00Z): text``."""
+    when = f" ({message.timestamp})" if message.timestamp else ""
+    return f"[{label}] {message.role}{when}: {message.text}"
+
+
+@dataclass(frozen=True)
+class BuiltPrompt:
+    """Chat messages to send, and which input messages made it in (label -> index)."""
+
+    messages: list[dict[str, str]]
+    labels: dict[int, int]
+    truncated: bool
+
+    @property
+    def text(self) -> str:
+        return "\n".join(message["content"] for message in self.messages)
+
+
+def with_custom_instructions(system_prompt: str, custom_instructions: str | None) -> str:
+    """The fixed instructions followed by the caller's own, when there are any."""
+    custom = (custom_instructions or "").strip()
+    if not custom:
+        return system_prompt
+    return f"{system_prompt}\n\nAdditional instructions from the application:\n{custom}"
+
+
+def build_prompt(
+    system_prompt: str,
+    messages: Sequence[PromptMessage],
+    *,
+    summary: str | None = None,
+    token_limit: int = 0,
+    task: str = "",
+) -> BuiltPrompt:
+    """System + user message holding ``<summary>`` and numbered ``<messages>`` in budget.
+
+    ``token_limit`` <= 0 disables truncation. Messages are numbered from 1 in input order;
+    when the limit bites, the oldest go first, then the summary shrinks.
+    """
+    summary = (summary or "").strip()
+    task = task.strip()
+    fixed = estimate_tokens(system_prompt) + estimate_tokens(task) + 12
+    lines = [render_message(i + 1, m) for i, m in enumerate(messages)]
+    limited = token_limit > 0
+    budget = token_limit - fixed if limited else 0
+    kept: list[int] = []
+    truncated = False
+    used = 0
+    for index in range(len(lines) - 1, -1, -1):
+        cost = estimate_tokens(lines[index]) + 1
+        if limited and used + cost > budget:
+            truncated = True
+            if not kept and budget - used > 0:  # the newest message alone is too long
+                lines[index] = truncate_to_tokens(lines[index], budget - used - 1)
+                kept.append(index)
+                used = budget
+            break
+        kept.append(index)
+        used += cost
+    kept.reverse()
+    if summary and limited:
+        room = budget - used - 6
+        shortened = truncate_to_tokens(summary, room) if room > 0 else ""
+        truncated = truncated or shortened != summary
+        summary = shortened
+    sections = []
+    if summary:
+        sections.append(f"<summary>\n{summary}\n</summary>")
+    body = "\n".join(lines[i] for i in kept)
+    sections.append(f"<messages>\n{body}\n</messages>")
+    if task:
+        sections.append(task)
+    return BuiltPrompt(
+        messages=[{"role": "system", "content": system_prompt},
+                  {"role": "user", "content": "\n\n".join(sections)}],
+        labels={i + 1: i for i in kept},
+        truncated=truncated,
+    )
+
+
+def build_extraction_prompt(
+    messages: Sequence[PromptMessage],
+    summary: str | None,
+    custom_instructions: str | None,
+    token_limit: int,
+) -> BuiltPrompt:
+    """The memory-extraction prompt (system prompt plus the application's instructions)."""
+    return build_prompt(
+        with_custom_instructions(EXTRACTION_SYSTEM_PROMPT, custom_instructions),
+        messages,
+        summary=summary,
+        token_limit=token_limit,
+    )

@@ -1,0 +1,89 @@
+"""The rolling thread summary, refreshed by an LLM.
+
+Why rolling: re-reading the whole thread on every refresh costs tokens without bound. Each
+refresh folds only the messages since the last one into the previous summary, so the cost
+per refresh stays bounded however long the thread grows.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from oracleagentmemory.apis.llm import ILlm
+from oracleagentmemory.apis.message import Message
+from oracleagentmemory.core.extraction.answer_text import clean_answer
+from oracleagentmemory.core.extraction.prompts import (
+    BuiltPrompt,
+    PromptMessage,
+    build_prompt,
+    to_prompt_message,
+)
+from oracleagentmemory.core.extraction.shortening import MessageShortener
+from oracleagentmemory.core.thread_settings import SDK_DEFAULTS
+from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
+
+logger = logging.getLogger(__name__)
+
+SUMMARY_SYSTEM_PROMPT = """\
+You maintain the running summary of a conversation between a user and an AI agent.
+You get the previous summary (inside <summary>, possibly absent) and the new messages
+(inside <messages>). Write the updated summary: keep what still matters from the previous
+summary, add what the new messages establish (goals, decisions, facts, preferences, open
+questions), drop what the new messages make obsolete. Be concise and factual; write in the
+third person; do not address the user. Answer with the summary text only."""
+DEFAULT_PROMPT_TOKEN_LIMIT = 100_000
+
+
+def apply_summary_budget(text: str, token_budget: int | None) -> str:
+    """The summary cut to ``token_budget`` tokens when it exceeds it (<= 0 or None: whole)."""
+    if token_budget and token_budget > 0 and estimate_tokens(text) > token_budget:
+        return text[: chars_for_tokens(token_budget)]
+    return text
+
+
+def build_summary_prompt(
+    messages: Sequence[PromptMessage],
+    previous_summary: str | None,
+    token_budget: int | None,
+    prompt_token_limit: int,
+) -> BuiltPrompt:
+    """The refresh prompt; asks for at most ``token_budget`` tokens when one is given."""
+    length = (f"Write at most {token_budget} tokens (about {int(token_budget * 0.75)} words)."
+              if token_budget and token_budget > 0 else "Keep it short.")
+    return build_prompt(SUMMARY_SYSTEM_PROMPT, messages, summary=previous_summary,
+                        token_limit=prompt_token_limit,
+                        task=f"Write the updated summary now. {length}")
+
+
+def summarize(
+    llm: ILlm,
+    messages: Sequence[Message | PromptMessage | Mapping[str, Any]],
+    previous_summary: str | None = None,
+    token_budget: int | None = None,
+    *,
+    prompt_token_limit: int = DEFAULT_PROMPT_TOKEN_LIMIT,
+    max_message_token_length: int = SDK_DEFAULTS["max_message_token_length"],
+    message_shortening_input_token_limit: int = SDK_DEFAULTS[
+        "message_shortening_input_token_limit"],
+) -> str:
+    """The previous summary updated with ``messages``, within ``token_budget`` tokens.
+
+    ``prompt_token_limit`` (the thread's ``memory_extraction_token_limit``, or
+    ``context_card_token_limit`` for cards) bounds the prompt; <= 0 disables it. With no
+    messages the previous summary is returned unchanged. Raises LlmError on failure or an
+    empty answer.
+    """
+    if not messages:
+        return apply_summary_budget(previous_summary or "", token_budget)
+    shortener = MessageShortener(llm, max_message_token_length,
+                                 message_shortening_input_token_limit)
+    copies = shortener.shorten([to_prompt_message(m) for m in messages])
+    prompt = build_summary_prompt(copies, previous_summary, token_budget, prompt_token_limit)
+    if not prompt.labels:
+        logger.warning("prompt token limit %s leaves no room for any message; the summary "
+                       "is not refreshed", prompt_token_limit)
+        return apply_summary_budget(previous_summary or "", token_budget)
+    text = clean_answer(llm.generate(prompt.messages), tag="summary", what="summary")
+    return apply_summary_budget(text, token_budget)

@@ -1,0 +1,73 @@
+"""Topics of a thread for the context card's ``<topics>`` section.
+
+Why: a short list of what the conversation is about helps an agent orient itself before
+reading details. Topics are optional decoration, so an answer that cannot be parsed yields
+no topics (logged) instead of failing the context card.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from oracleagentmemory.apis.llm import ILlm
+from oracleagentmemory.apis.message import Message
+from oracleagentmemory.core.extraction.prompts import PromptMessage, build_prompt, to_prompt_message
+from oracleagentmemory.core.llms.errors import LlmOutputError
+from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
+
+logger = logging.getLogger(__name__)
+
+TOPICS_SYSTEM_PROMPT = """\
+You list the topics of a conversation between a user and an AI agent, from its summary
+(inside <summary>) and recent messages (inside <messages>). A topic is a short noun phrase
+of one to four words (e.g. "trip to Rome", "vegetarian diet"). List the most important
+first, without duplicates. Answer with a JSON object only: {"topics": ["...", "..."]}."""
+DEFAULT_MAX_TOPICS = 8
+MAX_TOPIC_CHARS = 80
+
+
+def parse_topics(answer: str, max_topics: int = DEFAULT_MAX_TOPICS) -> list[str]:
+    """Distinct, trimmed topic strings from an answer; LlmOutputError when none can be read."""
+    value: Any = parse_json_output(answer)
+    if isinstance(value, Mapping):
+        value = value.get("topics", next((v for v in value.values() if isinstance(v, list)),
+                                         None))
+    if not isinstance(value, list):
+        raise LlmOutputError(f"topics answer has no list of topics: {str(value)[:200]!r}")
+    topics: list[str] = []
+    seen: set[str] = set()
+    for item in value:
+        if isinstance(item, Mapping):
+            item = item.get("topic", item.get("name"))
+        if not isinstance(item, str):
+            continue
+        topic = " ".join(item.split())[:MAX_TOPIC_CHARS]
+        if topic and topic.casefold() not in seen:
+            seen.add(topic.casefold())
+            topics.append(topic)
+    return topics[:max_topics] if max_topics > 0 else topics
+
+
+def extract_topics(
+    llm: ILlm,
+    messages: Sequence[Message | PromptMessage | Mapping[str, Any]],
+    summary: str | None = None,
+    *,
+    token_limit: int = 100_000,
+    max_topics: int = DEFAULT_MAX_TOPICS,
+) -> list[str]:
+    """Up to ``max_topics`` topics; ``token_limit`` (``context_card_token_limit``) bounds
+    the prompt. An unparsable answer gives [] with a warning; a failed call raises LlmError.
+    """
+    if not messages and not (summary or "").strip():
+        return []
+    prompt = build_prompt(TOPICS_SYSTEM_PROMPT, [to_prompt_message(m) for m in messages],
+                          summary=summary, token_limit=token_limit)
+    answer = llm.generate(prompt.messages, response_format=JSON_RESPONSE_FORMAT)
+    try:
+        return parse_topics(answer, max_topics)
+    except LlmOutputError as exc:
+        logger.warning("ignoring the topics answer: %s", exc)
+        return []

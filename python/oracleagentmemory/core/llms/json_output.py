@@ -1,0 +1,62 @@
+"""Tolerant parsing of JSON answers from chat models.
+
+Why: not every server enforces JSON mode, and models wrap JSON in code fences, prose or
+``<think>`` reasoning blocks. We strip those and take the first complete JSON object or
+array; when there is none the error says so and shows the start of the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from oracleagentmemory.core.llms.errors import LlmOutputError
+
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
+SNIPPET_CHARS = 200
+MAX_DECODE_ATTEMPTS = 200
+"""Bracket positions tried before giving up, so a long garbage answer stays cheap."""
+
+JSON_RESPONSE_FORMAT = {"type": "json_object"}
+"""The ``response_format`` option asking an OpenAI-compatible server for a JSON object."""
+
+
+def strip_reasoning(text: str) -> str:
+    """Drop ``<think>…</think>`` blocks (and an unterminated leading one) from an answer."""
+    text = _THINK.sub("", text)
+    lowered = text.lower()
+    if "<think>" in lowered and "</think>" not in lowered:
+        text = text[: lowered.index("<think>")]
+    return text.strip()
+
+
+def parse_json_output(text: str) -> Any:
+    """The first JSON object or array in a model answer.
+
+    Tries, in order: the whole answer, the contents of each code fence, then every ``{`` or
+    ``[`` position with a raw decoder (so trailing prose is ignored).
+    Raises :class:`LlmOutputError` when none of these yields JSON.
+    """
+    if not isinstance(text, str):
+        raise LlmOutputError(f"expected the model's text answer, got {type(text).__name__}")
+    cleaned = strip_reasoning(text)
+    candidates = [cleaned, *(block.strip() for block in _FENCE.findall(cleaned))]
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        if isinstance(value, (dict, list)):
+            return value
+    decoder = json.JSONDecoder()
+    starts = [index for index, char in enumerate(cleaned) if char in "{["]
+    for index in starts[:MAX_DECODE_ATTEMPTS]:
+        try:
+            value, _ = decoder.raw_decode(cleaned, index)
+        except ValueError:
+            continue
+        return value
+    snippet = cleaned[:SNIPPET_CHARS] if cleaned else "<empty answer>"
+    raise LlmOutputError(f"the model's answer contains no JSON object or array: {snippet!r}")
