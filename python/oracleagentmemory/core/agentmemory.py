@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +22,7 @@ from oracleagentmemory.core.arguments import (
     reject_store_kwargs,
 )
 from oracleagentmemory.core.async_twins import AsyncTwins
+from oracleagentmemory.core.extraction.background import BackgroundExtractionQueue
 from oracleagentmemory.core.extraction_config import MemoryExtractionConfig
 from oracleagentmemory.core.image_config import ImageInputLimitConfig
 from oracleagentmemory.core.records import to_record
@@ -118,6 +120,31 @@ class OracleAgentMemory(AsyncTwins):
             connection, embedder.embedding_dimension, self.schema_policy, self.search_strategy
         )
         self._closed = False
+        self._background: BackgroundExtractionQueue | None = None
+        self._background_lock = threading.Lock()
+
+    # -- background extraction --------------------------------------------------------
+
+    def _background_queue(self) -> BackgroundExtractionQueue:
+        """The client's extraction queue, started on first use."""
+        with self._background_lock:
+            if self._background is None:
+                size = MemoryExtractionConfig(**self._client_settings.get(
+                    "memory_extraction_config", {})).resolved().background_extraction_queue_size
+                self._background = BackgroundExtractionQueue(queue_size=size)
+            return self._background
+
+    def _wait_for_threads(self, thread_ids: list[str] | None,
+                          timeout: float | None = 300) -> None:
+        """Wait for extraction this client accepted earlier for these threads (all: None)."""
+        if timeout is not None and timeout < 0:
+            raise ValueError("timeout must be None or at least 0")
+        if self._background is not None:
+            self._background.wait(thread_ids, timeout)
+
+    def _owned_threads(self, column: str, owner_id: str) -> list[str]:
+        return [record["id"] for record in self.store.get_records(
+            {"record_types": ["thread"], column: owner_id})]
 
     # -- embeddings -------------------------------------------------------------------
 
@@ -159,12 +186,22 @@ class OracleAgentMemory(AsyncTwins):
         return self.store.write_records([record])[0]
 
     def delete_user(self, user_id: str) -> int:
-        """Delete a user profile and everything scoped to the user, in one transaction."""
-        return self.store.delete_cascade("user", check_text(user_id, "user_id"))["owner"]
+        """Delete a user profile and everything scoped to the user, in one transaction.
+
+        Waits first for background extraction this client accepted for the user's threads.
+        """
+        check_text(user_id, "user_id")
+        self._wait_for_threads(self._owned_threads("user_id", user_id))
+        return self.store.delete_cascade("user", user_id)["owner"]
 
     def delete_agent(self, agent_id: str) -> int:
-        """Delete an agent profile and everything scoped to the agent, in one transaction."""
-        return self.store.delete_cascade("agent", check_text(agent_id, "agent_id"))["owner"]
+        """Delete an agent profile and everything scoped to the agent, in one transaction.
+
+        Waits first for background extraction this client accepted for the agent's threads.
+        """
+        check_text(agent_id, "agent_id")
+        self._wait_for_threads(self._owned_threads("agent_id", agent_id))
+        return self.store.delete_cascade("agent", agent_id)["owner"]
 
     # -- threads ----------------------------------------------------------------------
 
@@ -213,8 +250,13 @@ class OracleAgentMemory(AsyncTwins):
         return self._thread_from_record(updated, NOT_SET_MARKER, {})
 
     def delete_thread(self, thread_id: str) -> int:
-        """Delete a thread with its messages, memories, summaries, images and links."""
-        return self.store.delete_cascade("thread", check_text(thread_id, "thread_id"))["owner"]
+        """Delete a thread with its messages, memories, summaries, images and links.
+
+        Waits first for background extraction this client accepted for the thread.
+        """
+        check_text(thread_id, "thread_id")
+        self._wait_for_threads([thread_id])
+        return self.store.delete_cascade("thread", thread_id)["owner"]
 
     def _settings_from_arguments(self, method: str, arguments: dict[str, Any]) -> dict[str, Any]:
         from oracleagentmemory.core.thread_settings import (
@@ -328,9 +370,11 @@ class OracleAgentMemory(AsyncTwins):
 
     def delete_memory(self, memory_id: str) -> int:
         """Delete a memory-like record (memory, fact, preference or guideline) by id."""
-        return self.store.delete_records(
-            [check_text(memory_id, "memory_id")], list(MEMORY_TYPES)
-        )
+        check_text(memory_id, "memory_id")
+        found = self.store.get_records({"ids": [memory_id], "record_types": list(MEMORY_TYPES)})
+        if found and found[0]["thread_id"] is not None:
+            self._wait_for_threads([found[0]["thread_id"]])
+        return self.store.delete_records([memory_id], list(MEMORY_TYPES))
 
     # -- search -----------------------------------------------------------------------
 
@@ -416,19 +460,24 @@ class OracleAgentMemory(AsyncTwins):
     # -- lifecycle --------------------------------------------------------------------
 
     def wait_for_memory_extraction(self, timeout: float | None = 300) -> None:
-        """Wait for background extraction accepted earlier by this client (none runs yet)."""
-        if timeout is not None and timeout < 0:
-            raise ValueError("timeout must be None or at least 0")
+        """Wait for background extraction this client accepted before the call, all threads.
+
+        Failed extraction counts as finished; TimeoutError when the timeout expires first.
+        """
+        self._wait_for_threads(None, timeout)
 
     def purge_expired(self) -> int:
         """Physically remove expired records now (reads never show them anyway)."""
         return self.store.purge_expired()
 
     def close(self) -> None:
-        """Stop accepting work and release the store. Idempotent."""
+        """Stop accepting background work, wait for it up to ``close_timeout``, release the
+        store. Returns even when the wait times out. Idempotent."""
         if self._closed:
             return
         self._closed = True
+        if self._background is not None:
+            self._background.close(self.close_timeout)
         self.store.close()
 
     def __enter__(self) -> OracleAgentMemory:

@@ -10,7 +10,13 @@ from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.apis.record import MEMORY_TYPES
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.contextcard import OracleContextCard
-from oracleagentmemory.core.summaries import check_count, recent_messages, transcript
+from oracleagentmemory.core.derived_memory import card_summary_and_topics
+from oracleagentmemory.core.summaries import (
+    SUMMARY_SOURCE_MESSAGES,
+    check_count,
+    recent_messages,
+    transcript,
+)
 from oracleagentmemory.core.tokens import apply_token_budgets
 
 if TYPE_CHECKING:
@@ -67,7 +73,13 @@ def build_context_card(
     if minimums:
         limit = max(limit, sum(minimums.values()))
 
-    summary = transcript(recent_messages(thread, fallback_count, except_last))
+    messages = recent_messages(thread, fallback_count, except_last)
+    summary, topics = transcript(messages), None
+    if thread.llm is not None:
+        generated = card_summary_and_topics(
+            thread, recent_messages(thread, SUMMARY_SOURCE_MESSAGES, except_last), except_last)
+        if generated is not None:
+            summary, topics = generated
     relevant: list[OracleSearchResult] = []
     if summary and limit:
         excluded = (
@@ -84,7 +96,7 @@ def build_context_card(
             value_or(soft_token_budget, config.soft_token_budget),
         )
     recent = thread.get_messages(start=-recent_count, end=None) if recent_count else []
-    return OracleContextCard(summary=summary, topics=None, relevant_results=relevant,
+    return OracleContextCard(summary=summary, topics=topics, relevant_results=relevant,
                              recent_messages=recent)
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.message import Message
+from oracleagentmemory.core.derived_memory import llm_summary
 from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
 
@@ -60,7 +61,11 @@ def thread_summary(thread: OracleThread, except_last: Any, token_budget: Any) ->
     budget = DEFAULT_SUMMARY_TOKEN_BUDGET if token_budget is NOT_SET_MARKER else token_budget
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)):
         raise TypeError(f"token_budget must be an int, got {type(budget).__name__}")
-    text = transcript(recent_messages(thread, SUMMARY_SOURCE_MESSAGES, except_last))
+    messages = recent_messages(thread, SUMMARY_SOURCE_MESSAGES, except_last)
+    generated = llm_summary(thread, messages, except_last, budget)
+    if generated is not None:
+        return OracleSummary(content=generated)
+    text = transcript(messages)
     if budget and budget > 0 and estimate_tokens(text) > budget:
         text = text[: chars_for_tokens(budget)]
     return OracleSummary(content=text)

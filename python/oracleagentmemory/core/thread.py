@@ -9,7 +9,7 @@ from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.apis.message import ImageContent, Message
 from oracleagentmemory.apis.record import MEMORY_TYPES, ImageRecord
 from oracleagentmemory.apis.thread import IThread
-from oracleagentmemory.core import scope_resolution
+from oracleagentmemory.core import derived_memory, scope_resolution
 from oracleagentmemory.core.arguments import reject_store_kwargs
 from oracleagentmemory.core.async_twins import AsyncTwins
 from oracleagentmemory.core.contextcard import OracleContextCard
@@ -196,8 +196,10 @@ class OracleThread(IThread, AsyncTwins):
             })
             records.extend({**image, "message_id": message_id} for image in images)
         written = self.store.write_records(records)
-        return [rid for rid, record in zip(written, records, strict=True)
-                if record["record_type"] == "message"]
+        message_ids = [rid for rid, record in zip(written, records, strict=True)
+                       if record["record_type"] == "message"]
+        derived_memory.after_messages_added(self, message_ids)
+        return message_ids
 
     def _message_images(self, message: Message, ttl: dict[str, Any]
                         ) -> tuple[list[dict[str, Any]] | None, list[dict[str, Any]]]:
@@ -247,7 +249,7 @@ class OracleThread(IThread, AsyncTwins):
             return description
         if description is not None and description is not NOT_SET_MARKER:
             raise TypeError(f"description must be a str or None, got {type(description).__name__}")
-        return ""
+        return derived_memory.caption(self, data, mime)
 
     def get_messages(self, start: Any = NOT_SET_MARKER, end: Any = NOT_SET_MARKER,
                      include_image_bytes: bool = False) -> list[Message]:
@@ -310,10 +312,17 @@ class OracleThread(IThread, AsyncTwins):
         updated = self.store.update_record(message_id, ["message"], changes, self.thread_id)
         if updated is None:
             raise KeyError(f"message {message_id!r} does not exist in thread {self.thread_id!r}")
+        if "content" in changes:
+            derived_memory.after_message_updated(self, message_id)
         return updated["id"]
 
     def delete_message(self, message_id: str) -> int:
-        """Delete one raw message of this thread (derived memories stay)."""
+        """Delete one raw message of this thread (derived memories stay).
+
+        Waits first (up to 300 s, then TimeoutError without deleting) for background
+        extraction of this thread that this client accepted earlier.
+        """
+        self.client._wait_for_threads([self.thread_id])
         return self.store.delete_records([message_id], ["message"], self.thread_id)
 
     # -- images -----------------------------------------------------------------------
@@ -469,8 +478,14 @@ class OracleThread(IThread, AsyncTwins):
                            ("thread_id", thread_id)):
             if value is not NOT_SET_MARKER:
                 scope[key] = value
-        return self.client._write_memory(content, scope, memory_id, memory_type, metadata,
-                                         timestamp, ttl_days, ttl_anchor, status, links)
+        new_id = self.client._write_memory(content, scope, memory_id, memory_type, metadata,
+                                           timestamp, ttl_days, ttl_anchor, status, links)
+        linking = self.llm is not None if autonomous_linking is NOT_SET_MARKER \
+            else bool(autonomous_linking)
+        if linking and self.llm is not None and scope["thread_id"] == self.thread_id:
+            derived_memory.link_autonomously(self, new_id, content,
+                                             value_or(memory_type, "memory"))
+        return new_id
 
     def _owned_memory(self, memory_id: Any, argument: str) -> dict[str, Any]:
         found = self.store.get_records({"ids": [memory_id], "record_types": list(MEMORY_TYPES),
@@ -490,7 +505,12 @@ class OracleThread(IThread, AsyncTwins):
                                           timestamp, ttl_days, ttl_anchor, status)
 
     def delete_memory(self, memory_id: str) -> int:
-        """Delete a memory-like record of exactly this thread; 0 when missing or elsewhere."""
+        """Delete a memory-like record of exactly this thread; 0 when missing or elsewhere.
+
+        Waits first for earlier accepted background extraction of this thread, like
+        :meth:`delete_message`.
+        """
+        self.client._wait_for_threads([self.thread_id])
         return self.store.delete_records([memory_id], list(MEMORY_TYPES), self.thread_id)
 
     # -- search -----------------------------------------------------------------------
@@ -634,9 +654,12 @@ class OracleThread(IThread, AsyncTwins):
         )
 
     def wait_for_memory_extraction(self, timeout: float | None = 300) -> None:
-        """Wait for background extraction of this thread accepted earlier (none runs yet)."""
-        if timeout is not None and timeout < 0:
-            raise ValueError("timeout must be None or at least 0")
+        """Wait for background extraction of this thread that this client accepted earlier.
+
+        Work accepted after the call starts is not waited for; failed extraction counts as
+        finished. Raises TimeoutError when the timeout expires first.
+        """
+        self.client._wait_for_threads([self.thread_id], timeout)
 
     _async_twins = (
         "add_messages", "get_messages", "get_message", "update_message", "delete_message",
