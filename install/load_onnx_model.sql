@@ -1,0 +1,42 @@
+-- Load an ONNX embedding model into the store owner's schema, from a directory object.
+-- Run as the store owner (CREATE MINING MODEL, READ on the directory):
+--   sql owner/password@db @load_onnx_model.sql MODEL_DIR all_MiniLM_L12_v2.onnx ALL_MINILM_L12_V2
+-- Arguments: 1 directory object, 2 ONNX file name in it, 3 model name (an unquoted SQL name;
+-- render the store with embedding_model => the same name for in-database embedding).
+-- The model must output vectors of the store's dimension (384 for the MiniLM family).
+-- Checked: DBMS_VECTOR.LOAD_ONNX_MODEL(directory, file_name, model_name, metadata JSON),
+--   https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/load_onnx_model-procedure.html
+SET SERVEROUTPUT ON
+SET VERIFY OFF
+WHENEVER SQLERROR EXIT SQL.SQLCODE
+DEFINE model_dir = '&1'
+DEFINE model_file = '&2'
+DEFINE model_name = '&3'
+
+DECLARE
+  l_directory VARCHAR2(128) := DBMS_ASSERT.SIMPLE_SQL_NAME(UPPER(q'[&&model_dir]'));
+  l_model     VARCHAR2(128) := DBMS_ASSERT.SIMPLE_SQL_NAME(UPPER(q'[&&model_name]'));
+  l_file      VARCHAR2(4000) := q'[&&model_file]';
+BEGIN
+  IF INSTR(l_file, '/') > 0 OR INSTR(l_file, '\') > 0 THEN
+    RAISE_APPLICATION_ERROR(-20001, 'model_file must be a file name inside the directory object');
+  END IF;
+  BEGIN
+    DBMS_VECTOR.DROP_ONNX_MODEL(model_name => l_model, force => TRUE);
+  EXCEPTION
+    WHEN OTHERS THEN
+      NULL;  -- no such model yet
+  END;
+  DBMS_VECTOR.LOAD_ONNX_MODEL(
+    directory  => l_directory,
+    file_name  => l_file,
+    model_name => l_model,
+    metadata   => JSON('{"function": "embedding", "embeddingOutput": "embedding", "input": {"input": ["DATA"]}}'));
+  DBMS_OUTPUT.PUT_LINE('loaded model ' || l_model);
+END;
+/
+
+PROMPT == the model as seen by the database (vector dimension is in the attributes)
+SELECT model_name, mining_function, algorithm
+  FROM user_mining_models
+ WHERE model_name = UPPER(q'[&&model_name]');

@@ -1,0 +1,58 @@
+-- Upgrade the agent-memory store AGENT_MEMORY in the current schema to the schema version of
+-- these scripts. Run as the store owner:   sql owner/password@db @upgrade.sql
+-- Steps: refuse a store newer than the scripts, run the DDL steps of every missing version
+-- (none yet: version 1 is the first), re-create every package (CREATE OR REPLACE keeps
+-- grants), record the version.
+SET SERVEROUTPUT ON
+SET DEFINE OFF
+WHENEVER SQLERROR EXIT SQL.SQLCODE
+
+PROMPT == reading the installed schema version
+DECLARE
+  c_target CONSTANT PLS_INTEGER := 1;
+  l_current NUMBER;
+BEGIN
+  SELECT TO_NUMBER(MIN(meta_value)) INTO l_current
+    FROM agent_memory_meta
+   WHERE meta_key = 'schema_version';
+  IF l_current IS NULL THEN
+    RAISE_APPLICATION_ERROR(-20007, 'no agent-memory store here; run install.sql');
+  END IF;
+  IF l_current > c_target THEN
+    RAISE_APPLICATION_ERROR(-20007, 'the store has schema version ' || l_current
+      || ', newer than these scripts (' || c_target || ')');
+  END IF;
+  DBMS_OUTPUT.PUT_LINE('installed schema version ' || l_current || ', target ' || c_target);
+  -- Version steps go here, each guarded by l_current, e.g.
+  --   IF l_current < 2 THEN <ALTER TABLE ... through a reviewed static statement> END IF;
+END;
+/
+
+PROMPT == re-creating the packages
+@@../sql/agent_memory_errors.pks
+@@../sql/agent_memory_codec.pks
+@@../sql/agent_memory_scope.pks
+@@../sql/agent_memory_filter.pks
+@@../sql/agent_memory_retention.pks
+@@../sql/agent_memory_record_api.pks
+@@../sql/agent_memory_link_graph.pks
+@@../sql/agent_memory_search.pks
+@@../sql/agent_memory_admin.pks
+@@../sql/agent_memory.pks
+@@../sql/agent_memory_errors.pkb
+@@../sql/agent_memory_codec.pkb
+@@../sql/agent_memory_scope.pkb
+@@../sql/agent_memory_filter.pkb
+@@../sql/agent_memory_retention.pkb
+@@../sql/agent_memory_record_api.pkb
+@@../sql/agent_memory_link_graph.pkb
+@@../sql/agent_memory_search.pkb
+@@../sql/agent_memory_admin.pkb
+@@../sql/agent_memory.pkb
+
+PROMPT == recording the schema version
+BEGIN
+  AGENT_MEMORY.set_schema_version(p_version => 1);
+  AGENT_MEMORY.check_schema;
+END;
+/

@@ -1,0 +1,1 @@
+"""Oracle store SQL: rendering of the DDL and PL/SQL package templates under sql/templates."""

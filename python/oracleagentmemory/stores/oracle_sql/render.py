@@ -1,0 +1,256 @@
+"""Render the Oracle store's DDL and PL/SQL packages from the jinja2 templates in sql/templates.
+
+Store-specific names (the table/package prefix), the vector dimension and the index choices
+are the only values that reach SQL text. Each is validated here against a regex or a
+whitelist before rendering, so no caller-supplied string is ever concatenated into SQL raw;
+everything else travels as bind variables at run time.
+
+The default rendering (prefix AGENT_MEMORY, dimension 384) is committed under sql/ so the
+static gate can parse it; tests/oracle_sql/test_render.py checks it equals a fresh render.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from oracleagentmemory.stores.errors import InvalidArgumentError
+
+SCHEMA_VERSION = 1
+DEFAULT_PREFIX = "AGENT_MEMORY"
+DEFAULT_DIMENSION = 384
+VECTOR_INDEXES = ("HNSW", "IVF")
+SEARCH_STRATEGIES = ("VECTOR", "KEYWORD", "HYBRID")
+SYNC_MODES = ("ON_COMMIT", "MANUAL", "AUTO")
+MAX_DIMENSION = 65535
+"""Largest VECTOR dimension Oracle accepts."""
+
+PREFIX_PATTERN = re.compile(r"^[A-Z][A-Z0-9_]{0,29}$")
+"""Prefixes are plain upper-case SQL names short enough for every suffix to fit in 128 bytes."""
+MODEL_PATTERN = re.compile(r"^[A-Z][A-Z0-9_$#]{0,122}$")
+"""An in-database model name (unquoted identifier rules of DBMS_VECTOR.LOAD_ONNX_MODEL)."""
+
+MAINTENANCE_CLAUSES = {
+    # SearchIndexSyncMode -> Oracle Text index maintenance preference (hybrid vector index
+    # and search index share them; docs: CREATE HYBRID VECTOR INDEX, "Index Maintenance
+    # Preferences").
+    "ON_COMMIT": "MAINTENANCE MANUAL SYNC (ON COMMIT)",
+    "MANUAL": "MAINTENANCE MANUAL SYNC (MANUAL)",
+    "AUTO": "MAINTENANCE AUTO",
+}
+
+RESERVED_WORDS = frozenset(
+    """ACCESS ADD ALL ALTER AND ANY AS ASC AUDIT BETWEEN BY CHAR CHECK CLUSTER COLUMN COMMENT
+    COMPRESS CONNECT CREATE CURRENT DATE DECIMAL DEFAULT DELETE DESC DISTINCT DROP ELSE
+    EXCLUSIVE EXISTS FILE FLOAT FOR FROM GRANT GROUP HAVING IDENTIFIED IMMEDIATE IN INCREMENT
+    INDEX INITIAL INSERT INTEGER INTERSECT INTO IS LEVEL LIKE LOCK LONG MAXEXTENTS MINUS
+    MLSLABEL MODE MODIFY NOAUDIT NOCOMPRESS NOT NOWAIT NULL NUMBER OF OFFLINE ON ONLINE OPTION
+    OR ORDER PCTFREE PRIOR PUBLIC RAW RENAME RESOURCE REVOKE ROW ROWID ROWNUM ROWS SELECT
+    SESSION SET SHARE SIZE SMALLINT START SUCCESSFUL SYNONYM SYSDATE TABLE THEN TO TRIGGER UID
+    UNION UNIQUE UPDATE USER VALIDATE VALUES VARCHAR VARCHAR2 VIEW WHENEVER WHERE WITH""".split()  # noqa: SIM905
+)
+"""Oracle SQL reserved words (SQL Language Reference, appendix "Oracle SQL Reserved Words")."""
+
+TEMPLATES = (
+    # (template, output file pattern): order is install order; specs before bodies.
+    ("tables.sql.j2", "{p}_tables.sql"),
+    ("indexes.sql.j2", "{p}_indexes.sql"),
+    ("errors.pks.j2", "{p}_errors.pks"),
+    ("codec.pks.j2", "{p}_codec.pks"),
+    ("scope.pks.j2", "{p}_scope.pks"),
+    ("filter.pks.j2", "{p}_filter.pks"),
+    ("retention.pks.j2", "{p}_retention.pks"),
+    ("record_api.pks.j2", "{p}_record_api.pks"),
+    ("link_graph.pks.j2", "{p}_link_graph.pks"),
+    ("search.pks.j2", "{p}_search.pks"),
+    ("admin.pks.j2", "{p}_admin.pks"),
+    ("facade.pks.j2", "{p}.pks"),
+    ("errors.pkb.j2", "{p}_errors.pkb"),
+    ("codec.pkb.j2", "{p}_codec.pkb"),
+    ("scope.pkb.j2", "{p}_scope.pkb"),
+    ("filter.pkb.j2", "{p}_filter.pkb"),
+    ("retention.pkb.j2", "{p}_retention.pkb"),
+    ("record_api.pkb.j2", "{p}_record_api.pkb"),
+    ("link_graph.pkb.j2", "{p}_link_graph.pkb"),
+    ("search.pkb.j2", "{p}_search.pkb"),
+    ("admin.pkb.j2", "{p}_admin.pkb"),
+    ("facade.pkb.j2", "{p}.pkb"),
+)
+UNINSTALL_TEMPLATE = ("uninstall.sql.j2", "{p}_uninstall.sql")
+
+
+@dataclass(frozen=True)
+class StoreOptions:
+    """Validated rendering options of one store."""
+
+    prefix: str
+    dimension: int
+    vector_index: str
+    search_strategy: str
+    sync_mode: str
+    embedding_model: str | None
+
+
+def validate_prefix(prefix: str) -> str:
+    """An upper-case SQL name that is not a reserved word (the facade package is named so)."""
+    if not isinstance(prefix, str) or not PREFIX_PATTERN.match(prefix):
+        raise InvalidArgumentError(
+            f"prefix must match {PREFIX_PATTERN.pattern} (upper-case letters, digits, _), "
+            f"got {prefix!r}"
+        )
+    if prefix in RESERVED_WORDS:
+        raise InvalidArgumentError(f"prefix {prefix!r} is an Oracle reserved word")
+    return prefix
+
+
+def validate_options(
+    prefix: str = DEFAULT_PREFIX,
+    dimension: int = DEFAULT_DIMENSION,
+    vector_index: str = "HNSW",
+    search_strategy: str = "VECTOR",
+    sync_mode: str = "ON_COMMIT",
+    embedding_model: str | None = None,
+) -> StoreOptions:
+    """Check every value that will appear in SQL text; raise InvalidArgumentError otherwise."""
+    validate_prefix(prefix)
+    if isinstance(dimension, bool) or not isinstance(dimension, int):
+        raise InvalidArgumentError("dimension must be an integer")
+    if not 1 <= dimension <= MAX_DIMENSION:
+        raise InvalidArgumentError(f"dimension must be between 1 and {MAX_DIMENSION}")
+    for name, value, allowed in (
+        ("vector_index", vector_index, VECTOR_INDEXES),
+        ("search_strategy", search_strategy, SEARCH_STRATEGIES),
+        ("sync_mode", sync_mode, SYNC_MODES),
+    ):
+        if value not in allowed:
+            raise InvalidArgumentError(f"{name} must be one of {', '.join(allowed)}")
+    if embedding_model is not None:
+        if not isinstance(embedding_model, str) or not MODEL_PATTERN.match(
+            embedding_model.upper()
+        ):
+            raise InvalidArgumentError(
+                f"embedding_model must be an unquoted model name, got {embedding_model!r}"
+            )
+        embedding_model = embedding_model.upper()
+        if embedding_model in RESERVED_WORDS:
+            raise InvalidArgumentError(f"embedding_model {embedding_model!r} is reserved")
+    return StoreOptions(
+        prefix, dimension, vector_index, search_strategy, sync_mode, embedding_model
+    )
+
+
+def object_names(prefix: str) -> dict[str, str]:
+    """Every schema object name of a store, derived from its validated prefix."""
+    validate_prefix(prefix)
+    return {
+        "facade": prefix,
+        "errors": f"{prefix}_ERRORS",
+        "codec": f"{prefix}_CODEC",
+        "scope": f"{prefix}_SCOPE",
+        "filter": f"{prefix}_FILTER",
+        "retention": f"{prefix}_RETENTION",
+        "record_api": f"{prefix}_RECORD_API",
+        "link_graph": f"{prefix}_LINK_GRAPH",
+        "search": f"{prefix}_SEARCH",
+        "admin": f"{prefix}_ADMIN",
+        "t_meta": f"{prefix}_META",
+        "t_records": f"{prefix}_RECORDS",
+        "t_images": f"{prefix}_IMAGES",
+        "t_relations": f"{prefix}_RELATIONS",
+        "ix_vector": f"{prefix}_RECORDS_VIX",
+        "ix_text": f"{prefix}_RECORDS_TIX",
+        "job": f"{prefix}_PURGE_JOB",
+    }
+
+
+def templates_dir() -> Path:
+    """Where the .j2 files live: $AGENTMEMORY_SQL_TEMPLATES, the wheel's copy, or the repo."""
+    override = os.environ.get("AGENTMEMORY_SQL_TEMPLATES")
+    if override:
+        return Path(override)
+    packaged = Path(__file__).with_name("sql") / "templates"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[4] / "sql" / "templates"
+
+
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _context(options: StoreOptions) -> dict[str, object]:
+    hybrid_index = options.search_strategy == "HYBRID" and options.embedding_model is not None
+    return {
+        "prefix": options.prefix,
+        "n": object_names(options.prefix),
+        "dimension": options.dimension,
+        "vector_index": options.vector_index,
+        "search_strategy": options.search_strategy,
+        "sync_mode": options.sync_mode,
+        "maintenance_clause": MAINTENANCE_CLAUSES[options.sync_mode],
+        "embedding_model": options.embedding_model,
+        "hybrid_index": hybrid_index,
+        "schema_version": SCHEMA_VERSION,
+    }
+
+
+def render_install(
+    prefix: str = DEFAULT_PREFIX,
+    dimension: int = DEFAULT_DIMENSION,
+    vector_index: str = "HNSW",
+    search_strategy: str = "VECTOR",
+    sync_mode: str = "ON_COMMIT",
+    embedding_model: str | None = None,
+) -> list[tuple[str, str]]:
+    """Every install script of one store as (file name, SQL text), in install order."""
+    options = validate_options(
+        prefix, dimension, vector_index, search_strategy, sync_mode, embedding_model
+    )
+    env = _environment()
+    context = _context(options)
+    stem = options.prefix.lower()
+    return [
+        (pattern.format(p=stem), env.get_template(template).render(context))
+        for template, pattern in TEMPLATES
+    ]
+
+
+def render_uninstall(prefix: str = DEFAULT_PREFIX) -> tuple[str, str]:
+    """The script that drops every object of one store (job, packages, indexes, tables)."""
+    options = validate_options(prefix)
+    template, pattern = UNINSTALL_TEMPLATE
+    text = _environment().get_template(template).render(_context(options))
+    return pattern.format(p=options.prefix.lower()), text
+
+
+def render_all(**options: object) -> list[tuple[str, str]]:
+    """Install scripts followed by the uninstall script (what sql/ holds for the default)."""
+    prefix = str(options.get("prefix", DEFAULT_PREFIX))
+    return [*render_install(**options), render_uninstall(prefix)]  # type: ignore[arg-type]
+
+
+def write_rendered(target: Path, **options: object) -> list[Path]:
+    """Write a rendering into a directory (used to refresh the committed default files)."""
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in render_all(**options):
+        path = target / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":  # pragma: no cover - maintenance entry point
+    for written_path in write_rendered(Path(__file__).resolve().parents[4] / "sql"):
+        print(written_path)

@@ -1,0 +1,195 @@
+CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
+  /*
+   * AGENT_MEMORY: the public PL/SQL API of the agent-memory store "AGENT_MEMORY".
+   * One member per operation of docs/store-contract.md (the Python protocol
+   * python/oracleagentmemory/stores/protocol.py mirrors the same list). JSON in, JSON out:
+   * the documents have exactly the contract's shapes (RecordIn, RecordOut, RecordQuery,
+   * RecordChanges, LinkIn, LinkOut, LinkChanges, LinkSelector, SearchRequest, SearchHit).
+   *
+   *   contract operation   member                                     returns
+   *   -------------------  -----------------------------------------  --------------------------
+   *   describe             describe                                   JSON object
+   *   write_records        write_records(p_records, p_links,          JSON array of ids
+   *                          p_replace, p_commit)
+   *   get_records          get_records(p_query)                       JSON array of RecordOut
+   *   list_messages        list_messages(p_thread_id, p_start,        JSON array of RecordOut
+   *                          p_end, p_include_bytes)
+   *   update_record        update_record(p_record_id, p_record_types, RecordOut or SQL NULL
+   *                          p_changes, p_thread_id, p_commit)
+   *   delete_records       delete_records(p_record_ids,               NUMBER
+   *                          p_record_types, p_thread_id, p_commit)
+   *   delete_cascade       delete_cascade(p_owner_type, p_owner_id,   {"owner","records","links"}
+   *                          p_commit)
+   *   search               search(p_request)                          JSON array of SearchHit
+   *                        search_rows(p_request)  (pipelined, SQL)   rows of search_row_t
+   *   update_link          update_link(p_relation_id, p_thread_id,    NUMBER 0 or 1
+   *                          p_changes, p_commit)
+   *   delete_links         delete_links(p_selector, p_thread_id,      NUMBER 0 or 1
+   *                          p_commit)
+   *   list_links           list_links(p_thread_id)                    JSON array of LinkOut
+   *   purge_expired        purge_expired(p_commit)                    NUMBER
+   *   close                (client side: release the connection; no member)
+   *   administration       check_schema, reset_store, sync_text_index, ensure_purge_job,
+   *                        drop_purge_job, set_schema_version
+   *
+   * Calling conventions
+   *   - Named binds from clients: agent_memory.write_records(p_records => :p_records, ...).
+   *   - Every write member is one transaction: it sets a savepoint, rolls back to it on any
+   *     error (nothing of the batch stays) and commits at the end unless p_commit => FALSE
+   *     (then the caller owns the transaction).
+   *   - Read members (describe, get_records, list_messages, search, search_rows, list_links)
+   *     do no DML and are callable from SQL, e.g.
+   *       SELECT AGENT_MEMORY.search(JSON('{"query_text": "pizza", "strategy": "KEYWORD"}')) FROM dual;
+   *       SELECT h.record_id, h.distance
+   *         FROM AGENT_MEMORY.search_rows(JSON('{"query_text": "pizza", "strategy": "KEYWORD"}')) h;
+   *   - Image bytes travel inside the JSON documents as base64 text ("image_bytes").
+   *   - A RecordIn without an "embedding" key (absent, not null) is embedded in the database
+   *     with the model rendered into the store (none: such records get no vector);
+   *     "embedding": null stores no vector. A SearchRequest without query_vector is embedded
+   *     the same way.
+   *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" is returned as given.
+   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20008 listed in AGENT_MEMORY_ERRORS.
+   *
+   * AUTHID DEFINER, on purpose: the runtime user gets EXECUTE on this package only and no
+   * privilege on any table; every internal package is ACCESSIBLE BY this facade (and each
+   * other) so it cannot be called around it. AGENT_MEMORY_SCOPE and AGENT_MEMORY_FILTER stay public
+   * because they are pure functions meant for other applications' SQL.
+   */
+
+  -- One row of search_rows: rank (1 = best), the record's id and type, the reported distance,
+  -- the RecordOut document and the "linked" array (JSON text).
+  TYPE search_row_t IS RECORD (
+    rank        NUMBER,
+    record_id   VARCHAR2(512),
+    record_type VARCHAR2(16),
+    distance    NUMBER,
+    record_json CLOB,
+    linked_json CLOB
+  );
+  TYPE search_rows_t IS TABLE OF search_row_t;
+
+  -- {"backend": "oracle", "store_id", "schema_version", "embedding_dimension",
+  --  "search_strategy", "vector_index", "sync_mode", "embedding_model", "purge_job"}.
+  FUNCTION describe RETURN JSON;
+
+  -- Insert every record, then every link, atomically; returns the ids in input order
+  -- (generated ids are 32 hex digits).
+  --   p_records  JSON array of RecordIn (only record_type is required)
+  --   p_links    JSON array of LinkIn, may point at records of the same batch (NULL = none)
+  --   p_replace  TRUE: an id already used in its id space replaces the old record (and its
+  --              links); FALSE: -20003
+  --   p_commit   commit on success (default TRUE)
+  FUNCTION write_records(p_records IN JSON, p_links IN JSON DEFAULT NULL,
+                         p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE)
+    RETURN JSON;
+
+  -- Visible (non-expired) records matching a RecordQuery, oldest first.
+  --   p_query  {"ids", "record_types", "user_id", "agent_id", "thread_id", "message_id",
+  --            "metadata_filter", "include_bytes", "limit"}; every key optional; a scope key
+  --            that is present matches exactly, null included. NULL = every visible record.
+  FUNCTION get_records(p_query IN JSON DEFAULT NULL) RETURN JSON;
+
+  -- Visible messages of one thread in insertion order, sliced like Python's [start:end].
+  --   p_thread_id      the thread id
+  --   p_start, p_end   integers, negative counts from the end, NULL is open
+  --   p_include_bytes  add "image_bytes" (base64) to image records
+  FUNCTION list_messages(p_thread_id IN VARCHAR2, p_start IN NUMBER DEFAULT NULL,
+                         p_end IN NUMBER DEFAULT NULL, p_include_bytes IN BOOLEAN DEFAULT FALSE)
+    RETURN JSON;
+
+  -- Replace the fields present in p_changes of one visible record; SQL NULL when none matched.
+  --   p_record_id     the record id
+  --   p_record_types  JSON array of the record types to look in
+  --   p_changes       RecordChanges: content, embedding, metadata (whole), timestamp, status,
+  --                   ttl_days / ttl_anchor (expiry recomputed), parts, config, mime_type,
+  --                   image_bytes; scope never changes
+  --   p_thread_id     when not NULL, only a record of that thread matches
+  --   p_commit        commit on success
+  FUNCTION update_record(p_record_id IN VARCHAR2, p_record_types IN JSON, p_changes IN JSON,
+                         p_thread_id IN VARCHAR2 DEFAULT NULL, p_commit IN BOOLEAN DEFAULT TRUE)
+    RETURN JSON;
+
+  -- Delete matching records (expired ones included), their relations and the images attached
+  -- to deleted messages; returns how many records matched. -20008 for an image attached to
+  -- a message.
+  --   p_record_ids    JSON array of ids
+  --   p_record_types  JSON array of record types
+  --   p_thread_id     when not NULL, only records of that thread
+  --   p_commit        commit on success
+  FUNCTION delete_records(p_record_ids IN JSON, p_record_types IN JSON,
+                          p_thread_id IN VARCHAR2 DEFAULT NULL, p_commit IN BOOLEAN DEFAULT TRUE)
+    RETURN NUMBER;
+
+  -- Delete a thread, user or agent with everything it owns, in one transaction.
+  --   p_owner_type  'thread' | 'user' | 'agent'
+  --   p_owner_id    the thread id, or the user_id / agent_id
+  --   p_commit      commit on success
+  -- Returns {"owner": 0|1, "records": n, "links": n}.
+  FUNCTION delete_cascade(p_owner_type IN VARCHAR2, p_owner_id IN VARCHAR2,
+                          p_commit IN BOOLEAN DEFAULT TRUE) RETURN JSON;
+
+  -- Scoped, filtered VECTOR / KEYWORD / HYBRID search with link expansion, best first.
+  --   p_request  SearchRequest {"query_text", "query_vector", "strategy", "scope",
+  --              "record_types", "metadata_filter", "include_invalid", "max_results",
+  --              "num_hops", "max_linked_results"}
+  -- Returns [{"record": RecordOut, "distance": n, "linked": [{"record", "relation_id",
+  -- "relation_type", "via_record_id", "hops"}]}].
+  FUNCTION search(p_request IN JSON) RETURN JSON;
+
+  -- The same search as rows, for SELECT ... FROM AGENT_MEMORY.search_rows(...).
+  --   p_request  SearchRequest as for search
+  -- Checked: PIPELINED / PIPE ROW with package-level record and collection types,
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/PIPELINED-clause.html
+  FUNCTION search_rows(p_request IN JSON) RETURN search_rows_t PIPELINED;
+
+  -- Update one relation of a thread; returns 0 (no such relation) or 1.
+  --   p_relation_id  the relation id
+  --   p_thread_id    its thread
+  --   p_changes      LinkChanges {"relation_type", "opposite_relation_type", "timestamp",
+  --                  "metadata"}; a built-in relation_type fixes the opposite label
+  --   p_commit       commit on success
+  FUNCTION update_link(p_relation_id IN VARCHAR2, p_thread_id IN VARCHAR2, p_changes IN JSON,
+                       p_commit IN BOOLEAN DEFAULT TRUE) RETURN NUMBER;
+
+  -- Delete one relation of a thread by {"id"} or by the whole stored-direction tuple
+  -- {"source_id", "source_type", "target_id", "target_type", "relation_type"}; returns 0 or 1.
+  --   p_selector   LinkSelector
+  --   p_thread_id  its thread
+  --   p_commit     commit on success
+  FUNCTION delete_links(p_selector IN JSON, p_thread_id IN VARCHAR2,
+                        p_commit IN BOOLEAN DEFAULT TRUE) RETURN NUMBER;
+
+  -- Relations of a thread in creation order (LinkOut documents).
+  --   p_thread_id  the thread id
+  FUNCTION list_links(p_thread_id IN VARCHAR2) RETURN JSON;
+
+  -- Physically remove expired records (relations and attached images too); returns the count.
+  --   p_commit  commit on success (the purge job passes TRUE)
+  FUNCTION purge_expired(p_commit IN BOOLEAN DEFAULT TRUE) RETURN NUMBER;
+
+  -- -- administration ------------------------------------------------------------------------
+
+  -- -20007 when the schema version differs from this package's or, when p_dimension is given,
+  -- when the store's vector dimension differs from it.
+  PROCEDURE check_schema(p_dimension IN NUMBER DEFAULT NULL);
+
+  -- Delete every record, image and relation (SchemaPolicy RECREATE on a matching schema).
+  PROCEDURE reset_store(p_commit IN BOOLEAN DEFAULT TRUE);
+
+  -- Synchronise the text index (needed with SearchIndexSyncMode MANUAL).
+  PROCEDURE sync_text_index;
+
+  -- Create the DBMS_SCHEDULER purge job; FALSE (with a DBMS_OUTPUT warning) without the
+  -- CREATE JOB privilege.
+  --   p_repeat_interval  scheduler calendar string
+  FUNCTION ensure_purge_job(p_repeat_interval IN VARCHAR2 DEFAULT 'FREQ=HOURLY;INTERVAL=1')
+    RETURN BOOLEAN;
+
+  -- Drop the purge job when it exists.
+  PROCEDURE drop_purge_job;
+
+  -- Record the schema version (install/upgrade.sql, after the version steps ran).
+  --   p_version  the new version
+  PROCEDURE set_schema_version(p_version IN NUMBER);
+END AGENT_MEMORY;
+/

@@ -1,0 +1,61 @@
+CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
+  FUNCTION meta(p_key IN VARCHAR2) RETURN VARCHAR2 IS
+    l_value VARCHAR2(4000);
+  BEGIN
+    SELECT MIN(m.meta_value) INTO l_value FROM AGENT_MEMORY_META m WHERE m.meta_key = p_key;
+    RETURN l_value;
+  END meta;
+
+  FUNCTION describe RETURN JSON IS
+    l_out JSON_OBJECT_T := JSON_OBJECT_T();
+    l_jobs NUMBER;
+  BEGIN
+    SELECT COUNT(*) INTO l_jobs FROM user_scheduler_jobs j WHERE j.job_name = 'AGENT_MEMORY_PURGE_JOB';
+    l_out.put('backend', 'oracle');
+    l_out.put('store_id', 'AGENT_MEMORY');
+    l_out.put('schema_version', TO_NUMBER(meta('schema_version')));
+    l_out.put('embedding_dimension', TO_NUMBER(meta('embedding_dimension')));
+    l_out.put('search_strategy', meta('search_strategy'));
+    l_out.put('vector_index', meta('vector_index'));
+    l_out.put('sync_mode', meta('sync_mode'));
+    l_out.put('embedding_model', meta('embedding_model'));
+    l_out.put('purge_job', l_jobs > 0);
+    RETURN l_out.to_json;
+  END describe;
+
+  PROCEDURE check_schema(p_dimension IN NUMBER) IS
+    l_version   NUMBER;
+    l_dimension NUMBER;
+  BEGIN
+    l_version := TO_NUMBER(meta('schema_version'));
+    IF l_version IS NULL OR l_version <> c_schema_version THEN
+      AGENT_MEMORY_ERRORS.schema_error('store schema version is ' || NVL(TO_CHAR(l_version), 'None')
+        || ', this library needs ' || c_schema_version);
+    END IF;
+    l_dimension := TO_NUMBER(meta('embedding_dimension'));
+    IF p_dimension IS NOT NULL AND l_dimension <> p_dimension THEN
+      AGENT_MEMORY_ERRORS.schema_error('the store holds ' || l_dimension
+        || '-dimensional vectors; the embedder gives ' || p_dimension);
+    END IF;
+  END check_schema;
+
+  PROCEDURE reset_store IS
+  BEGIN
+    DELETE FROM AGENT_MEMORY_RELATIONS;
+    DELETE FROM AGENT_MEMORY_IMAGES;
+    DELETE FROM AGENT_MEMORY_RECORDS;
+  END reset_store;
+
+  PROCEDURE sync_text_index IS
+  BEGIN
+    -- Checked: CTX_DDL.SYNC_INDEX(idx_name), needed when the index was created with
+    -- SYNC (MANUAL); https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/CTX_DDL-package.html
+    CTX_DDL.SYNC_INDEX(idx_name => 'AGENT_MEMORY_RECORDS_TIX');
+  END sync_text_index;
+
+  PROCEDURE set_schema_version(p_version IN NUMBER) IS
+  BEGIN
+    UPDATE AGENT_MEMORY_META m SET m.meta_value = TO_CHAR(p_version) WHERE m.meta_key = 'schema_version';
+  END set_schema_version;
+END AGENT_MEMORY_ADMIN;
+/

@@ -1,0 +1,25 @@
+CREATE OR REPLACE PACKAGE AGENT_MEMORY_ADMIN AUTHID DEFINER
+  ACCESSIBLE BY (PACKAGE AGENT_MEMORY)
+AS
+  /*
+   * AGENT_MEMORY_ADMIN: store facts, schema version checks, reset, text index sync.
+   *
+   * SchemaPolicy is applied by the installer (Python or install/*.sql), which owns the DDL:
+   *   REQUIRE_EXISTING     -> AGENT_MEMORY.check_schema raises -20007 when missing/other version
+   *   CREATE_IF_NECESSARY  -> install when AGENT_MEMORY_META is missing, then check_schema
+   *   RECREATE             -> reset_store (same version and dimension) or uninstall + install
+   *   NO_CHECK             -> nothing
+   * Upgrade path: install/upgrade.sql runs the version steps, re-creates the packages
+   * (CREATE OR REPLACE) and records the new version with set_schema_version.
+   *
+   * AUTHID DEFINER / ACCESSIBLE BY the facade.
+   */
+  c_schema_version CONSTANT PLS_INTEGER := 1;
+
+  FUNCTION describe RETURN JSON;
+  PROCEDURE check_schema(p_dimension IN NUMBER);
+  PROCEDURE reset_store;
+  PROCEDURE sync_text_index;
+  PROCEDURE set_schema_version(p_version IN NUMBER);
+END AGENT_MEMORY_ADMIN;
+/

@@ -1,0 +1,323 @@
+CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
+  FUNCTION now_utc RETURN TIMESTAMP IS
+  BEGIN
+    RETURN SYS_EXTRACT_UTC(SYSTIMESTAMP);
+  END now_utc;
+
+  FUNCTION iso_text(p_ts IN TIMESTAMP) RETURN VARCHAR2 IS
+  BEGIN
+    IF p_ts IS NULL THEN
+      RETURN NULL;
+    END IF;
+    RETURN TO_CHAR(p_ts, 'YYYY-MM-DD"T"HH24:MI:SS.FF6"Z"');
+  END iso_text;
+
+  FUNCTION quoted(p_value IN VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    IF p_value IS NULL THEN
+      RETURN 'None';
+    END IF;
+    RETURN '''' || SUBSTR(p_value, 1, 200) || '''';
+  END quoted;
+
+  FUNCTION parse_iso(p_text IN VARCHAR2, p_argument IN VARCHAR2) RETURN TIMESTAMP IS
+    c_pattern CONSTANT VARCHAR2(200) :=
+      '^([0-9]{4})-([0-9]{2})-([0-9]{2})([T ]([0-9]{2}):([0-9]{2})(:([0-9]{2})(\.([0-9]{1,9}))?)?)?(([+-][0-9]{2}):?([0-9]{2}))?$';
+    l_text VARCHAR2(200);
+    l_norm VARCHAR2(200);
+    l_tz   TIMESTAMP WITH TIME ZONE;
+  BEGIN
+    l_text := TRIM(p_text);
+    IF l_text IS NULL OR LENGTH(l_text) > 64 THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: ' || quoted(p_text));
+    END IF;
+    IF SUBSTR(l_text, -1) IN ('Z', 'z') THEN
+      l_text := SUBSTR(l_text, 1, LENGTH(l_text) - 1) || '+00:00';
+    END IF;
+    IF NOT REGEXP_LIKE(l_text, c_pattern) THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: ' || quoted(p_text));
+    END IF;
+    l_norm := REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 1) || '-'
+           || REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 2) || '-'
+           || REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 3) || ' '
+           || NVL(REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 5), '00') || ':'
+           || NVL(REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 6), '00') || ':'
+           || NVL(REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 8), '00') || '.'
+           || RPAD(NVL(REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 10), '0'), 9, '0') || ' '
+           || NVL(REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 12), '+00') || ':'
+           || NVL(REGEXP_SUBSTR(l_text, c_pattern, 1, 1, NULL, 13), '00');
+    BEGIN
+      l_tz := TO_TIMESTAMP_TZ(l_norm, 'YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM');
+    EXCEPTION
+      WHEN OTHERS THEN
+        AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: ' || quoted(p_text));
+    END;
+    RETURN SYS_EXTRACT_UTC(l_tz);
+  END parse_iso;
+
+  FUNCTION check_id(p_value IN VARCHAR2, p_argument IN VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    IF p_value IS NULL OR LENGTH(p_value) > c_max_id_length THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must have 1 to ' || c_max_id_length || ' characters');
+    END IF;
+    RETURN p_value;
+  END check_id;
+
+  FUNCTION new_id RETURN VARCHAR2 IS
+  BEGIN
+    -- SYS_GUID: 16 globally unique bytes, printed as 32 hex digits like uuid4().hex
+    RETURN LOWER(RAWTOHEX(SYS_GUID()));
+  END new_id;
+
+  FUNCTION to_object(p_json IN JSON, p_argument IN VARCHAR2, p_null_ok IN BOOLEAN DEFAULT TRUE)
+    RETURN JSON_OBJECT_T IS
+    l_el JSON_ELEMENT_T;
+  BEGIN
+    IF p_json IS NULL THEN
+      IF p_null_ok THEN
+        RETURN JSON_OBJECT_T();
+      END IF;
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a JSON object');
+    END IF;
+    l_el := JSON_ELEMENT_T.load(p_json);
+    IF NOT l_el.is_object THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a JSON object');
+    END IF;
+    RETURN TREAT(l_el AS JSON_OBJECT_T);
+  END to_object;
+
+  FUNCTION to_array(p_json IN JSON, p_argument IN VARCHAR2, p_null_ok IN BOOLEAN DEFAULT TRUE)
+    RETURN JSON_ARRAY_T IS
+    l_el JSON_ELEMENT_T;
+  BEGIN
+    IF p_json IS NULL THEN
+      IF p_null_ok THEN
+        RETURN JSON_ARRAY_T();
+      END IF;
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a JSON array');
+    END IF;
+    l_el := JSON_ELEMENT_T.load(p_json);
+    IF NOT l_el.is_array THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a JSON array');
+    END IF;
+    RETURN TREAT(l_el AS JSON_ARRAY_T);
+  END to_array;
+
+  FUNCTION has_key(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2) RETURN BOOLEAN IS
+  BEGIN
+    RETURN p_obj IS NOT NULL AND p_obj.has(p_key);
+  END has_key;
+
+  FUNCTION present(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2) RETURN JSON_ELEMENT_T IS
+    l_el JSON_ELEMENT_T;
+  BEGIN
+    IF NOT has_key(p_obj, p_key) THEN
+      RETURN NULL;
+    END IF;
+    l_el := p_obj.get(p_key);
+    IF l_el IS NULL OR l_el.is_null THEN
+      RETURN NULL;
+    END IF;
+    RETURN l_el;
+  END present;
+
+  FUNCTION opt_string(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN VARCHAR2 IS
+    l_el JSON_ELEMENT_T := present(p_obj, p_key);
+  BEGIN
+    IF l_el IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_string THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a string');
+    END IF;
+    RETURN p_obj.get_string(p_key);
+  END opt_string;
+
+  FUNCTION opt_clob(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN CLOB IS
+    l_el JSON_ELEMENT_T := present(p_obj, p_key);
+  BEGIN
+    IF l_el IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_string THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a string');
+    END IF;
+    RETURN p_obj.get_clob(p_key);
+  END opt_clob;
+
+  FUNCTION opt_id(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN VARCHAR2 IS
+    l_el JSON_ELEMENT_T := present(p_obj, p_key);
+  BEGIN
+    IF l_el IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_string THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a string');
+    END IF;
+    RETURN check_id(p_obj.get_string(p_key), p_argument);
+  END opt_id;
+
+  FUNCTION opt_number(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN NUMBER IS
+    l_el JSON_ELEMENT_T := present(p_obj, p_key);
+  BEGIN
+    IF l_el IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_number THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a number or None');
+    END IF;
+    RETURN p_obj.get_number(p_key);
+  END opt_number;
+
+  FUNCTION opt_boolean(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN BOOLEAN IS
+    l_el JSON_ELEMENT_T := present(p_obj, p_key);
+  BEGIN
+    IF l_el IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_boolean THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a boolean');
+    END IF;
+    RETURN l_el.is_true;
+  END opt_boolean;
+
+  FUNCTION opt_integer(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2,
+                       p_minimum IN NUMBER, p_default IN NUMBER) RETURN NUMBER IS
+    l_el    JSON_ELEMENT_T;
+    l_value NUMBER;
+  BEGIN
+    IF NOT has_key(p_obj, p_key) THEN
+      RETURN p_default;
+    END IF;
+    l_el := p_obj.get(p_key);
+    IF l_el IS NULL OR NOT l_el.is_number THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be an integer of at least ' || p_minimum);
+    END IF;
+    l_value := p_obj.get_number(p_key);
+    IF l_value <> TRUNC(l_value) OR l_value < p_minimum THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be an integer of at least ' || p_minimum);
+    END IF;
+    RETURN l_value;
+  END opt_integer;
+
+  FUNCTION opt_object_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN CLOB IS
+    l_el JSON_ELEMENT_T := present(p_obj, p_key);
+  BEGIN
+    IF l_el IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_object THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a dict or None');
+    END IF;
+    RETURN l_el.to_clob;
+  END opt_object_text;
+
+  FUNCTION opt_array_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN CLOB IS
+    l_el JSON_ELEMENT_T := present(p_obj, p_key);
+  BEGIN
+    IF l_el IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_array THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a list or None');
+    END IF;
+    RETURN l_el.to_clob;
+  END opt_array_text;
+
+  FUNCTION id_list(p_array IN JSON_ARRAY_T, p_argument IN VARCHAR2) RETURN CLOB IS
+    l_out JSON_ARRAY_T := JSON_ARRAY_T();
+    l_el  JSON_ELEMENT_T;
+  BEGIN
+    IF p_array IS NULL THEN
+      RETURN '[]';
+    END IF;
+    FOR i IN 0 .. p_array.get_size - 1 LOOP
+      l_el := p_array.get(i);
+      IF l_el IS NULL OR NOT l_el.is_string THEN
+        AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a string');
+      END IF;
+      l_out.append(check_id(p_array.get_string(i), p_argument));
+    END LOOP;
+    RETURN l_out.to_clob;
+  END id_list;
+
+  FUNCTION vector_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN CLOB IS
+    l_el  JSON_ELEMENT_T := present(p_obj, p_key);
+    l_arr JSON_ARRAY_T;
+  BEGIN
+    IF l_el IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_array THEN
+      AGENT_MEMORY_ERRORS.dimension_mismatch(p_argument || ' must be a one-dimensional vector');
+    END IF;
+    l_arr := TREAT(l_el AS JSON_ARRAY_T);
+    FOR i IN 0 .. l_arr.get_size - 1 LOOP
+      IF NOT l_arr.get(i).is_number THEN
+        AGENT_MEMORY_ERRORS.dimension_mismatch(p_argument || ' must be a one-dimensional vector');
+      END IF;
+    END LOOP;
+    IF l_arr.get_size <> c_dimension THEN
+      AGENT_MEMORY_ERRORS.dimension_mismatch(p_argument || ' has ' || l_arr.get_size
+        || ' dimensions, the store uses ' || c_dimension);
+    END IF;
+    RETURN l_arr.to_clob;
+  END vector_text;
+
+  FUNCTION base64_to_blob(p_text IN CLOB) RETURN BLOB IS
+    c_chunk CONSTANT PLS_INTEGER := 32000;  -- a multiple of 4 base64 characters
+    l_blob  BLOB;
+    l_len   PLS_INTEGER;
+    l_pos   PLS_INTEGER := 1;
+    l_raw   RAW(32767);
+  BEGIN
+    IF p_text IS NULL THEN
+      RETURN NULL;
+    END IF;
+    DBMS_LOB.CREATETEMPORARY(l_blob, TRUE);
+    l_len := DBMS_LOB.GETLENGTH(p_text);
+    WHILE l_pos <= l_len LOOP
+      l_raw := UTL_ENCODE.BASE64_DECODE(
+                 UTL_RAW.CAST_TO_RAW(DBMS_LOB.SUBSTR(p_text, c_chunk, l_pos)));
+      IF UTL_RAW.LENGTH(l_raw) > 0 THEN
+        DBMS_LOB.WRITEAPPEND(l_blob, UTL_RAW.LENGTH(l_raw), l_raw);
+      END IF;
+      l_pos := l_pos + c_chunk;
+    END LOOP;
+    RETURN l_blob;
+  EXCEPTION
+    WHEN VALUE_ERROR THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('image_bytes must be base64 text');
+  END base64_to_blob;
+
+  FUNCTION blob_to_base64(p_blob IN BLOB) RETURN CLOB IS
+    c_chunk CONSTANT PLS_INTEGER := 12000;  -- a multiple of 3 bytes
+    l_text  CLOB;
+    l_len   PLS_INTEGER;
+    l_pos   PLS_INTEGER := 1;
+    l_piece VARCHAR2(32767);
+  BEGIN
+    IF p_blob IS NULL THEN
+      RETURN NULL;
+    END IF;
+    DBMS_LOB.CREATETEMPORARY(l_text, TRUE);
+    l_len := DBMS_LOB.GETLENGTH(p_blob);
+    WHILE l_pos <= l_len LOOP
+      l_piece := UTL_RAW.CAST_TO_VARCHAR2(
+                   UTL_ENCODE.BASE64_ENCODE(DBMS_LOB.SUBSTR(p_blob, c_chunk, l_pos)));
+      l_piece := REPLACE(REPLACE(l_piece, CHR(13)), CHR(10));
+      DBMS_LOB.WRITEAPPEND(l_text, LENGTH(l_piece), l_piece);
+      l_pos := l_pos + c_chunk;
+    END LOOP;
+    RETURN l_text;
+  END blob_to_base64;
+END AGENT_MEMORY_CODEC;
+/

@@ -1,0 +1,32 @@
+CREATE OR REPLACE PACKAGE AGENT_MEMORY_SEARCH AUTHID DEFINER
+  ACCESSIBLE BY (PACKAGE AGENT_MEMORY)
+AS
+  /*
+   * AGENT_MEMORY_SEARCH: scoped, filtered VECTOR / KEYWORD / HYBRID search with link expansion,
+   * the semantics of python/oracleagentmemory/stores/embedded/search.py:
+   *   1. candidates: requested types, not expired, VALID unless include_invalid, every exact
+   *      scope dimension IS its value, then the metadata filter;
+   *   2. scoring: VECTOR cosine distance (VECTOR_DISTANCE ... COSINE, exact over the
+   *      candidates); KEYWORD Oracle Text CONTAINS over the query's words ORed, distance
+   *      1 / (1 + score); HYBRID reciprocal-rank fusion (k = 60), distance 1 - rrf / rrf_max;
+   *   3. non-exact scope dimensions matching the record rank it c_affinity closer;
+   *   4. links walked by AGENT_MEMORY_LINK_GRAPH.expand for memory-like hits.
+   * Without a query_vector the in-database model embeds query_text (when one is configured).
+   *
+   * AUTHID DEFINER / ACCESSIBLE BY the facade, which exposes it to SQL and PL/SQL.
+   * Checked: VECTOR_DISTANCE(v1, v2, COSINE),
+   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/vector_distance.html
+   *   CONTAINS / SCORE and query escaping with braces,
+   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/reserved-words-and-characters.html
+   */
+  c_rrf_k     CONSTANT PLS_INTEGER := 60;
+  c_max_hops  CONSTANT PLS_INTEGER := 5;
+
+  -- The SearchRequest -> [SearchHit] operation (documented in AGENT_MEMORY).
+  FUNCTION search(p_request IN JSON) RETURN JSON;
+
+  -- An Oracle Text query ORing the distinct lower-cased words of free text, each escaped in
+  -- braces (no operator injection); NULL when the text has no word.
+  FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2;
+END AGENT_MEMORY_SEARCH;
+/

@@ -1,0 +1,36 @@
+CREATE OR REPLACE PACKAGE ut_agent_memory_records AS
+  --%suite(agent memory: records)
+  --%suitepath(agent_memory)
+  --%rollback(auto)
+
+  --%test(a written record reads back with every field)
+  PROCEDURE round_trip;
+  --%test(an id already used in its id space is a duplicate)
+  --%throws(-20003)
+  PROCEDURE duplicate_id;
+  --%test(memory-like types share one id space)
+  --%throws(-20003)
+  PROCEDURE memory_types_share_ids;
+  --%test(a failed batch leaves nothing behind)
+  PROCEDURE failed_batch_is_atomic;
+  --%test(replace swaps the stored record)
+  PROCEDURE replace_record;
+  --%test(expired records are invisible and purged)
+  PROCEDURE expiry;
+  --%test(ttl_anchor TIMESTAMP without a timestamp is an invalid argument)
+  --%throws(-20001)
+  PROCEDURE timestamp_anchor_needs_timestamp;
+  --%test(a vector of another dimension is rejected)
+  --%throws(-20006)
+  PROCEDURE dimension_mismatch;
+  --%test(update replaces metadata whole and returns null for a missing record)
+  PROCEDURE update_record;
+  --%test(deleting an image attached to a message is refused)
+  --%throws(-20008)
+  PROCEDURE attached_image;
+  --%test(deleting a thread removes everything it owns)
+  PROCEDURE cascade_thread;
+  --%test(messages are sliced like Python lists)
+  PROCEDURE list_messages_slices;
+END ut_agent_memory_records;
+/
