@@ -51,7 +51,8 @@ def _members(source: str) -> list[str]:
                     break
                 signature.append(following.rstrip())
             out += [f"### {match.group(2).upper()}", "", "```sql", *signature, "```", ""]
-            out += [" ".join(c for c in comment if c) or "(undocumented)", ""]
+            prose = " ".join(c for c in comment if c) or "(undocumented)"
+            out += [prose.replace("[", "\\[").replace("]", "\\]").replace("*", "\\*"), ""]
         if stripped:
             comment = []
     return out
