@@ -48,6 +48,7 @@ def open_store(
     embedding_dimension: int,
     schema_policy: SchemaPolicy,
     search_strategy: SearchStrategy,
+    search_index_sync: SearchIndexSyncMode = SearchIndexSyncMode.ON_COMMIT,
 ) -> MemoryStore:
     """The backend for a connection argument: a store, an embedded location, or Oracle."""
     if isinstance(connection, MemoryStore):
@@ -62,9 +63,14 @@ def open_store(
             search_strategy=search_strategy.value,
         )
     if hasattr(connection, "acquire") or hasattr(connection, "cursor"):
-        raise NotImplementedError(
-            "the Oracle backend (oracledb connections and pools) is not available in this "
-            "version; pass an embedded location such as 'memory.db' or ':memory:'"
+        from oracleagentmemory.stores.oracle import OracleMemoryStore
+
+        return OracleMemoryStore(
+            connection,
+            embedding_dimension=embedding_dimension,
+            schema_policy=schema_policy.value,
+            search_strategy=search_strategy.value,
+            sync_mode=search_index_sync.value,
         )
     raise TypeError(
         "connection must be an oracledb connection or pool, a path to an embedded store file, "
@@ -117,7 +123,8 @@ class OracleAgentMemory(AsyncTwins):
             "search_config": search_config,
         })
         self.store = open_store(
-            connection, embedder.embedding_dimension, self.schema_policy, self.search_strategy
+            connection, embedder.embedding_dimension, self.schema_policy, self.search_strategy,
+            self.search_index_sync,
         )
         self._closed = False
         self._background: BackgroundExtractionQueue | None = None

@@ -1,0 +1,189 @@
+"""The Oracle store's marshalling, against a recording stand-in for an oracledb connection.
+
+The conformance suite (tests/contract) runs against a real database when
+AGENTMEMORY_TEST_DSN is set; these tests check, without one, what each contract call sends:
+the PL/SQL block, the named binds and their JSON shapes, and how results and ORA errors
+come back.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+oracledb = pytest.importorskip("oracledb", reason="the oracle extra is not installed")
+
+from oracleagentmemory.stores.errors import (  # noqa: E402
+    DuplicateRecordError,
+    InvalidFilterError,
+    SchemaError,
+)
+from oracleagentmemory.stores.oracle import OracleMemoryStore  # noqa: E402
+from oracleagentmemory.stores.protocol import MemoryStore  # noqa: E402
+
+
+class FakeError:
+    def __init__(self, code: int, message: str) -> None:
+        self.code, self.message = code, message
+
+
+class FakeVar:
+    def __init__(self, kind) -> None:
+        self.kind, self.value = kind, None
+
+    def setvalue(self, _position, value) -> None:
+        self.value = value
+
+    def getvalue(self):
+        return self.value
+
+
+class FakeCursor:
+    def __init__(self, connection) -> None:
+        self.connection = connection
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def var(self, kind):
+        return FakeVar(kind)
+
+    def execute(self, statement, binds=None):
+        binds = binds or {}
+        plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
+                 if k != "result"}
+        self.connection.calls.append((statement, plain))
+        match = re.search(r"AGENT_MEMORY\.(\w+)", statement)
+        member = match.group(1) if match else statement
+        answer = self.connection.answers.get(member)
+        if isinstance(answer, Exception):
+            raise answer
+        if "result" in binds:
+            binds["result"].value = answer
+        if "v" in binds:
+            binds["v"].value = self.connection.release
+        return self
+
+    def fetchall(self):
+        return []
+
+
+class FakeConnection:
+    def __init__(self, **answers) -> None:
+        self.calls: list[tuple[str, dict]] = []
+        self.answers = {"CHECK_SCHEMA": None, **answers}
+        self.release = 23
+
+    def cursor(self):
+        return FakeCursor(self)
+
+
+def database_error(code: int, message: str) -> oracledb.DatabaseError:
+    return oracledb.DatabaseError(FakeError(code, f"ORA-{code:05d}: {message}"))
+
+
+def store_with(**answers):
+    connection = FakeConnection(**answers)
+    store = OracleMemoryStore(connection, embedding_dimension=3)
+    connection.calls.clear()
+    return store, connection
+
+
+def test_every_contract_operation_has_the_same_signature_on_oracle():
+    names = [n for n, v in vars(MemoryStore).items() if callable(v) and not n.startswith("_")]
+    assert len(names) == 13
+    for name in names:
+        assert list(inspect.signature(getattr(OracleMemoryStore, name)).parameters) == list(
+            inspect.signature(getattr(MemoryStore, name)).parameters), name
+
+
+def test_write_records_sends_one_call_with_json_binds():
+    store, connection = store_with(WRITE_RECORDS=["m1"])
+    ids = store.write_records(
+        [{"record_type": "image", "id": "m1", "embedding": __import__("numpy").ones(3),
+          "image_bytes": b"\x89PNG"}],
+        links=[{"thread_id": "t", "source_id": "a"}], replace=True)
+    assert ids == ["m1"]
+    [(block, binds)] = connection.calls
+    assert block == ("BEGIN :result := AGENT_MEMORY.WRITE_RECORDS(p_records => :p_records, "
+                     "p_links => :p_links, p_replace => :p_replace, p_commit => :p_commit); END;")
+    assert binds["p_records"] == [{"record_type": "image", "id": "m1",
+                                   "embedding": [1.0, 1.0, 1.0], "image_bytes": "iVBORw=="}]
+    assert binds["p_links"] == [{"thread_id": "t", "source_id": "a"}]
+    assert (binds["p_replace"], binds["p_commit"]) == (True, True)
+
+
+@pytest.mark.parametrize(("call", "member", "answer", "expected"), [
+    (lambda s: s.describe(), "DESCRIBE", {"backend": "oracle"}, {"backend": "oracle"}),
+    (lambda s: s.get_records({"ids": ["a"], "include_bytes": True}), "GET_RECORDS",
+     [{"id": "a", "image_bytes": "AAE="}], [{"id": "a", "image_bytes": b"\x00\x01"}]),
+    (lambda s: s.list_messages("t", -2, None), "LIST_MESSAGES", [], []),
+    (lambda s: s.update_record("a", ["memory"], {"content": "x"}, "t"), "UPDATE_RECORD",
+     None, None),
+    (lambda s: s.delete_records(["a"], ["memory"]), "DELETE_RECORDS", 1, 1),
+    (lambda s: s.delete_cascade("user", "u"), "DELETE_CASCADE",
+     {"owner": 1, "records": 3, "links": 0}, {"owner": 1, "records": 3, "links": 0}),
+    (lambda s: s.search({"query_text": "x", "query_vector": [1, 0, 0]}), "SEARCH", [], []),
+    (lambda s: s.update_link("l", "t", {"relation_type": "supports"}), "UPDATE_LINK", 1, 1),
+    (lambda s: s.delete_links({"id": "l"}, "t"), "DELETE_LINKS", 0, 0),
+    (lambda s: s.list_links("t"), "LIST_LINKS", [], []),
+    (lambda s: s.purge_expired(), "PURGE_EXPIRED", 4, 4),
+])
+def test_each_operation_calls_its_member(call, member, answer, expected):
+    store, connection = store_with(**{member: answer})
+    assert call(store) == expected
+    [(block, _)] = connection.calls
+    assert f"AGENT_MEMORY.{member}(" in block
+
+
+def test_search_request_vector_is_sent_as_floats():
+    store, connection = store_with(SEARCH=[])
+    store.search({"query_text": "x", "query_vector": [1, 0, 0], "scope": {}})
+    assert connection.calls[0][1]["p_request"]["query_vector"] == [1.0, 0.0, 0.0]
+
+
+def test_application_errors_map_to_contract_exceptions():
+    store, _ = store_with(WRITE_RECORDS=database_error(20003, "id 'x' already exists"))
+    with pytest.raises(DuplicateRecordError, match="already exists") as raised:
+        store.write_records([{"record_type": "memory", "id": "x"}])
+    assert isinstance(raised.value, ValueError)
+    store, _ = store_with(SEARCH=database_error(20004, "unknown operator '$x'"))
+    with pytest.raises(InvalidFilterError, match=r"\$x"):
+        store.search({"query_text": "x"})
+
+
+def test_require_existing_fails_clearly_without_the_schema():
+    connection = FakeConnection(CHECK_SCHEMA=database_error(6550, "AGENT_MEMORY must be "
+                                                                  "declared"))
+    with pytest.raises(SchemaError, match="not installed"):
+        OracleMemoryStore(connection, embedding_dimension=3, schema_policy="REQUIRE_EXISTING")
+
+
+def test_create_if_necessary_installs_and_warns_without_create_job():
+    connection = FakeConnection(CHECK_SCHEMA=database_error(4043, "does not exist"),
+                                ENSURE_PURGE_JOB=False)
+    with pytest.warns(UserWarning, match="CREATE JOB"):
+        OracleMemoryStore(connection, embedding_dimension=3)
+    statements = [block for block, _ in connection.calls]
+    assert any(s.startswith("CREATE TABLE AGENT_MEMORY_RECORDS") for s in statements)
+    assert any(s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY") for s in statements)
+    assert not any(s.rstrip().endswith(";") and s.startswith("CREATE TABLE")
+                   for s in statements)
+
+
+def test_old_database_is_refused():
+    connection = FakeConnection(CHECK_SCHEMA=database_error(4043, "does not exist"))
+    connection.release = 19
+    with pytest.raises(SchemaError, match="23ai"):
+        OracleMemoryStore(connection, embedding_dimension=3)
+
+
+def test_recreate_resets_the_store():
+    connection = FakeConnection()
+    OracleMemoryStore(connection, embedding_dimension=3, schema_policy="RECREATE")
+    assert "AGENT_MEMORY.RESET_STORE(p_commit => :p_commit)" in connection.calls[-1][0]
