@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from oracleagentmemory.core.agentmemory import OracleAgentMemory
+from oracleagentmemory.stores.errors import StoreError
 
 
 def _open(arguments: argparse.Namespace) -> OracleAgentMemory:
@@ -59,6 +60,13 @@ def build_parser() -> argparse.ArgumentParser:
     _store_argument(export)
     export.add_argument("--out", required=True, help="output file ('-' for stdout)")
 
+    for name, text in (("install", "install the store's tables and packages in Oracle"),
+                       ("upgrade", "upgrade an installed Oracle store to this version"),
+                       ("uninstall", "drop every object of an Oracle store"),
+                       ("status", "show an Oracle store's version and settings")):
+        oracle = commands.add_parser(name, help=text)
+        _oracle_arguments(oracle)
+
     commands.add_parser("mcp", help="serve the memory to MCP clients over stdio "
                                           "(options: oracleagentmemory mcp --help)",
                               add_help=False)
@@ -67,6 +75,67 @@ def build_parser() -> argparse.ArgumentParser:
     _store_argument(load)
     load.add_argument("--in", dest="source", required=True, help="export file ('-' for stdin)")
     return parser
+
+
+def _oracle_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dsn", required=True, help="Oracle connect string, e.g. host/service")
+    parser.add_argument("--user", required=True)
+    parser.add_argument("--password-env", default="ORACLEAGENTMEMORY_PASSWORD",
+                        help="environment variable holding the password (else it is asked)")
+    parser.add_argument("--store-id", default="AGENT_MEMORY",
+                        help="store prefix: names the facade package and the tables")
+    parser.add_argument("--dimension", type=int, default=384, help="vector dimension")
+    parser.add_argument("--vector-index", choices=["HNSW", "IVF"], default="HNSW")
+    parser.add_argument("--search-strategy", choices=["VECTOR", "KEYWORD", "HYBRID"],
+                        default="VECTOR")
+    parser.add_argument("--sync-mode", choices=["ON_COMMIT", "MANUAL", "AUTO"],
+                        default="ON_COMMIT")
+    parser.add_argument("--embedding-model", help="in-database ONNX model name (optional)")
+
+
+def _oracle_command(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    import getpass
+    import os
+
+    try:
+        import oracledb
+    except ImportError:
+        print("error: the Oracle commands need python-oracledb: pip install "
+              "'oracleagentmemory[oracle]'", file=err)
+        return 1
+    from oracleagentmemory.stores.oracle import OracleMemoryStore
+
+    password = os.environ.get(arguments.password_env) or getpass.getpass(
+        f"password for {arguments.user}: ")
+    connection = oracledb.connect(user=arguments.user, password=password, dsn=arguments.dsn)
+    try:
+        store = OracleMemoryStore(
+            connection, embedding_dimension=arguments.dimension,
+            schema_policy="REQUIRE_EXISTING" if arguments.command in ("status", "uninstall")
+            else "NO_CHECK",
+            search_strategy=arguments.search_strategy, store_id=arguments.store_id,
+            sync_mode=arguments.sync_mode, vector_index=arguments.vector_index,
+            embedding_model=arguments.embedding_model,
+            progress=lambda message: print(f"  {message}", file=err),
+        )
+        if arguments.command == "install":
+            store.install()
+        elif arguments.command == "upgrade":
+            store.upgrade()
+        elif arguments.command == "uninstall":
+            store.uninstall()
+            print(f"store {arguments.store_id} removed", file=out)
+            return 0
+        print(json.dumps(store.describe(), indent=2, sort_keys=True), file=out)
+        return 0
+    except StoreError as error:
+        print(f"error: {error}", file=err)
+        if "ORA-01031" in str(error) or "insufficient privileges" in str(error).lower():
+            print("hint: the store owner needs the privileges granted by "
+                  "install/grants_owner.sql", file=err)
+        return 1
+    finally:
+        connection.close()
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
@@ -90,6 +159,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
 
 def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     command = arguments.command
+    if command in ("install", "upgrade", "uninstall", "status"):
+        return _oracle_command(arguments, out, err)
     if command == "demo":
         from oracleagentmemory.demo import run_demo
 

@@ -187,3 +187,42 @@ def test_recreate_resets_the_store():
     connection = FakeConnection()
     OracleMemoryStore(connection, embedding_dimension=3, schema_policy="RECREATE")
     assert "AGENT_MEMORY.RESET_STORE(p_commit => :p_commit)" in connection.calls[-1][0]
+
+
+class FakeConnectionWithModels(FakeConnection):
+    def cursor(self):
+        cursor = FakeCursor(self)
+        cursor.fetchone = lambda: (0,)
+        return cursor
+
+
+def test_install_with_a_missing_model_fails_clearly():
+    connection = FakeConnectionWithModels(CHECK_SCHEMA=database_error(4043, "does not exist"))
+    with pytest.raises(SchemaError, match="DOC_MODEL is not loaded"):
+        OracleMemoryStore(connection, embedding_dimension=3, embedding_model="doc_model")
+
+
+def test_oracle_cli_commands(monkeypatch):
+    import io
+
+    from oracleagentmemory import cli
+
+    connection = FakeConnection(DESCRIBE={"backend": "oracle", "schema_version": 1},
+                                ENSURE_PURGE_JOB=True)
+    connection.close = lambda: None
+    monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
+    monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
+    for command in ("install", "upgrade", "status"):
+        out, err = io.StringIO(), io.StringIO()
+        code = cli.main([command, "--dsn", "db/svc", "--user", "app"], out=out, err=err)
+        assert code == 0, err.getvalue()
+        assert '"schema_version": 1' in out.getvalue()
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["uninstall", "--dsn", "db/svc", "--user", "app"], out=out, err=err) == 0
+    assert "removed" in out.getvalue()
+    assert any("DROP" in block.upper() for block, _ in connection.calls)
+
+    connection.answers["CHECK_SCHEMA"] = database_error(1031, "insufficient privileges")
+    out, err = io.StringIO(), io.StringIO()
+    assert cli.main(["status", "--dsn", "db/svc", "--user", "app"], out=out, err=err) == 1
+    assert "ORA-01031" in err.getvalue() and "grants_owner.sql" in err.getvalue()

@@ -24,7 +24,12 @@ from typing import Any
 import numpy as np
 
 from oracleagentmemory.stores.errors import ERRORS_BY_CODE, SchemaError, StoreError
-from oracleagentmemory.stores.oracle_sql.render import render_install, validate_prefix
+from oracleagentmemory.stores.oracle_sql.render import (
+    SCHEMA_VERSION,
+    render_install,
+    render_uninstall,
+    validate_prefix,
+)
 from oracleagentmemory.stores.oracle_sql.statements import split_script
 
 PACKAGE_ALIASES = {"API": "AGENT_MEMORY"}
@@ -194,6 +199,15 @@ class OracleMemoryStore:
                     f"agent memory needs Oracle AI Database 23ai or later; this database is "
                     f"release {release.getvalue()}"
                 )
+            model = self._install_options["embedding_model"]
+            if model:
+                cursor.execute("SELECT COUNT(*) FROM user_mining_models WHERE model_name = :m",
+                               {"m": model.upper()})
+                if not cursor.fetchone()[0]:
+                    raise SchemaError(
+                        f"the embedding model {model.upper()} is not loaded in this schema; "
+                        "load it first with install/load_onnx_model.sql"
+                    )
             for name, text in render_install(**self._install_options):
                 self._progress(f"running {name}")
                 for statement in split_script(text):
@@ -214,6 +228,28 @@ class OracleMemoryStore:
                 "stay hidden but are not removed until a privileged user creates the job",
                 UserWarning, stacklevel=3,
             )
+
+    def upgrade(self) -> None:
+        """Re-create the packages (CREATE OR REPLACE keeps grants), then record the version.
+
+        Schema version 1 is the first, so there are no table steps yet; later versions add
+        theirs here, each guarded by the installed version.
+        """
+        with self._connection() as conn, conn.cursor() as cursor:
+            for name, text in render_install(**self._install_options):
+                if name.endswith((".pks", ".pkb")):
+                    self._progress(f"running {name}")
+                    for statement in split_script(text):
+                        self._execute(cursor, statement, {})
+        self._call("API.SET_SCHEMA_VERSION", p_version=SCHEMA_VERSION)
+
+    def uninstall(self) -> None:
+        """Drop every object of this store: purge job, packages, indexes and tables."""
+        name, text = render_uninstall(self.facade)
+        self._progress(f"running {name}")
+        with self._connection() as conn, conn.cursor() as cursor:
+            for statement in split_script(text):
+                self._execute(cursor, statement, {})
 
     # -- the contract --------------------------------------------------------------------
 
@@ -278,12 +314,14 @@ class _MissingSchema(StoreError):
 
 
 def _translate(error: Any) -> Exception:
-    """The contract exception for an ORA error raised by the facade."""
+    """The contract exception for an ORA error raised by the facade (other ORA errors keep
+    their code in the message, e.g. ORA-01031 for a missing privilege)."""
     details = error.args[0] if error.args else None
     code = getattr(details, "code", None)
-    message = _ORA_PREFIX.sub("", getattr(details, "message", str(error)).splitlines()[0])
+    full = getattr(details, "message", str(error)).splitlines()[0]
+    message = _ORA_PREFIX.sub("", full)
     if code is not None and -code in ERRORS_BY_CODE:
         return ERRORS_BY_CODE[-code](message)
     if code in _MISSING_OBJECT_CODES:
         return _MissingSchema(message)
-    return StoreError(message)
+    return StoreError(full)
