@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+import os
 from typing import TextIO
 
 from oracleagentmemory.core import OracleAgentMemory
+from oracleagentmemory.core.llms import llm_from_env
+from oracleagentmemory.core.llms.from_env import BASE_URL_ENV, MODEL_ENV
+
+
+def llm_description() -> str:
+    return f"{os.environ.get(BASE_URL_ENV)} (model {os.environ.get(MODEL_ENV)})"
 
 
 def run_demo(location: str, out: TextIO) -> None:
+    """Without ``ORACLEAGENTMEMORY_LLM_BASE_URL`` the demo runs offline, with no LLM."""
     def say(text: str = "") -> None:
         print(text, file=out)
 
-    with OracleAgentMemory(connection=location) as client:
+    llm = llm_from_env()
+    if llm is not None:
+        say(f"Using the LLM at {llm_description()} for extraction, summaries and topics.")
+    with OracleAgentMemory(connection=location, llm=llm) as client:
         client.add_user("alice", "Alice, a software engineer based in Lyon.")
         thread = client.create_thread(user_id="alice", agent_id="travel-agent")
         thread.add_messages([
@@ -39,6 +50,12 @@ def run_demo(location: str, out: TextIO) -> None:
         for result in client.search("what does Alice eat?", user_id="alice",
                                     metadata_filter={"tags": {"$array_contains": "diet"}}):
             say(f"  {result.distance:.3f}  [{result.record.record_type}] {result.content}")
+
+        if llm is not None:
+            extracted = client.store.get_records({"thread_id": thread.thread_id,
+                                                  "record_types": ["memory", "fact",
+                                                                   "preference", "guideline"]})
+            say(f"The LLM extracted or kept {len(extracted)} memories for this thread.")
 
         say()
         say("Context card for the next prompt:")

@@ -226,3 +226,18 @@ def test_update_message_extracts_again(make_client, script):
                                                           "type": "fact"}]})))
     thread.update_message(message_id, content="edited")
     assert memories(thread) == [("fact", "Edited fact")]
+
+
+def test_demo_uses_the_llm_named_by_the_environment(llm_server, script, monkeypatch):
+    import io
+
+    from oracleagentmemory.demo import run_demo
+
+    monkeypatch.setenv("ORACLEAGENTMEMORY_LLM_BASE_URL", llm_server.base_url)
+    monkeypatch.setenv("ORACLEAGENTMEMORY_LLM_MODEL", "test-model")
+    script.set("topics", chat(json.dumps({"topics": ["rome trip"]})))
+    out = io.StringIO()
+    run_demo(":memory:", out)
+    assert "Using the LLM at" in out.getvalue()
+    assert "<topics>" in out.getvalue() and "rome trip" in out.getvalue()
+    assert {"extract", "summary", "topics"} <= set(script.seen)
