@@ -40,20 +40,28 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_FILTER AS
   PROCEDURE validate_exact(p_el IN JSON_ELEMENT_T, p_path IN VARCHAR2, p_allow_list IN BOOLEAN) IS
     l_arr JSON_ARRAY_T;
     l_item JSON_ELEMENT_T;
+    l_keys JSON_KEY_LIST;
   BEGIN
     IF p_el.is_null OR p_el.is_string OR p_el.is_boolean OR p_el.is_number THEN
       RETURN;
     END IF;
     IF p_el.is_array AND p_allow_list THEN
+      -- items of an exact list compare as JSON values, objects included (contract)
       l_arr := TREAT(p_el AS JSON_ARRAY_T);
       FOR i IN 0 .. l_arr.get_size - 1 LOOP
         l_item := l_arr.get(i);
-        IF l_item.is_object THEN
-          AGENT_MEMORY_ERRORS.invalid_filter('metadata_filter list for ' || AGENT_MEMORY_CODEC.quoted(p_path)
-            || ' may hold only scalars and lists');
-        END IF;
         validate_exact(l_item, p_path, TRUE);
       END LOOP;
+      RETURN;
+    END IF;
+    IF p_el.is_object AND p_allow_list THEN
+      -- an object inside an exact list: its members must be JSON values too
+      l_keys := TREAT(p_el AS JSON_OBJECT_T).get_keys;
+      IF l_keys IS NOT NULL THEN
+        FOR i IN 1 .. l_keys.COUNT LOOP
+          validate_exact(TREAT(p_el AS JSON_OBJECT_T).get(l_keys(i)), p_path, TRUE);
+        END LOOP;
+      END IF;
       RETURN;
     END IF;
     AGENT_MEMORY_ERRORS.invalid_filter('metadata_filter value for ' || AGENT_MEMORY_CODEC.quoted(p_path)
