@@ -1,7 +1,12 @@
--- Privileges of the schema that owns an agent-memory store. Run as a DBA:
+-- Privileges of the schema that owns an agent-memory store, and the store's application
+-- context. Run as a DBA:
 --   sql system/password@db @grants_owner.sql AGENTMEM
 -- The packages are definer's rights (AUTHID DEFINER), and a definer's rights unit sees only
--- privileges granted directly, not through roles: hence the direct grants below.
+-- privileges granted directly, not through roles: hence the direct grants below. Nothing
+-- here is an ANY privilege, and no object privilege is granted WITH GRANT OPTION.
+-- Checked: GRANT, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/GRANT.html
+--   Oracle Text needs CTXAPP to create text indexes and explicit EXECUTE grants on CTX
+--   packages called from stored code, https://docs.oracle.com/en/database/oracle/oracle-database/23/ccapp/creating-oracle-text-user.html
 SET SERVEROUTPUT ON
 SET VERIFY OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
@@ -13,16 +18,23 @@ DECLARE
   l_owner VARCHAR2(200) := DBMS_ASSERT.ENQUOTE_NAME(DBMS_ASSERT.SCHEMA_NAME(UPPER('&&owner_name')), FALSE);
   TYPE grant_list_t IS TABLE OF VARCHAR2(200);
   l_grants grant_list_t := grant_list_t(
-    'CREATE SESSION',                      -- connect
-    'CREATE TABLE',                        -- store tables, Oracle Text index tables
-    'CREATE SEQUENCE',                     -- identity columns
+    'CREATE SESSION',                      -- connect (install, upgrade, the purge job)
+    'CREATE TABLE',                        -- store tables; Oracle Text creates its index tables
+    'CREATE SEQUENCE',                     -- identity columns are backed by a sequence; kept until
+                                           -- a database run shows the install passes without it
+    'CREATE VIEW',                         -- <prefix>_RECORDS_V / _RELATIONS_V (isolation views)
     'CREATE PROCEDURE',                    -- the packages
     'CREATE JOB',                          -- the purge job (install warns and continues without it)
-    'CREATE MINING MODEL',                 -- DBMS_VECTOR.LOAD_ONNX_MODEL
+    'CREATE MINING MODEL',                 -- load_onnx_model.sql only; revoke if you embed client-side
+    'EXECUTE ON SYS.DBMS_RLS',             -- install adds the end-user isolation VPD policies
     'EXECUTE ON CTXSYS.CTX_DDL',           -- text index sync from the admin package
-    'EXECUTE ON SYS.DBMS_VECTOR',          -- ONNX model loading
-    'EXECUTE ON SYS.DBMS_VECTOR_CHAIN',    -- chunking and embedding of long texts
+    'EXECUTE ON SYS.DBMS_VECTOR',          -- load_onnx_model.sql only (ONNX model loading)
+    'EXECUTE ON SYS.DBMS_VECTOR_CHAIN',    -- chunking and embedding of long texts (model stores)
     'CTXAPP');                             -- CREATE SEARCH INDEX / hybrid vector index
+  -- Deliberately not granted: CREATE ANY CONTEXT / DROP ANY CONTEXT (they would let the owner
+  -- re-point any application's context to its own package and so bypass that application's
+  -- policies; the DBA creates this store's context below instead), EXEMPT ACCESS POLICY,
+  -- CREATE TRIGGER, CREATE SYNONYM, UNLIMITED TABLESPACE (give a quota instead).
 BEGIN
   FOR i IN 1 .. l_grants.COUNT LOOP
     -- dynamic-sql: DBA grant; the privilege comes from the constant list above and the
@@ -34,3 +46,7 @@ BEGIN
     || 'ALTER USER ' || l_owner || ' QUOTA UNLIMITED ON USERS');
 END;
 /
+
+PROMPT == application context of the default store (end-user isolation); for a store rendered
+PROMPT    with another prefix run its <prefix>_context.sql the same way
+@@../sql/agent_memory_context.sql &&owner_name

@@ -33,6 +33,7 @@ PROMPT == package specifications
 @@../sql/agent_memory_link_graph.pks
 @@../sql/agent_memory_search.pks
 @@../sql/agent_memory_admin.pks
+@@../sql/agent_memory_session.pks
 @@../sql/agent_memory.pks
 PROMPT == package bodies
 @@../sql/agent_memory_errors.pkb
@@ -44,7 +45,10 @@ PROMPT == package bodies
 @@../sql/agent_memory_link_graph.pkb
 @@../sql/agent_memory_search.pkb
 @@../sql/agent_memory_admin.pkb
+@@../sql/agent_memory_session.pkb
 @@../sql/agent_memory.pkb
+PROMPT == end-user isolation: views and VPD policies (the DBA creates the context with grants_owner.sql)
+@@../sql/agent_memory_isolation.sql
 
 PROMPT == checking that every package compiled
 DECLARE

@@ -2,7 +2,7 @@
 -- these scripts. Run as the store owner:   sql owner/password@db @upgrade.sql
 -- Steps: refuse a store newer than the scripts, run the DDL steps of every missing version
 -- (none yet: version 1 is the first), re-create every package (CREATE OR REPLACE keeps
--- grants), record the version.
+-- grants), (re)create the isolation views and policies, record the version.
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
@@ -38,6 +38,7 @@ PROMPT == re-creating the packages
 @@../sql/agent_memory_link_graph.pks
 @@../sql/agent_memory_search.pks
 @@../sql/agent_memory_admin.pks
+@@../sql/agent_memory_session.pks
 @@../sql/agent_memory.pks
 @@../sql/agent_memory_errors.pkb
 @@../sql/agent_memory_codec.pkb
@@ -48,7 +49,14 @@ PROMPT == re-creating the packages
 @@../sql/agent_memory_link_graph.pkb
 @@../sql/agent_memory_search.pkb
 @@../sql/agent_memory_admin.pkb
+@@../sql/agent_memory_session.pkb
 @@../sql/agent_memory.pkb
+
+PROMPT == end-user isolation: views and VPD policies (idempotent; needs EXECUTE ON SYS.DBMS_RLS
+PROMPT    and CREATE VIEW, see grants_owner.sql). Database users other than the owner now see
+PROMPT    nothing until they bind an end user or the owner trusts them:
+PROMPT      EXEC AGENT_MEMORY_SESSION.trust_service('APP_USER')
+@@../sql/agent_memory_isolation.sql
 
 PROMPT == recording the schema version
 BEGIN

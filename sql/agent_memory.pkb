@@ -166,6 +166,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
 
   PROCEDURE reset_store(p_commit IN BOOLEAN DEFAULT TRUE) IS
   BEGIN
+    AGENT_MEMORY_SESSION.assert_unrestricted('reset_store');
     SAVEPOINT am_reset_store;
     AGENT_MEMORY_ADMIN.reset_store;
     finish(p_commit);
@@ -177,22 +178,26 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
 
   PROCEDURE sync_text_index IS
   BEGIN
+    AGENT_MEMORY_SESSION.assert_unrestricted('sync_text_index');
     AGENT_MEMORY_ADMIN.sync_text_index;
   END sync_text_index;
 
   FUNCTION ensure_purge_job(p_repeat_interval IN VARCHAR2 DEFAULT 'FREQ=HOURLY;INTERVAL=1')
     RETURN BOOLEAN IS
   BEGIN
+    AGENT_MEMORY_SESSION.assert_unrestricted('ensure_purge_job');
     RETURN AGENT_MEMORY_RETENTION.ensure_purge_job(p_repeat_interval);
   END ensure_purge_job;
 
   PROCEDURE drop_purge_job IS
   BEGIN
+    AGENT_MEMORY_SESSION.assert_unrestricted('drop_purge_job');
     AGENT_MEMORY_RETENTION.drop_purge_job;
   END drop_purge_job;
 
   PROCEDURE set_schema_version(p_version IN NUMBER) IS
   BEGIN
+    AGENT_MEMORY_SESSION.assert_unrestricted('set_schema_version');
     AGENT_MEMORY_ADMIN.set_schema_version(p_version);
     COMMIT;
   END set_schema_version;

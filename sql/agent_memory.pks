@@ -54,6 +54,16 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    * privilege on any table; every internal package is ACCESSIBLE BY this facade (and each
    * other) so it cannot be called around it. AGENT_MEMORY_SCOPE and AGENT_MEMORY_FILTER stay public
    * because they are pure functions meant for other applications' SQL.
+   *
+   * End-user isolation (see AGENT_MEMORY_SESSION for the rules and the threat model): after
+   * AGENT_MEMORY_SESSION.set_end_user(p_user_id) every member below reads, writes, updates,
+   * deletes, searches, expands links and purges only records whose user_id is the bound id
+   * (a VPD policy on the store tables adds the predicate to every statement, so no request
+   * argument can widen it); records of other users, and records with user_id NULL, behave as
+   * if they did not exist. With no end user bound, the store owner and trusted services
+   * (trust_service) get exactly the contract's behaviour; any other database user sees
+   * nothing. reset_store, sync_text_index, ensure_purge_job, drop_purge_job and
+   * set_schema_version need such an unrestricted session (-20001 otherwise).
    */
 
   -- One row of search_rows: rank (1 = best), the record's id and type, the reported distance,
@@ -168,6 +178,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   FUNCTION purge_expired(p_commit IN BOOLEAN DEFAULT TRUE) RETURN NUMBER;
 
   -- -- administration ------------------------------------------------------------------------
+  -- (each member below but check_schema needs an unrestricted session, see the header)
 
   -- -20007 when the schema version differs from this package's or, when p_dimension is given,
   -- when the store's vector dimension differs from it.

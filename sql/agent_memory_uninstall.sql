@@ -1,5 +1,6 @@
--- Drop every object of the agent-memory store "AGENT_MEMORY": purge job, packages, indexes,
--- tables. Rendered from sql/templates/uninstall.sql.j2. Objects that do not exist are
+-- Drop every object of the agent-memory store "AGENT_MEMORY": purge job, views, packages,
+-- indexes, tables (their VPD policies go with them) and, when the owner may, the application
+-- context. Rendered from sql/templates/uninstall.sql.j2. Objects that do not exist are
 -- skipped (DROP ... IF EXISTS, Oracle Database 23ai).
 BEGIN
   DBMS_SCHEDULER.DROP_JOB(job_name => 'AGENT_MEMORY_PURGE_JOB', force => TRUE);
@@ -10,6 +11,8 @@ EXCEPTION
     END IF;
 END;
 /
+DROP VIEW IF EXISTS AGENT_MEMORY_RECORDS_V;
+DROP VIEW IF EXISTS AGENT_MEMORY_RELATIONS_V;
 DROP PACKAGE IF EXISTS AGENT_MEMORY;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_ADMIN;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_SEARCH;
@@ -19,6 +22,7 @@ DROP PACKAGE IF EXISTS AGENT_MEMORY_RETENTION;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_FILTER;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_SCOPE;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_CODEC;
+DROP PACKAGE IF EXISTS AGENT_MEMORY_SESSION;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_ERRORS;
 DROP INDEX IF EXISTS AGENT_MEMORY_RECORDS_TIX FORCE;
 DROP INDEX IF EXISTS AGENT_MEMORY_RECORDS_VIX;
@@ -26,3 +30,14 @@ DROP TABLE IF EXISTS AGENT_MEMORY_IMAGES PURGE;
 DROP TABLE IF EXISTS AGENT_MEMORY_RELATIONS PURGE;
 DROP TABLE IF EXISTS AGENT_MEMORY_RECORDS PURGE;
 DROP TABLE IF EXISTS AGENT_MEMORY_META PURGE;
+BEGIN
+  -- dynamic-sql: constant DDL text rendered from the validated prefix. DROP CONTEXT needs
+  -- DROP ANY CONTEXT, which the owner normally lacks: then a DBA drops it (harmless meanwhile:
+  -- only the dropped package could set it).
+  EXECUTE IMMEDIATE 'DROP CONTEXT AGENT_MEMORY_CTX';
+EXCEPTION
+  WHEN OTHERS THEN
+    DBMS_OUTPUT.PUT_LINE('context AGENT_MEMORY_CTX kept (' || SQLERRM
+      || '); a DBA removes it with DROP CONTEXT AGENT_MEMORY_CTX');
+END;
+/

@@ -67,7 +67,9 @@ def test_install_script_runs_every_rendered_file_in_render_order():
     assert called == [name for name, _ in render.render_install()]
     upgrade = (INSTALL_DIR / "upgrade.sql").read_text(encoding="utf-8")
     packages = [name for name, _ in render.render_install() if name.endswith((".pks", ".pkb"))]
-    assert re.findall(r"^@@\.\./sql/(\S+)$", upgrade, flags=re.M) == packages
+    # upgrade re-creates every package, then re-runs the idempotent isolation script
+    assert re.findall(r"^@@\.\./sql/(\S+)$", upgrade, flags=re.M) == [
+        *packages, "agent_memory_isolation.sql"]
 
 
 # -- identifiers never reach SQL unvalidated --------------------------------------------------
@@ -348,7 +350,7 @@ def test_internal_packages_are_accessible_only_by_the_store():
         assert "AUTHID DEFINER" in text.split("\n", 3)[0] + text.split("\n", 3)[1], name
         public = name in {
             "agent_memory.pks", "agent_memory_errors.pks", "agent_memory_scope.pks",
-            "agent_memory_filter.pks",
+            "agent_memory_filter.pks", "agent_memory_session.pks",
         }
         assert ("ACCESSIBLE BY" in header) != public, name
 

@@ -9,6 +9,11 @@ Calls go through ``_call("API.MEMBER", p_x=...)`` / ``_call_function(...)`` with
 member names and keyword binds named after the PL/SQL parameters: the static gate reads
 this file and checks every such call against the facade specification (``PACKAGE_ALIASES``
 maps the alias to the spec it checks; at run time the alias is the store's own prefix).
+
+End-user isolation: with ``end_user_id`` the store binds that end user on every connection it
+uses, for the duration of one operation (``SESSION.SET_END_USER`` before, ``CLEAR_END_USER``
+after, on the same connection), so the database's VPD policy restricts every statement to
+that user's records (docs/oracle.md, "End-user isolation"). Without it nothing changes.
 """
 
 from __future__ import annotations
@@ -18,12 +23,17 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 import numpy as np
 
-from oracleagentmemory.stores.errors import ERRORS_BY_CODE, SchemaError, StoreError
+from oracleagentmemory.stores.errors import (
+    ERRORS_BY_CODE,
+    InvalidArgumentError,
+    SchemaError,
+    StoreError,
+)
 from oracleagentmemory.stores.oracle_sql.render import (
     SCHEMA_VERSION,
     render_install,
@@ -32,8 +42,10 @@ from oracleagentmemory.stores.oracle_sql.render import (
 )
 from oracleagentmemory.stores.oracle_sql.statements import split_script
 
-PACKAGE_ALIASES = {"API": "AGENT_MEMORY"}
-"""Alias -> facade package whose spec the static gate checks the calls below against."""
+PACKAGE_ALIASES = {"API": "AGENT_MEMORY", "SESSION": "AGENT_MEMORY_SESSION"}
+"""Alias -> package whose spec the static gate checks the calls below against (the default
+store's names; at run time the AGENT_MEMORY prefix is replaced by the store's own)."""
+_DEFAULT_PREFIX = "AGENT_MEMORY"
 
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
@@ -88,10 +100,16 @@ class OracleMemoryStore:
         vector_index: str = "HNSW",
         embedding_model: str | None = None,
         progress: Callable[[str], None] | None = None,
+        end_user_id: str | None = None,
     ) -> None:
+        if end_user_id is not None and (not isinstance(end_user_id, str) or not end_user_id
+                                        or len(end_user_id.encode("utf-8")) > 512):
+            raise InvalidArgumentError("end_user_id must be a non-empty str of at most 512 bytes")
         self._source = connection
         self._lock = threading.Lock()
+        self._local = threading.local()
         self._closed = False
+        self.end_user_id = end_user_id
         self.facade = validate_prefix(store_id)
         self.embedding_dimension = embedding_dimension
         self.search_strategy = search_strategy
@@ -107,20 +125,44 @@ class OracleMemoryStore:
 
     @contextmanager
     def _connection(self) -> Iterator[Any]:
+        pinned = getattr(self._local, "conn", None)
+        if pinned is not None:  # inside _bound: the end user is bound on this connection
+            yield pinned
+            return
         if self._closed:
             raise StoreError("the store is closed")
         if hasattr(self._source, "acquire"):
-            with self._source.acquire() as conn:
+            with self._source.acquire() as conn, self._bound(conn):
                 yield conn
         else:
-            with self._lock:
+            with self._lock, self._bound(self._source):
                 yield self._source
+
+    @contextmanager
+    def _bound(self, conn: Any) -> Iterator[None]:
+        """Bind ``end_user_id`` on ``conn`` for one operation, and unbind it afterwards so a
+        pooled connection goes back without an end user."""
+        if self.end_user_id is None:
+            yield
+            return
+        self._local.conn = conn
+        try:
+            self._call("SESSION.SET_END_USER", p_user_id=self.end_user_id)
+            try:
+                yield
+            except BaseException:
+                with suppress(Exception):
+                    self._call("SESSION.CLEAR_END_USER")
+                raise
+            self._call("SESSION.CLEAR_END_USER")
+        finally:
+            self._local.conn = None
 
     def _member(self, member: str) -> str:
         alias, name = member.split(".")
         if alias not in PACKAGE_ALIASES:
             raise ValueError(f"unknown package alias {alias!r}")
-        return f"{self.facade}.{name}"
+        return f"{self.facade}{PACKAGE_ALIASES[alias][len(_DEFAULT_PREFIX):]}.{name}"
 
     def _call_function(self, member: str, **binds: Any) -> Any:
         """Run one facade function; JSON results come back as Python values."""
@@ -184,6 +226,12 @@ class OracleMemoryStore:
                 raise SchemaError(
                     f"the agent-memory store {self.facade} is not installed (REQUIRE_EXISTING)"
                 ) from None
+            if self.end_user_id is not None:
+                raise SchemaError(
+                    f"the agent-memory store {self.facade} is not installed, and a store bound "
+                    "to an end user does not install: install as the owner, then open it with "
+                    "REQUIRE_EXISTING"
+                ) from None
             self.install()
             return
         if policy == "RECREATE":
@@ -237,7 +285,7 @@ class OracleMemoryStore:
         """
         with self._connection() as conn, conn.cursor() as cursor:
             for name, text in render_install(**self._install_options):
-                if name.endswith((".pks", ".pkb")):
+                if name.endswith((".pks", ".pkb", "_isolation.sql")):
                     self._progress(f"running {name}")
                     for statement in split_script(text):
                         self._execute(cursor, statement, {})

@@ -68,6 +68,7 @@ TEMPLATES = (
     ("link_graph.pks.j2", "{p}_link_graph.pks"),
     ("search.pks.j2", "{p}_search.pks"),
     ("admin.pks.j2", "{p}_admin.pks"),
+    ("session.pks.j2", "{p}_session.pks"),
     ("facade.pks.j2", "{p}.pks"),
     ("errors.pkb.j2", "{p}_errors.pkb"),
     ("codec.pkb.j2", "{p}_codec.pkb"),
@@ -78,9 +79,14 @@ TEMPLATES = (
     ("link_graph.pkb.j2", "{p}_link_graph.pkb"),
     ("search.pkb.j2", "{p}_search.pkb"),
     ("admin.pkb.j2", "{p}_admin.pkb"),
+    ("session.pkb.j2", "{p}_session.pkb"),
     ("facade.pkb.j2", "{p}.pkb"),
+    # views and VPD policies last: the policy functions live in the session package
+    ("isolation.sql.j2", "{p}_isolation.sql"),
 )
 UNINSTALL_TEMPLATE = ("uninstall.sql.j2", "{p}_uninstall.sql")
+CONTEXT_TEMPLATE = ("context.sql.j2", "{p}_context.sql")
+"""Run by a DBA, not by the owner: CREATE CONTEXT needs CREATE ANY CONTEXT."""
 
 
 @dataclass(frozen=True)
@@ -157,10 +163,14 @@ def object_names(prefix: str) -> dict[str, str]:
         "link_graph": f"{prefix}_LINK_GRAPH",
         "search": f"{prefix}_SEARCH",
         "admin": f"{prefix}_ADMIN",
+        "session": f"{prefix}_SESSION",
+        "context": f"{prefix}_CTX",
         "t_meta": f"{prefix}_META",
         "t_records": f"{prefix}_RECORDS",
         "t_images": f"{prefix}_IMAGES",
         "t_relations": f"{prefix}_RELATIONS",
+        "v_records": f"{prefix}_RECORDS_V",
+        "v_relations": f"{prefix}_RELATIONS_V",
         "ix_vector": f"{prefix}_RECORDS_VIX",
         "ix_text": f"{prefix}_RECORDS_TIX",
         "job": f"{prefix}_PURGE_JOB",
@@ -227,17 +237,28 @@ def render_install(
 
 
 def render_uninstall(prefix: str = DEFAULT_PREFIX) -> tuple[str, str]:
-    """The script that drops every object of one store (job, packages, indexes, tables)."""
+    """The script that drops every object of one store (job, views, packages, indexes,
+    tables, and the context when the owner may)."""
     options = validate_options(prefix)
     template, pattern = UNINSTALL_TEMPLATE
     text = _environment().get_template(template).render(_context(options))
     return pattern.format(p=options.prefix.lower()), text
 
 
+def render_context(prefix: str = DEFAULT_PREFIX) -> tuple[str, str]:
+    """The DBA script creating the store's application context (end-user isolation)."""
+    options = validate_options(prefix)
+    template, pattern = CONTEXT_TEMPLATE
+    text = _environment().get_template(template).render(_context(options))
+    return pattern.format(p=options.prefix.lower()), text
+
+
 def render_all(**options: object) -> list[tuple[str, str]]:
-    """Install scripts followed by the uninstall script (what sql/ holds for the default)."""
+    """Install scripts, the DBA context script and the uninstall script (what sql/ holds for
+    the default)."""
     prefix = str(options.get("prefix", DEFAULT_PREFIX))
-    return [*render_install(**options), render_uninstall(prefix)]  # type: ignore[arg-type]
+    return [*render_install(**options), render_context(prefix),  # type: ignore[arg-type]
+            render_uninstall(prefix)]
 
 
 def write_rendered(target: Path, **options: object) -> list[Path]:

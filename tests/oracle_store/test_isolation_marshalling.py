@@ -1,0 +1,196 @@
+"""End-user binding of the Oracle store, against recording stand-ins for oracledb.
+
+With ``end_user_id`` every operation runs between ``<prefix>_SESSION.SET_END_USER`` and
+``CLEAR_END_USER`` on the same connection (so a pooled connection never leaves bound and a
+bound connection never serves another store); without it the calls are exactly as before.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+oracledb = pytest.importorskip("oracledb", reason="the oracle extra is not installed")
+
+from oracleagentmemory.stores.errors import (  # noqa: E402
+    InvalidArgumentError,
+    SchemaError,
+    StoreError,
+)
+from oracleagentmemory.stores.oracle import PACKAGE_ALIASES, OracleMemoryStore  # noqa: E402
+
+
+class FakeError:
+    def __init__(self, code: int, message: str) -> None:
+        self.code, self.message = code, message
+
+
+def database_error(code: int, message: str) -> oracledb.DatabaseError:
+    return oracledb.DatabaseError(FakeError(code, f"ORA-{code:05d}: {message}"))
+
+
+class FakeVar:
+    def __init__(self, kind) -> None:
+        self.kind, self.value = kind, None
+
+    def setvalue(self, _position, value) -> None:
+        self.value = value
+
+    def getvalue(self):
+        return self.value
+
+
+class FakeCursor:
+    def __init__(self, connection) -> None:
+        self.connection = connection
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def var(self, kind):
+        return FakeVar(kind)
+
+    def execute(self, statement, binds=None):
+        binds = binds or {}
+        plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
+                 if k != "result"}
+        self.connection.log.append((self.connection.name, statement, plain))
+        member = re.search(r"\b(\w+)\.(\w+)\(", statement).group(2)
+        answer = self.connection.answers.get(member)
+        if isinstance(answer, Exception):
+            raise answer
+        if "result" in binds:
+            binds["result"].value = answer
+        return self
+
+
+class FakeConnection:
+    def __init__(self, name: str, log: list, answers: dict) -> None:
+        self.name, self.log, self.answers = name, log, answers
+
+    def cursor(self):
+        return FakeCursor(self)
+
+
+class FakePool:
+    """Hands out connections round-robin, as a pool may: each acquire can be another one."""
+
+    def __init__(self, **answers) -> None:
+        self.log: list[tuple[str, str, dict]] = []
+        self.answers = {"CHECK_SCHEMA": None, **answers}
+        self.connections = [FakeConnection(f"c{i}", self.log, self.answers) for i in range(3)]
+        self.acquired = 0
+
+    def acquire(self):
+        pool = self
+
+        class _Lease:
+            def __enter__(self):
+                conn = pool.connections[pool.acquired % len(pool.connections)]
+                pool.acquired += 1
+                return conn
+
+            def __exit__(self, *exc):
+                return False
+
+        return _Lease()
+
+
+def open_store(end_user_id=None, store_id="AGENT_MEMORY", **answers):
+    pool = FakePool(**answers)
+    store = OracleMemoryStore(pool, embedding_dimension=3, store_id=store_id,
+                              end_user_id=end_user_id)
+    pool.log.clear()
+    return store, pool
+
+
+def test_the_session_alias_names_the_default_session_package():
+    assert PACKAGE_ALIASES["SESSION"] == "AGENT_MEMORY_SESSION"
+
+
+def test_an_unbound_store_sends_only_the_operation():
+    store, pool = open_store(GET_RECORDS=[])
+    assert store.get_records({"user_id": "B"}) == []
+    assert [statement for _, statement, _ in pool.log] == [
+        "BEGIN :result := AGENT_MEMORY.GET_RECORDS(p_query => :p_query); END;"]
+
+
+def test_a_bound_store_binds_and_unbinds_around_each_operation_on_one_connection():
+    store, pool = open_store(end_user_id="user-A", GET_RECORDS=[{"id": "a1"}], PURGE_EXPIRED=2)
+    assert store.get_records({"user_id": "B"}) == [{"id": "a1"}]
+    assert store.purge_expired() == 2
+    assert [(statement, binds) for _, statement, binds in pool.log] == [
+        ("BEGIN AGENT_MEMORY_SESSION.SET_END_USER(p_user_id => :p_user_id); END;",
+         {"p_user_id": "user-A"}),
+        ("BEGIN :result := AGENT_MEMORY.GET_RECORDS(p_query => :p_query); END;",
+         {"p_query": {"user_id": "B"}}),
+        ("BEGIN AGENT_MEMORY_SESSION.CLEAR_END_USER(); END;", {}),
+        ("BEGIN AGENT_MEMORY_SESSION.SET_END_USER(p_user_id => :p_user_id); END;",
+         {"p_user_id": "user-A"}),
+        ("BEGIN :result := AGENT_MEMORY.PURGE_EXPIRED(p_commit => :p_commit); END;",
+         {"p_commit": True}),
+        ("BEGIN AGENT_MEMORY_SESSION.CLEAR_END_USER(); END;", {}),
+    ]
+    # each triple ran on one connection, though the pool hands out different ones
+    connections = [name for name, _, _ in pool.log]
+    assert connections[0:3] == [connections[0]] * 3
+    assert connections[3:6] == [connections[3]] * 3
+    assert connections[0] != connections[3]
+
+
+def test_the_end_user_is_a_bind_never_sql_text():
+    hostile = "A'); DELETE FROM agent_memory_records; --"
+    store, pool = open_store(end_user_id=hostile, LIST_LINKS=[])
+    store.list_links("t")
+    first_statement, first_binds = pool.log[0][1], pool.log[0][2]
+    assert hostile not in first_statement
+    assert first_binds == {"p_user_id": hostile}
+
+
+def test_a_custom_prefix_binds_through_its_own_session_package():
+    store, pool = open_store(end_user_id="u", store_id="MEM_T1", DESCRIBE={"backend": "oracle"})
+    store.describe()
+    assert [statement for _, statement, _ in pool.log] == [
+        "BEGIN MEM_T1_SESSION.SET_END_USER(p_user_id => :p_user_id); END;",
+        "BEGIN :result := MEM_T1.DESCRIBE(); END;",
+        "BEGIN MEM_T1_SESSION.CLEAR_END_USER(); END;",
+    ]
+
+
+def test_a_failing_operation_still_unbinds_and_raises_its_own_error():
+    violation = database_error(28115, "policy with check option violation")
+    store, pool = open_store(end_user_id="u", UPDATE_LINK=violation)
+    with pytest.raises(StoreError, match="ORA-28115"):
+        store.update_link("l", "t", {"relation_type": "supports"})
+    assert pool.log[-1][1] == "BEGIN AGENT_MEMORY_SESSION.CLEAR_END_USER(); END;"
+    assert pool.log[-1][0] == pool.log[0][0]
+
+
+def test_binding_failure_stops_the_operation():
+    # e.g. the DBA has not created the context: SET_CONTEXT is refused
+    store, pool = open_store(end_user_id="u")
+    pool.answers["SET_END_USER"] = database_error(1031, "insufficient privileges")
+    with pytest.raises(StoreError, match="ORA-01031"):
+        store.get_records({})
+    assert [statement for _, statement, _ in pool.log] == [
+        "BEGIN AGENT_MEMORY_SESSION.SET_END_USER(p_user_id => :p_user_id); END;"]
+
+
+def test_a_bound_store_refuses_to_install_a_missing_schema():
+    pool = FakePool(CHECK_SCHEMA=database_error(4043, "object AGENT_MEMORY does not exist"),
+                    SET_END_USER=None, CLEAR_END_USER=None)
+    with pytest.raises(SchemaError, match="does not install"):
+        OracleMemoryStore(pool, embedding_dimension=3, end_user_id="u")
+    assert not any("CREATE TABLE" in statement for _, statement, _ in pool.log)
+
+
+@pytest.mark.parametrize("bad", ["", 7, "x" * 513, "é" * 257])
+def test_invalid_end_user_ids_are_rejected_before_any_call(bad):
+    pool = FakePool()
+    with pytest.raises(InvalidArgumentError):
+        OracleMemoryStore(pool, embedding_dimension=3, end_user_id=bad)
+    assert pool.log == []
