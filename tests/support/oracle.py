@@ -7,6 +7,7 @@ import os
 
 def open_oracle_test_store(dimension: int):  # pragma: no cover - needs a database
     import oracledb
+
     from oracleagentmemory.stores.oracle import OracleMemoryStore
 
     connection = oracledb.connect(
