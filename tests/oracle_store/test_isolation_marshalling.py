@@ -7,8 +7,6 @@ bound connection never serves another store); without it the calls are exactly a
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 oracledb = pytest.importorskip("oracledb", reason="the oracle extra is not installed")
@@ -19,85 +17,7 @@ from oracleagentmemory.stores.errors import (  # noqa: E402
     StoreError,
 )
 from oracleagentmemory.stores.oracle import PACKAGE_ALIASES, OracleMemoryStore  # noqa: E402
-
-
-class FakeError:
-    def __init__(self, code: int, message: str) -> None:
-        self.code, self.message = code, message
-
-
-def database_error(code: int, message: str) -> oracledb.DatabaseError:
-    return oracledb.DatabaseError(FakeError(code, f"ORA-{code:05d}: {message}"))
-
-
-class FakeVar:
-    def __init__(self, kind) -> None:
-        self.kind, self.value = kind, None
-
-    def setvalue(self, _position, value) -> None:
-        self.value = value
-
-    def getvalue(self):
-        return self.value
-
-
-class FakeCursor:
-    def __init__(self, connection) -> None:
-        self.connection = connection
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def var(self, kind):
-        return FakeVar(kind)
-
-    def execute(self, statement, binds=None):
-        binds = binds or {}
-        plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
-                 if k != "result"}
-        self.connection.log.append((self.connection.name, statement, plain))
-        member = re.search(r"\b(\w+)\.(\w+)\(", statement).group(2)
-        answer = self.connection.answers.get(member)
-        if isinstance(answer, Exception):
-            raise answer
-        if "result" in binds:
-            binds["result"].value = answer
-        return self
-
-
-class FakeConnection:
-    def __init__(self, name: str, log: list, answers: dict) -> None:
-        self.name, self.log, self.answers = name, log, answers
-
-    def cursor(self):
-        return FakeCursor(self)
-
-
-class FakePool:
-    """Hands out connections round-robin, as a pool may: each acquire can be another one."""
-
-    def __init__(self, **answers) -> None:
-        self.log: list[tuple[str, str, dict]] = []
-        self.answers = {"CHECK_SCHEMA": None, **answers}
-        self.connections = [FakeConnection(f"c{i}", self.log, self.answers) for i in range(3)]
-        self.acquired = 0
-
-    def acquire(self):
-        pool = self
-
-        class _Lease:
-            def __enter__(self):
-                conn = pool.connections[pool.acquired % len(pool.connections)]
-                pool.acquired += 1
-                return conn
-
-            def __exit__(self, *exc):
-                return False
-
-        return _Lease()
+from tests.support.fake_oracledb import FakePool, database_error  # noqa: E402, F401
 
 
 def open_store(end_user_id=None, store_id="AGENT_MEMORY", **answers):

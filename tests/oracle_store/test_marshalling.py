@@ -9,7 +9,6 @@ come back.
 from __future__ import annotations
 
 import inspect
-import re
 
 import pytest
 
@@ -22,75 +21,13 @@ from oracleagentmemory.stores.errors import (  # noqa: E402
 )
 from oracleagentmemory.stores.oracle import OracleMemoryStore  # noqa: E402
 from oracleagentmemory.stores.protocol import MemoryStore  # noqa: E402
-
-
-class FakeError:
-    def __init__(self, code: int, message: str) -> None:
-        self.code, self.message = code, message
-
-
-class FakeVar:
-    def __init__(self, kind) -> None:
-        self.kind, self.value = kind, None
-
-    def setvalue(self, _position, value) -> None:
-        self.value = value
-
-    def getvalue(self):
-        return self.value
-
-
-class FakeCursor:
-    def __init__(self, connection) -> None:
-        self.connection = connection
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-    def var(self, kind):
-        return FakeVar(kind)
-
-    def execute(self, statement, binds=None):
-        binds = binds or {}
-        plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
-                 if k != "result"}
-        self.connection.calls.append((statement, plain))
-        match = re.search(r"AGENT_MEMORY\.(\w+)", statement)
-        member = match.group(1) if match else statement
-        answer = self.connection.answers.get(member)
-        if isinstance(answer, Exception):
-            raise answer
-        if "result" in binds:
-            binds["result"].value = answer
-        if "v" in binds:
-            binds["v"].value = self.connection.release
-        return self
-
-    def fetchall(self):
-        return []
-
-
-class FakeConnection:
-    def __init__(self, **answers) -> None:
-        self.calls: list[tuple[str, dict]] = []
-        self.answers = {"CHECK_SCHEMA": None, **answers}
-        self.release = 23
-
-    def cursor(self):
-        return FakeCursor(self)
-
-
-def database_error(code: int, message: str) -> oracledb.DatabaseError:
-    return oracledb.DatabaseError(FakeError(code, f"ORA-{code:05d}: {message}"))
+from tests.support.fake_oracledb import FakeConnection, database_error  # noqa: E402
 
 
 def store_with(**answers):
     connection = FakeConnection(**answers)
     store = OracleMemoryStore(connection, embedding_dimension=3)
-    connection.calls.clear()
+    connection.log.clear()
     return store, connection
 
 
@@ -189,15 +126,9 @@ def test_recreate_resets_the_store():
     assert "AGENT_MEMORY.RESET_STORE(p_commit => :p_commit)" in connection.calls[-1][0]
 
 
-class FakeConnectionWithModels(FakeConnection):
-    def cursor(self):
-        cursor = FakeCursor(self)
-        cursor.fetchone = lambda: (0,)
-        return cursor
-
-
 def test_install_with_a_missing_model_fails_clearly():
-    connection = FakeConnectionWithModels(CHECK_SCHEMA=database_error(4043, "does not exist"))
+    connection = FakeConnection(CHECK_SCHEMA=database_error(4043, "does not exist"))
+    connection.models_loaded = 0
     with pytest.raises(SchemaError, match="DOC_MODEL is not loaded"):
         OracleMemoryStore(connection, embedding_dimension=3, embedding_model="doc_model")
 
@@ -209,7 +140,6 @@ def test_oracle_cli_commands(monkeypatch):
 
     connection = FakeConnection(DESCRIBE={"backend": "oracle", "schema_version": 1},
                                 ENSURE_PURGE_JOB=True)
-    connection.close = lambda: None
     monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
     monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
     for command in ("install", "upgrade", "status"):

@@ -22,7 +22,7 @@ from oracleagentmemory.core.llms.http_client import HttpJsonClient, RetryPolicy
 from oracleagentmemory.core.llms.openai_compatible import (
     DEFAULT_API_KEY_ENV,
     OPENAI_BASE_URL,
-    resolve_api_key,
+    openai_http,
 )
 
 DEFAULT_BATCH_SIZE = 64
@@ -90,14 +90,8 @@ class OpenAICompatibleEmbedder(IEmbedder):
         self.batch_size = batch_size
         self.send_dimensions = send_dimensions
         self._dimension = embedding_dimension
-        self.http = http or HttpJsonClient(
-            base_url,
-            api_key=resolve_api_key(api_key, api_key_env),
-            headers=headers,
-            timeout=timeout,
-            retry=retry or RetryPolicy(max_retries=max_retries),
-            auth=auth,
-        )
+        self.http = http or openai_http(base_url, api_key, api_key_env, headers, timeout,
+                                        retry, max_retries, auth)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None

@@ -35,6 +35,21 @@ def resolve_api_key(api_key: str | None, api_key_env: str | None) -> str | None:
     return None
 
 
+def openai_http(base_url: str, api_key: str | None, api_key_env: str | None,
+                headers: Mapping[str, str] | None, timeout: float,
+                retry: RetryPolicy | None, max_retries: int,
+                auth: httpx.Auth | None) -> HttpJsonClient:
+    """The HTTP client both OpenAI-compatible adapters (chat and embeddings) talk through."""
+    return HttpJsonClient(
+        base_url,
+        api_key=resolve_api_key(api_key, api_key_env),
+        headers=headers,
+        timeout=timeout,
+        retry=retry or RetryPolicy(max_retries=max_retries),
+        auth=auth,
+    )
+
+
 def message_text(payload: Mapping[str, Any]) -> str:
     """The assistant text of a chat-completions answer; LlmResponseError when there is none."""
     choices = payload.get("choices")
@@ -91,14 +106,8 @@ class OpenAICompatibleLlm(ILlm):
         self.default_options = dict(default_options or {})
         self.json_mode_supported = json_mode
         """False once the server rejected ``response_format`` (or when disabled)."""
-        self.http = http or HttpJsonClient(
-            base_url,
-            api_key=resolve_api_key(api_key, api_key_env),
-            headers=headers,
-            timeout=timeout,
-            retry=retry or RetryPolicy(max_retries=max_retries),
-            auth=auth,
-        )
+        self.http = http or openai_http(base_url, api_key, api_key_env, headers, timeout,
+                                        retry, max_retries, auth)
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleLlm(model={self.model!r}, base_url={self.http.base_url!r})"
