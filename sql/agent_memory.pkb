@@ -54,6 +54,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
     finish(p_commit);
     RETURN l_out;
   EXCEPTION
+    WHEN DUP_VAL_ON_INDEX THEN
+      -- an image of replace_images whose id is taken where this session cannot see it
+      ROLLBACK TO SAVEPOINT am_update_record;
+      AGENT_MEMORY_ERRORS.duplicate_record('an image id of replace_images is already used');
     WHEN OTHERS THEN
       ROLLBACK TO SAVEPOINT am_update_record;
       RAISE;

@@ -84,8 +84,13 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
 
   -- Insert every record, then every link, atomically; returns the ids in input order
   -- (generated ids are 32 hex digits).
-  --   p_records  JSON array of RecordIn (only record_type is required)
-  --   p_links    JSON array of LinkIn, may point at records of the same batch (NULL = none)
+  --   p_records  JSON array of RecordIn (only record_type is required). Imports may add
+  --              "created_at", "updated_at", "expires_at" (ISO-8601, no zone = UTC): kept
+  --              as given instead of the clock; created_at is then the CREATED_AT anchor of
+  --              ttl_days, updated_at defaults to created_at, and a present "expires_at"
+  --              (null = never) replaces the ttl_days computation
+  --   p_links    JSON array of LinkIn, may point at records of the same batch (NULL = none);
+  --              an import may add "created_at", kept as given
   --   p_replace  TRUE: an id already used in its id space replaces the old record (and its
   --              links); FALSE: -20003
   --   p_commit   commit on success (default TRUE)
@@ -112,7 +117,13 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --   p_record_types  JSON array of the record types to look in
   --   p_changes       RecordChanges: content, embedding, metadata (whole), timestamp, status,
   --                   ttl_days / ttl_anchor (expiry recomputed), parts, config, mime_type,
-  --                   image_bytes; scope never changes
+  --                   image_bytes, and for a message replace_images (JSON array of RecordIn)
+  --                   setting its attached images: listed ids without image_bytes are kept,
+  --                   listed images with image_bytes are inserted or replace the stored one
+  --                   (taking the message's id as message_id and its user/agent/thread),
+  --                   unlisted attached images are deleted (with their bytes); attached
+  --                   images always carry the message's expiry, so replace_images or a
+  --                   ttl_days / ttl_anchor change re-applies it to them; scope never changes
   --   p_thread_id     when not NULL, only a record of that thread matches
   --   p_commit        commit on success
   FUNCTION update_record(p_record_id IN VARCHAR2, p_record_types IN JSON, p_changes IN JSON,

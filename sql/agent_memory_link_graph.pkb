@@ -92,6 +92,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     l_utc         TIMESTAMP;
     l_metadata    CLOB;
     l_clash       VARCHAR2(512);
+    l_created     VARCHAR2(4000);
+    l_created_at  TIMESTAMP;
   BEGIN
     l_id := AGENT_MEMORY_CODEC.check_id(
               NVL(AGENT_MEMORY_CODEC.opt_string(p_link, 'id', 'relation_id'), AGENT_MEMORY_CODEC.new_id),
@@ -116,6 +118,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
       l_utc := AGENT_MEMORY_CODEC.parse_iso(l_timestamp, 'timestamp');
     END IF;
     l_metadata := AGENT_MEMORY_CODEC.opt_object_text(p_link, 'metadata', 'metadata');
+    -- An import may restore the creation time (kept as given, no zone = UTC); else the clock.
+    l_created := AGENT_MEMORY_CODEC.opt_string(p_link, 'created_at', 'link.created_at');
+    l_created_at := CASE WHEN l_created IS NULL THEN p_now
+                         ELSE AGENT_MEMORY_CODEC.parse_iso(l_created, 'link.created_at') END;
     SELECT MIN(rel.id) KEEP (DENSE_RANK FIRST ORDER BY CASE WHEN rel.id = l_id THEN 1 ELSE 0 END)
       INTO l_clash
       FROM AGENT_MEMORY_RELATIONS rel
@@ -133,7 +139,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
       opposite_relation_type, event_ts, metadata, created_at)
     VALUES (
       l_id, l_thread, l_source, l_source_type, l_target, l_target_type, l_type, l_opposite,
-      l_timestamp, JSON(l_metadata), p_now);
+      l_timestamp, JSON(l_metadata), l_created_at);
     RETURN l_id;
   END insert_link;
 

@@ -20,6 +20,7 @@ AS
 
   -- Insert one LinkIn; both endpoints must be visible memory-like records of thread_id.
   -- Returns the relation id. -20003 when the id or the endpoint pair is already used.
+  -- created_at is p_now unless the LinkIn carries "created_at" (an import), kept as given.
   FUNCTION insert_link(p_link IN JSON_OBJECT_T, p_now IN TIMESTAMP) RETURN VARCHAR2;
 
   -- Contract operations (documented in AGENT_MEMORY).

@@ -20,6 +20,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     mime_type   VARCHAR2(255),
     event_ts    VARCHAR2(64),
     event_utc   TIMESTAMP(6),
+    created_at  TIMESTAMP(6),
+    updated_at  TIMESTAMP(6),
     expires_at  TIMESTAMP(6),
     status      VARCHAR2(8),
     message_id  VARCHAR2(512),
@@ -278,13 +280,38 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
 
   -- -- writing ---------------------------------------------------------------------------
 
-  FUNCTION prepare_row(p_record IN JSON_OBJECT_T, p_now IN TIMESTAMP, p_where IN VARCHAR2)
+  -- A bookkeeping time an import passes (created_at, updated_at, expires_at): parsed like
+  -- every ISO-8601 value (no zone = UTC) and kept as given; NULL when absent or JSON null.
+  -- Mirrors restored_time in python/oracleagentmemory/stores/embedded/store.py.
+  FUNCTION restored_time(p_values IN JSON_OBJECT_T, p_key IN VARCHAR2, p_where IN VARCHAR2)
+    RETURN TIMESTAMP IS
+    l_text VARCHAR2(4000);
+  BEGIN
+    l_text := AGENT_MEMORY_CODEC.opt_string(p_values, p_key, p_where || '.' || p_key);
+    IF l_text IS NULL THEN
+      RETURN NULL;
+    END IF;
+    RETURN AGENT_MEMORY_CODEC.parse_iso(l_text, p_where || '.' || p_key);
+  END restored_time;
+
+  -- A RecordIn as a row to insert. p_attach: the record is an image listed in replace_images
+  -- of the message p_message: its record_type, message_id and scope (user, agent, thread) are
+  -- the message's whatever the image says (as in _follow_message of the embedded store).
+  -- The overrides go into the row, not into p_record: an element got from an array shares
+  -- its memory with the caller's document (TREAT/get do not copy; checked:
+  --   https://docs.oracle.com/database/122/ADJSN/using-PLSQL-object-types-for-JSON.htm).
+  FUNCTION prepare_row(p_record IN JSON_OBJECT_T, p_now IN TIMESTAMP, p_where IN VARCHAR2,
+                       p_attach IN BOOLEAN, p_message IN row_t)
     RETURN row_t IS
     l_row    row_t;
     l_status VARCHAR2(4000);
     l_given  VARCHAR2(4000);
   BEGIN
-    l_row.record_type := AGENT_MEMORY_CODEC.opt_string(p_record, 'record_type', p_where || '.record_type');
+    IF p_attach THEN
+      l_row.record_type := 'image';
+    ELSE
+      l_row.record_type := AGENT_MEMORY_CODEC.opt_string(p_record, 'record_type', p_where || '.record_type');
+    END IF;
     IF l_row.record_type IS NULL OR NOT is_known_type(l_row.record_type, FALSE) THEN
       AGENT_MEMORY_ERRORS.invalid_argument(p_where || '.record_type must be one of ' || c_all_types
         || ', got ' || AGENT_MEMORY_CODEC.quoted(l_row.record_type));
@@ -309,13 +336,33 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_row.mime_type := AGENT_MEMORY_CODEC.opt_string(p_record, 'mime_type', p_where || '.mime_type');
     l_row.config := AGENT_MEMORY_CODEC.opt_object_text(p_record, 'config', p_where || '.config');
     l_row.image_b64 := AGENT_MEMORY_CODEC.opt_clob(p_record, 'image_bytes', p_where || '.image_bytes');
-    l_row.user_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'user_id', p_where || '.user_id');
-    l_row.agent_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'agent_id', p_where || '.agent_id');
-    l_row.thread_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'thread_id', p_where || '.thread_id');
+    IF p_attach THEN
+      l_row.user_id := p_message.user_id;
+      l_row.agent_id := p_message.agent_id;
+      l_row.thread_id := p_message.thread_id;
+    ELSE
+      l_row.user_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'user_id', p_where || '.user_id');
+      l_row.agent_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'agent_id', p_where || '.agent_id');
+      l_row.thread_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'thread_id', p_where || '.thread_id');
+    END IF;
     l_row.role := AGENT_MEMORY_CODEC.opt_string(p_record, 'role', p_where || '.role');
     l_row.metadata := AGENT_MEMORY_CODEC.opt_object_text(p_record, 'metadata', p_where || '.metadata');
-    l_row.expires_at := AGENT_MEMORY_RETENTION.expires_at(p_record, p_now, l_row.event_utc, p_where);
-    l_row.message_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'message_id', p_where || '.message_id');
+    -- Imports may restore the bookkeeping times: created_at (also the CREATED_AT anchor of
+    -- the TTL), updated_at (defaults to created_at) and expires_at, which, when the key is
+    -- present (null = never), is kept verbatim and replaces the ttl_days computation.
+    l_row.created_at := NVL(restored_time(p_record, 'created_at', p_where), p_now);
+    l_row.updated_at := NVL(restored_time(p_record, 'updated_at', p_where), l_row.created_at);
+    IF AGENT_MEMORY_CODEC.has_key(p_record, 'expires_at') THEN
+      l_row.expires_at := restored_time(p_record, 'expires_at', p_where);
+    ELSE
+      l_row.expires_at := AGENT_MEMORY_RETENTION.expires_at(p_record, l_row.created_at, l_row.event_utc,
+                                                       p_where);
+    END IF;
+    IF p_attach THEN
+      l_row.message_id := p_message.id;
+    ELSE
+      l_row.message_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'message_id', p_where || '.message_id');
+    END IF;
     IF p_record.has('embedding') THEN
       l_row.embedding := AGENT_MEMORY_CODEC.vector_text(p_record, 'embedding', 'embedding');
     ELSIF l_row.record_type NOT IN ('thread', 'summary') THEN
@@ -325,7 +372,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN l_row;
   END prepare_row;
 
-  PROCEDURE insert_row(p_row IN row_t, p_now IN TIMESTAMP, p_replace IN BOOLEAN) IS
+  PROCEDURE insert_row(p_row IN row_t, p_replace IN BOOLEAN) IS
     l_existing NUMBER;
     l_seq      NUMBER;
     l_links    NUMBER;
@@ -350,8 +397,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     VALUES (
       p_row.id, p_row.id_space, p_row.record_type, p_row.user_id, p_row.agent_id,
       p_row.thread_id, p_row.role, p_row.content, JSON(p_row.metadata), JSON(p_row.parts),
-      JSON(p_row.config), p_row.mime_type, p_row.event_ts, p_row.event_utc, p_now, p_now,
-      p_row.expires_at, p_row.status, p_row.message_id,
+      JSON(p_row.config), p_row.mime_type, p_row.event_ts, p_row.event_utc, p_row.created_at,
+      p_row.updated_at, p_row.expires_at, p_row.status, p_row.message_id,
       TO_VECTOR(p_row.embedding, 384, FLOAT32))
     RETURNING seq INTO l_seq;
     IF p_row.image_b64 IS NOT NULL THEN
@@ -370,6 +417,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_ids     JSON_ARRAY_T := JSON_ARRAY_T();
     l_now     TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
     l_link_id VARCHAR2(512);
+    l_none    row_t;
   BEGIN
     IF p_records IS NULL THEN
       AGENT_MEMORY_ERRORS.invalid_argument('records must be a list of record objects');
@@ -385,7 +433,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       IF NOT l_el.is_object THEN
         AGENT_MEMORY_ERRORS.invalid_argument('records[' || i || '] must be a dict');
       END IF;
-      l_rows(i) := prepare_row(TREAT(l_el AS JSON_OBJECT_T), l_now, 'records[' || i || ']');
+      l_rows(i) := prepare_row(TREAT(l_el AS JSON_OBJECT_T), l_now, 'records[' || i || ']',
+                               FALSE, l_none);
       l_key := l_rows(i).id_space || '/' || l_rows(i).id;
       IF l_seen.EXISTS(l_key) THEN
         AGENT_MEMORY_ERRORS.duplicate_record('records contains the same id twice');
@@ -395,7 +444,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_links := AGENT_MEMORY_CODEC.to_array(p_links, 'links');
     IF l_rows.COUNT > 0 THEN
       FOR i IN l_rows.FIRST .. l_rows.LAST LOOP
-        insert_row(l_rows(i), l_now, NVL(p_replace, FALSE));
+        insert_row(l_rows(i), NVL(p_replace, FALSE));
         l_ids.append(l_rows(i).id);
       END LOOP;
     END IF;
@@ -433,6 +482,16 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_mime      VARCHAR2(255);
     l_image     CLOB;
     l_any       BOOLEAN := FALSE;
+    l_message   row_t;
+    l_el        JSON_ELEMENT_T;
+    l_listed    JSON_ARRAY_T;
+    l_images    rows_t;
+    l_keep      JSON_ARRAY_T := JSON_ARRAY_T();
+    l_keep_text CLOB;
+    l_stale     number_list_t;
+    l_links     NUMBER;
+    l_follow    TIMESTAMP;
+    f_images    NUMBER := 0;
     f_content   NUMBER := 0;
     f_embedding NUMBER := 0;
     f_metadata  NUMBER := 0;
@@ -448,7 +507,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       FOR i IN 1 .. l_keys.COUNT LOOP
         IF NVL(l_keys(i), '?') NOT IN ('content', 'embedding', 'metadata', 'timestamp', 'status',
                                        'ttl_days', 'ttl_anchor', 'parts', 'config', 'mime_type',
-                                       'image_bytes') THEN
+                                       'image_bytes', 'replace_images') THEN
           l_unknown := l_unknown || CASE WHEN l_unknown IS NOT NULL THEN ', ' END || l_keys(i);
         END IF;
       END LOOP;
@@ -465,8 +524,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     IF l_seq IS NULL THEN
       RETURN NULL;
     END IF;
-    SELECT r.created_at, r.event_ts, r.event_utc
-      INTO l_created, l_event_ts, l_event_utc
+    SELECT r.created_at, r.event_ts, r.event_utc, r.id, r.record_type, r.user_id, r.agent_id,
+           r.thread_id
+      INTO l_created, l_event_ts, l_event_utc, l_message.id, l_message.record_type,
+           l_message.user_id, l_message.agent_id, l_message.thread_id
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.seq = l_seq
        FOR UPDATE;
@@ -519,6 +580,30 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       l_mime := AGENT_MEMORY_CODEC.opt_string(l_changes, 'mime_type', 'mime_type');
       f_mime := 1;
     END IF;
+    IF l_changes.has('replace_images') AND l_message.record_type = 'message' THEN
+      -- A message's attached images (validated before anything is written; a non-message
+      -- ignores the key, as the embedded store does). Each image is prepared like a RecordIn
+      -- of write_records, with the message's id and scope (see prepare_row).
+      l_el := l_changes.get('replace_images');
+      IF l_el IS NULL OR l_el.is_null THEN
+        l_listed := JSON_ARRAY_T();
+      ELSIF l_el.is_array THEN
+        l_listed := TREAT(l_el AS JSON_ARRAY_T);
+      ELSE
+        AGENT_MEMORY_ERRORS.invalid_argument('replace_images must be a list of record objects');
+      END IF;
+      FOR i IN 0 .. l_listed.get_size - 1 LOOP
+        l_el := l_listed.get(i);
+        IF NOT l_el.is_object THEN
+          AGENT_MEMORY_ERRORS.invalid_argument('records[' || i || '] must be a dict');
+        END IF;
+        l_images(i) := prepare_row(TREAT(l_el AS JSON_OBJECT_T), l_now, 'records[' || i || ']',
+                                   TRUE, l_message);
+        l_keep.append(l_images(i).id);
+      END LOOP;
+      l_keep_text := l_keep.to_clob;
+      f_images := 1;
+    END IF;
     l_any := f_content + f_embedding + f_metadata + f_timestamp + f_status + f_expires
            + f_parts + f_config + f_mime > 0;
     IF l_any THEN
@@ -547,6 +632,39 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
          WHEN MATCHED THEN UPDATE SET i.bytes = AGENT_MEMORY_CODEC.base64_to_blob(l_image)
          WHEN NOT MATCHED THEN INSERT (seq, bytes) VALUES (s.seq, AGENT_MEMORY_CODEC.base64_to_blob(l_image));
       END IF;
+    END IF;
+    IF f_images = 1 THEN
+      -- (a) attached images not listed go, through the common delete path (their bytes rows
+      --     go with them: AGENT_MEMORY_IMAGES references the record ON DELETE CASCADE)
+      SELECT r.seq BULK COLLECT INTO l_stale
+        FROM AGENT_MEMORY_RECORDS r
+       WHERE r.record_type = 'image'
+         AND r.message_id = l_message.id
+         AND NOT EXISTS (SELECT 1
+                           FROM JSON_TABLE(l_keep_text, '$[*]' COLUMNS (v VARCHAR2(512) PATH '$')) k
+                          WHERE k.v = r.id)
+       ORDER BY r.seq;
+      IF l_stale.COUNT > 0 THEN
+        l_links := delete_seqs(seq_text(l_stale));
+      END IF;
+      -- (b) listed images with bytes are inserted, or replace the image of that id; listed
+      --     ids without bytes are kept as stored
+      IF l_images.COUNT > 0 THEN
+        FOR i IN l_images.FIRST .. l_images.LAST LOOP
+          IF l_images(i).image_b64 IS NOT NULL THEN
+            insert_row(l_images(i), TRUE);
+          END IF;
+        END LOOP;
+      END IF;
+    END IF;
+    IF l_message.record_type = 'message' AND f_images + f_expires > 0 THEN
+      -- (c) attached images always carry their message's expiry
+      SELECT r.expires_at INTO l_follow FROM AGENT_MEMORY_RECORDS r WHERE r.seq = l_seq;
+      UPDATE AGENT_MEMORY_RECORDS r
+         SET r.expires_at = l_follow,
+             r.updated_at = l_now
+       WHERE r.record_type = 'image'
+         AND r.message_id = l_message.id;
     END IF;
     RETURN TREAT(records_json('[' || TO_CHAR(l_seq) || ']', FALSE).get(0) AS JSON_OBJECT_T).to_json;
   END update_record;

@@ -253,5 +253,42 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_isolation AS
     ut.expect(agent_memory_session.end_user_id).to_be_null();
     ut.expect(all_ids).to_equal('a1,a2,b1,b2,n1,ma,mb');
   END clear_restores_owner_view;
+
+  PROCEDURE replace_images_only_own IS
+    l_ids     JSON;
+    l_out     JSON;
+    l_expires TIMESTAMP;
+    l_n       NUMBER;
+  BEGIN
+    seed;
+    -- unbound: an image of B that names A's message as its message
+    l_ids := agent_memory.write_records(p_records => j('[{"record_type": "image", "id": "ib",'
+      || ' "user_id": "B", "thread_id": "tA", "message_id": "ma", "image_bytes": "aGk=", "embedding": null}]'),
+      p_commit => FALSE);
+    agent_memory_session.set_end_user('A');
+    -- an empty list and an expiry change of A's message do not reach B's image
+    l_out := agent_memory.update_record(p_record_id => 'ma', p_record_types => j('["message"]'),
+                                        p_changes => j('{"replace_images": [], "ttl_days": 1}'),
+                                        p_commit => FALSE);
+    ut.expect(l_out IS NOT NULL).to_be_true();
+    -- listing B's image id with bytes cannot replace it: the id is taken (-20003)
+    BEGIN
+      l_out := agent_memory.update_record(p_record_id => 'ma', p_record_types => j('["message"]'),
+                                          p_changes => j('{"replace_images": [{"id": "ib", "image_bytes": "bmV3"}]}'),
+                                          p_commit => FALSE);
+      ut.fail('B''s image id was taken over');
+    EXCEPTION
+      WHEN agent_memory_errors.e_duplicate_record THEN
+        NULL;
+    END;
+    agent_memory_session.clear_end_user;
+    SELECT r.expires_at INTO l_expires FROM agent_memory_records r
+     WHERE r.id_space = 'image' AND r.id = 'ib' AND r.user_id = 'B';
+    ut.expect(l_expires IS NULL).to_be_true();
+    SELECT COUNT(*) INTO l_n
+      FROM agent_memory_images i JOIN agent_memory_records r ON r.seq = i.seq
+     WHERE r.id_space = 'image' AND r.id = 'ib' AND DBMS_LOB.GETLENGTH(i.bytes) = 2;
+    ut.expect(l_n).to_equal(1);
+  END replace_images_only_own;
 END ut_agent_memory_isolation;
 /

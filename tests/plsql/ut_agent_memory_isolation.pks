@@ -42,5 +42,7 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_isolation AS
   PROCEDURE null_end_user_refused;
   --%test(clear_end_user restores the unrestricted owner view)
   PROCEDURE clear_restores_owner_view;
+  --%test(bound to A, replace_images on A's message neither deletes nor takes over B's images)
+  PROCEDURE replace_images_only_own;
 END ut_agent_memory_isolation;
 /

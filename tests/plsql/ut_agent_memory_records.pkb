@@ -34,6 +34,48 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
       || '", "thread_id": "t1", "embedding": ' || unit(1) || p_extra || '}';
   END mem;
 
+  FUNCTION ids(p_records IN JSON_ARRAY_T) RETURN VARCHAR2 IS
+    l_out VARCHAR2(4000);
+  BEGIN
+    FOR i IN 0 .. p_records.get_size - 1 LOOP
+      l_out := l_out || CASE WHEN i > 0 THEN ',' END
+            || TREAT(p_records.get(i) AS JSON_OBJECT_T).get_string('id');
+    END LOOP;
+    RETURN l_out;
+  END ids;
+
+  FUNCTION one(p_id IN VARCHAR2, p_type IN VARCHAR2 DEFAULT 'memory') RETURN JSON_OBJECT_T IS
+  BEGIN
+    RETURN TREAT(get('{"ids": ["' || p_id || '"], "record_types": ["' || p_type
+                     || '"], "include_bytes": true}').get(0) AS JSON_OBJECT_T);
+  END one;
+
+  FUNCTION upd(p_id IN VARCHAR2, p_type IN VARCHAR2, p_changes IN CLOB) RETURN JSON_OBJECT_T IS
+    l_out JSON;
+  BEGIN
+    l_out := agent_memory.update_record(p_record_id => p_id, p_record_types => j('["' || p_type || '"]'),
+                                        p_changes => j(p_changes), p_commit => FALSE);
+    IF l_out IS NULL THEN
+      RETURN NULL;
+    END IF;
+    RETURN TREAT(JSON_ELEMENT_T.load(l_out) AS JSON_OBJECT_T);
+  END upd;
+
+  -- message msg1 of u1/a1/t1 (p_extra: more RecordIn members) with images attached to it
+  PROCEDURE seed_message(p_extra IN VARCHAR2, p_images IN VARCHAR2) IS
+    l_ids JSON_ARRAY_T;
+    l_all VARCHAR2(32767);
+  BEGIN
+    l_all := '[{"record_type": "message", "id": "msg1", "user_id": "u1", "agent_id": "a1",'
+      || ' "thread_id": "t1", "role": "user", "content": "hi", "embedding": null' || p_extra || '}';
+    FOR i IN 1 .. REGEXP_COUNT(p_images, '[^,]+') LOOP
+      l_all := l_all || ', {"record_type": "image", "id": "' || REGEXP_SUBSTR(p_images, '[^,]+', 1, i)
+        || '", "user_id": "u1", "agent_id": "a1", "thread_id": "t1", "message_id": "msg1",'
+        || ' "content": "old", "image_bytes": "aGVsbG8=", "embedding": null}';
+    END LOOP;
+    l_ids := write(l_all || ']');
+  END seed_message;
+
   PROCEDURE round_trip IS
     l_rec JSON_OBJECT_T;
     l_ids JSON_ARRAY_T;
@@ -169,5 +211,140 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
     ut.expect(l_msgs.get_size).to_equal(1);
     ut.expect(TREAT(l_msgs.get(0) AS JSON_OBJECT_T).get_string('id')).to_equal('msg2');
   END list_messages_slices;
+
+  PROCEDURE restored_times IS
+    l_ids     JSON_ARRAY_T;
+    l_rec     JSON_OBJECT_T;
+    l_expires TIMESTAMP;
+  BEGIN
+    l_ids := write('['
+      || mem('r1', ', "created_at": "2020-01-02T03:04:05.123456+02:00", "ttl_days": 36525') || ','
+      || mem('r2', ', "created_at": "2021-05-06T07:08:09", "updated_at": "2022-01-01T00:00:00Z",'
+               || ' "expires_at": "2999-12-31T23:59:59.5+01:00", "ttl_days": 1') || ','
+      || mem('r3', ', "created_at": "2020-01-01T00:00:00Z", "expires_at": null, "ttl_days": 0') || ','
+      || mem('r4', ', "created_at": "2020-01-01T00:00:00Z", "ttl_days": 1') || ']');
+    -- zone converted to UTC; updated_at defaults to created_at; the TTL counts from created_at
+    l_rec := one('r1');
+    ut.expect(l_rec.get_string('created_at')).to_equal('2020-01-02T01:04:05.123456Z');
+    ut.expect(l_rec.get_string('updated_at')).to_equal('2020-01-02T01:04:05.123456Z');
+    ut.expect(l_rec.get_string('expires_at')).to_equal('2120-01-03T01:04:05.123456Z');
+    -- zone-less text is UTC; a given expires_at wins over ttl_days
+    l_rec := one('r2');
+    ut.expect(l_rec.get_string('created_at')).to_equal('2021-05-06T07:08:09.000000Z');
+    ut.expect(l_rec.get_string('updated_at')).to_equal('2022-01-01T00:00:00.000000Z');
+    ut.expect(l_rec.get_string('expires_at')).to_equal('2999-12-31T22:59:59.500000Z');
+    -- "expires_at": null never expires, whatever ttl_days says
+    ut.expect(one('r3').get('expires_at').is_null).to_be_true();
+    -- anchored on the restored created_at, r4 expired in 2020: stored but invisible
+    ut.expect(get('{"ids": ["r4"]}').get_size).to_equal(0);
+    SELECT r.expires_at INTO l_expires FROM agent_memory_records r
+     WHERE r.id_space = 'memory' AND r.id = 'r4';
+    ut.expect(l_expires).to_equal(TIMESTAMP '2020-01-02 00:00:00');
+  END restored_times;
+
+  PROCEDURE restored_link_time IS
+    l_ids   JSON_ARRAY_T;
+    l_links JSON_ARRAY_T;
+  BEGIN
+    l_ids := write('[' || mem('m1') || ', ' || mem('m2') || ', ' || mem('m3') || ']',
+      '[{"id": "old", "thread_id": "t1", "source_id": "m1", "source_type": "memory", "target_id": "m2",'
+      || ' "target_type": "memory", "relation_type": "supports", "created_at": "2019-03-04T05:06:07+01:00"},'
+      || ' {"id": "new", "thread_id": "t1", "source_id": "m2", "source_type": "memory", "target_id": "m3",'
+      || ' "target_type": "memory", "relation_type": "supports"}]');
+    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_thread_id => 't1')) AS JSON_ARRAY_T);
+    ut.expect(TREAT(l_links.get(0) AS JSON_OBJECT_T).get_string('created_at')).to_equal('2019-03-04T04:06:07.000000Z');
+    ut.expect(TREAT(l_links.get(1) AS JSON_OBJECT_T).get_string('created_at')).to_be_like('____-__-__T__:__:__.______Z');
+    ut.expect(TREAT(l_links.get(1) AS JSON_OBJECT_T).get_string('created_at')).not_to_equal('2019-03-04T04:06:07.000000Z');
+  END restored_link_time;
+
+  PROCEDURE restored_time_invalid IS
+    l_ids JSON_ARRAY_T;
+  BEGIN
+    l_ids := write('[' || mem('m1', ', "updated_at": "yesterday"') || ']');
+  END restored_time_invalid;
+
+  PROCEDURE replace_images IS
+    l_rec   JSON_OBJECT_T;
+    l_msg   JSON_OBJECT_T;
+    l_seq3  NUMBER;
+    l_count NUMBER;
+  BEGIN
+    seed_message(', "ttl_days": 30', 'img1,img2,img3');
+    SELECT r.seq INTO l_seq3 FROM agent_memory_records r WHERE r.id_space = 'image' AND r.id = 'img3';
+    l_msg := upd('msg1', 'message', '{"content": "edited", "replace_images": ['
+      || '{"id": "img1"},'
+      || '{"id": "img2", "content": "new desc", "image_bytes": "bmV3", "embedding": null},'
+      || '{"id": "img4", "content": "added", "image_bytes": "aGk=", "user_id": "intruder", "agent_id": null,'
+      || ' "thread_id": "elsewhere", "message_id": "other", "ttl_days": 0, "embedding": null}]}');
+    ut.expect(l_msg.get_string('content')).to_equal('edited');
+    ut.expect(ids(get('{"record_types": ["image"], "message_id": "msg1"}'))).to_equal('img1,img2,img4');
+    -- listed without bytes: kept as stored
+    l_rec := one('img1', 'image');
+    ut.expect(l_rec.get_string('content')).to_equal('old');
+    ut.expect(l_rec.get_string('image_bytes')).to_equal('aGVsbG8=');
+    -- listed with bytes: replaced
+    l_rec := one('img2', 'image');
+    ut.expect(l_rec.get_string('content')).to_equal('new desc');
+    ut.expect(l_rec.get_string('image_bytes')).to_equal('bmV3');
+    -- inserted with the message's id, scope and expiry, whatever the image said
+    l_rec := one('img4', 'image');
+    ut.expect(l_rec.get_string('image_bytes')).to_equal('aGk=');
+    ut.expect(l_rec.get_string('message_id')).to_equal('msg1');
+    ut.expect(l_rec.get_string('user_id')).to_equal('u1');
+    ut.expect(l_rec.get_string('agent_id')).to_equal('a1');
+    ut.expect(l_rec.get_string('thread_id')).to_equal('t1');
+    ut.expect(l_rec.get_string('expires_at')).to_equal(l_msg.get_string('expires_at'));
+    -- unlisted: deleted with its bytes row
+    ut.expect(get('{"ids": ["img3"]}').get_size).to_equal(0);
+    SELECT COUNT(*) INTO l_count FROM agent_memory_records r WHERE r.id_space = 'image' AND r.id = 'img3';
+    ut.expect(l_count).to_equal(0);
+    SELECT COUNT(*) INTO l_count FROM agent_memory_images i WHERE i.seq = l_seq3;
+    ut.expect(l_count).to_equal(0);
+    SELECT COUNT(*) INTO l_count
+      FROM agent_memory_images i JOIN agent_memory_records r ON r.seq = i.seq
+     WHERE r.record_type = 'image' AND r.message_id = 'msg1';
+    ut.expect(l_count).to_equal(3);
+  END replace_images;
+
+  PROCEDURE images_follow_expiry IS
+    l_msg JSON_OBJECT_T;
+  BEGIN
+    seed_message(NULL, 'img1,img2');
+    ut.expect(one('img1', 'image').get('expires_at').is_null).to_be_true();
+    l_msg := upd('msg1', 'message', '{"ttl_days": 10}');
+    ut.expect(l_msg.get_string('expires_at')).to_be_not_null();
+    ut.expect(one('img1', 'image').get_string('expires_at')).to_equal(l_msg.get_string('expires_at'));
+    ut.expect(one('img2', 'image').get_string('expires_at')).to_equal(l_msg.get_string('expires_at'));
+    l_msg := upd('msg1', 'message', '{"ttl_days": null}');
+    ut.expect(one('img2', 'image').get('expires_at').is_null).to_be_true();
+    -- an expiry in the past hides the message and its images alike
+    l_msg := upd('msg1', 'message', '{"ttl_days": 0}');
+    ut.expect(get('{"ids": ["msg1", "img1", "img2"]}').get_size).to_equal(0);
+  END images_follow_expiry;
+
+  PROCEDURE replace_images_validation IS
+    l_msg JSON_OBJECT_T;
+    l_ids JSON_ARRAY_T;
+  BEGIN
+    seed_message(NULL, 'img1');
+    BEGIN
+      l_msg := upd('msg1', 'message', '{"content": "edited", "replace_images": '
+        || '[{"id": "img9", "image_bytes": "aGk=", "status": "MAYBE"}]}');
+      ut.fail('the invalid image was accepted');
+    EXCEPTION
+      WHEN agent_memory_errors.e_invalid_argument THEN
+        NULL;
+    END;
+    ut.expect(one('msg1', 'message').get_string('content')).to_equal('hi');
+    ut.expect(ids(get('{"record_types": ["image"], "message_id": "msg1"}'))).to_equal('img1');
+    -- a record that is not a message ignores replace_images
+    l_ids := write('[' || mem('m1') || ']');
+    l_msg := upd('m1', 'memory', '{"replace_images": []}');
+    ut.expect(l_msg.get_string('id')).to_equal('m1');
+    ut.expect(ids(get('{"record_types": ["image"], "message_id": "msg1"}'))).to_equal('img1');
+    -- null (like []) deletes every attached image
+    l_msg := upd('msg1', 'message', '{"replace_images": null}');
+    ut.expect(get('{"record_types": ["image"], "message_id": "msg1"}').get_size).to_equal(0);
+  END replace_images_validation;
 END ut_agent_memory_records;
 /

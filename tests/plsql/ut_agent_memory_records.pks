@@ -32,5 +32,18 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_records AS
   PROCEDURE cascade_thread;
   --%test(messages are sliced like Python lists)
   PROCEDURE list_messages_slices;
+  --%test(an import keeps created_at, updated_at and expires_at; created_at anchors the TTL)
+  PROCEDURE restored_times;
+  --%test(a link keeps the created_at of an import)
+  PROCEDURE restored_link_time;
+  --%test(a restored time that is not ISO-8601 is an invalid argument)
+  --%throws(-20001)
+  PROCEDURE restored_time_invalid;
+  --%test(replace_images keeps, replaces, inserts and deletes a message's images)
+  PROCEDURE replace_images;
+  --%test(attached images carry their message's expiry)
+  PROCEDURE images_follow_expiry;
+  --%test(replace_images is validated before anything changes; null deletes every image)
+  PROCEDURE replace_images_validation;
 END ut_agent_memory_records;
 /
