@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sqlite3
+import uuid
 
+from oracleagentmemory.stores.embedded import changelog
 from oracleagentmemory.stores.errors import SchemaError
 
 SCHEMA_VERSION = 1
@@ -78,7 +80,7 @@ CREATE TRIGGER IF NOT EXISTS records_fts_update AFTER UPDATE OF content ON recor
 END;
 """
 
-TABLES = ("records_fts", "relations", "image_data", "records", "store_meta")
+TABLES = ("records_fts", "relations", "image_data", "record_changes", "records", "store_meta")
 
 
 def connect(location: str) -> sqlite3.Connection:
@@ -86,6 +88,7 @@ def connect(location: str) -> sqlite3.Connection:
     conn = sqlite3.connect(location, timeout=30.0, isolation_level=None, check_same_thread=False)
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA cache_size = -65536")
     if location != ":memory:":
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -102,16 +105,45 @@ def schema_exists(conn: sqlite3.Connection) -> bool:
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in _statements(DDL):
+        for statement in _statements(DDL + changelog.DDL):
             conn.execute(statement)
         conn.execute(
             "INSERT OR IGNORE INTO store_meta (key, value) VALUES ('schema_version', ?)",
             (str(SCHEMA_VERSION),),
         )
+        _insert_epoch(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+def ensure_change_log(conn: sqlite3.Connection) -> None:
+    """Add the change log to a file made before it existed (same schema version otherwise)."""
+    present = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE name IN ('record_changes', "
+        "'record_changes_insert', 'record_changes_update', 'record_changes_delete')"
+    ).fetchone()[0]
+    epoch = conn.execute("SELECT count(*) FROM store_meta WHERE key = 'epoch'").fetchone()[0]
+    if present == 4 and epoch:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _statements(changelog.DDL):
+            conn.execute(statement)
+        _insert_epoch(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _insert_epoch(conn: sqlite3.Connection) -> None:
+    """A random id of this incarnation of the schema: a recreated store gets a new one."""
+    conn.execute(
+        "INSERT OR IGNORE INTO store_meta (key, value) VALUES ('epoch', ?)",
+        (uuid.uuid4().hex,),
+    )
 
 
 def drop_schema(conn: sqlite3.Connection) -> None:

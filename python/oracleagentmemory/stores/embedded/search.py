@@ -1,12 +1,15 @@
 """Search in the embedded backend: scope and filters first, then exact scoring.
 
-Candidates are narrowed in SQL (type, status, expiry, exact scope dimensions), then by the
-metadata filter, and only the survivors are scored: cosine distance with numpy for VECTOR,
-FTS5 bm25 for KEYWORD, reciprocal-rank fusion of both for HYBRID.
+Candidates are narrowed over the in-memory record cache (type, status, expiry, exact scope
+dimensions as numpy masks), then by the metadata filter over cached key columns, and only
+the survivors are scored: cosine distance as one matrix product over cached unit vectors for
+VECTOR, FTS5 bm25 for KEYWORD, reciprocal-rank fusion of both for HYBRID. Only the top hits
+and their links are read from SQLite.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -14,20 +17,17 @@ import numpy as np
 
 from oracleagentmemory.apis.record import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.stores import metadata_filter as mf
-from oracleagentmemory.stores.embedded.codec import (
-    RECORD_COLUMNS,
-    decode_vectors,
-    encode_vector,
-    load_json,
-    row_to_record,
-)
-from oracleagentmemory.stores.errors import InvalidArgumentError
+from oracleagentmemory.stores.embedded.codec import RECORD_COLUMNS, encode_vector, row_to_record
+from oracleagentmemory.stores.embedded.record_cache import RecordCache
+from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
 
 STRATEGIES = ("VECTOR", "KEYWORD", "HYBRID")
 SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
 SCOPE_AFFINITY = 0.05
 """Ranking bonus (in distance units) per non-exact scope dimension the record matches."""
 RRF_K = 60
+FTS_FILTER_SHARE = 0.5
+"""Below this share of all records, bm25 is computed for the candidates only."""
 MAX_HOPS = 5
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -86,21 +86,31 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
 
 
 def run_search(
-    conn: Any, request: dict[str, Any], dimension: int | None, now: str
+    conn: Any, request: dict[str, Any], cache: RecordCache, dimension: int | None, now: str
 ) -> list[dict[str, Any]]:
+    """Run a validated search inside ``conn``'s read transaction, ``cache`` synced to it."""
     req = check_search_request(request)
-    candidates = _candidates(conn, req, now)
-    if not candidates:
+    cache.sync(conn)
+    slots = _candidates(conn, req, cache, now)
+    if not slots.shape[0]:
         return []
-    scored = _score(conn, req, candidates, dimension)
-    ranked = sorted(
-        scored.items(),
-        key=lambda item: (item[1] - SCOPE_AFFINITY * _affinity(candidates[item[0]], req), item[0]),
-    )[: req["max_results"]]
-    seqs = [seq for seq, _ in ranked]
+    query_vector = None
+    if req["strategy"] in ("VECTOR", "HYBRID"):
+        if req["query_vector"] is None:
+            raise InvalidArgumentError("VECTOR and HYBRID search need a query vector")
+        query_vector = np.frombuffer(encode_vector(req["query_vector"], dimension), dtype="<f4")
+    slots, distances = _score(conn, req, cache, slots, query_vector)
+    if not slots.shape[0]:
+        return []
+    affinity = _affinity(cache, slots, req)
+    # Without affinity the float32 distances rank exactly like their float64 values.
+    ranking = distances if affinity is None else (
+        distances.astype(np.float64) - SCOPE_AFFINITY * affinity)
+    best = _top(ranking, cache.seq, slots, req["max_results"])
+    seqs = [int(seq) for seq in cache.seq[slots[best]]]
     records = _load_records(conn, seqs)
     hits = []
-    for seq, distance in ranked:
+    for seq, distance in zip(seqs, distances[best].tolist(), strict=True):
         record = records[seq]
         linked: list[dict[str, Any]] = []
         if req["num_hops"] and req["max_linked_results"] and record["record_type"] in MEMORY_TYPES:
@@ -109,74 +119,76 @@ def run_search(
     return hits
 
 
-def _candidates(conn: Any, req: dict[str, Any], now: str) -> dict[int, tuple]:
-    """seq -> (user_id, agent_id, thread_id, embedding) for rows passing every filter."""
-    types = req["record_types"]
-    clauses = [
-        f"record_type IN ({', '.join('?' for _ in types)})",
-        "(expires_at IS NULL OR expires_at > ?)",
-    ]
-    params: list[Any] = [*types, now]
-    if not req["include_invalid"]:
-        clauses.append("status = 'VALID'")
-    for column in SCOPE_COLUMNS:
-        dimension = req["scope"].get(column)
-        if dimension and dimension["exact"]:
-            clauses.append(f"{column} IS ?")
-            params.append(dimension["value"])
-    want_metadata = req["metadata_filter"] is not None
-    columns = "seq, user_id, agent_id, thread_id, embedding" + (
-        ", metadata" if want_metadata else ""
-    )
-    rows = conn.execute(
-        f"SELECT {columns} FROM records WHERE {' AND '.join(clauses)}", params
-    ).fetchall()
-    if want_metadata:
-        rows = [row for row in rows if mf.matches(req["metadata_filter"], load_json(row[5]))]
-    return {row[0]: row[1:5] for row in rows}
+def _candidates(conn: Any, req: dict[str, Any], cache: RecordCache, now: str) -> np.ndarray:
+    """Cache slots passing type, status, expiry, exact scope and the metadata filter."""
+    exact = {
+        index: dimension["value"]
+        for index, column in enumerate(SCOPE_COLUMNS)
+        if (dimension := req["scope"].get(column)) and dimension["exact"]
+    }
+    slots = cache.candidates(req["record_types"], req["include_invalid"], exact, now)
+    if req["metadata_filter"] is not None and slots.shape[0]:
+        slots = cache.metadata.filter(
+            req["metadata_filter"], slots, lambda: cache.metadata_rows(conn)
+        )
+    return slots
 
 
-def _affinity(candidate: tuple, req: dict[str, Any]) -> int:
-    """How many non-exact scope dimensions this record matches (it ranks a little higher)."""
-    matches = 0
+def _affinity(
+    cache: RecordCache, slots: np.ndarray, req: dict[str, Any]
+) -> np.ndarray | None:
+    """How many non-exact scope dimensions each record matches (it ranks a little higher);
+    None when the request has no non-exact dimension."""
+    matches: np.ndarray | None = None
     for index, column in enumerate(SCOPE_COLUMNS):
         dimension = req["scope"].get(column)
-        if dimension and not dimension["exact"] and candidate[index] == dimension["value"]:
-            matches += 1
+        if dimension and not dimension["exact"]:
+            if matches is None:
+                matches = np.zeros(slots.shape[0], dtype=np.float64)
+            code = cache.code(dimension["value"])
+            if code is not None:
+                matches += cache.scope[index, slots] == code
     return matches
 
 
+def _top(ranking: np.ndarray, seq: np.ndarray, slots: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k best (lowest ranking, then lowest seq), best first."""
+    if ranking.shape[0] > k:
+        kth = np.partition(ranking, k - 1)[k - 1]
+        chosen = np.flatnonzero(ranking <= kth)
+    else:
+        chosen = np.arange(ranking.shape[0])
+    order = np.lexsort((seq[slots[chosen]], ranking[chosen]))
+    return chosen[order[:k]]
+
+
 def _score(
-    conn: Any, req: dict[str, Any], candidates: dict[int, tuple], dimension: int | None
-) -> dict[int, float]:
+    conn: Any,
+    req: dict[str, Any],
+    cache: RecordCache,
+    slots: np.ndarray,
+    query_vector: np.ndarray | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(scored slots, their distances): vector, keyword, or both fused."""
     strategy = req["strategy"]
-    vector_scores = keyword_scores = {}
-    if strategy in ("VECTOR", "HYBRID"):
-        vector_scores = _vector_distances(req, candidates, dimension)
-    if strategy in ("KEYWORD", "HYBRID"):
-        keyword_scores = _keyword_distances(conn, req["query_text"], candidates)
     if strategy == "VECTOR":
-        return vector_scores
+        assert query_vector is not None
+        return _vector_distances(cache, slots, query_vector)
+    keyword = _keyword_distances(conn, req["query_text"], cache, slots)
     if strategy == "KEYWORD":
-        return keyword_scores
-    return _fuse(vector_scores, keyword_scores)
+        return keyword
+    assert query_vector is not None
+    return _fuse(cache, _vector_distances(cache, slots, query_vector), keyword)
 
 
 def _vector_distances(
-    req: dict[str, Any], candidates: dict[int, tuple], dimension: int | None
-) -> dict[int, float]:
-    query = req["query_vector"]
-    if query is None:
-        raise InvalidArgumentError("VECTOR and HYBRID search need a query vector")
-    query_vec = np.frombuffer(encode_vector(query, dimension), dtype="<f4")
-    with_vectors = [(seq, c[3]) for seq, c in candidates.items() if c[3] is not None]
-    if not with_vectors:
-        return {}
-    matrix = decode_vectors([blob for _, blob in with_vectors], query_vec.shape[0])
-    norms = np.linalg.norm(matrix, axis=1) * max(float(np.linalg.norm(query_vec)), 1e-12)
-    similarity = (matrix @ query_vec) / np.maximum(norms, 1e-12)
-    distances = 1.0 - similarity
-    return {seq: float(d) for (seq, _), d in zip(with_vectors, distances, strict=True)}
+    cache: RecordCache, slots: np.ndarray, query: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    if cache.dimension is not None and query.shape[0] != cache.dimension:
+        raise DimensionMismatchError(
+            f"query vector has {query.shape[0]} dimensions, the store uses {cache.dimension}"
+        )
+    return cache.distances(slots, query)
 
 
 def fts_query(text: str) -> str | None:
@@ -187,24 +199,59 @@ def fts_query(text: str) -> str | None:
     return " OR ".join('"' + word.replace('"', '""') + '"' for word in dict.fromkeys(words))
 
 
-def _keyword_distances(conn: Any, text: str, candidates: dict[int, tuple]) -> dict[int, float]:
+def _keyword_distances(
+    conn: Any, text: str, cache: RecordCache, slots: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """FTS5 bm25 of the candidates that match any word, as a distance 1 / (1 + |bm25|)."""
     query = fts_query(text)
     if query is None:
-        return {}
-    rows = conn.execute(
-        "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?", (query,)
-    ).fetchall()
-    return {seq: 1.0 / (1.0 + abs(score)) for seq, score in rows if seq in candidates}
+        return slots[:0], np.zeros(0, dtype=np.float64)
+    if slots.shape[0] <= cache.size * FTS_FILTER_SHARE:
+        # "+rowid" keeps the constraint out of FTS5 (which would re-run the query per rowid):
+        # SQLite filters the matches and bm25 is only computed for candidates.
+        rows = conn.execute(
+            "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?"
+            " AND +rowid IN (SELECT value FROM json_each(?))",
+            (query, json.dumps(cache.seq[slots].tolist())),
+        ).fetchall()
+    else:
+        rows = conn.execute(
+            "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?",
+            (query,),
+        ).fetchall()
+    if not rows:
+        return slots[:0], np.zeros(0, dtype=np.float64)
+    found = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+    scores = np.fromiter((row[1] for row in rows), dtype=np.float64, count=len(rows))
+    inside = np.zeros(cache.size, dtype=bool)
+    inside[slots] = True
+    known = cache.seq[: cache.size]
+    at = np.minimum(np.searchsorted(known, found), cache.size - 1)
+    keep = (known[at] == found) & inside[at]
+    return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
 
 
-def _fuse(vector: dict[int, float], keyword: dict[int, float]) -> dict[int, float]:
+def _ranks(slots: np.ndarray, distances: np.ndarray, seqs: np.ndarray) -> np.ndarray:
+    """1-based rank of each entry ordered by (distance, seq)."""
+    ranks = np.empty(slots.shape[0], dtype=np.float64)
+    ranks[np.lexsort((seqs, distances))] = np.arange(1, slots.shape[0] + 1)
+    return ranks
+
+
+def _fuse(
+    cache: RecordCache,
+    vector: tuple[np.ndarray, np.ndarray],
+    keyword: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
     """Reciprocal-rank fusion, reported as a distance: 0 when first in both lists."""
-    fused: dict[int, float] = {}
-    for scores in (vector, keyword):
-        for rank, seq in enumerate(sorted(scores, key=lambda s: (scores[s], s)), start=1):
-            fused[seq] = fused.get(seq, 0.0) + 1.0 / (RRF_K + rank)
+    slots = np.union1d(vector[0], keyword[0])
+    fused = np.zeros(slots.shape[0], dtype=np.float64)
+    for part_slots, part_distances in (vector, keyword):
+        if part_slots.shape[0]:
+            ranks = _ranks(part_slots, part_distances, cache.seq[part_slots])
+            fused[np.searchsorted(slots, part_slots)] += 1.0 / (RRF_K + ranks)
     best = 2.0 / (RRF_K + 1)
-    return {seq: 1.0 - score / best for seq, score in fused.items()}
+    return slots, 1.0 - fused / best
 
 
 def _load_records(conn: Any, seqs: list[int]) -> dict[int, dict[str, Any]]:

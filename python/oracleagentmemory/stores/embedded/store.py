@@ -16,7 +16,7 @@ from typing import Any
 
 from oracleagentmemory.apis.record import ALL_TYPES, MEMORY_TYPES
 from oracleagentmemory.stores import metadata_filter as mf
-from oracleagentmemory.stores.embedded import schema
+from oracleagentmemory.stores.embedded import changelog, schema
 from oracleagentmemory.stores.embedded.codec import (
     RECORD_COLUMNS,
     dump_json,
@@ -24,6 +24,7 @@ from oracleagentmemory.stores.embedded.codec import (
     load_json,
     row_to_record,
 )
+from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.search import run_search
 from oracleagentmemory.stores.errors import (
     AttachedImageError,
@@ -78,6 +79,23 @@ def restored_time(record: dict[str, Any], key: str, where: str) -> str | None:
     return None if value is None else to_text(parse_iso(value, f"{where}.{key}"))
 
 
+_INSERT_RECORD = (
+    "INSERT INTO records (id, id_space, record_type, user_id, agent_id, thread_id, role,"
+    " content, metadata, extra, event_ts, created_at, updated_at, expires_at, status,"
+    " message_id, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_LOOKUP_CHUNK = 500
+
+
+def _record_values(row: dict[str, Any]) -> tuple:
+    return (
+        row["id"], row["id_space"], row["record_type"], row["user_id"], row["agent_id"],
+        row["thread_id"], row["role"], row["content"], row["metadata"], row["extra"],
+        row["event_ts"], row["created_at"], row["updated_at"], row["expires_at"],
+        row["status"], row["message_id"], row["embedding"],
+    )
+
+
 def _placeholders(values: Sequence[Any]) -> str:
     return ", ".join("?" for _ in values)
 
@@ -105,6 +123,7 @@ class EmbeddedMemoryStore:
         self.search_strategy = search_strategy
         self._open_schema(schema_policy)
         self.embedding_dimension = self._settle_dimension(embedding_dimension)
+        self._cache = RecordCache(self.embedding_dimension)
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -118,6 +137,8 @@ class EmbeddedMemoryStore:
             schema.create_schema(self._conn)
         if policy != "NO_CHECK":
             schema.check_version(self._conn)
+        if policy != "NO_CHECK" or schema.schema_exists(self._conn):
+            schema.ensure_change_log(self._conn)
 
     def _settle_dimension(self, dimension: int | None) -> int | None:
         row = self._conn.execute(
@@ -155,6 +176,7 @@ class EmbeddedMemoryStore:
             if not self._closed:
                 self._closed = True
                 self._conn.close()
+                self._cache = RecordCache(self.embedding_dimension)
 
     # -- transactions and time ------------------------------------------------------
 
@@ -168,6 +190,7 @@ class EmbeddedMemoryStore:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                changelog.prune(self._conn)
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
@@ -203,11 +226,43 @@ class EmbeddedMemoryStore:
         if len(set(keys)) != len(keys):
             raise DuplicateRecordError("records contains the same id twice")
         with self._write() as conn:
-            for row in rows:
-                self._insert_row(conn, row, replace)
+            if replace:
+                for row in rows:
+                    self._insert_row(conn, row, replace)
+            else:
+                self._insert_new_rows(conn, rows)
             for link in links:
                 self._insert_link(conn, link, now)
         return [row["id"] for row in rows]
+
+    def _insert_new_rows(self, conn: Any, rows: list[dict[str, Any]]) -> None:
+        """Insert rows none of which may exist yet: one lookup per id space, batched inserts.
+
+        Same outcome and error as inserting row by row (the first existing id in input order
+        is the one reported), with far fewer statements for large batches.
+        """
+        by_space: dict[str, list[str]] = {}
+        for row in rows:
+            by_space.setdefault(row["id_space"], []).append(row["id"])
+        taken: set[tuple[str, str]] = set()
+        for space, ids in by_space.items():
+            for start in range(0, len(ids), _LOOKUP_CHUNK):
+                part = ids[start : start + _LOOKUP_CHUNK]
+                sql = (
+                    "SELECT id FROM records WHERE id_space = ?"
+                    f" AND id IN ({_placeholders(part)})"
+                )
+                taken.update((space, rid) for (rid,) in conn.execute(sql, [space, *part]))
+        for row in rows:
+            if (row["id_space"], row["id"]) in taken:
+                raise DuplicateRecordError(
+                    f"a {row['id_space']} record with id {row['id']!r} already exists"
+                )
+        if all(row["image_bytes"] is None for row in rows):
+            conn.executemany(_INSERT_RECORD, [_record_values(row) for row in rows])
+            return
+        for row in rows:
+            self._insert_row(conn, row, replace=False)
 
     def _prepare_record(self, record: dict[str, Any], now: str, index: int) -> dict[str, Any]:
         where = f"records[{index}]"
@@ -295,17 +350,7 @@ class EmbeddedMemoryStore:
                     f"a {row['id_space']} record with id {row['id']!r} already exists"
                 )
             self._delete_seqs(conn, [existing[0]])
-        cursor = conn.execute(
-            "INSERT INTO records (id, id_space, record_type, user_id, agent_id, thread_id, role,"
-            " content, metadata, extra, event_ts, created_at, updated_at, expires_at, status,"
-            " message_id, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                row["id"], row["id_space"], row["record_type"], row["user_id"], row["agent_id"],
-                row["thread_id"], row["role"], row["content"], row["metadata"], row["extra"],
-                row["event_ts"], row["created_at"], row["updated_at"], row["expires_at"],
-                row["status"], row["message_id"], row["embedding"],
-            ),
-        )
+        cursor = conn.execute(_INSERT_RECORD, _record_values(row))
         if row["image_bytes"] is not None:
             conn.execute(
                 "INSERT INTO image_data (seq, bytes) VALUES (?, ?)",
@@ -776,4 +821,4 @@ class EmbeddedMemoryStore:
 
     def search(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         with self._read() as conn:
-            return run_search(conn, request, self.embedding_dimension, self._now())
+            return run_search(conn, request, self._cache, self.embedding_dimension, self._now())

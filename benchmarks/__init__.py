@@ -1,0 +1,1 @@
+"""Benchmarks of the embedded backend against the stores users would pick instead."""

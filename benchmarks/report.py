@@ -1,0 +1,444 @@
+"""Turn the collected results into ``report.md`` and ``report.png``.
+
+Ratios are the point (absolute times depend on the machine): every latency is also given
+relative to the numpy floor of the same workload and size, and every peer relative to ours.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+TARGETS_NOTE = (
+    "Targets are the issue's: scoped (user + metadata filter) p95 <= 2 ms at 100K and "
+    "<= 15 ms at 1M, query embedding excluded; unscoped p95 <= 1.5x the numpy full scan; "
+    "ingestion with precomputed vectors >= 15,000 records/s; store overhead <= 10 % of "
+    "end-to-end ingestion; embedder >= 330 sentences/s; hybrid recall@10 above every peer's."
+)
+WORKLOAD_LABELS = {
+    "user": "user scope",
+    "user_filter": "user scope + metadata filter",
+    "unscoped": "unscoped",
+    "hops2": "user scope, num_hops=2",
+    "hybrid_user": "user scope, hybrid",
+}
+
+
+def _size(n: int) -> str:
+    return f"{n // 1_000_000}M" if n >= 1_000_000 and n % 1_000_000 == 0 else (
+        f"{n // 1000}K" if n % 1000 == 0 else str(n))
+
+
+def _mb(n: float | None) -> str:
+    return "–" if n is None else f"{n / 2**20:,.0f}"
+
+
+def _f(x: float | None, digits: int = 2) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:,.{digits}f}"
+
+
+def _run(results: dict[str, Any], size: int, backend: str) -> dict[str, Any] | None:
+    for run in results["runs"]:
+        if run["size"] == size and run["backend"] == backend:
+            return run
+    return None
+
+
+def _workload(results: dict[str, Any], size: int, backend: str, workload: str) -> dict | None:
+    run = _run(results, size, backend)
+    if not run or not run.get("search"):
+        return None
+    return run["search"]["workloads"].get(workload)
+
+
+def recall_vs_exact(
+    results: dict[str, Any], size: int, backend: str, workload: str
+) -> float | None:
+    """Mean overlap of the top 10 with the numpy exact top 10 on the same queries."""
+    mine = _workload(results, size, backend, workload)
+    truth = _workload(results, size, "numpy", workload)
+    if not mine or not truth or "ids" not in mine or "ids" not in truth:
+        return None
+    pairs = list(zip(mine["ids"], truth["ids"], strict=False))
+    if not pairs:
+        return None
+    return sum(len(set(a) & set(b)) / max(1, len(b)) for a, b in pairs) / len(pairs)
+
+
+def targets(results: dict[str, Any]) -> list[tuple[str, str, str]]:
+    rows: list[tuple[str, str, str]] = []
+
+    def verdict(ok: bool | None) -> str:
+        return "–" if ok is None else ("met" if ok else "**not met**")
+
+    for size, limit in ((100_000, 2.0), (1_000_000, 15.0)):
+        w = _workload(results, size, "embedded", "user_filter")
+        if w:
+            rows.append((f"scoped p95 at {_size(size)} <= {limit:g} ms",
+                         f"{w['p95_ms']:.2f} ms", verdict(w["p95_ms"] <= limit)))
+    for size in results["sizes"]:
+        ours = _workload(results, size, "embedded", "unscoped")
+        floor = _workload(results, size, "numpy", "unscoped")
+        if ours and floor:
+            # The floor is the scan's p50: its tail is machine noise, not a bound.
+            ratio = ours["p95_ms"] / floor["p50_ms"]
+            rows.append((f"unscoped p95 at {_size(size)} <= 1.5x numpy scan (its p50)",
+                         f"{ratio:.2f}x ({ours['p95_ms']:.2f} vs {floor['p50_ms']:.2f} ms)",
+                         verdict(ratio <= 1.5)))
+    for size in results["sizes"]:
+        run = _run(results, size, "embedded")
+        if run and run.get("ingest"):
+            rate = run["ingest"]["records_per_second"]
+            rows.append((f"ingestion at {_size(size)} >= 15,000 records/s", f"{rate:,.0f}/s",
+                         verdict(rate >= 15_000)))
+    for size in results["sizes"]:
+        run = _run(results, size, "embedded")
+        if run and run.get("e2e") and run.get("ingest"):
+            e2e = run["e2e"]
+            store_s = 1.0 / run["ingest"]["records_per_second"]
+            per_msg = e2e["wall_seconds"] / e2e["messages"]
+            share = store_s / per_msg
+            client_share = e2e["non_embedding_share"] * 100
+            rows.append((f"store share of end-to-end ingestion at {_size(size)} <= 10 %",
+                         f"{share * 100:.1f} % (client + store {client_share:.1f} %)",
+                         verdict(share <= 0.10)))
+            break
+    e2e_runs = [r["e2e"] for r in results["runs"] if r.get("e2e")]
+    if e2e_runs:
+        rate = max(e["embedder_sentences_per_second"] for e in e2e_runs)
+        rows.append(("embedder >= 330 sentences/s (2 cores, no PyTorch)", f"{rate:,.0f}/s",
+                     verdict(rate >= 330)))
+    quality = (results.get("quality") or {}).get("results") or {}
+    hybrid = quality.get("embedded hybrid")
+    peers = {k: v for k, v in quality.items() if not k.startswith(("embedded", "numpy"))}
+    if hybrid and peers:
+        best = max(peers.items(), key=lambda kv: kv[1]["recall@10"])
+        rows.append(("hybrid recall@10 above every peer's",
+                     f"{hybrid['recall@10']:.3f} vs best peer {best[0]} "
+                     f"{best[1]['recall@10']:.3f}",
+                     verdict(hybrid["recall@10"] > best[1]["recall@10"])))
+    return rows
+
+
+def write(results: dict[str, Any], out: Path) -> None:
+    lines: list[str] = []
+    add = lines.append
+    sizes = results["sizes"]
+    backends = []
+    for run in results["runs"]:
+        if run["backend"] not in backends:
+            backends.append(run["backend"])
+    add("# Embedded backend benchmark")
+    add("")
+    add("Made by:")
+    add("")
+    add("```bash")
+    add(results["command"])
+    add("```")
+    add("")
+    m = results["machine"]
+    probe = results.get("blas_probe", {})
+    add(f"Run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {m['cpus']} CPUs "
+        f"({m['processor']}), Python {m['python']}, {m['platform']}; "
+        + ", ".join(f"{k} {v}" for k, v in results.get("versions", {}).items())
+        + f". Total run time {results.get('total_seconds', 0) / 60:.1f} min.")
+    add("")
+    add(f"BLAS: children ran with `--blas {results['blas_mode']}` "
+        + ("(OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset inside the benchmark only)"
+           if results["blas_mode"] == "native" else "(environment inherited)")
+        + ". numpy scan of 100K x 384, p50: "
+        + "; ".join(f"{mode}: {v.get('p50_ms', float('nan')):.2f} ms with {v.get('blas', '?')}"
+                    for mode, v in probe.items() if isinstance(v, dict) and "p50_ms" in v)
+        + f" (inherited environment: {probe.get('inherited_env')}).")
+    add("")
+    if results.get("skipped"):
+        add("Skipped: " + "; ".join(f"{k}: {v}" for k, v in results["skipped"].items()) + ".")
+        add("")
+
+    add("## Targets")
+    add("")
+    add(TARGETS_NOTE)
+    add("")
+    add("| target | measured | |")
+    add("|---|---|---|")
+    for row in targets(results):
+        add("| " + " | ".join(row) + " |")
+    add("")
+
+    add("## Ingestion")
+    add("")
+    add("Precomputed vectors: ours through the store contract (`write_records`, batches of "
+        "1,000 records with their links, one transaction each); peers through their own batch "
+        "APIs. Only the store calls are timed (building the input rows is not). Disk is the "
+        "size of everything the system wrote.")
+    add("")
+    add("| records | system | records/s | ours ÷ theirs (time) | store time s | disk MB | "
+        "peak RSS MB |")
+    add("|---|---|---|---|---|---|---|")
+    for size in sizes:
+        ours = _run(results, size, "embedded")
+        ours_rate = ours["ingest"]["records_per_second"] if ours and ours.get("ingest") else None
+        for backend in backends:
+            run = _run(results, size, backend)
+            if not run:
+                continue
+            ing = run.get("ingest")
+            if not ing:
+                add(f"| {_size(size)} | {backend} | failed, see run.log | | | | |")
+                continue
+            ratio = ours_rate and ing["records_per_second"] / ours_rate
+            add(f"| {_size(size)} | {backend} | {ing['records_per_second']:,.0f} | "
+                f"{_f(ratio)} | {ing['store_seconds']:.1f} | {_mb(ing['disk_bytes'])} | "
+                f"{_mb(ing['peak_rss_bytes'])} |")
+    add("")
+    add("Peak RSS of ingestion includes the generated data set held by the harness "
+        "(N x 384 float32 plus columns). numpy's 'ingest' is saving the matrix to disk.")
+    add("")
+    e2e_rows = [(r["size"], r["e2e"], r["ingest"]) for r in results["runs"]
+                if r.get("e2e") and r.get("ingest")]
+    if e2e_rows:
+        add("### End to end with the default local embedder (public client API)")
+        add("")
+        add(f"`OracleAgentMemory(connection=<the file above>)` with `LocalMiniLMEmbedder` "
+            f"(numpy all-MiniLM-L6-v2); `thread.add_messages` of 32 realistic chat messages "
+            f"per call, {results['limits']['e2e_sample']} messages added to the store already "
+            "holding N records. Embedding every record is far too slow to do at 1M (and at "
+            "100K), so this **sample** is measured and the full ingestion time extrapolated "
+            "as N / rate.")
+        add("")
+        add("| records in store | messages/s end to end | embedder sentences/s | "
+            "embedding share | store share (contract rate) | extrapolated time for N |")
+        add("|---|---|---|---|---|---|")
+        for size, e2e, ing in e2e_rows:
+            store_share = (1.0 / ing["records_per_second"]) / (
+                e2e["wall_seconds"] / e2e["messages"])
+            hours = size / e2e["messages_per_second"] / 3600
+            add(f"| {_size(size)} | {e2e['messages_per_second']:,.1f} | "
+                f"{e2e['embedder_sentences_per_second']:,.1f} | "
+                f"{(1 - e2e['non_embedding_share']) * 100:.1f} % | {store_share * 100:.2f} % | "
+                f"{hours:,.1f} h |")
+        add("")
+
+    add("## Search latency")
+    add("")
+    limits = results["limits"]
+    add("One query at a time, top 10, query vector precomputed (embedding excluded). Ours "
+        "through the store contract (`search`), each workload after 5 warm-up queries; "
+        f"up to {limits['queries']} queries or {limits['seconds_per_workload']:g} s "
+        "per workload (at least 20). 50 users, so a user scope keeps 2 % of the records and "
+        "the topic filter 10 % of those. The numpy floor scans a matrix pre-sliced to exactly "
+        "the rows in scope. *recall@10 vs exact* is the overlap with the numpy exact top 10.")
+    add("")
+    for size in sizes:
+        add(f"### {_size(size)} records")
+        add("")
+        add("| workload | system | p50 ms | p95 ms | p99 ms | n | ÷ numpy floor (p50) | "
+            "÷ ours (p50) | recall@10 vs exact |")
+        add("|---|---|---|---|---|---|---|---|---|")
+        for workload, label in WORKLOAD_LABELS.items():
+            ours = _workload(results, size, "embedded", workload)
+            floor = _workload(results, size, "numpy", workload)
+            for backend in backends:
+                w = _workload(results, size, backend, workload)
+                if not w:
+                    continue
+                vs_floor = floor and w["p50_ms"] / floor["p50_ms"]
+                vs_ours = ours and w["p50_ms"] / ours["p50_ms"]
+                rec = recall_vs_exact(results, size, backend, workload)
+                extra = ""
+                if workload == "hops2" and "linked_per_query" in w:
+                    extra = f" ({w['linked_per_query']:.1f} linked/query)"
+                add(f"| {label}{extra} | {backend} | {w['p50_ms']:.2f} | {w['p95_ms']:.2f} | "
+                    f"{w['p99_ms']:.2f} | {w['count']} | {_f(vs_floor)} | {_f(vs_ours)} | "
+                    f"{_f(rec, 3)} |")
+        add("")
+
+    add("## Memory and cold start")
+    add("")
+    add("A fresh process opens what was stored and runs every workload. RSS before is the "
+        "interpreter with the system's modules imported; after is once every workload ran. "
+        "*first query* is the first search after opening (ours loads its vector cache then). "
+        "*load avg* is the machine's 1-minute load average around the search phase (other "
+        "work on this 2-core machine shows up there, and in the latencies).")
+    add("")
+    add("| records | system | RSS before MB | RSS after MB | growth MB | open s | "
+        "first query ms (user) | load avg |")
+    add("|---|---|---|---|---|---|---|---|")
+    for size in sizes:
+        for backend in backends:
+            run = _run(results, size, backend)
+            s = run and run.get("search")
+            if not s:
+                continue
+            first = s["workloads"].get("user", {}).get("first_ms")
+            add(f"| {_size(size)} | {backend} | {_mb(s['rss_before_open_bytes'])} | "
+                f"{_mb(s['rss_after_bytes'])} | "
+                f"{_mb(s['rss_after_bytes'] - s['rss_before_open_bytes'])} | "
+                f"{s['open_seconds']:.2f} | {_f(first, 1)} | "
+                f"{max(s.get('load_average', [0.0])):.1f} |")
+    add("")
+
+    add("## How costs grow")
+    add("")
+    add("Growth exponent b in cost ~ N^b between consecutive sizes (1 = linear, 0 = flat).")
+    add("")
+    if len(sizes) >= 2:
+        header = " | ".join(f"{_size(a)}→{_size(b)}" for a, b in zip(sizes, sizes[1:],
+                                                                        strict=False))
+        add(f"| system | cost | {header} |")
+        add("|---|---|" + "---|" * (len(sizes) - 1))
+        for backend in backends:
+            series: dict[str, list[float | None]] = {}
+            for workload, label in WORKLOAD_LABELS.items():
+                series[f"p50 {label}"] = [
+                    (w or {}).get("p50_ms") for w in
+                    (_workload(results, s, backend, workload) for s in sizes)]
+            series["ingest time per record"] = [
+                (1 / r["ingest"]["records_per_second"]) if r and r.get("ingest") else None
+                for r in (_run(results, s, backend) for s in sizes)]
+            series["disk"] = [
+                r["ingest"]["disk_bytes"] if r and r.get("ingest") else None
+                for r in (_run(results, s, backend) for s in sizes)]
+            series["search RSS growth"] = [
+                (r["search"]["rss_after_bytes"] - r["search"]["rss_before_open_bytes"])
+                if r and r.get("search") else None
+                for r in (_run(results, s, backend) for s in sizes)]
+            for name, values in series.items():
+                exps = []
+                for (a, va), (b, vb) in zip(zip(sizes, values, strict=True),
+                                            list(zip(sizes, values, strict=True))[1:],
+                                            strict=False):
+                    if va and vb and va > 0 and vb > 0:
+                        exps.append(f"{math.log(vb / va) / math.log(b / a):.2f}")
+                    else:
+                        exps.append("–")
+                if any(e != "–" for e in exps):
+                    add(f"| {backend} | {name} | " + " | ".join(exps) + " |")
+        add("")
+
+    quality = results.get("quality")
+    if quality:
+        add("## Retrieval quality")
+        add("")
+        add(f"Generated conversations with known answers (`benchmarks/conversations.py`): "
+            f"{quality['users']} users, {quality['messages']} messages, "
+            f"{quality['questions']} questions, each answered by one message of the asking "
+            "user, among small talk and same-subject distractors; questions are worded "
+            "differently from the evidence. Same vectors (local all-MiniLM-L6-v2) for every "
+            "system; searches within the user, top 10. Ours through the public client API "
+            "(`OracleAgentMemory.search` with the client's search strategy).")
+        add("")
+        add("| system | recall@5 | recall@10 | MRR | p50 ms |")
+        add("|---|---|---|---|---|")
+        for name, q in quality["results"].items():
+            add(f"| {name} | {q['recall@5']:.3f} | {q['recall@10']:.3f} | {q['mrr']:.3f} | "
+                f"{q['p50_ms']:.2f} |")
+        for name, error in (quality.get("errors") or {}).items():
+            add(f"| {name} | failed: {error} | | | |")
+        add("")
+        add("mem0 runs without fastembed and spaCy (its BM25 and entity boosts need hub "
+            "downloads), so it is semantic only. Chroma's open-source client has no ranked "
+            "keyword search. The numpy row is the exact vector ranking, a sanity check for "
+            "the vector rows.")
+        add("")
+
+    add("## Method and caveats")
+    add("")
+    add("- Scale data (`benchmarks/dataset.py`): clustered unit vectors (10 topics x 20 "
+        "centroids), 50 users, 5 agents, threads of 200 records per user, 70 % messages and "
+        "30 % memory-like records, metadata `{topic, importance, tags}`, about half of the "
+        "memory-like records linked to the previous one of their thread. Queries are noisy "
+        "copies of a stored record of the user they are scoped to.")
+    add(f"- Chroma is measured up to {_size(results['limits']['chroma'])} records and mem0 up "
+        f"to {_size(results['limits']['mem0'])} (one add per call); larger runs would not fit "
+        "the time budget. LanceDB runs without a vector index (exact), with bitmap indexes on "
+        "the scope and filter columns.")
+    add("- p99 of a few hundred samples is noisy. The machine has 2 cores and other work may "
+        "run on it (see *load avg*): a busy core stalls multi-threaded BLAS for a scheduler "
+        "slice (about 8 ms), which shows in the numpy floor's tail at 100K and 1M. Our store "
+        "scores up to 65,536 rows with a single-threaded kernel for that reason.")
+    add("- At 10K an unscoped scan is about 0.1 ms, less than the fixed cost of any store "
+        "query (reading the 10 hits from SQLite and decoding their JSON), so the ratio to the "
+        "floor is only meaningful from 100K up.")
+    add("- Hybrid follows the store contract: reciprocal-rank fusion of the *whole* vector "
+        "ranking of the candidates with the keyword ranking. Every keyword match also sits "
+        "somewhere in the vector ranking, so matches on common words outrank the best vector "
+        "hits; the *proposal* row shows the same fusion of the top-50 lists only.")
+    add("- The keyword part (FTS5) first finds every match of the query's words in the whole "
+        "table and then keeps the candidates (bm25 is computed only for those), so hybrid and "
+        "keyword latency grow with the table, not with the scope.")
+    add("- The default embedder (numpy all-MiniLM-L6-v2 in `core/embedders/`) is timed as it "
+        "is; making it faster (onnxruntime) is a separate item of the issue.")
+    add("- `num_hops=2` and hybrid are ours only where the peers have no equivalent (LanceDB "
+        "has hybrid).")
+    add("")
+    add("![latency, ingestion and memory by size](report.png)")
+    add("")
+    (out / "report.md").write_text("\n".join(lines))
+    plot(results, out / "report.png", backends)
+
+
+def plot(results: dict[str, Any], path: Path, backends: list[str]) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    sizes = results["sizes"]
+    fig, axes = plt.subplots(1, 3, figsize=(19, 6), gridspec_kw={"width_ratios": [1.4, 1, 1]})
+    styles = {"embedded": "-", "numpy": ":", "chroma": "--", "lancedb": "-.", "mem0": (0, (1, 3))}
+    markers = {"embedded": "o", "numpy": ".", "chroma": "s", "lancedb": "^", "mem0": "x"}
+    colors = {"user": "tab:blue", "user_filter": "tab:orange", "unscoped": "tab:green",
+              "hops2": "tab:red", "hybrid_user": "tab:purple"}
+    backend_colors = {"embedded": "tab:blue", "numpy": "tab:gray", "chroma": "tab:orange",
+                      "lancedb": "tab:green", "mem0": "tab:red"}
+    ax = axes[0]
+    for backend in backends:
+        for workload in WORKLOAD_LABELS:
+            pts = [(s, w["p50_ms"]) for s in sizes
+                   if (w := _workload(results, s, backend, workload))]
+            if pts:
+                ax.plot(*zip(*pts, strict=True), linestyle=styles.get(backend, "-"),
+                        marker=markers.get(backend, "o"), color=colors[workload],
+                        label=f"{backend}: {WORKLOAD_LABELS[workload]}")
+    ax.set(xscale="log", yscale="log", xlabel="records", ylabel="p50 latency (ms)",
+           title="Search latency (p50, top 10): colour = workload, line = system")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=6.5, ncol=2, loc="upper left")
+    ax = axes[1]
+    for backend in backends:
+        pts = [(s, r["ingest"]["records_per_second"]) for s in sizes
+               if (r := _run(results, s, backend)) and r.get("ingest")]
+        if pts and backend != "numpy":
+            ax.plot(*zip(*pts, strict=True), linestyle=styles.get(backend, "-"), marker="o",
+                    color=backend_colors.get(backend), label=backend)
+    ax.axhline(15_000, color="grey", lw=0.8, ls=":", label="target 15K/s")
+    ax.set(xscale="log", yscale="log", xlabel="records", ylabel="records/s",
+           title="Ingestion, precomputed vectors")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    ax = axes[2]
+    for backend in backends:
+        pts = [(s, (r["search"]["rss_after_bytes"]) / 2**20) for s in sizes
+               if (r := _run(results, s, backend)) and r.get("search")]
+        if pts:
+            ax.plot(*zip(*pts, strict=True), linestyle=styles.get(backend, "-"), marker="o",
+                    color=backend_colors.get(backend), label=f"{backend} RSS")
+        pts = [(s, r["ingest"]["disk_bytes"] / 2**20) for s in sizes
+               if (r := _run(results, s, backend)) and r.get("ingest")]
+        if pts:
+            ax.plot(*zip(*pts, strict=True), linestyle=styles.get(backend, "-"), marker="s",
+                    alpha=0.4, color=backend_colors.get(backend), label=f"{backend} disk")
+    ax.set(xscale="log", yscale="log", xlabel="records", ylabel="MB",
+           title="Search-process RSS and disk")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,45 @@
+"""An embedder wrapper that adds up the time spent embedding, and may reuse vectors.
+
+Why: end-to-end ingestion is split into model time and everything else (client + store),
+and the quality benchmark embeds each text once and gives the same vectors to every system.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from oracleagentmemory.apis.embedder import IEmbedder
+
+
+class TimingEmbedder(IEmbedder):
+    """Delegates to ``inner``; ``seconds`` is the total time spent in ``inner.embed``."""
+
+    def __init__(self, inner: IEmbedder, cache: dict[str, np.ndarray] | None = None) -> None:
+        self.inner = inner
+        self.seconds = 0.0
+        self.cache = cache
+
+    @property
+    def embedding_dimension(self) -> int:
+        return self.inner.embedding_dimension
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        items = list(texts)
+        if self.cache is not None:
+            missing = [t for t in dict.fromkeys(items) if t not in self.cache]
+            if missing:
+                for text, vector in zip(missing, self._embed(missing), strict=True):
+                    self.cache[text] = vector
+            return np.stack([self.cache[t] for t in items]) if items else np.zeros(
+                (0, self.embedding_dimension), dtype=np.float32
+            )
+        return self._embed(items)
+
+    def _embed(self, items: list[str]) -> np.ndarray:
+        t0 = time.perf_counter()
+        vectors = np.asarray(self.inner.embed(items), dtype=np.float32)
+        self.seconds += time.perf_counter() - t0
+        return vectors

@@ -1,0 +1,198 @@
+"""One measurement in its own process, so RSS and caches belong to one system alone.
+
+Phases: ``ingest`` (build the data set, store it, time the store calls), ``search`` (open
+what was stored in a fresh process, time every workload, record RSS), ``e2e`` (embedded
+only: the public client API with the local embedder adding messages to the stored data).
+The result is one JSON object written to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.backends.base import WORKLOADS, Adapter
+from benchmarks.dataset import generate, load_queries, queries, save_queries
+
+
+def adapter_for(name: str, workdir: Path) -> Adapter:
+    if name == "embedded":
+        from benchmarks.backends.embedded import EmbeddedAdapter
+
+        return EmbeddedAdapter(workdir)
+    if name == "numpy":
+        from benchmarks.backends.numpy_floor import NumpyFloorAdapter
+
+        return NumpyFloorAdapter(workdir)
+    if name == "chroma":
+        from benchmarks.backends.chroma import ChromaAdapter
+
+        return ChromaAdapter(workdir)
+    if name == "lancedb":
+        from benchmarks.backends.lance import LanceAdapter
+
+        return LanceAdapter(workdir)
+    if name == "mem0":
+        from benchmarks.backends.mem0 import Mem0Adapter
+
+        return Mem0Adapter(workdir)
+    raise SystemExit(f"unknown backend {name}")
+
+
+def rss_bytes() -> int:
+    """Current resident set size (Linux /proc), not the peak."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def peak_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def blas_info() -> str:
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown"
+    return ", ".join(
+        f"{i.get('internal_api')} {i.get('version')} {i.get('architecture')}"
+        f" x{i.get('num_threads')}"
+        for i in threadpool_info()
+    ) or "none"
+
+
+def run_ingest(args: argparse.Namespace) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    data = generate(args.size)
+    generate_seconds = time.perf_counter() - t0
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    save_queries(args.workdir.parent / "queries", queries(data, args.queries))
+    adapter = adapter_for(args.backend, args.workdir)
+    t0 = time.perf_counter()
+    facts = adapter.ingest(data)
+    wall = time.perf_counter() - t0
+    adapter.close()
+    store_seconds = facts.pop("store_seconds", wall)
+    return {
+        "records": data.size,
+        "links": int((data.link_to >= 0).sum()),
+        "generate_seconds": generate_seconds,
+        "wall_seconds": wall,
+        "store_seconds": store_seconds,
+        "records_per_second": data.size / store_seconds,
+        "disk_bytes": adapter.disk_bytes(),
+        "peak_rss_bytes": peak_rss_bytes(),
+        **facts,
+    }
+
+
+def run_search(args: argparse.Namespace) -> dict[str, Any]:
+    items = load_queries(args.workdir.parent / "queries")
+    adapter = adapter_for(args.backend, args.workdir)
+    rss_before = rss_bytes()
+    t0 = time.perf_counter()
+    adapter.open()
+    open_seconds = time.perf_counter() - t0
+    out: dict[str, Any] = {"open_seconds": open_seconds, "workloads": {}, "blas": blas_info()}
+    workloads = [w for w in WORKLOADS if w in adapter.supports and w in args.workloads]
+    for workload in workloads:
+        t0 = time.perf_counter()
+        adapter.search(workload, items[0])
+        first = time.perf_counter() - t0
+        for query in items[1:6]:
+            adapter.search(workload, query)
+        latencies: list[float] = []
+        ids: list[list[str]] = []
+        started = time.perf_counter()
+        for query in items:
+            t0 = time.perf_counter()
+            found = adapter.search(workload, query)
+            latencies.append(time.perf_counter() - t0)
+            ids.append(found)
+            if len(latencies) >= 20 and time.perf_counter() - started > args.seconds:
+                break
+        ms = np.array(latencies) * 1e3
+        out["workloads"][workload] = {
+            "first_ms": first * 1e3,
+            "count": len(latencies),
+            "p50_ms": float(np.percentile(ms, 50)),
+            "p95_ms": float(np.percentile(ms, 95)),
+            "p99_ms": float(np.percentile(ms, 99)),
+            "mean_ms": float(ms.mean()),
+            "ids": ids,
+        }
+    if "hops2" in out["workloads"]:
+        out["workloads"]["hops2"]["linked_per_query"] = getattr(adapter, "linked_total", 0) / max(
+            1, out["workloads"]["hops2"]["count"] + 6
+        )
+    out["rss_before_open_bytes"] = rss_before
+    out["rss_after_bytes"] = rss_bytes()
+    out["peak_rss_bytes"] = peak_rss_bytes()
+    adapter.close()
+    return out
+
+
+def run_e2e(args: argparse.Namespace) -> dict[str, Any]:
+    """Public client API: OracleAgentMemory + threads + the default local embedder."""
+    from benchmarks.conversations import sample_messages
+    from benchmarks.timing_embedder import TimingEmbedder
+    from oracleagentmemory.core import OracleAgentMemory
+    from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder
+
+    texts = sample_messages(args.sample)
+    embedder = TimingEmbedder(LocalMiniLMEmbedder())
+    embedder.inner.load()
+    embedder.embed(["warm up the model"])
+    embedder.seconds = 0.0
+    client = OracleAgentMemory(connection=str(args.workdir / "store.db"), embedder=embedder)
+    t0 = time.perf_counter()
+    batch = 32
+    for start in range(0, len(texts), batch):
+        thread = client.create_thread(user_id=f"e2e-user-{start % 50}", agent_id="e2e-agent")
+        thread.add_messages([
+            {"role": "user", "content": text} for text in texts[start : start + batch]
+        ])
+    wall = time.perf_counter() - t0
+    client.close()
+    return {
+        "messages": len(texts),
+        "batch": batch,
+        "wall_seconds": wall,
+        "embed_seconds": embedder.seconds,
+        "messages_per_second": len(texts) / wall,
+        "embedder_sentences_per_second": len(texts) / embedder.seconds,
+        "non_embedding_share": (wall - embedder.seconds) / wall,
+        "blas": blas_info(),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("phase", choices=("ingest", "search", "e2e"))
+    parser.add_argument("--backend", default="embedded")
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--workdir", type=Path, required=True)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--sample", type=int, default=512)
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    args = parser.parse_args(argv)
+    args.workloads = args.workloads.split(",")
+    phase = {"ingest": run_ingest, "search": run_search, "e2e": run_e2e}[args.phase]
+    result = phase(args)
+    result.update({"phase": args.phase, "backend": args.backend, "size": args.size})
+    args.out.write_text(json.dumps(result))
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

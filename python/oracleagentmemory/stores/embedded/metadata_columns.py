@@ -1,0 +1,182 @@
+"""Metadata filters evaluated over cached per-key columns instead of parsing JSON per row.
+
+Why: a filtered search used to ``json.loads`` the metadata of every candidate and walk the
+filter in Python. Here, the first filter on a top-level key builds a column for that key:
+one integer code per cached record (interned scalar value, or "missing", or "not an
+object", or "complex" with the value kept aside). The common forms, equality with a scalar
+and ``$not`` of a scalar, become numpy comparisons; any other expression runs the reference
+evaluator (``stores.metadata_filter``) on the surviving candidates only, with the already
+parsed value. Semantics are the reference evaluator's, case by case.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from oracleagentmemory.stores import metadata_filter as mf
+
+NOT_OBJECT = 0
+"""The record's metadata is NULL (or not an object): no filter entry matches it."""
+MISSING = 1
+"""The metadata object lacks the key."""
+COMPLEX = 2
+"""The value is a list or an object, kept as parsed JSON in ``KeyColumn.complex``."""
+FIRST_SCALAR = 3
+
+_NO_VALUE = object()
+
+
+def scalar_key(value: Any) -> tuple | None:
+    """Hashable identity of a JSON scalar under JSON equality (1 == 1.0, True is not 1)."""
+    if value is None:
+        return ("null",)
+    if isinstance(value, bool):
+        return ("bool", value)
+    if isinstance(value, int):
+        return ("num", value)
+    if isinstance(value, float):
+        return ("num", int(value)) if value.is_integer() else ("num", value)
+    if isinstance(value, str):
+        return ("str", value)
+    return None
+
+
+class KeyColumn:
+    """Codes of one top-level metadata key for every cached slot."""
+
+    def __init__(self, key: str, capacity: int) -> None:
+        self.key = key
+        self.codes = np.full(capacity, NOT_OBJECT, dtype=np.int32)
+        self.complex: dict[int, Any] = {}
+        self._codes: dict[tuple, int] = {}
+        self._values: list[Any] = []
+
+    def code_of(self, value: Any) -> int | None:
+        """The code of a scalar already seen, else None (no stored record holds it)."""
+        key = scalar_key(value)
+        return None if key is None else self._codes.get(key)
+
+    def set(self, slot: int, metadata: Any) -> None:
+        self.complex.pop(slot, None)
+        if not isinstance(metadata, Mapping):
+            self.codes[slot] = NOT_OBJECT
+            return
+        value = metadata.get(self.key, _NO_VALUE)
+        if value is _NO_VALUE:
+            self.codes[slot] = MISSING
+            return
+        key = scalar_key(value)
+        if key is None:
+            self.codes[slot] = COMPLEX
+            self.complex[slot] = value
+            return
+        code = self._codes.get(key)
+        if code is None:
+            code = FIRST_SCALAR + len(self._values)
+            self._codes[key] = code
+            self._values.append(value)
+        self.codes[slot] = code
+
+    def grow(self, capacity: int) -> None:
+        if capacity > self.codes.shape[0]:
+            codes = np.full(capacity, NOT_OBJECT, dtype=np.int32)
+            codes[: self.codes.shape[0]] = self.codes
+            self.codes = codes
+
+    def matches(self, expression: Any, slot: int) -> bool:
+        """The reference evaluator on one slot's stored value."""
+        code = int(self.codes[slot])
+        if code == NOT_OBJECT:
+            return False
+        if code == MISSING:
+            stored: dict[str, Any] = {}
+        elif code == COMPLEX:
+            stored = {self.key: self.complex[slot]}
+        else:
+            stored = {self.key: self._values[code - FIRST_SCALAR]}
+        return mf.matches({self.key: expression}, stored)
+
+
+MetadataLoader = Callable[[], Iterable[tuple[int, str | None]]]
+"""Yields (slot, metadata JSON text) for every live cached slot."""
+
+
+class MetadataColumns:
+    """Lazily built key columns, kept in step by the record cache."""
+
+    def __init__(self) -> None:
+        self._columns: dict[str, KeyColumn] = {}
+        self.capacity = 0
+
+    def clear(self, capacity: int) -> None:
+        self._columns.clear()
+        self.capacity = capacity
+
+    @property
+    def active(self) -> bool:
+        return bool(self._columns)
+
+    def grow(self, capacity: int) -> None:
+        self.capacity = capacity
+        for column in self._columns.values():
+            column.grow(capacity)
+
+    def update(self, slot: int, metadata_text: str | None) -> None:
+        """A cached slot was (re)written: refresh it in every built column."""
+        if not self._columns:
+            return
+        metadata = None if metadata_text is None else json.loads(metadata_text)
+        for column in self._columns.values():
+            column.set(slot, metadata)
+
+    def forget(self, slot: int) -> None:
+        for column in self._columns.values():
+            column.codes[slot] = NOT_OBJECT
+            column.complex.pop(slot, None)
+
+    def _column(self, key: str, load: MetadataLoader) -> KeyColumn:
+        column = self._columns.get(key)
+        if column is None:
+            column = KeyColumn(key, self.capacity)
+            for slot, text in load():
+                column.set(slot, None if text is None else json.loads(text))
+            self._columns[key] = column
+        return column
+
+    def filter(self, spec: Mapping[str, Any], slots: np.ndarray, load: MetadataLoader
+               ) -> np.ndarray:
+        """The subset of ``slots`` whose metadata satisfies a validated filter."""
+        for key, expression in spec.items():
+            if slots.shape[0] == 0:
+                break
+            column = self._column(key, load)
+            codes = column.codes[slots]
+            if scalar_key(expression) is not None:
+                code = column.code_of(expression)
+                slots = slots[codes == code] if code is not None else slots[:0]
+            elif _is_not_scalar(expression):
+                code = column.code_of(expression["$not"])
+                keep = codes != NOT_OBJECT
+                if code is not None:
+                    keep &= codes != code
+                slots = slots[keep]
+            else:
+                keep = np.fromiter(
+                    (column.matches(expression, int(slot)) for slot in slots),
+                    dtype=bool, count=slots.shape[0],
+                )
+                slots = slots[keep]
+        return slots
+
+
+def _is_not_scalar(expression: Any) -> bool:
+    return (
+        isinstance(expression, Mapping)
+        and len(expression) == 1
+        and "$not" in expression
+        and scalar_key(expression["$not"]) is not None
+    )

@@ -1,0 +1,196 @@
+"""The embedded store's in-memory search cache follows every write to its file.
+
+Searches read scope columns and vectors from memory; these tests prove the copy never
+serves stale results, whoever wrote: the same store object, a second store object on the
+same file, or another process, including after log pruning, schema recreation and rowid
+reuse. Expected results are computed here from the written data, not by the store.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oracleagentmemory.stores.embedded import EmbeddedMemoryStore, changelog
+
+DIM = 8
+
+
+def vec(i: int) -> list[float]:
+    """A deterministic unit-ish vector per integer."""
+    rng = np.random.default_rng(i)
+    return rng.standard_normal(DIM).astype(np.float32).tolist()
+
+
+def record(i: int, user: str = "u1", **extra: object) -> dict:
+    return {"record_type": "memory", "id": f"m{i}", "user_id": user, "thread_id": "t1",
+            "content": f"memory number {i}", "embedding": vec(i), **extra}
+
+
+def ids(store: EmbeddedMemoryStore, query: list[float], **request: object) -> list[str]:
+    hits = store.search({"query_vector": query, "max_results": 50, **request})
+    return [hit["record"]["id"] for hit in hits]
+
+
+@pytest.fixture
+def path(tmp_path: Path) -> Path:
+    return tmp_path / "shared.db"
+
+
+def test_writes_through_one_store_are_searched_by_another(path: Path) -> None:
+    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer.write_records([record(1)])
+    assert ids(reader, vec(1)) == ["m1"]  # cache loaded here
+    writer.write_records([record(2)])
+    assert ids(reader, vec(2))[0] == "m2"
+    assert set(ids(reader, vec(2))) == {"m1", "m2"}
+    writer.close()
+    reader.close()
+
+
+def test_updates_and_deletes_elsewhere_are_seen(path: Path) -> None:
+    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer.write_records([record(i, metadata={"topic": "a" if i % 2 else "b"})
+                          for i in range(1, 7)])
+    topic_a = {"metadata_filter": {"topic": "a"}}
+    assert set(ids(reader, vec(1), **topic_a)) == {"m1", "m3", "m5"}
+    # New vector: m2 becomes the exact match of vec(100).
+    writer.update_record("m2", ["memory"], {"content": "moved", "embedding": vec(100)})
+    assert ids(reader, vec(100))[0] == "m2"
+    # Metadata replaced: the filter column built above must follow.
+    writer.update_record("m3", ["memory"], {"metadata": {"topic": "b"}})
+    assert set(ids(reader, vec(1), **topic_a)) == {"m1", "m5"}
+    writer.update_record("m5", ["memory"], {"status": "INVALID"})
+    assert set(ids(reader, vec(1), include_invalid=False, **topic_a)) == {"m1"}
+    assert writer.delete_records(["m1"], ["memory"]) == 1
+    assert "m1" not in ids(reader, vec(1))
+    assert set(ids(reader, vec(1), **topic_a)) == {"m5"}
+    writer.close()
+    reader.close()
+
+
+def test_writes_by_another_process_are_seen(path: Path) -> None:
+    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    reader.write_records([record(1)])
+    assert ids(reader, vec(1)) == ["m1"]
+    script = textwrap.dedent(f"""
+        from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
+        store = EmbeddedMemoryStore({str(path)!r}, embedding_dimension={DIM})
+        store.write_records([{{"record_type": "fact", "id": "other", "user_id": "u1",
+                               "content": "from another process",
+                               "embedding": {vec(42)!r}}}])
+        store.delete_records(["m1"], ["memory"])
+        store.close()
+    """)
+    root = Path(__file__).resolve().parents[2]
+    env_path = f"{root / 'python'}:{root}"
+    subprocess.run([sys.executable, "-c", script], check=True,
+                   env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"})
+    assert ids(reader, vec(42)) == ["other"]
+    reader.close()
+
+
+def test_a_reader_behind_the_pruned_log_reloads(path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(changelog, "KEEP", 3)
+    monkeypatch.setattr(changelog, "PRUNE_SLACK", 2)
+    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer.write_records([record(1), record(2)])
+    assert set(ids(reader, vec(1))) == {"m1", "m2"}
+    for i in range(3, 13):
+        writer.write_records([record(i)])
+    writer.delete_records(["m2"], ["memory"])
+    assert set(ids(reader, vec(1))) == {f"m{i}" for i in range(1, 13)} - {"m2"}
+    writer.close()
+    reader.close()
+
+
+def test_recreated_schema_is_not_served_from_the_old_cache(path: Path) -> None:
+    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    reader.write_records([record(1), record(2)])
+    assert set(ids(reader, vec(1))) == {"m1", "m2"}
+    fresh = EmbeddedMemoryStore(path, embedding_dimension=DIM, schema_policy="RECREATE")
+    fresh.write_records([record(7), record(8)])
+    assert set(ids(reader, vec(1))) == {"m7", "m8"}
+    fresh.close()
+    reader.close()
+
+
+def test_a_reused_rowid_is_the_new_record(path: Path) -> None:
+    store = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    other = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    store.write_records([record(1), record(2), record(3)])
+    assert set(ids(other, vec(3))) == {"m1", "m2", "m3"}
+    # Deleting the highest rowid lets SQLite hand the same seq to the next insert.
+    store.delete_records(["m3"], ["memory"])
+    store.write_records([record(9, user="u2")])
+    assert ids(other, vec(9), scope={"user_id": {"value": "u2", "exact": True}}) == ["m9"]
+    assert set(ids(other, vec(9))) == {"m1", "m2", "m9"}
+    store.close()
+    other.close()
+
+
+def test_expiry_is_applied_at_search_time(path: Path) -> None:
+    now = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
+    store = EmbeddedMemoryStore(path, embedding_dimension=DIM, clock=lambda: now[0])
+    store.write_records([record(1, ttl_days=1), record(2)])
+    assert set(ids(store, vec(1))) == {"m1", "m2"}
+    now[0] += timedelta(days=2)
+    assert ids(store, vec(1)) == ["m2"]
+    store.close()
+
+
+def test_cached_search_matches_a_brute_force_reference(path: Path) -> None:
+    rng = np.random.default_rng(3)
+    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    rows = []
+    for i in range(300):
+        user = f"u{rng.integers(4)}"
+        topic = ["x", "y", "z"][rng.integers(3)]
+        tags = [f"t{rng.integers(5)}"]
+        metadata = {"topic": topic, "n": int(rng.integers(3)), "tags": tags}
+        rows.append((f"m{i}", user, metadata, np.array(vec(1000 + i), dtype=np.float32)))
+    for start in range(0, 300, 50):  # interleave writes and searches
+        writer.write_records([
+            {"record_type": "memory", "id": rid, "user_id": user, "content": rid,
+             "metadata": metadata, "embedding": vector.tolist()}
+            for rid, user, metadata, vector in rows[start : start + 50]
+        ])
+        reader.search({"query_vector": vec(1), "max_results": 1})
+    query = np.array(vec(5), dtype=np.float32)
+
+    def reference(user: str, keep) -> list[str]:
+        scored = [
+            (1 - float(v @ query) / (np.linalg.norm(v) * np.linalg.norm(query)), rid)
+            for rid, u, metadata, v in rows if u == user and keep(metadata)
+        ]
+        return [rid for _, rid in sorted(scored)[:10]]
+
+    cases = [
+        ({"topic": "x"}, lambda m: m["topic"] == "x"),
+        ({"n": 1.0}, lambda m: m["n"] == 1),
+        ({"topic": {"$not": "y"}}, lambda m: m["topic"] != "y"),
+        ({"tags": {"$array_contains": "t2"}}, lambda m: "t2" in m["tags"]),
+        ({"topic": "x", "n": {"$not": 0}}, lambda m: m["topic"] == "x" and m["n"] != 0),
+        ({"missing": {"$not": 1}}, lambda m: True),
+        ({"topic": "nowhere"}, lambda m: False),
+    ]
+    for user in ("u0", "u3"):
+        scope = {"user_id": {"value": user, "exact": True}}
+        for metadata_filter, keep in cases:
+            hits = reader.search({"query_vector": query.tolist(), "scope": scope,
+                                  "metadata_filter": metadata_filter, "max_results": 10})
+            assert [hit["record"]["id"] for hit in hits] == reference(user, keep), (
+                user, metadata_filter)
+    writer.close()
+    reader.close()
