@@ -460,3 +460,13 @@ def test_deleting_a_memory_removes_its_links(store):
     _chain(store)
     store.delete_records(["b"], ["memory"])
     assert [link["id"] for link in store.list_links("t")] == ["dc"]
+
+
+def test_keyword_search_ignores_function_words(store):
+    store.write_records([
+        memory("dog", E1) | {"content": "My dog is called Rex"},
+        memory("small-talk", E2) | {"content": "What is my plan for the day?"},
+    ])
+    assert ids(search(store, None, query_text="What is my dog called?", strategy="KEYWORD")) \
+        == ["dog"]
+    assert search(store, None, query_text="what is my", strategy="KEYWORD") == []

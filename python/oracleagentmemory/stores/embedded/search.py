@@ -191,9 +191,23 @@ def _vector_distances(
     return cache.distances(slots, query)
 
 
+STOP_WORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further
+had has have having he her here hers herself him himself his how i if in into is it its
+itself just me more most my myself no nor not now of off on once only or other our ours
+ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself yourselves
+""".split())
+"""Function words left out of keyword queries: in the spirit of Oracle Text's default English
+stoplist (which the Oracle backend's text index applies), so that a question such as "what
+is my dog called?" ranks by "dog" and "called" instead of by the words every message has."""
+
+
 def fts_query(text: str) -> str | None:
-    """An FTS5 query that ORs the words of free text, each quoted (no operator injection)."""
-    words = _WORD.findall(text.lower())
+    """An FTS5 query that ORs the content words of free text, each quoted (no injection)."""
+    words = [word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS]
     if not words:
         return None
     return " OR ".join('"' + word.replace('"', '""') + '"' for word in dict.fromkeys(words))
