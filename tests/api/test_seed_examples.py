@@ -14,6 +14,12 @@ import warnings
 import pytest
 
 from oracleagentmemory.core.embedders import default_embedder
+from tests.conftest import ORACLE_DSN, ORACLE_SKIP_REASON
+
+BACKENDS = [
+    "embedded",
+    pytest.param("oracle", marks=pytest.mark.skipif(not ORACLE_DSN, reason=ORACLE_SKIP_REASON)),
+]
 
 EXAMPLES: dict[str, str] = {
     "thread: create with extraction config, add messages": """
@@ -365,11 +371,25 @@ def local_embedder():
     return default_embedder()
 
 
+@pytest.fixture(params=BACKENDS)
+def db_pool(request, tmp_path):
+    """What the pages call ``db_pool``: an embedded file, or a real pool when one is given."""
+    if request.param == "oracle":  # pragma: no cover - needs a database
+        from oracleagentmemory.core import OracleAgentMemory, SchemaPolicy
+        from tests.support.oracle import oracle_pool
+
+        pool = oracle_pool()
+        OracleAgentMemory(connection=pool, schema_policy=SchemaPolicy.RECREATE).close()
+        yield pool
+        pool.close()
+        return
+    yield str(tmp_path / "memory.db")
+
+
 @pytest.mark.parametrize("name", list(EXAMPLES))
-def test_documented_example(name, tmp_path, local_embedder):
+def test_documented_example(name, db_pool, local_embedder):
     from oracleagentmemory.core import OracleAgentMemory
 
-    db_pool = str(tmp_path / "memory.db")
     globs = {"db_pool": db_pool, "embedder": local_embedder, "llm": None}
     # Thread examples run on a thread of a client, as the reference pages assume.
     globs["thread"] = OracleAgentMemory(connection=db_pool, embedder=local_embedder) \

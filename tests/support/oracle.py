@@ -1,19 +1,29 @@
-"""Opening the Oracle backend for the conformance suite (needs AGENTMEMORY_TEST_DSN)."""
+"""Opening the Oracle backend for the test suites (needs AGENTMEMORY_TEST_DSN).
+
+The conformance suite and the API tests run against a real database when
+AGENTMEMORY_TEST_DSN, AGENTMEMORY_TEST_USER and AGENTMEMORY_TEST_PASSWORD are set (see
+docs/oracle.md); otherwise their Oracle variants are skipped with that reason.
+"""
 
 from __future__ import annotations
 
 import os
 
 
-def open_oracle_test_store(dimension: int):  # pragma: no cover - needs a database
+def oracle_pool():  # pragma: no cover - needs a database
+    """A small pool on the test database, for OracleAgentMemory(connection=pool)."""
     import oracledb
 
-    from oracleagentmemory.stores.oracle import OracleMemoryStore
-
-    connection = oracledb.connect(
+    return oracledb.create_pool(
         user=os.environ["AGENTMEMORY_TEST_USER"],
         password=os.environ["AGENTMEMORY_TEST_PASSWORD"],
         dsn=os.environ["AGENTMEMORY_TEST_DSN"],
+        min=1, max=4,
     )
-    return OracleMemoryStore(connection, embedding_dimension=dimension,
+
+
+def open_oracle_test_store(dimension: int):  # pragma: no cover - needs a database
+    from oracleagentmemory.stores.oracle import OracleMemoryStore
+
+    return OracleMemoryStore(oracle_pool(), embedding_dimension=dimension,
                              schema_policy="RECREATE")
