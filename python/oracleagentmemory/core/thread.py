@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
@@ -275,7 +276,7 @@ class OracleThread(IThread, AsyncTwins):
         return self._to_messages(found, wanted_image_ids=included_image_ids or [])[0]
 
     def _to_messages(self, records: list[dict[str, Any]], include_all_bytes: bool = False,
-                     wanted_image_ids: list[str] = ()) -> list[Message]:  # type: ignore[assignment]
+                     wanted_image_ids: Sequence[str] = ()) -> list[Message]:
         with_images = [r["id"] for r in records if r.get("parts")]
         images: dict[str, dict[str, Any]] = {}
         for message_id in with_images:
