@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 import uuid
 
 from oracleagentmemory.stores.embedded import changelog
@@ -83,16 +84,43 @@ END;
 TABLES = ("records_fts", "relations", "image_data", "record_changes", "records", "store_meta")
 
 
+BUSY_TIMEOUT_SECONDS = 30.0
+
+
 def connect(location: str) -> sqlite3.Connection:
     """Open the file in WAL mode with a busy timeout, autocommit (explicit transactions)."""
-    conn = sqlite3.connect(location, timeout=30.0, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout = 30000")
+    conn = sqlite3.connect(location, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
+                           check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA cache_size = -65536")
     if location != ":memory:":
-        conn.execute("PRAGMA journal_mode = WAL")
+        _enable_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
     return conn
+
+
+def _enable_wal(conn: sqlite3.Connection, budget: float = BUSY_TIMEOUT_SECONDS) -> None:
+    """Switch the file to WAL, retrying while another process holds it.
+
+    SQLite does not run the busy handler for a journal-mode change, so two processes
+    opening a new file at once can get "database is locked" here; retry with backoff for
+    the same time a busy write would wait, instead of handing that error to the user.
+    """
+    deadline = time.monotonic() + budget
+    delay = 0.005
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) and "busy" not in str(error):
+                raise
+            if time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(delay * 2, 0.25)
 
 
 def schema_exists(conn: sqlite3.Connection) -> bool:
