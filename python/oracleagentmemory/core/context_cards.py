@@ -73,11 +73,13 @@ def build_context_card(
     if minimums:
         limit = max(limit, sum(minimums.values()))
 
-    messages = recent_messages(thread, fallback_count, except_last)
-    summary, topics = transcript(messages), None
+    # One read serves both the LLM summary (a wider window) and the transcript fallback.
+    window = max(fallback_count, SUMMARY_SOURCE_MESSAGES if thread.llm is not None else 0)
+    messages = recent_messages(thread, window, except_last)
+    fallback = messages[-fallback_count:] if fallback_count else []
+    summary, topics = transcript(fallback), None
     if thread.llm is not None:
-        generated = card_summary_and_topics(
-            thread, recent_messages(thread, SUMMARY_SOURCE_MESSAGES, except_last), except_last)
+        generated = card_summary_and_topics(thread, messages, except_last)
         if generated is not None:
             summary, topics = generated
     relevant: list[OracleSearchResult] = []

@@ -96,8 +96,10 @@ def after_messages_added(thread: OracleThread, message_ids: Sequence[str]) -> No
         _save_counters(thread, plan.counters)
     if not (plan.extract or plan.refresh_summary):
         return
+    # The batch just added ends the thread, so its window is the thread's tail.
     window = max(plan.extraction_window, plan.summary_window)
-    messages = _messages_ending_at(thread, message_ids[-1], window)
+    messages = [to_message(record)
+                for record in thread.store.list_messages(thread.thread_id, -window, None)]
     _dispatch(thread, lambda: _derive(thread, plan, messages), config)
 
 
@@ -114,7 +116,7 @@ def after_message_updated(thread: OracleThread, message_id: str) -> None:
 
 
 def _messages_ending_at(thread: OracleThread, message_id: str, window: int) -> list[Message]:
-    """The ``window`` messages up to and including ``message_id``, captured now."""
+    """The ``window`` messages up to and including an edited ``message_id``, captured now."""
     records = thread.store.list_messages(thread.thread_id, None, None)
     ids = [record["id"] for record in records]
     end = ids.index(message_id) + 1 if message_id in ids else len(ids)
