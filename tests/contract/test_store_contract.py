@@ -70,6 +70,18 @@ def test_failed_batch_leaves_nothing_behind(store):
     assert ids([{"record": r} for r in store.get_records({})]) == ["kept"]
 
 
+def test_every_record_of_a_large_batch_is_stored_and_found(store):
+    """A batch larger than one insert statement: nothing is lost at the statement seams."""
+    count = 1234
+    store.write_records([memory(f"r{i}", E1 if i % 2 else E2) | {"content": f"word{i} shared"}
+                         for i in range(count)])
+    assert len(store.get_records({})) == count
+    for i in (0, 499, 500, 501, 999, 1000, 1233):
+        found = ids(search(store, None, query_text=f"word{i}", strategy="KEYWORD"))
+        assert found == [f"r{i}"]
+    assert len(search(store, E2, max_results=count)) == count
+
+
 def test_duplicate_id_within_one_batch_is_rejected(store):
     with pytest.raises(DuplicateRecordError):
         store.write_records([memory("x"), memory("x", record_type="fact")])
@@ -397,6 +409,25 @@ def test_one_stored_direction_per_endpoint_pair(store):
         store.write_records([], links=[{
             "thread_id": "t", "source_id": "b", "source_type": "memory", "target_id": "a",
             "target_type": "memory", "relation_type": "contradicts"}])
+
+
+def test_links_of_one_batch_may_not_repeat_a_pair_or_an_id(store):
+    def link(rid, source, target):
+        return {"id": rid, "thread_id": "t", "source_id": source, "source_type": "memory",
+                "target_id": target, "target_type": "memory", "relation_type": "supports"}
+
+    records = [memory(x, thread_id="t") for x in "abc"]
+    with pytest.raises(DuplicateRecordError, match="already links"):
+        store.write_records(records, links=[link("ab", "a", "b"), link("ba", "b", "a")])
+    with pytest.raises(DuplicateRecordError, match="'l1' already exists"):
+        store.write_records(records, links=[link("l1", "a", "b"), link("l1", "b", "c")])
+    assert store.get_records({}) == []
+    store.write_records(records, links=[link("ab", "a", "b"), link("bc", "b", "c")])
+    assert [x["id"] for x in store.list_links("t")] == ["ab", "bc"]
+    with pytest.raises(DuplicateRecordError, match="'ab' already exists"):
+        store.write_records([], links=[link("ab", "a", "c")])
+    with pytest.raises(DuplicateRecordError, match="relation 'bc' already links"):
+        store.write_records([], links=[link("cb", "c", "b")])
 
 
 def test_link_endpoints_must_be_memories_of_the_thread(store):

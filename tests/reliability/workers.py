@@ -14,11 +14,15 @@ def vector(i: int) -> list[float]:
 
 
 def batch_writer(location: str, worker: int, batches: int, batch_size: int) -> None:
-    """Writes batches forever-ish, printing each committed batch number (for the killer)."""
+    """Writes batches forever-ish, printing each committed batch number (for the killer).
+
+    Every four batches share a thread; the fourth cascades the previous group's thread away,
+    so whenever the killer strikes some batches remain to check (the current group's)."""
     store = EmbeddedMemoryStore(location, embedding_dimension=DIMENSION)
     for batch in range(batches):
+        thread = f"t{worker}-{batch // 4}"
         records = [
-            {"record_type": "memory", "id": f"w{worker}-b{batch}-r{i}", "thread_id": f"t{worker}",
+            {"record_type": "memory", "id": f"w{worker}-b{batch}-r{i}", "thread_id": thread,
              "content": f"batch {batch}", "metadata": {"batch": f"w{worker}-b{batch}"},
              "embedding": vector(i), "ttl_days": 0 if batch % 3 == 2 else None}
             for i in range(batch_size)
@@ -26,8 +30,8 @@ def batch_writer(location: str, worker: int, batches: int, batch_size: int) -> N
         store.write_records(records)
         if batch % 3 == 0:
             store.purge_expired()
-        if batch % 4 == 3:
-            store.delete_cascade("thread", f"t{worker}")
+        if batch % 4 == 3 and batch > 3:
+            store.delete_cascade("thread", f"t{worker}-{batch // 4 - 1}")
         print(batch, flush=True)
 
 

@@ -26,7 +26,7 @@ def encode_vector(vector: Sequence[float] | np.ndarray, dimension: int | None) -
         raise DimensionMismatchError(
             f"embedding has {array.shape[0]} dimensions, the store uses {dimension}"
         )
-    if not np.all(np.isfinite(array)):
+    if not np.isfinite(array).all():
         raise InvalidArgumentError("embedding contains NaN or infinite values")
     return array.tobytes()
 
@@ -48,25 +48,29 @@ def dump_json(value: Any, argument: str) -> str | None:
 
 
 def _check_json(value: Any, argument: str) -> None:
-    if value is None or isinstance(value, (str, bool, int)):
-        return
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidArgumentError(f"{argument} contains a NaN or infinite number")
-        return
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidArgumentError(f"{argument} keys must be strings, got {key!r}")
-            _check_json(item, argument)
-        return
-    if isinstance(value, (list, tuple)):
-        for item in value:
-            _check_json(item, argument)
-        return
-    raise InvalidArgumentError(
-        f"{argument} holds a value of type {type(value).__name__}, which is not JSON"
-    )
+    """Reject what JSON cannot hold exactly: non-string keys, NaN, other Python types.
+
+    A loop over a work list rather than recursion: it runs for every record written."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        kind = type(item)
+        if kind is str or kind is int or kind is bool or item is None:
+            continue
+        if kind is float or isinstance(item, float):
+            if not math.isfinite(item):
+                raise InvalidArgumentError(f"{argument} contains a NaN or infinite number")
+        elif isinstance(item, Mapping):
+            for key in item:
+                if not isinstance(key, str):
+                    raise InvalidArgumentError(f"{argument} keys must be strings, got {key!r}")
+            pending.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            pending.extend(item)
+        elif not isinstance(item, (str, int)):
+            raise InvalidArgumentError(
+                f"{argument} holds a value of type {type(item).__name__}, which is not JSON"
+            )
 
 
 def load_json(text: str | None) -> Any:
