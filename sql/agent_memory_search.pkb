@@ -2,6 +2,24 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   TYPE number_list_t IS TABLE OF NUMBER;
   TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(4000);
 
+  -- The keyword stoplist, rendered from oracleagentmemory/stores/stoplist.py (the embedded
+  -- backend uses the same list), each word between spaces. It holds every word of Oracle
+  -- Text's default English stoplist, so the index never lacks a word a query asks for.
+  c_stop_words CONSTANT VARCHAR2(4000) := ' '
+    || 'a about above after again all also am an and any are '
+    || 'as at be because been before being below between both but by '
+    || 'can co corp could did do does doing down during each few '
+    || 'for from further had has have having he her here hers herself '
+    || 'him himself his how i if in inc into is it its '
+    || 'itself just last me more most mr mrs ms my myself mz '
+    || 'no nor not now of off on once one only or other '
+    || 'our ours ourselves out over own s same says she should so '
+    || 'some such than that the their theirs them themselves then there these '
+    || 'they this those through to too under until up very was we '
+    || 'were what when where which while who whom why will with would '
+    || 'you your yours yourself yourselves '
+    ;
+
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2 IS
     l_word  VARCHAR2(4000);
     l_query VARCHAR2(4000);
@@ -11,7 +29,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     LOOP
       l_word := REGEXP_SUBSTR(LOWER(p_text), '\w+', 1, l_i);
       EXIT WHEN l_word IS NULL;
-      IF NOT l_seen.EXISTS(l_word) AND NVL(LENGTH(l_query), 0) + LENGTH(l_word) < 3000 THEN
+      IF INSTR(c_stop_words, ' ' || l_word || ' ') = 0 AND NOT l_seen.EXISTS(l_word)
+         AND NVL(LENGTH(l_query), 0) + LENGTH(l_word) < 3000 THEN
         l_seen(l_word) := TRUE;
         l_query := l_query || CASE WHEN l_query IS NOT NULL THEN ' OR ' END
                 || '{' || l_word || '}';

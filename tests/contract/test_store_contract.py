@@ -501,3 +501,6 @@ def test_keyword_search_ignores_function_words(store):
     assert ids(search(store, None, query_text="What is my dog called?", strategy="KEYWORD")) \
         == ["dog"]
     assert search(store, None, query_text="what is my", strategy="KEYWORD") == []
+    store.write_records([{"record_type": "message", "id": "chat", "role": "assistant",
+                          "content": "Here's a shorter version.", "embedding": E3}])
+    assert search(store, None, query_text="What's my spouse's name?", strategy="KEYWORD") == []

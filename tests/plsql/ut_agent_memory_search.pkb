@@ -91,9 +91,12 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_search AS
     agent_memory.reset_store(p_commit => TRUE);
     l_ids := agent_memory.write_records(p_records => j('['
       || '{"record_type": "memory", "id": "k1", "content": "User likes pizza", "embedding": null},'
-      || '{"record_type": "memory", "id": "k2", "content": "User lives in Paris", "embedding": null}]'));
+      || '{"record_type": "memory", "id": "k2", "content": "User lives in Paris", "embedding": null},'
+      || '{"record_type": "message", "id": "k3", "role": "assistant", "content": "Here''s what is new", "embedding": null}]'));
     ut.expect(ids('{"query_text": "pizza OR ; DROP", "strategy": "KEYWORD"}')).to_equal('k1');
     ut.expect(ids('{"query_text": "Paris", "strategy": "KEYWORD"}')).to_equal('k2');
+    -- Stopwords (the shared list) never match: "what", "is", "my" and the "s" of "spouse's".
+    ut.expect(ids('{"query_text": "What is my spouse''s name?", "strategy": "KEYWORD"}')).to_be_null();
     agent_memory.reset_store(p_commit => TRUE);
   EXCEPTION
     WHEN OTHERS THEN

@@ -10,7 +10,6 @@ and their links are read from SQLite.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded.codec import RECORD_COLUMNS, encode_vector, row_to_record
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
+from oracleagentmemory.stores.stoplist import content_words
 
 STRATEGIES = ("VECTOR", "KEYWORD", "HYBRID")
 SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
@@ -29,7 +29,6 @@ RRF_K = 60
 FTS_FILTER_SHARE = 0.5
 """Below this share of all records, bm25 is computed for the candidates only."""
 MAX_HOPS = 5
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def check_search_request(request: dict[str, Any]) -> dict[str, Any]:
@@ -191,26 +190,12 @@ def _vector_distances(
     return cache.distances(slots, query)
 
 
-STOP_WORDS = frozenset("""
-a about above after again all also am an and any are as at be because been before being
-below between both but by can could did do does doing down during each few for from further
-had has have having he her here hers herself him himself his how i if in into is it its
-itself just me more most my myself no nor not now of off on once only or other our ours
-ourselves out over own same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up very was we were
-what when where which while who whom why will with would you your yours yourself yourselves
-""".split())  # noqa: SIM905 - a word list reads better as text
-"""Function words left out of keyword queries: in the spirit of Oracle Text's default English
-stoplist (which the Oracle backend's text index applies), so that a question such as "what
-is my dog called?" ranks by "dog" and "called" instead of by the words every message has."""
-
-
 def fts_query(text: str) -> str | None:
     """An FTS5 query that ORs the content words of free text, each quoted (no injection)."""
-    words = [word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS]
+    words = content_words(text)
     if not words:
         return None
-    return " OR ".join('"' + word.replace('"', '""') + '"' for word in dict.fromkeys(words))
+    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
 
 
 def _keyword_distances(

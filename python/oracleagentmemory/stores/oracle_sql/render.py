@@ -19,6 +19,7 @@ from pathlib import Path
 import jinja2
 
 from oracleagentmemory.stores.errors import InvalidArgumentError
+from oracleagentmemory.stores.stoplist import STOP_WORDS
 
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "AGENT_MEMORY"
@@ -212,7 +213,16 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "embedding_model": options.embedding_model,
         "hybrid_index": hybrid_index,
         "schema_version": SCHEMA_VERSION,
+        "stop_word_lines": _stop_word_lines(),
     }
+
+
+def _stop_word_lines(per_line: int = 12) -> list[str]:
+    """The keyword stoplist as lines of a PL/SQL string constant (plain a-z words only)."""
+    words = sorted(STOP_WORDS)
+    if not all(re.fullmatch(r"[a-z]+", word) for word in words):
+        raise ValueError("stopwords must be plain lower-case words to be rendered into SQL")
+    return [" ".join(words[i : i + per_line]) for i in range(0, len(words), per_line)]
 
 
 def render_install(
