@@ -194,3 +194,27 @@ def test_cached_search_matches_a_brute_force_reference(path: Path) -> None:
                 user, metadata_filter)
     writer.close()
     reader.close()
+
+
+def test_a_fresh_store_loads_every_chunk_including_records_without_vectors(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full reload reads in chunks (a helper thread fetching ahead); records without a
+    vector, or with one of another length, are loaded but never scored."""
+    from oracleagentmemory.stores.embedded import record_cache
+
+    monkeypatch.setattr(record_cache, "_CHUNK", 7)  # many chunks, some mixed
+    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer.write_records([record(i) if i % 5 else record(i, embedding=None) for i in range(40)])
+    writer._conn.execute("UPDATE records SET embedding = x'00' WHERE id = 'm3'")
+    writer.close()
+    query = vec(11)
+    expected = sorted(
+        (i for i in range(40) if i % 5 and i != 3),
+        key=lambda i: -float(np.dot(vec(i), query) / np.linalg.norm(vec(i))),
+    )
+    reader = EmbeddedMemoryStore(path)
+    assert ids(reader, query) == [f"m{i}" for i in expected]
+    keyword = reader.search({"query_text": "number", "strategy": "KEYWORD", "max_results": 50})
+    assert len(keyword) == 40
+    reader.close()

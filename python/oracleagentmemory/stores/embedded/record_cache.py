@@ -16,7 +16,8 @@ reads. Callers serialise access (the store's lock).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,21 @@ SINGLE_THREAD_ROWS = 65_536
 """Up to this many rows, score with a single-threaded loop rather than threaded BLAS: on a
 small product, waking BLAS threads costs more than it saves, and on a busy 2-core machine it
 can stall for a whole scheduler slice (measured: 8 ms for 2,000 rows)."""
+
+
+def _prefetched(cursor: Any, size: int) -> Iterator[list[tuple]]:
+    """The cursor's rows in chunks, the next chunk read by a helper thread while the caller
+    decodes the current one: sqlite3 releases the GIL while it steps, so a full reload
+    overlaps reading the file with filling the arrays. Only the helper touches the cursor
+    meanwhile, and the caller holds the store's lock throughout."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="record-cache") as pool:
+        pending = pool.submit(cursor.fetchmany, size)
+        while True:
+            chunk = pending.result()
+            if not chunk:
+                return
+            pending = pool.submit(cursor.fetchmany, size)
+            yield chunk
 
 
 def _row_dots(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
@@ -134,10 +150,7 @@ class RecordCache:
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM records WHERE +record_type IN ({_TYPE_LIST}) ORDER BY seq"
         )
-        while True:
-            chunk = rows.fetchmany(_CHUNK)
-            if not chunk:
-                break
+        for chunk in _prefetched(rows, _CHUNK):
             self._append(chunk)
         self._version = -1
 
@@ -146,13 +159,16 @@ class RecordCache:
         start = self.size
         self._grow(start + len(rows))
         self.size = start + len(rows)
-        self._write(np.arange(start, self.size), rows)
+        self._write(slice(start, self.size), rows)
 
     def _fill(self, slot: int, row: tuple) -> None:
         self._write(np.array([slot]), [row])
 
-    def _write(self, slots: np.ndarray, rows: Sequence[tuple]) -> None:
-        """Store rows (RecordCache column order) into ``slots``, column by column."""
+    def _write(self, slots: np.ndarray | slice, rows: Sequence[tuple]) -> None:
+        """Store rows (RecordCache column order) into ``slots``, column by column.
+
+        ``slots`` is a slice when appending (a full reload): plain slice assignments, and
+        unit vectors divided straight into the cache, no temporary copies."""
         count = len(rows)
         self.live[slots] = True
         self.seq[slots] = np.fromiter((row[0] for row in rows), dtype=np.int64, count=count)
@@ -175,14 +191,25 @@ class RecordCache:
         ok = np.fromiter((blob is not None and len(blob) == width for blob in blobs),
                          dtype=bool, count=count)
         self.has_vector[slots] = ok
-        self.vectors[slots[~ok]] = 0.0
-        if ok.any():
+        if ok.all():
+            matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(count, self.dimension)
+            target = slots
+        else:
+            if isinstance(slots, slice):
+                slots = np.arange(slots.start, slots.stop)
+            self.vectors[slots[~ok]] = 0.0
+            if not ok.any():
+                return
             matrix = np.frombuffer(
                 b"".join(blob for blob, good in zip(blobs, ok, strict=True) if good), dtype="<f4"
             ).reshape(-1, self.dimension)
-            norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
-            norms[norms == 0] = np.inf
-            self.vectors[slots[ok]] = matrix / norms[:, None]
+            target = slots[ok]
+        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        norms[norms == 0] = np.inf
+        if isinstance(target, slice):
+            np.divide(matrix, norms[:, None], out=self.vectors[target])
+        else:
+            self.vectors[target] = matrix / norms[:, None]
 
     def _apply(self, conn: Any, seqs: list[int]) -> None:
         """Reload the rows of the changed ``seqs``: update, insert or forget each."""
