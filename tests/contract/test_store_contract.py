@@ -493,6 +493,28 @@ def test_deleting_a_memory_removes_its_links(store):
     assert [link["id"] for link in store.list_links("t")] == ["dc"]
 
 
+def test_keyword_search_keeps_to_exact_scopes_whatever_the_ids_hold(store):
+    odd = 'é "x" OR * NEAR(u)'
+    store.write_records([
+        memory("mine", E1, user_id=odd, thread_id="t1") | {"content": "garden roses"},
+        memory("theirs", E1, user_id="u2", thread_id="t1") | {"content": "garden roses"},
+        memory("nobody", E1, thread_id="t2") | {"content": "garden tulips"},
+    ])
+
+    def found(**scope):
+        return set(ids(search(store, None, query_text="garden", strategy="KEYWORD",
+                              scope=scope)))
+
+    assert found(user_id={"value": odd, "exact": True}) == {"mine"}
+    assert found(user_id={"value": None, "exact": True}) == {"nobody"}
+    assert found(user_id={"value": "u2", "exact": False}) == {"mine", "theirs", "nobody"}
+    assert found(user_id={"value": "u2", "exact": True},
+                 thread_id={"value": "t2", "exact": True}) == set()
+    assert found(thread_id={"value": "t1", "exact": True}) == {"mine", "theirs"}
+    assert set(ids(search(store, E1, query_text="garden", strategy="HYBRID",
+                          scope={"user_id": {"value": odd, "exact": True}}))) == {"mine"}
+
+
 def test_keyword_search_ignores_function_words(store):
     store.write_records([
         memory("dog", E1) | {"content": "My dog is called Rex"},

@@ -218,3 +218,63 @@ def test_a_fresh_store_loads_every_chunk_including_records_without_vectors(
     keyword = reader.search({"query_text": "number", "strategy": "KEYWORD", "max_results": 50})
     assert len(keyword) == 40
     reader.close()
+
+
+V1_KEYWORD_INDEX = """
+CREATE VIRTUAL TABLE records_fts USING fts5 (
+    content, content='records', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER records_fts_insert AFTER INSERT ON records BEGIN
+    INSERT INTO records_fts (rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER records_fts_delete AFTER DELETE ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+"""
+
+
+def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) -> None:
+    """Files written before the keyword index held scope tokens open, upgrade once, and
+    keep every record, keyword-searchable inside a scope."""
+    import sqlite3
+
+    from oracleagentmemory.stores.embedded import schema
+
+    conn = sqlite3.connect(path)
+    records_v1 = schema.DDL.replace(f"    scope_tokens TEXT GENERATED ALWAYS AS "
+                                    f"({schema.SCOPE_TOKENS_SQL}) VIRTUAL,\n", "")
+    assert "scope_tokens" not in records_v1
+    conn.executescript(records_v1 + V1_KEYWORD_INDEX + changelog.DDL)
+    conn.executemany("INSERT INTO store_meta VALUES (?, ?)",
+                     [("schema_version", "1"), ("embedding_dimension", str(DIM))])
+    conn.executemany(
+        "INSERT INTO records (id, id_space, record_type, user_id, thread_id, content, created_at,"
+        " updated_at, embedding) VALUES (?, 'memory', 'memory', ?, 't1', ?, '2026-01-01T00:00:00Z',"
+        " '2026-01-01T00:00:00Z', ?)",
+        [(f"m{i}", f"u{i % 2}", f"rose number {i}", np.array(vec(i), "<f4").tobytes())
+         for i in range(6)],
+    )
+    conn.commit()
+    conn.close()
+
+    def version() -> str:
+        check = sqlite3.connect(path)
+        try:
+            return check.execute(
+                "SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()[0]
+        finally:
+            check.close()
+
+    store = EmbeddedMemoryStore(path)
+    assert version() == "2"
+    hits = store.search({"query_text": "rose", "strategy": "KEYWORD", "max_results": 10,
+                         "scope": {"user_id": {"value": "u1", "exact": True}}})
+    assert sorted(hit["record"]["id"] for hit in hits) == ["m1", "m3", "m5"]
+    assert ids(store, vec(4))[0] == "m4"
+    store.write_records([record(9, user="u1") | {"content": "rose garden"}])
+    hits = store.search({"query_text": "garden", "strategy": "KEYWORD",
+                         "scope": {"user_id": {"value": "u1", "exact": True}}})
+    assert [hit["record"]["id"] for hit in hits] == ["m9"]
+    store.close()
+    EmbeddedMemoryStore(path).close()  # opening an upgraded file changes nothing
+    assert version() == "2"

@@ -9,9 +9,15 @@ import uuid
 from oracleagentmemory.stores.embedded import changelog
 from oracleagentmemory.stores.errors import SchemaError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: records.scope_tokens and a keyword index that holds them (files at 1 are upgraded)."""
 
-DDL = """
+SCOPE_TOKENS_SQL = "'u' || hex(user_id) || ' a' || hex(agent_id) || ' t' || hex(thread_id)"
+"""One keyword-index token per scope dimension: a letter and the id's UTF-8 bytes in hex
+(the letter alone for null), so a scoped KEYWORD search asks the full-text index for the
+scope too and reads only that scope's postings instead of every match in the table."""
+
+DDL = f"""
 CREATE TABLE IF NOT EXISTS store_meta (
     key   TEXT PRIMARY KEY,
     value TEXT
@@ -35,6 +41,7 @@ CREATE TABLE IF NOT EXISTS records (
     status       TEXT NOT NULL DEFAULT 'VALID',
     message_id   TEXT,
     embedding    BLOB,
+    scope_tokens TEXT GENERATED ALWAYS AS ({SCOPE_TOKENS_SQL}) VIRTUAL,
     UNIQUE (id_space, id)
 );
 CREATE INDEX IF NOT EXISTS records_by_type_user ON records (record_type, user_id);
@@ -66,18 +73,27 @@ CREATE TABLE IF NOT EXISTS relations (
 CREATE INDEX IF NOT EXISTS relations_by_source ON relations (source_id);
 CREATE INDEX IF NOT EXISTS relations_by_target ON relations (target_id);
 CREATE INDEX IF NOT EXISTS relations_by_thread ON relations (thread_id);
+"""
+
+FTS_DDL = """
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5 (
-    content, content='records', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
+    content, scope_tokens, content='records', content_rowid='seq',
+    tokenize='unicode61 remove_diacritics 2'
 );
 CREATE TRIGGER IF NOT EXISTS records_fts_insert AFTER INSERT ON records BEGIN
-    INSERT INTO records_fts (rowid, content) VALUES (new.seq, new.content);
+    INSERT INTO records_fts (rowid, content, scope_tokens)
+    VALUES (new.seq, new.content, new.scope_tokens);
 END;
 CREATE TRIGGER IF NOT EXISTS records_fts_delete AFTER DELETE ON records BEGIN
-    INSERT INTO records_fts (records_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+    INSERT INTO records_fts (records_fts, rowid, content, scope_tokens)
+    VALUES ('delete', old.seq, old.content, old.scope_tokens);
 END;
-CREATE TRIGGER IF NOT EXISTS records_fts_update AFTER UPDATE OF content ON records BEGIN
-    INSERT INTO records_fts (records_fts, rowid, content) VALUES ('delete', old.seq, old.content);
-    INSERT INTO records_fts (rowid, content) VALUES (new.seq, new.content);
+CREATE TRIGGER IF NOT EXISTS records_fts_update
+AFTER UPDATE OF content, user_id, agent_id, thread_id ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, content, scope_tokens)
+    VALUES ('delete', old.seq, old.content, old.scope_tokens);
+    INSERT INTO records_fts (rowid, content, scope_tokens)
+    VALUES (new.seq, new.content, new.scope_tokens);
 END;
 """
 
@@ -138,7 +154,7 @@ def schema_exists(conn: sqlite3.Connection) -> bool:
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in _statements(DDL + changelog.DDL):
+        for statement in _statements(DDL + FTS_DDL + changelog.DDL):
             conn.execute(statement)
         conn.execute(
             "INSERT OR IGNORE INTO store_meta (key, value) VALUES ('schema_version', ?)",
@@ -190,9 +206,42 @@ def drop_schema(conn: sqlite3.Connection) -> None:
         raise
 
 
-def check_version(conn: sqlite3.Connection) -> None:
+def _version(conn: sqlite3.Connection) -> int | None:
     row = conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
-    version = int(row[0]) if row else None
+    return int(row[0]) if row else None
+
+
+def upgrade(conn: sqlite3.Connection) -> None:
+    """Bring a version-1 file to version 2 in one transaction: add the scope tokens and
+    rebuild the keyword index with them (seconds per million records, once). Another
+    process may be doing the same, so the version is read again under the write lock."""
+    if _version(conn) != 1:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if _version(conn) == 1:
+            conn.execute(
+                "ALTER TABLE records ADD COLUMN scope_tokens TEXT"
+                f" GENERATED ALWAYS AS ({SCOPE_TOKENS_SQL}) VIRTUAL"
+            )
+            for trigger in ("records_fts_insert", "records_fts_delete", "records_fts_update"):
+                conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+            conn.execute("DROP TABLE IF EXISTS records_fts")
+            for statement in _statements(FTS_DDL):
+                conn.execute(statement)
+            conn.execute("INSERT INTO records_fts (records_fts) VALUES ('rebuild')")
+            conn.execute(
+                "UPDATE store_meta SET value = ? WHERE key = 'schema_version'",
+                (str(SCHEMA_VERSION),),
+            )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def check_version(conn: sqlite3.Connection) -> None:
+    version = _version(conn)
     if version != SCHEMA_VERSION:
         raise SchemaError(
             f"store schema version is {version}, this library needs {SCHEMA_VERSION}"

@@ -173,7 +173,7 @@ def _score(
     if strategy == "VECTOR":
         assert query_vector is not None
         return _vector_distances(cache, slots, query_vector)
-    keyword = _keyword_distances(conn, req["query_text"], cache, slots)
+    keyword = _keyword_distances(conn, req["query_text"], req["scope"], cache, slots)
     if strategy == "KEYWORD":
         return keyword
     assert query_vector is not None
@@ -190,32 +190,46 @@ def _vector_distances(
     return cache.distances(slots, query)
 
 
-def fts_query(text: str) -> str | None:
-    """An FTS5 query that ORs the content words of free text, each quoted (no injection)."""
+SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
+
+
+def scope_token(column: str, value: str | None) -> str:
+    """The keyword-index token of one scope value (see ``schema.SCOPE_TOKENS_SQL``)."""
+    return SCOPE_TOKEN_LETTERS[column] + ("" if value is None else value.encode().hex())
+
+
+def fts_query(text: str, scope: dict[str, Any] | None = None) -> str | None:
+    """An FTS5 query that ORs the content words of free text, each quoted (no injection),
+    ANDed with the token of every exact scope dimension so FTS5 skips other scopes."""
     words = content_words(text)
     if not words:
         return None
-    return " OR ".join('"' + word.replace('"', '""') + '"' for word in words)
+    query = "content : (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in words) + ")"
+    for column, dimension in (scope or {}).items():
+        if dimension["exact"]:
+            query += f' AND scope_tokens : "{scope_token(column, dimension["value"])}"'
+    return query
 
 
 def _keyword_distances(
-    conn: Any, text: str, cache: RecordCache, slots: np.ndarray
+    conn: Any, text: str, scope: dict[str, Any], cache: RecordCache, slots: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """FTS5 bm25 of the candidates that match any word, as a distance 1 / (1 + |bm25|)."""
-    query = fts_query(text)
+    query = fts_query(text, scope)
     if query is None:
         return slots[:0], np.zeros(0, dtype=np.float64)
+    # bm25 weights: the content column counts, the scope tokens do not.
     if slots.shape[0] <= cache.size * FTS_FILTER_SHARE:
         # "+rowid" keeps the constraint out of FTS5 (which would re-run the query per rowid):
         # SQLite filters the matches and bm25 is only computed for candidates.
         rows = conn.execute(
-            "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?"
-            " AND +rowid IN (SELECT value FROM json_each(?))",
+            "SELECT rowid, bm25(records_fts, 1.0, 0.0) FROM records_fts"
+            " WHERE records_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
             (query, json.dumps(cache.seq[slots].tolist())),
         ).fetchall()
     else:
         rows = conn.execute(
-            "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?",
+            "SELECT rowid, bm25(records_fts, 1.0, 0.0) FROM records_fts WHERE records_fts MATCH ?",
             (query,),
         ).fetchall()
     if not rows:

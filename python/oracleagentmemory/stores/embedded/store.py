@@ -150,6 +150,7 @@ class EmbeddedMemoryStore:
         if not exists and policy != "NO_CHECK":
             schema.create_schema(self._conn)
         if policy != "NO_CHECK":
+            schema.upgrade(self._conn)
             schema.check_version(self._conn)
         if policy != "NO_CHECK" or schema.schema_exists(self._conn):
             schema.ensure_change_log(self._conn)
