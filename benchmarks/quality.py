@@ -43,13 +43,18 @@ def embed_all(conv: Conversations, workdir: Path) -> dict[str, np.ndarray]:
     return dict(zip(texts, vectors, strict=True))
 
 
-def score(conv: Conversations, search: Searcher, vectors: dict[str, np.ndarray]) -> dict:
+def score(conv: Conversations, search: Searcher, vectors: dict[str, np.ndarray],
+          hits: list[bool] | None = None) -> dict:
+    """Recall and MRR over the questions; ``hits`` collects, per question, whether the
+    evidence made the top K."""
     recall5 = recall10 = mrr = 0.0
     latencies = []
     for q in conv.questions:
         t0 = time.perf_counter()
         found = search(q.user, q.text, vectors[q.text])[:K]
         latencies.append(time.perf_counter() - t0)
+        if hits is not None:
+            hits.append(bool(set(q.evidence) & set(found)))
         evidence = set(q.evidence)
         recall5 += len(evidence & set(found[:5])) / len(evidence)
         recall10 += len(evidence & set(found[:10])) / len(evidence)
@@ -77,7 +82,8 @@ def ours(conv: Conversations, vectors: dict[str, np.ndarray], workdir: Path) -> 
         )
     for (user, _), messages in sessions.items():
         writer.create_thread(user_id=user, agent_id="assistant").add_messages(messages)
-    results = {}
+    results: dict[str, Any] = {}
+    hits: dict[str, list[bool]] = {}
     for strategy in ("VECTOR", "KEYWORD", "HYBRID"):
         client = OracleAgentMemory(connection=str(path), embedder=embedder,
                                    search_strategy=SearchStrategy(strategy))
@@ -85,33 +91,20 @@ def ours(conv: Conversations, vectors: dict[str, np.ndarray], workdir: Path) -> 
         def search(user: str, text: str, _: np.ndarray, client: Any = client) -> list[str]:
             return [r.id for r in client.search(text, user_id=user, max_results=K)]
 
-        results[f"embedded {strategy.lower()}"] = score(conv, search, vectors)
+        hits[strategy] = []
+        results[f"embedded {strategy.lower()}"] = score(conv, search, vectors, hits[strategy])
         client.close()
-    results["embedded hybrid, RRF of top-50 lists (proposal)"] = score(
-        conv, windowed_hybrid(writer.store, 50), vectors)
     writer.close()
+    # What the keyword half can add to fusion: questions keyword search answers in its top K
+    # that vector search does not.
+    results["keyword_diagnostic"] = {
+        "keyword_top10": sum(hits["KEYWORD"]),
+        "keyword_only_top10": sum(k and not v for k, v in zip(hits["KEYWORD"], hits["VECTOR"],
+                                                             strict=True)),
+        "vector_top10_lost_by_hybrid": sum(v and not h for v, h in zip(
+            hits["VECTOR"], hits["HYBRID"], strict=True)),
+    }
     return results
-
-
-def windowed_hybrid(store: Any, window: int) -> Searcher:
-    """What HYBRID would give if each list were cut to its top ``window`` before fusion.
-
-    Fused here from two contract searches (VECTOR and KEYWORD, ``window`` results each), to
-    show the effect of that change before anyone makes it in the store.
-    """
-
-    def search(user: str, text: str, vector: np.ndarray) -> list[str]:
-        scope = {"user_id": {"value": user, "exact": True}}
-        fused: dict[str, float] = {}
-        for strategy in ("VECTOR", "KEYWORD"):
-            hits = store.search({"query_text": text, "query_vector": vector, "scope": scope,
-                                 "strategy": strategy, "max_results": window})
-            for rank, hit in enumerate(hits, start=1):
-                rid = hit["record"]["id"]
-                fused[rid] = fused.get(rid, 0.0) + 1.0 / (60 + rank)
-        return [rid for rid, _ in sorted(fused.items(), key=lambda kv: -kv[1])][:K]
-
-    return search
 
 
 def numpy_exact(conv: Conversations, vectors: dict[str, np.ndarray]) -> dict:
@@ -230,9 +223,11 @@ def main(argv: list[str] | None = None) -> None:
             results.update(runners[name]())
         except Exception as exc:  # noqa: BLE001 - a peer that fails is reported, not fatal
             errors[name] = f"{type(exc).__name__}: {exc}"[:300]
+    diagnostic = results.pop("keyword_diagnostic", None)
     args.out.write_text(json.dumps({
         "messages": len(conv.messages), "questions": len(conv.questions),
         "users": len({m.user for m in conv.messages}), "results": results, "errors": errors,
+        "keyword_diagnostic": diagnostic,
         "blas": os.environ.get("OPENBLAS_CORETYPE", "unset"),
     }))
 
