@@ -141,10 +141,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     l_scored := CASE l_strategy
       WHEN 'VECTOR' THEN ' scored AS (SELECT vr.seq, vr.d FROM vr)'
       WHEN 'KEYWORD' THEN ' scored AS (SELECT kr.seq, kr.d FROM kr)'
-      ELSE ' scored AS (SELECT NVL(vr.seq, kr.seq) AS seq,'
-        || ' 1 - (NVL(1 / (' || c_rrf_k || ' + vr.rk), 0) + NVL(1 / (' || c_rrf_k
-        || ' + kr.rk), 0)) / (2 / (' || (c_rrf_k + 1) || ')) AS d'
-        || ' FROM vr FULL OUTER JOIN kr ON vr.seq = kr.seq)'
+      -- HYBRID: each ranking takes part with its best p.win rows (the window).
+      ELSE ' scored AS (SELECT NVL(vt.seq, kt.seq) AS seq,'
+        || ' 1 - (NVL(1 / (' || c_rrf_k || ' + vt.rk), 0) + NVL(1 / (' || c_rrf_k
+        || ' + kt.rk), 0)) / (2 / (' || (c_rrf_k + 1) || ')) AS d'
+        || ' FROM (SELECT v1.seq, v1.rk FROM vr v1 CROSS JOIN p p1 WHERE v1.rk <= p1.win) vt'
+        || ' FULL OUTER JOIN (SELECT k1.seq, k1.rk FROM kr k1 CROSS JOIN p p2'
+        || ' WHERE k1.rk <= p2.win) kt ON vt.seq = kt.seq)'
       END;
     -- Dynamic SQL text of search: constant fragments chosen by strategy plus
     -- AGENT_MEMORY_FILTER.prefilter() (field names matching AGENT_MEMORY_FILTER.c_safe_key only); every
@@ -153,7 +156,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
           || ' :b_ue AS u_exact, :b_un AS u_nonexact, :b_uv AS u_val,'
           || ' :b_ae AS a_exact, :b_an AS a_nonexact, :b_av AS a_val,'
           || ' :b_te AS t_exact, :b_tn AS t_nonexact, :b_tv AS t_val,'
-          || ' :b_filter AS f, :b_qv AS qv FROM dual),'
+          || ' :b_filter AS f, :b_qv AS qv, :b_win AS win FROM dual),'
           || ' cand AS (SELECT r.seq, r.user_id, r.agent_id, r.thread_id, r.embedding'
           || ' FROM AGENT_MEMORY_RECORDS r CROSS JOIN p flt'
           || ' WHERE r.record_type IN (SELECT jt.v FROM p p2, JSON_TABLE(p2.types, ''$[*]'''
@@ -189,7 +192,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
               CASE WHEN l_scope.thread_dim.present AND l_scope.thread_dim.exact THEN 1 ELSE 0 END,
               CASE WHEN l_scope.thread_dim.present AND NOT l_scope.thread_dim.exact THEN 1 ELSE 0 END,
               l_scope.thread_dim.value,
-              l_filter, l_vector, l_text, l_max;
+              l_filter, l_vector, GREATEST(l_max, c_rrf_window), l_text, l_max;
     ELSE
       -- dynamic-sql: search candidates and scores, without a text query
       OPEN l_cursor FOR l_sql
@@ -203,7 +206,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
               CASE WHEN l_scope.thread_dim.present AND l_scope.thread_dim.exact THEN 1 ELSE 0 END,
               CASE WHEN l_scope.thread_dim.present AND NOT l_scope.thread_dim.exact THEN 1 ELSE 0 END,
               l_scope.thread_dim.value,
-              l_filter, l_vector, l_max;
+              l_filter, l_vector, GREATEST(l_max, c_rrf_window), l_max;
     END IF;
     FETCH l_cursor BULK COLLECT INTO l_seqs, l_dists;
     CLOSE l_cursor;

@@ -20,13 +20,16 @@ AS
    *   https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/reserved-words-and-characters.html
    */
   c_rrf_k     CONSTANT PLS_INTEGER := 60;
+  -- HYBRID fuses the best GREATEST(max_results, c_rrf_window) of each ranking.
+  c_rrf_window CONSTANT PLS_INTEGER := 10;
   c_max_hops  CONSTANT PLS_INTEGER := 5;
 
   -- The SearchRequest -> [SearchHit] operation (documented in AGENT_MEMORY).
   FUNCTION search(p_request IN JSON) RETURN JSON;
 
-  -- An Oracle Text query ORing the distinct lower-cased words of free text, each escaped in
-  -- braces (no operator injection); NULL when the text has no word.
+  -- An Oracle Text query ORing the distinct lower-cased words of free text that are not in
+  -- the shared keyword stoplist, each escaped in braces (no operator injection); NULL when
+  -- no such word remains.
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2;
 END AGENT_MEMORY_SEARCH;
 /

@@ -295,6 +295,25 @@ def test_hybrid_search_fuses_vector_and_keyword_ranks(store):
     assert set(ids(hits)) == {"both", "vector-only", "keyword-only"}
 
 
+def test_hybrid_fuses_only_the_best_of_each_ranking(store):
+    """Each ranking takes part with its best max(max_results, 10): a keyword match at vector
+    rank 12 gets keyword credit only, exactly what the vector winner gets."""
+    store.write_records([
+        memory(f"r{i}", [1, 0.1 * i, 0, 0]) | {"content": "zebra note" if i == 11 else "note"}
+        for i in range(12)
+    ])
+    hits = search(store, E1, query_text="zebra", strategy="HYBRID", max_results=11)
+    distance = {hit["record"]["id"]: hit["distance"] for hit in hits}
+    assert distance["r0"] == pytest.approx(0.5, abs=1e-9)   # vector rank 1 only
+    assert distance["r11"] == pytest.approx(0.5, abs=1e-9)  # keyword rank 1 only
+    assert ids(hits)[:2] == ["r0", "r11"]                   # a tie goes to the older record
+    assert distance["r1"] == pytest.approx(1 - (1 / 62) / (2 / 61), abs=1e-9)
+    whole = search(store, E1, query_text="zebra", strategy="HYBRID", max_results=12)
+    assert ids(whole)[0] == "r11"                           # rank 12 inside a window of 12
+    plain = search(store, E1, query_text="what is it", strategy="HYBRID", max_results=3)
+    assert ids(plain) == ["r0", "r1", "r2"]                 # no content word: vector alone
+
+
 def test_metadata_filter_applies_in_search_and_get(store):
     store.write_records([
         memory("chat", metadata={"source": "chat", "tags": ["trip", "urgent"]}),

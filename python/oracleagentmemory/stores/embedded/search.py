@@ -26,6 +26,8 @@ SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
 SCOPE_AFFINITY = 0.05
 """Ranking bonus (in distance units) per non-exact scope dimension the record matches."""
 RRF_K = 60
+RRF_MIN_WINDOW = 10
+"""HYBRID fuses the best max(max_results, 10) of each ranking (see ``rrf_window``)."""
 FTS_FILTER_SHARE = 0.5
 """Below this share of all records, bm25 is computed for the candidates only."""
 MAX_HOPS = 5
@@ -177,7 +179,8 @@ def _score(
     if strategy == "KEYWORD":
         return keyword
     assert query_vector is not None
-    return _fuse(cache, _vector_distances(cache, slots, query_vector), keyword)
+    return _fuse(cache, _vector_distances(cache, slots, query_vector), keyword,
+                 rrf_window(req["max_results"]))
 
 
 def _vector_distances(
@@ -251,18 +254,30 @@ def _ranks(slots: np.ndarray, distances: np.ndarray, seqs: np.ndarray) -> np.nda
     return ranks
 
 
+def rrf_window(max_results: int) -> int:
+    """How many of each ranking take part in HYBRID fusion: the results asked for, at least
+    RRF_MIN_WINDOW (so a search for 1 or 2 results still fuses real lists)."""
+    return max(max_results, RRF_MIN_WINDOW)
+
+
 def _fuse(
     cache: RecordCache,
     vector: tuple[np.ndarray, np.ndarray],
     keyword: tuple[np.ndarray, np.ndarray],
+    window: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Reciprocal-rank fusion, reported as a distance: 0 when first in both lists."""
-    slots = np.union1d(vector[0], keyword[0])
-    fused = np.zeros(slots.shape[0], dtype=np.float64)
+    """Reciprocal-rank fusion of each ranking's best ``window``, reported as a distance:
+    0 when first in both lists. Cutting the lists keeps the long tail of weak keyword
+    matches (a shared common word) from outranking the best vector hits."""
+    parts = []
     for part_slots, part_distances in (vector, keyword):
-        if part_slots.shape[0]:
-            ranks = _ranks(part_slots, part_distances, cache.seq[part_slots])
-            fused[np.searchsorted(slots, part_slots)] += 1.0 / (RRF_K + ranks)
+        ranks = _ranks(part_slots, part_distances, cache.seq[part_slots])
+        kept = ranks <= window
+        parts.append((part_slots[kept], ranks[kept]))
+    slots = np.union1d(parts[0][0], parts[1][0])
+    fused = np.zeros(slots.shape[0], dtype=np.float64)
+    for part_slots, ranks in parts:
+        fused[np.searchsorted(slots, part_slots)] += 1.0 / (RRF_K + ranks)
     best = 2.0 / (RRF_K + 1)
     return slots, 1.0 - fused / best
 
