@@ -4,20 +4,24 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
 
   -- The keyword stoplist, rendered from oracleagentmemory/stores/stoplist.py (the embedded
   -- backend uses the same list), each word between spaces. It holds every word of Oracle
-  -- Text's default English stoplist, so the index never lacks a word a query asks for.
+  -- Text's documented default English stoplists (up to 11g and from 12.2), so a query does
+  -- not ask for a word the default index leaves out; tests/oracle_store checks the list of
+  -- the actual database.
   c_stop_words CONSTANT VARCHAR2(4000) := ' '
-    || 'a about above after again all also am an and any are '
-    || 'as at be because been before being below between both but by '
-    || 'can co corp could did do does doing down during each few '
-    || 'for from further had has have having he her here hers herself '
-    || 'him himself his how i if in inc into is it its '
-    || 'itself just last me more most mr mrs ms my myself mz '
-    || 'no nor not now of off on once one only or other '
-    || 'our ours ourselves out over own s same says she should so '
-    || 'some such than that the their theirs them themselves then there these '
-    || 'they this those through to too under until up very was we '
-    || 'were what when where which while who whom why will with would '
-    || 'you your yours yourself yourselves '
+    || 'a about above after again all almost also although am an and '
+    || 'any are as at be because been before being below between both '
+    || 'but by can co corp could d did do does doing down '
+    || 'during each either few for from further had has have having he '
+    || 'her here hers herself him himself his how however i if in '
+    || 'inc into is it its itself just last ll me might more '
+    || 'most mr mrs ms my myself mz no non nor not now '
+    || 'of off on once one only onto or other our ours ourselves '
+    || 'out over own s same says shall she should since so some '
+    || 'still such t than that the their theirs them themselves then there '
+    || 'therefore these they this those though through thus to too under until '
+    || 'up ve very was we were what when where whether which while '
+    || 'who whom whose why will with would yet you your yours yourself '
+    || 'yourselves '
     ;
 
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2 IS

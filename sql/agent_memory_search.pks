@@ -8,7 +8,8 @@ AS
    *      scope dimension IS its value, then the metadata filter;
    *   2. scoring: VECTOR cosine distance (VECTOR_DISTANCE ... COSINE, exact over the
    *      candidates); KEYWORD Oracle Text CONTAINS over the query's words ORed, distance
-   *      1 / (1 + score); HYBRID reciprocal-rank fusion (k = 60), distance 1 - rrf / rrf_max;
+   *      1 / (1 + score); HYBRID reciprocal-rank fusion (k = 60) of the best
+   *      GREATEST(max_results, c_rrf_window) of each ranking, distance 1 - rrf / rrf_max;
    *   3. non-exact scope dimensions matching the record rank it c_affinity closer;
    *   4. links walked by AGENT_MEMORY_LINK_GRAPH.expand for memory-like hits.
    * Without a query_vector the in-database model embeds query_text (when one is configured).

@@ -7,12 +7,15 @@ import re
 from oracleagentmemory.stores.oracle_sql.render import render_install
 from oracleagentmemory.stores.stoplist import STOP_WORDS, content_words
 
-# Oracle Text Reference, "Supplied Stoplists", English default stoplist.
+# Oracle Text Reference, "Supplied Stoplists", English default stoplist, as listed for
+# 9i-11g, plus the words the 12.2 reference adds (oracle-text-supplied-stoplists.html).
 ORACLE_DEFAULT_ENGLISH = """
 a about after all also an and any are as at be because been but by can co corp could for
 from had has have he her his if in inc into is it its last more most mr mrs ms mz no not of
 on one only or other out over s says she so some such than that the their there they this
 to up was we were when which who will with would
+almost although d either however ll might non onto shall since still t therefore though
+thus ve whether whose yet
 """.split()  # noqa: SIM905 - a word list reads better as text
 
 
