@@ -233,9 +233,8 @@ END;
 """
 
 
-def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) -> None:
-    """Files written before the keyword index held scope tokens open, upgrade once, and
-    keep every record, keyword-searchable inside a scope."""
+def _write_version_1_file(path: Path, count: int) -> None:
+    """A store file as version 1 wrote it: no scope tokens, the old keyword index."""
     import sqlite3
 
     from oracleagentmemory.stores.embedded import schema
@@ -252,21 +251,29 @@ def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) ->
         " updated_at, embedding) VALUES (?, 'memory', 'memory', ?, 't1', ?, '2026-01-01T00:00:00Z',"
         " '2026-01-01T00:00:00Z', ?)",
         [(f"m{i}", f"u{i % 2}", f"rose number {i}", np.array(vec(i), "<f4").tobytes())
-         for i in range(6)],
+         for i in range(count)],
     )
     conn.commit()
     conn.close()
 
-    def version() -> str:
-        check = sqlite3.connect(path)
-        try:
-            return check.execute(
-                "SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()[0]
-        finally:
-            check.close()
 
+def _file_version(path: Path) -> str:
+    import sqlite3
+
+    check = sqlite3.connect(path)
+    try:
+        return check.execute(
+            "SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()[0]
+    finally:
+        check.close()
+
+
+def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) -> None:
+    """Files written before the keyword index held scope tokens open, upgrade once, and
+    keep every record, keyword-searchable inside a scope."""
+    _write_version_1_file(path, 6)
     store = EmbeddedMemoryStore(path)
-    assert version() == "2"
+    assert _file_version(path) == "2"
     hits = store.search({"query_text": "rose", "strategy": "KEYWORD", "max_results": 10,
                          "scope": {"user_id": {"value": "u1", "exact": True}}})
     assert sorted(hit["record"]["id"] for hit in hits) == ["m1", "m3", "m5"]
@@ -277,4 +284,31 @@ def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) ->
     assert [hit["record"]["id"] for hit in hits] == ["m9"]
     store.close()
     EmbeddedMemoryStore(path).close()  # opening an upgraded file changes nothing
-    assert version() == "2"
+    assert _file_version(path) == "2"
+
+
+def test_processes_opening_a_version_1_file_at_once_upgrade_it_once(path: Path) -> None:
+    _write_version_1_file(path, 400)
+    script = textwrap.dedent(f"""
+        from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
+        store = EmbeddedMemoryStore({str(path)!r})
+        hits = store.search({{"query_text": "rose", "strategy": "KEYWORD", "max_results": 500,
+                             "scope": {{"user_id": {{"value": "u0", "exact": True}}}}}})
+        print(len(hits))
+        store.close()
+    """)
+    root = Path(__file__).resolve().parents[2]
+    env = {"PYTHONPATH": f"{root / 'python'}:{root}", "PATH": "/usr/bin:/bin"}
+    workers = [subprocess.Popen([sys.executable, "-c", script], env=env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+               for _ in range(3)]
+    outputs = [worker.communicate(timeout=120) for worker in workers]
+    assert [worker.returncode for worker in workers] == [0, 0, 0], outputs
+    assert [out.strip() for out, _ in outputs] == ["200", "200", "200"]
+    assert _file_version(path) == "2"
+    store = EmbeddedMemoryStore(path)
+    integrity = store._conn.execute(
+        "INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)")
+    assert integrity.fetchall() == []
+    assert len(store.get_records({})) == 400
+    store.close()
