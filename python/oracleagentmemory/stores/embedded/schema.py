@@ -12,10 +12,19 @@ from oracleagentmemory.stores.errors import SchemaError
 SCHEMA_VERSION = 2
 """2: records.scope_tokens and a keyword index that holds them (files at 1 are upgraded)."""
 
-SCOPE_TOKENS_SQL = "'u' || hex(user_id) || ' a' || hex(agent_id) || ' t' || hex(thread_id)"
+SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
+SCOPE_TOKENS_SQL = " || ".join(
+    f"'{' ' if index else ''}{letter}' || hex({column})"
+    for index, (column, letter) in enumerate(SCOPE_TOKEN_LETTERS.items())
+)
 """One keyword-index token per scope dimension: a letter and the id's UTF-8 bytes in hex
 (the letter alone for null), so a scoped KEYWORD search asks the full-text index for the
 scope too and reads only that scope's postings instead of every match in the table."""
+
+
+def scope_token(column: str, value: str | None) -> str:
+    """The token SCOPE_TOKENS_SQL stores for one scope value (what a search asks for)."""
+    return SCOPE_TOKEN_LETTERS[column] + ("" if value is None else value.encode().hex())
 
 DDL = f"""
 CREATE TABLE IF NOT EXISTS store_meta (

@@ -18,6 +18,7 @@ from oracleagentmemory.apis.record import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded.codec import RECORD_COLUMNS, encode_vector, row_to_record
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
+from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
 from oracleagentmemory.stores.stoplist import content_words
 
@@ -191,14 +192,6 @@ def _vector_distances(
             f"query vector has {query.shape[0]} dimensions, the store uses {cache.dimension}"
         )
     return cache.distances(slots, query)
-
-
-SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
-
-
-def scope_token(column: str, value: str | None) -> str:
-    """The keyword-index token of one scope value (see ``schema.SCOPE_TOKENS_SQL``)."""
-    return SCOPE_TOKEN_LETTERS[column] + ("" if value is None else value.encode().hex())
 
 
 def fts_query(text: str, scope: dict[str, Any] | None = None) -> str | None:

@@ -110,6 +110,12 @@ def _rows_per_insert(conn: Any) -> int:
     return max(1, min(_ROWS_PER_INSERT, limit // _RECORD_VALUES.count("?")))
 
 
+def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    """``items`` in runs short enough for one ``IN (...)`` list each."""
+    for start in range(0, len(items), _LOOKUP_CHUNK):
+        yield items[start : start + _LOOKUP_CHUNK]
+
+
 def _placeholders(values: Sequence[Any]) -> str:
     return ", ".join("?" for _ in values)
 
@@ -260,8 +266,7 @@ class EmbeddedMemoryStore:
             by_space.setdefault(row["id_space"], []).append(row["id"])
         taken: set[tuple[str, str]] = set()
         for space, ids in by_space.items():
-            for start in range(0, len(ids), _LOOKUP_CHUNK):
-                part = ids[start : start + _LOOKUP_CHUNK]
+            for part in _chunks(ids):
                 sql = (
                     "SELECT id FROM records WHERE id_space = ?"
                     f" AND id IN ({_placeholders(part)})"
@@ -445,8 +450,7 @@ class EmbeddedMemoryStore:
             for key in ("source_id", "target_id") if isinstance(link.get(key), str)
         })
         found: dict[str, tuple[str, str]] = {}
-        for start in range(0, len(ids), _LOOKUP_CHUNK):
-            part = ids[start : start + _LOOKUP_CHUNK]
+        for part in _chunks(ids):
             for rid, record_type, thread_id in conn.execute(
                 "SELECT id, record_type, thread_id FROM records WHERE id_space = 'memory'"
                 f" AND id IN ({_placeholders(part)}) AND (expires_at IS NULL OR expires_at > ?)",
@@ -472,12 +476,10 @@ class EmbeddedMemoryStore:
         taken_ids: set[str] = set()
         taken_pairs: dict[tuple[str, str], str] = {}
         id_list, pair_list = sorted(ids), sorted(pairs)
-        for start in range(0, len(id_list), _LOOKUP_CHUNK):
-            part = id_list[start : start + _LOOKUP_CHUNK]
+        for part in _chunks(id_list):
             taken_ids.update(rid for (rid,) in conn.execute(
                 f"SELECT id FROM relations WHERE id IN ({_placeholders(part)})", part))
-        for start in range(0, len(pair_list), _LOOKUP_CHUNK):
-            part = pair_list[start : start + _LOOKUP_CHUNK]
+        for part in _chunks(pair_list):
             for rid, low, high in conn.execute(
                 "SELECT id, pair_low, pair_high FROM relations WHERE (pair_low, pair_high) IN"
                 f" (VALUES {', '.join('(?, ?)' for _ in part)})",
