@@ -376,6 +376,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_existing NUMBER;
     l_seq      NUMBER;
     l_links    NUMBER;
+    l_bytes    BLOB;
   BEGIN
     SELECT MIN(r.seq) INTO l_existing
       FROM AGENT_MEMORY_RECORDS r
@@ -402,8 +403,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       TO_VECTOR(p_row.embedding, 384, FLOAT32))
     RETURNING seq INTO l_seq;
     IF p_row.image_b64 IS NOT NULL THEN
-      INSERT INTO AGENT_MEMORY_IMAGES (seq, bytes)
-      VALUES (l_seq, AGENT_MEMORY_CODEC.base64_to_blob(p_row.image_b64));
+      -- Decoded here, not inside the INSERT: an ACCESSIBLE BY unit cannot be called from SQL
+      -- (the accessor check fails for calls through static or dynamic SQL). Checked:
+      --   https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/ACCESSIBLE-BY-clause.html
+      l_bytes := AGENT_MEMORY_CODEC.base64_to_blob(p_row.image_b64);
+      INSERT INTO AGENT_MEMORY_IMAGES (seq, bytes) VALUES (l_seq, l_bytes);
     END IF;
   END insert_row;
 
@@ -481,6 +485,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_config    CLOB;
     l_mime      VARCHAR2(255);
     l_image     CLOB;
+    l_bytes     BLOB;
     l_any       BOOLEAN := FALSE;
     l_message   row_t;
     l_el        JSON_ELEMENT_T;
@@ -626,11 +631,12 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     IF l_changes.has('image_bytes') THEN
       l_image := AGENT_MEMORY_CODEC.opt_clob(l_changes, 'image_bytes', 'image_bytes');
       IF l_image IS NOT NULL THEN
+        l_bytes := AGENT_MEMORY_CODEC.base64_to_blob(l_image);  -- not inside SQL: ACCESSIBLE BY
         MERGE INTO AGENT_MEMORY_IMAGES i
         USING (SELECT l_seq AS seq FROM dual) s
            ON (i.seq = s.seq)
-         WHEN MATCHED THEN UPDATE SET i.bytes = AGENT_MEMORY_CODEC.base64_to_blob(l_image)
-         WHEN NOT MATCHED THEN INSERT (seq, bytes) VALUES (s.seq, AGENT_MEMORY_CODEC.base64_to_blob(l_image));
+         WHEN MATCHED THEN UPDATE SET i.bytes = l_bytes
+         WHEN NOT MATCHED THEN INSERT (seq, bytes) VALUES (s.seq, l_bytes);
       END IF;
     END IF;
     IF f_images = 1 THEN

@@ -22,9 +22,11 @@ any. Checks (ARCHITECTURE.md section 4, issue 6):
    ``DBMS_SQL.PARSE`` site under ``sql/`` is listed, and every value concatenated into its
    SQL text passes ``DBMS_ASSERT`` or is whitelisted with a
    ``-- dynamic-sql: whitelisted <why>`` comment (``dynamic_sql``).
+6. ``accessible-by``: no package with an ACCESSIBLE BY clause is called inside a SQL
+   statement, static or dynamic, where Oracle's accessor check fails (``accessible_by``).
 
-Checks 2 to 5 read the syntax trees, so a file with syntax errors is still analysed as far
-as the parser got; fix syntax errors first.
+Checks 2 to 5 read the syntax trees (6 reads the text), so a file with syntax errors is
+still analysed as far as the parser got; fix syntax errors first.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 
 import parseora
 
+from oracleagentmemory.devtools.accessible_by import check_accessible_by
 from oracleagentmemory.devtools.dynamic_sql import (
     DynamicSqlSite,
     check_dynamic_sql,
@@ -106,6 +109,7 @@ def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
     report.dynamic_sql = find_dynamic_sql(parsed)
     report.findings += check_dynamic_sql(report.dynamic_sql)
     report.notes.append(f"{len(report.dynamic_sql)} dynamic SQL site(s) under sql/")
+    report.findings += check_accessible_by(parsed)
     report.findings.sort()
     return report
 

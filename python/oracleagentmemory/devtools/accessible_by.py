@@ -1,0 +1,69 @@
+"""Check 6: no ACCESSIBLE BY package is called from inside a SQL statement.
+
+The PL/SQL Language Reference (ACCESSIBLE BY clause, usage notes): the clause "allows
+access only if the call is direct"; for access through static SQL, DBMS_SQL or dynamic SQL
+the check fails. Such code compiles, so without this check the first image write on a real
+database would have been the first to fail. The check reads the text: for each statement
+(up to ``;``) it takes the part from its first SELECT/INSERT/UPDATE/DELETE/MERGE keyword
+(up to a ``LOOP`` of a cursor FOR loop) and reports every ``package.member(`` call there
+whose package's spec has an ACCESSIBLE BY clause. Calls inside dynamic SQL strings count.
+"""
+
+from __future__ import annotations
+
+import re
+
+from oracleagentmemory.devtools.findings import Finding
+from oracleagentmemory.devtools.sql_parsing import ParsedFile
+
+CHECK = "accessible-by"
+_SPEC_HEAD = re.compile(
+    r"CREATE\s+(?:OR\s+REPLACE\s+)?(?:(?:NON)?EDITIONABLE\s+)?PACKAGE\s+(?!BODY\b)(\w+)(.*?)"
+    r"\b(?:AS|IS)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+_SQL_START = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
+_LOOP = re.compile(r"\bLOOP\b", re.IGNORECASE)
+_CALL = re.compile(r"\b(\w+)\s*\.\s*(\w+)\s*\(")
+_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def restricted_packages(parsed: list[ParsedFile]) -> set[str]:
+    """Upper-case names of the packages whose spec has an ACCESSIBLE BY clause."""
+    names: set[str] = set()
+    for p in parsed:
+        for head in _SPEC_HEAD.finditer(_blank_comments(p.source.text)):
+            if re.search(r"\bACCESSIBLE\s+BY\b", head.group(2), re.IGNORECASE):
+                names.add(head.group(1).upper())
+    return names
+
+
+def check_accessible_by(parsed: list[ParsedFile]) -> list[Finding]:
+    restricted = restricted_packages(parsed)
+    findings: list[Finding] = []
+    for p in parsed:
+        text = _blank_comments(p.source.text)
+        start = 0
+        for end in [m.start() for m in re.finditer(";", text)] + [len(text)]:
+            statement = text[start:end]
+            sql = _SQL_START.search(statement)
+            if sql:
+                loop = _LOOP.search(statement, sql.start())
+                stop = loop.start() if loop else len(statement)
+                for call in _CALL.finditer(statement, sql.start(), stop):
+                    if call.group(1).upper() in restricted:
+                        offset = start + call.start()
+                        line = text.count("\n", 0, offset) + 1
+                        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+                        findings.append(Finding(
+                            p.rel_path, line, col, CHECK,
+                            f"{call.group(1)}.{call.group(2)} is called inside a SQL statement,"
+                            f" but {call.group(1)} is ACCESSIBLE BY: the accessor check fails"
+                            " for calls through SQL; call it in PL/SQL and bind the result"))
+            start = end + 1
+    return findings
+
+
+def _blank_comments(text: str) -> str:
+    """The text with comments replaced by spaces (newlines kept, so positions hold)."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
