@@ -25,7 +25,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     ;
 
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2 IS
-    l_word  VARCHAR2(4000);
+    l_word  VARCHAR2(32767);
     l_query VARCHAR2(4000);
     l_seen  seen_t;
     l_i     PLS_INTEGER := 1;
@@ -34,7 +34,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
       l_word := REGEXP_SUBSTR(LOWER(p_text), '\w+', 1, l_i);
       EXIT WHEN l_word IS NULL;
       IF INSTR(c_stop_words, ' ' || l_word || ' ') = 0 AND NOT l_seen.EXISTS(l_word)
-         AND NVL(LENGTH(l_query), 0) + LENGTH(l_word) < 3000 THEN
+         AND NVL(LENGTHB(l_query), 0) + LENGTHB(l_word) < 3000 THEN  -- bytes: l_query holds 4000
         l_seen(l_word) := TRUE;
         l_query := l_query || CASE WHEN l_query IS NOT NULL THEN ' OR ' END
                 || '{' || l_word || '}';
