@@ -35,6 +35,8 @@ from oracleagentmemory.stores.errors import (
     StoreError,
 )
 from oracleagentmemory.stores.oracle_sql.render import (
+    DEFAULT_DIMENSION,
+    DEFAULT_PREFIX,
     SCHEMA_VERSION,
     render_install,
     render_uninstall,
@@ -45,7 +47,6 @@ from oracleagentmemory.stores.oracle_sql.statements import split_script
 PACKAGE_ALIASES = {"API": "AGENT_MEMORY", "SESSION": "AGENT_MEMORY_SESSION"}
 """Alias -> package whose spec the static gate checks the calls below against (the default
 store's names; at run time the AGENT_MEMORY prefix is replaced by the store's own)."""
-_DEFAULT_PREFIX = "AGENT_MEMORY"
 
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
@@ -95,7 +96,7 @@ class OracleMemoryStore:
         embedding_dimension: int | None = None,
         schema_policy: str = "CREATE_IF_NECESSARY",
         search_strategy: str = "VECTOR",
-        store_id: str = "AGENT_MEMORY",
+        store_id: str = DEFAULT_PREFIX,
         sync_mode: str = "ON_COMMIT",
         vector_index: str = "HNSW",
         embedding_model: str | None = None,
@@ -114,7 +115,7 @@ class OracleMemoryStore:
         self.embedding_dimension = embedding_dimension
         self.search_strategy = search_strategy
         self._install_options = {
-            "prefix": self.facade, "dimension": embedding_dimension or 384,
+            "prefix": self.facade, "dimension": embedding_dimension or DEFAULT_DIMENSION,
             "vector_index": vector_index, "search_strategy": search_strategy,
             "sync_mode": sync_mode, "embedding_model": embedding_model,
         }
@@ -162,7 +163,7 @@ class OracleMemoryStore:
         alias, name = member.split(".")
         if alias not in PACKAGE_ALIASES:
             raise ValueError(f"unknown package alias {alias!r}")
-        return f"{self.facade}{PACKAGE_ALIASES[alias][len(_DEFAULT_PREFIX):]}.{name}"
+        return f"{self.facade}{PACKAGE_ALIASES[alias][len(DEFAULT_PREFIX):]}.{name}"
 
     def _call_function(self, member: str, **binds: Any) -> Any:
         """Run one facade function; JSON results come back as Python values."""

@@ -95,6 +95,11 @@ class ScopeDimension(TypedDict):
 
 
 class SearchRequest(TypedDict, total=False):
+    """Defaults (docs/store-contract.md): strategy VECTOR, max_results 10, num_hops 0,
+    max_linked_results 100, include_invalid True, record_types every searchable type.
+    VECTOR and HYBRID need query_vector, except that the Oracle backend embeds query_text
+    with its in-database model when one is configured."""
+
     query_text: str
     query_vector: Sequence[float] | None
     strategy: Strategy

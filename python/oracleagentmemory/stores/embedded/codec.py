@@ -31,12 +31,6 @@ def encode_vector(vector: Sequence[float] | np.ndarray, dimension: int | None) -
     return array.tobytes()
 
 
-def decode_vectors(blobs: Sequence[bytes], dimension: int) -> np.ndarray:
-    if not blobs:
-        return np.zeros((0, dimension), dtype=np.float32)
-    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dimension)
-
-
 def dump_json(value: Any, argument: str) -> str | None:
     """Serialise a JSON object argument, rejecting what JSON cannot hold."""
     if value is None:

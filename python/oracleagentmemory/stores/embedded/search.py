@@ -240,13 +240,6 @@ def _keyword_distances(
     return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
 
 
-def _ranks(slots: np.ndarray, distances: np.ndarray, seqs: np.ndarray) -> np.ndarray:
-    """1-based rank of each entry ordered by (distance, seq)."""
-    ranks = np.empty(slots.shape[0], dtype=np.float64)
-    ranks[np.lexsort((seqs, distances))] = np.arange(1, slots.shape[0] + 1)
-    return ranks
-
-
 def rrf_window(max_results: int) -> int:
     """How many of each ranking take part in HYBRID fusion: the results asked for, at least
     RRF_MIN_WINDOW (so a search for 1 or 2 results still fuses real lists)."""
@@ -264,9 +257,8 @@ def _fuse(
     matches (a shared common word) from outranking the best vector hits."""
     parts = []
     for part_slots, part_distances in (vector, keyword):
-        ranks = _ranks(part_slots, part_distances, cache.seq[part_slots])
-        kept = ranks <= window
-        parts.append((part_slots[kept], ranks[kept]))
+        best_first = _top(part_distances, cache.seq, part_slots, window)
+        parts.append((part_slots[best_first], np.arange(1.0, best_first.shape[0] + 1)))
     slots = np.union1d(parts[0][0], parts[1][0])
     fused = np.zeros(slots.shape[0], dtype=np.float64)
     for part_slots, ranks in parts:

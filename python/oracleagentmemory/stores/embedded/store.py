@@ -35,7 +35,7 @@ from oracleagentmemory.stores.errors import (
     SchemaError,
 )
 from oracleagentmemory.stores.relations import check_label, opposite_label
-from oracleagentmemory.stores.timestamps import add_days, parse_iso, to_text, utc_now
+from oracleagentmemory.stores.timestamps import add_days, normalize, parse_iso, to_text, utc_now
 
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "RECREATE", "NO_CHECK")
 STATUSES = ("VALID", "INVALID")
@@ -76,8 +76,7 @@ def check_record_types(record_types: Sequence[str], allowed: Sequence[str] = ALL
 
 def restored_time(record: dict[str, Any], key: str, where: str) -> str | None:
     """A bookkeeping time given by an import (kept as is, canonicalised), else None."""
-    value = record.get(key)
-    return None if value is None else to_text(parse_iso(value, f"{where}.{key}"))
+    return normalize(record.get(key), f"{where}.{key}")
 
 
 _INSERT_HEAD = (
