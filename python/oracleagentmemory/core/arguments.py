@@ -13,7 +13,7 @@ from oracleagentmemory.apis.record import MEMORY_TYPES, RecordStatus
 
 
 def reject_store_kwargs(method: str, store_kwargs: dict[str, Any]) -> None:
-    """No backend takes extra write options yet: an unknown keyword is a TypeError."""
+    """No backend takes extra options yet: an unknown keyword is a TypeError naming it."""
     if store_kwargs:
         raise TypeError(
             f"{method}() got unexpected keyword argument(s): {', '.join(sorted(store_kwargs))}"

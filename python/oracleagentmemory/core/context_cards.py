@@ -82,12 +82,14 @@ def build_context_card(
         generated = card_summary_and_topics(thread, messages, except_last)
         if generated is not None:
             summary, topics = generated
+    recent = thread.get_messages(start=-recent_count, end=None) if recent_count else []
     relevant: list[OracleSearchResult] = []
     if summary and limit:
-        excluded = (
-            [m.id for m in thread.get_messages(start=-except_last, end=None)]
-            if except_last else []
+        excluded_tail = (
+            recent if except_last == recent_count
+            else thread.get_messages(start=-except_last, end=None) if except_last else []
         )
+        excluded = [m.id for m in excluded_tail]
         relevant = _relevant_results(
             thread, summary, limit, minimums, metadata_filter, include_invalid_results, excluded
         )
@@ -97,7 +99,6 @@ def build_context_card(
             value_or(token_budget, config.token_budget),
             value_or(soft_token_budget, config.soft_token_budget),
         )
-    recent = thread.get_messages(start=-recent_count, end=None) if recent_count else []
     return OracleContextCard(summary=summary, topics=topics, relevant_results=relevant,
                              recent_messages=recent)
 

@@ -54,18 +54,23 @@ def _warn(what: str, error: BaseException) -> None:
 # -- persisted per-thread state ---------------------------------------------------------
 
 
-def _load_counters(thread: OracleThread) -> ExtractionCounters:
+def _thread_record(thread: OracleThread) -> dict[str, Any] | None:
     found = thread.store.get_records({"ids": [thread.thread_id], "record_types": ["thread"]})
-    state = ((found[0].get("config") or {}).get("state") or {}) if found else {}
+    return found[0] if found else None
+
+
+def _counters(record: dict[str, Any] | None) -> ExtractionCounters:
+    state = ((record.get("config") or {}).get("state") or {}) if record else {}
     return ExtractionCounters.from_dict(state.get("extraction"))
 
 
-def _save_counters(thread: OracleThread, counters: ExtractionCounters) -> None:
+def _save_counters(
+    thread: OracleThread, record: dict[str, Any] | None, counters: ExtractionCounters
+) -> None:
     """Counters live in the thread record's config, next to (never inside) its settings."""
-    found = thread.store.get_records({"ids": [thread.thread_id], "record_types": ["thread"]})
-    if not found:  # a standalone thread without a thread record keeps no counters
+    if record is None:  # a standalone thread without a thread record keeps no counters
         return
-    config = found[0].get("config") or {}
+    config = record.get("config") or {}
     state = {**(config.get("state") or {}), "extraction": counters.to_dict()}
     thread.store.update_record(thread.thread_id, ["thread"], {"config": {**config,
                                                                          "state": state}})
@@ -92,8 +97,9 @@ def after_messages_added(thread: OracleThread, message_ids: Sequence[str]) -> No
         return
     config = thread.memory_extraction_config.resolved()
     with _STATE_LOCK:
-        plan = plan_after_add(_load_counters(thread), len(message_ids), config, has_llm=True)
-        _save_counters(thread, plan.counters)
+        record = _thread_record(thread)
+        plan = plan_after_add(_counters(record), len(message_ids), config, has_llm=True)
+        _save_counters(thread, record, plan.counters)
     if not (plan.extract or plan.refresh_summary):
         return
     # The batch just added ends the thread, so its window is the thread's tail.
@@ -108,7 +114,7 @@ def after_message_updated(thread: OracleThread, message_id: str) -> None:
     if thread.llm is None:
         return
     config = thread.memory_extraction_config.resolved()
-    plan = plan_after_update(_load_counters(thread), config, has_llm=True)
+    plan = plan_after_update(_counters(_thread_record(thread)), config, has_llm=True)
     if not plan.extract:
         return
     messages = _messages_ending_at(thread, message_id, plan.extraction_window)

@@ -616,10 +616,7 @@ class OracleThread(IThread, AsyncTwins):
         """A best-effort summary; without an LLM, a transcript of the recent messages."""
         from oracleagentmemory.core.summaries import thread_summary
 
-        if kwargs:
-            raise TypeError(
-                f"get_summary() got unexpected keyword argument(s): {', '.join(sorted(kwargs))}"
-            )
+        reject_store_kwargs("get_summary", kwargs)
         return thread_summary(self, except_last, token_budget)
 
     def get_context_card(
@@ -638,9 +635,7 @@ class OracleThread(IThread, AsyncTwins):
         """Summary, relevant records and recent messages, rendered for a prompt."""
         from oracleagentmemory.core.context_cards import build_context_card
 
-        if kwargs:
-            raise TypeError("get_context_card() got unexpected keyword argument(s): "
-                            + ", ".join(sorted(kwargs)))
+        reject_store_kwargs("get_context_card", kwargs)
         return build_context_card(
             self,
             fallback_message_count=fallback_message_count,

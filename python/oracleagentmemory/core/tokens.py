@@ -30,10 +30,12 @@ def apply_token_budgets(
     it (so nothing is kept when the first one does not fit). A positive
     ``soft_token_budget`` is a target: stop after the item that reaches it.
     """
-    kept: list[T] = []
-    total = 0
     hard = token_budget if token_budget and token_budget > 0 else None
     soft = soft_token_budget if soft_token_budget and soft_token_budget > 0 else None
+    if hard is None and soft is None:
+        return list(items)  # no budget: nothing to render and count
+    kept: list[T] = []
+    total = 0
     for item in items:
         cost = estimate_tokens(render(item))
         if hard is not None and total + cost > hard:
