@@ -152,7 +152,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   -- Scoped, filtered VECTOR / KEYWORD / HYBRID search with link expansion, best first.
   --   p_request  SearchRequest {"query_text", "query_vector", "strategy", "scope",
   --              "record_types", "metadata_filter", "include_invalid", "max_results",
-  --              "num_hops", "max_linked_results"}
+  --              "num_hops", "max_linked_results"}; defaults as in the contract:
+  --              strategy VECTOR, max_results 10, num_hops 0, max_linked_results 100,
+  --              include_invalid true, record_types every searchable type; without a
+  --              query_vector the in-database model (when configured) embeds query_text
   -- Returns [{"record": RecordOut, "distance": n, "linked": [{"record", "relation_id",
   -- "relation_type", "via_record_id", "hops"}]}].
   FUNCTION search(p_request IN JSON) RETURN JSON;
