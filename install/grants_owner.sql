@@ -29,7 +29,8 @@ DECLARE
     'EXECUTE ON SYS.DBMS_RLS',             -- install adds the end-user isolation VPD policies
     'EXECUTE ON CTXSYS.CTX_DDL',           -- text index sync from the admin package
     'EXECUTE ON SYS.DBMS_VECTOR',          -- load_onnx_model.sql only (ONNX model loading)
-    'EXECUTE ON SYS.DBMS_VECTOR_CHAIN',    -- chunking and embedding of long texts (model stores)
+    'EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN', -- chunking and embedding of long texts (model stores);
+                                           -- owned by CTXSYS (Oracle Text), not SYS
     'CTXAPP');                             -- CREATE SEARCH INDEX / hybrid vector index
   -- Deliberately not granted: CREATE ANY CONTEXT / DROP ANY CONTEXT (they would let the owner
   -- re-point any application's context to its own package and so bypass that application's
