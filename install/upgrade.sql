@@ -29,28 +29,7 @@ END;
 /
 
 PROMPT == re-creating the packages
-@@../sql/agent_memory_errors.pks
-@@../sql/agent_memory_codec.pks
-@@../sql/agent_memory_scope.pks
-@@../sql/agent_memory_filter.pks
-@@../sql/agent_memory_retention.pks
-@@../sql/agent_memory_record_api.pks
-@@../sql/agent_memory_link_graph.pks
-@@../sql/agent_memory_search.pks
-@@../sql/agent_memory_admin.pks
-@@../sql/agent_memory_session.pks
-@@../sql/agent_memory.pks
-@@../sql/agent_memory_errors.pkb
-@@../sql/agent_memory_codec.pkb
-@@../sql/agent_memory_scope.pkb
-@@../sql/agent_memory_filter.pkb
-@@../sql/agent_memory_retention.pkb
-@@../sql/agent_memory_record_api.pkb
-@@../sql/agent_memory_link_graph.pkb
-@@../sql/agent_memory_search.pkb
-@@../sql/agent_memory_admin.pkb
-@@../sql/agent_memory_session.pkb
-@@../sql/agent_memory.pkb
+@@packages.sql
 
 PROMPT == end-user isolation: views and VPD policies (idempotent; needs EXECUTE ON SYS.DBMS_RLS
 PROMPT    and CREATE VIEW, see grants_owner.sql). Database users other than the owner now see

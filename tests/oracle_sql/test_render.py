@@ -61,11 +61,17 @@ def test_install_order_puts_tables_first_and_every_spec_before_any_body():
     assert names.count("agent_memory.pks") == 1 and names.count("agent_memory.pkb") == 1
 
 
+def _script(name: str) -> str:
+    """An install script with its ``@@other.sql`` calls of install/ scripts expanded."""
+    text = (INSTALL_DIR / name).read_text(encoding="utf-8")
+    return re.sub(r"^@@(\w+\.sql)$", lambda m: _script(m.group(1)), text, flags=re.M)
+
+
 def test_install_script_runs_every_rendered_file_in_render_order():
-    script = (INSTALL_DIR / "install.sql").read_text(encoding="utf-8")
+    script = _script("install.sql")
     called = re.findall(r"^@@\.\./sql/(\S+)$", script, flags=re.M)
     assert called == [name for name, _ in render.render_install()]
-    upgrade = (INSTALL_DIR / "upgrade.sql").read_text(encoding="utf-8")
+    upgrade = _script("upgrade.sql")
     packages = [name for name, _ in render.render_install() if name.endswith((".pks", ".pkb"))]
     # upgrade re-creates every package, then re-runs the idempotent isolation script
     assert re.findall(r"^@@\.\./sql/(\S+)$", upgrade, flags=re.M) == [
