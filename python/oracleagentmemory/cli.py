@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from oracleagentmemory.apis.record import MEMORY_TYPES
 from oracleagentmemory.core.agentmemory import OracleAgentMemory
 from oracleagentmemory.stores.errors import StoreError
 
@@ -221,8 +222,7 @@ def _show(client: OracleAgentMemory, thread_id: str, out: TextIO) -> int:
     for message in messages:
         print(f"  [{message.timestamp}] {message.role}: {message.text}", file=out)
     memories = client.store.get_records({"thread_id": thread_id,
-                                         "record_types": ["memory", "fact", "preference",
-                                                          "guideline"]})
+                                         "record_types": list(MEMORY_TYPES)})
     print(f"\nmemories ({len(memories)}):", file=out)
     for memory in memories:
         print(f"  {memory['id']}  [{memory['record_type']}] {memory['content']}", file=out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
+from oracleagentmemory.apis.record import MEMORY_TYPES
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.core.llms import llm_from_env
 from oracleagentmemory.core.llms.from_env import BASE_URL_ENV, MODEL_ENV
@@ -53,8 +54,7 @@ def run_demo(location: str, out: TextIO) -> None:
 
         if llm is not None:
             extracted = client.store.get_records({"thread_id": thread.thread_id,
-                                                  "record_types": ["memory", "fact",
-                                                                   "preference", "guideline"]})
+                                                  "record_types": list(MEMORY_TYPES)})
             say(f"The LLM extracted or kept {len(extracted)} memories for this thread.")
 
         say()

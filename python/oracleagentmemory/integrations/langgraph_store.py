@@ -22,8 +22,6 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.record import MEMORY_TYPES
 from oracleagentmemory.core.agentmemory import OracleAgentMemory
@@ -193,7 +191,7 @@ class OracleAgentMemoryStore(BaseStore):
     def _ranked(self, op: SearchOp, metadata_filter: dict[str, Any]) -> list[SearchItem]:
         """Vector (or the client's strategy) ranking; an item scores as its best text."""
         strategy = self.client.search_strategy.value
-        vector = None if strategy == "KEYWORD" else self._embed([op.query])[0]
+        vector = None if strategy == "KEYWORD" else self.client._embed([op.query])[0]
         wanted = op.offset + op.limit
         fetch = max(wanted, 1) * 2
         while True:
@@ -244,11 +242,6 @@ class OracleAgentMemoryStore(BaseStore):
 
     # -- writes -----------------------------------------------------------------------
 
-    def _embed(self, texts: list[str]) -> list[np.ndarray]:
-        if not texts:
-            return []
-        return list(np.asarray(self.client.embedder.embed(texts), dtype=np.float32))
-
     def _texts(self, op: PutOp) -> list[str]:
         """The texts to embed, as LangGraph's stores select them (index paths or fields)."""
         if op.index is False:
@@ -266,7 +259,7 @@ class OracleAgentMemoryStore(BaseStore):
         records: list[dict[str, Any]] = []
         texts = {id(op): self._texts(op) for op in puts if op.value is not None}
         flat = [text for op_texts in texts.values() for text in op_texts]
-        vectors = iter(self._embed(flat))
+        vectors = iter(self.client._embed(flat))
         now = to_text(utc_now())
         ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, self.client.retention_config)
         for op in puts:
