@@ -249,16 +249,18 @@ def render_install(
 def render_uninstall(prefix: str = DEFAULT_PREFIX) -> tuple[str, str]:
     """The script that drops every object of one store (job, views, packages, indexes,
     tables, and the context when the owner may)."""
-    options = validate_options(prefix)
-    template, pattern = UNINSTALL_TEMPLATE
-    text = _environment().get_template(template).render(_context(options))
-    return pattern.format(p=options.prefix.lower()), text
+    return _render_script(UNINSTALL_TEMPLATE, prefix)
 
 
 def render_context(prefix: str = DEFAULT_PREFIX) -> tuple[str, str]:
     """The DBA script creating the store's application context (end-user isolation)."""
+    return _render_script(CONTEXT_TEMPLATE, prefix)
+
+
+def _render_script(script: tuple[str, str], prefix: str) -> tuple[str, str]:
+    """(file name, SQL text) of one (template, file pattern) for a store prefix."""
     options = validate_options(prefix)
-    template, pattern = CONTEXT_TEMPLATE
+    template, pattern = script
     text = _environment().get_template(template).render(_context(options))
     return pattern.format(p=options.prefix.lower()), text
 
