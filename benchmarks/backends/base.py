@@ -5,8 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from benchmarks.dataset import Query, ScaleData
 
 WORKLOADS = ("user", "user_filter", "unscoped", "hops2", "hybrid_user")
@@ -40,7 +38,3 @@ class Adapter:
 
     def close(self) -> None:
         pass
-
-
-def unit(vector: np.ndarray) -> np.ndarray:
-    return vector / max(float(np.linalg.norm(vector)), 1e-12)

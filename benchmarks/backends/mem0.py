@@ -58,7 +58,6 @@ class Mem0Adapter(Adapter):
         super().__init__(workdir)
         self.memory: Any = None
         self.vectors: dict[str, np.ndarray] = {}
-        self.ours: dict[str, str] = {}
 
     def ingest(self, data: ScaleData) -> dict[str, Any]:
         vectors = {data.content(r): data.vectors[r] for r in range(data.size)}

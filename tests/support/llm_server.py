@@ -162,7 +162,7 @@ class ScriptedLlmServer:
         self._answers: deque[Scripted] = deque()
         self._responder: Callable[[RecordedRequest], Scripted] | None = None
         self.requests: list[RecordedRequest] = []
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.owner = self
@@ -183,30 +183,14 @@ class ScriptedLlmServer:
         """Answer every request with ``responder(request)`` once the queue is empty."""
         self._responder = responder
 
-    @property
-    def pending(self) -> int:
-        with self._lock:
-            return len(self._answers)
-
     def _next(self, request: RecordedRequest) -> Scripted:
         with self._lock:
             self.requests.append(request)
-            self._lock.notify_all()
             if self._answers:
                 return self._answers.popleft()
         if self._responder is not None:
             return self._responder(request)
         return error(500, f"no scripted response for request {len(self.requests)}")
-
-    def wait_for_requests(self, count: int, timeout: float = 10.0) -> list[RecordedRequest]:
-        """Block until ``count`` requests arrived (AssertionError after ``timeout``)."""
-        with self._lock:
-            if not self._lock.wait_for(lambda: len(self.requests) >= count, timeout):
-                raise AssertionError(f"expected {count} requests, got {len(self.requests)}")
-            return list(self.requests)
-
-    def bodies(self, path_suffix: str = "") -> list[Any]:
-        return [r.body for r in self.requests if r.path.endswith(path_suffix)]
 
     def close(self) -> None:
         self._stopping.set()

@@ -37,11 +37,6 @@ class McpScope:
 
     # -- threads ----------------------------------------------------------------------
 
-    @property
-    def session_thread_id(self) -> str | None:
-        """The thread opened for this session (None until first used, or when disabled)."""
-        return self._session_thread_id
-
     def allowed_thread_ids(self) -> list[str]:
         """Threads a client may name: the configured ones and the session thread."""
         allowed = list(self.config.thread_ids)

@@ -139,7 +139,6 @@ def _check_pooling(model_dir: Path) -> None:
 class _LoadedModel:
     encoder: BertEncoder
     tokenizer: Tokenizer
-    max_seq_length: int
 
 
 _MODELS: dict[Path, _LoadedModel] = {}
@@ -174,7 +173,7 @@ def _read_model(model_dir: Path) -> _LoadedModel:
     tokenizer.enable_truncation(max_length=max_seq_length)
 
     encoder = BertEncoder(config, read_safetensors(model_dir / "model.safetensors"))
-    return _LoadedModel(encoder=encoder, tokenizer=tokenizer, max_seq_length=max_seq_length)
+    return _LoadedModel(encoder=encoder, tokenizer=tokenizer)
 
 
 class LocalMiniLMEmbedder(IEmbedder):
