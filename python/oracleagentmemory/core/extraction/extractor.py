@@ -25,7 +25,7 @@ from oracleagentmemory.core.extraction.prompts import (
     build_extraction_prompt,
     to_prompt_message,
 )
-from oracleagentmemory.core.extraction.shortening import MessageShortener
+from oracleagentmemory.core.extraction.shortening import shortener_for
 from oracleagentmemory.core.extraction_config import MemoryExtractionConfig
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
@@ -114,8 +114,8 @@ class MemoryExtractor:
     ) -> tuple[list[PromptMessage], BuiltPrompt]:
         """The shortened prompt copies and the prompt the LLM will get (for inspection)."""
         config = config.resolved()
-        shortener = MessageShortener(self.llm, max_message_token_length,
-                                     message_shortening_input_token_limit)
+        shortener = shortener_for(self.llm, max_message_token_length,
+                                  message_shortening_input_token_limit)
         copies = shortener.shorten([to_prompt_message(m) for m in messages])
         prompt = build_extraction_prompt(copies, summary, config.custom_instructions,
                                          config.memory_extraction_token_limit or 0)

@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import logging
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 
@@ -94,3 +95,22 @@ class MessageShortener:
             if self.needs_shortening(message.text) else message
             for message in messages
         ]
+
+
+_SHORTENERS: weakref.WeakKeyDictionary[ILlm, dict[tuple[int, int], MessageShortener]] = (
+    weakref.WeakKeyDictionary())
+_SHORTENERS_LOCK = threading.Lock()
+
+
+def shortener_for(llm: ILlm | None, max_message_token_length: int,
+                  input_token_limit: int) -> MessageShortener:
+    """The shortener of one LLM and limits, shared by extraction and summaries, so its cache
+    spans the windows and jobs that see the same oversized message (one LLM call for it)."""
+    try:
+        with _SHORTENERS_LOCK:
+            by_limits = _SHORTENERS.setdefault(llm, {})  # type: ignore[arg-type]
+            return by_limits.setdefault(
+                (max_message_token_length, input_token_limit),
+                MessageShortener(llm, max_message_token_length, input_token_limit))
+    except TypeError:  # no LLM, or one that cannot be weakly referenced: a private cache
+        return MessageShortener(llm, max_message_token_length, input_token_limit)

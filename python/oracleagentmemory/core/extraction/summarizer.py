@@ -20,7 +20,7 @@ from oracleagentmemory.core.extraction.prompts import (
     build_prompt,
     to_prompt_message,
 )
-from oracleagentmemory.core.extraction.shortening import MessageShortener
+from oracleagentmemory.core.extraction.shortening import shortener_for
 from oracleagentmemory.core.thread_settings import SDK_DEFAULTS
 from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
 
@@ -77,8 +77,8 @@ def summarize(
     """
     if not messages:
         return apply_summary_budget(previous_summary or "", token_budget)
-    shortener = MessageShortener(llm, max_message_token_length,
-                                 message_shortening_input_token_limit)
+    shortener = shortener_for(llm, max_message_token_length,
+                              message_shortening_input_token_limit)
     copies = shortener.shorten([to_prompt_message(m) for m in messages])
     prompt = build_summary_prompt(copies, previous_summary, token_budget, prompt_token_limit)
     if not prompt.labels:
