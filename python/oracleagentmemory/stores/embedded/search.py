@@ -10,7 +10,7 @@ and their links are read from SQLite.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
@@ -20,9 +20,10 @@ from oracleagentmemory.stores.embedded.codec import RECORD_COLUMNS, encode_vecto
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
+from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import content_words
 
-STRATEGIES = ("VECTOR", "KEYWORD", "HYBRID")
+STRATEGIES = get_args(Strategy)
 SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
 SCOPE_AFFINITY = 0.05
 """Ranking bonus (in distance units) per non-exact scope dimension the record matches."""

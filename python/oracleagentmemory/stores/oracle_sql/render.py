@@ -15,17 +15,19 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 import jinja2
 
 from oracleagentmemory.stores.errors import InvalidArgumentError
+from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
 
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
 VECTOR_INDEXES = ("HNSW", "IVF")
-SEARCH_STRATEGIES = ("VECTOR", "KEYWORD", "HYBRID")
+SEARCH_STRATEGIES = get_args(Strategy)
 SYNC_MODES = ("ON_COMMIT", "MANUAL", "AUTO")
 MAX_DIMENSION = 65535
 """Largest VECTOR dimension Oracle accepts."""
