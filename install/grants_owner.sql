@@ -5,8 +5,9 @@
 -- privileges granted directly, not through roles: hence the direct grants below. Nothing
 -- here is an ANY privilege, and no object privilege is granted WITH GRANT OPTION.
 -- Checked: GRANT, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/GRANT.html
---   Oracle Text needs CTXAPP to create text indexes and explicit EXECUTE grants on CTX
---   packages called from stored code, https://docs.oracle.com/en/database/oracle/oracle-database/23/ccapp/creating-oracle-text-user.html
+--   Any user can create an Oracle Text index; CTXAPP lets the owner create Text preferences
+--   and use the Text packages, and stored code calling a CTX package needs an explicit
+--   EXECUTE grant, https://docs.oracle.com/en/database/oracle/oracle-database/23/ccapp/oracle-text-users-and-roles.html
 SET SERVEROUTPUT ON
 SET VERIFY OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
@@ -31,7 +32,7 @@ DECLARE
     'EXECUTE ON SYS.DBMS_VECTOR',          -- load_onnx_model.sql only (ONNX model loading)
     'EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN', -- chunking and embedding of long texts (model stores);
                                            -- owned by CTXSYS (Oracle Text), not SYS
-    'CTXAPP');                             -- CREATE SEARCH INDEX / hybrid vector index
+    'CTXAPP');                             -- Text preferences and packages (hybrid index)
   -- Deliberately not granted: CREATE ANY CONTEXT / DROP ANY CONTEXT (they would let the owner
   -- re-point any application's context to its own package and so bypass that application's
   -- policies; the DBA creates this store's context below instead), EXEMPT ACCESS POLICY,
