@@ -34,9 +34,9 @@ def main(argv: list[str] | None = None) -> None:
         if args.phase == "ingest":
             batches = [records_of(data, s, min(s + BATCH, data.size))
                        for s in range(0, data.size, BATCH)]
-            from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
+            from oracleagentmemory.stores.embedded import EmbeddedBackend
 
-            store = EmbeddedMemoryStore(Path(tmp) / "store.db", embedding_dimension=384)
+            store = EmbeddedBackend(Path(tmp) / "store.db", embedding_dimension=384)
             profile.enable()
             for records, links in batches:
                 store.write_records(records, links)

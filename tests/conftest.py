@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
+from oracleagentmemory.stores.embedded import EmbeddedBackend
 from tests.support.embedders import HashingEmbedder
 
 ORACLE_DSN = os.environ.get("AGENTMEMORY_TEST_DSN")
@@ -34,9 +34,9 @@ def make_store(request, tmp_path):
 
     def factory(dimension: int = 4):
         if request.param == "embedded-memory":
-            store = EmbeddedMemoryStore(":memory:", embedding_dimension=dimension)
+            store = EmbeddedBackend(":memory:", embedding_dimension=dimension)
         elif request.param == "embedded-file":
-            store = EmbeddedMemoryStore(tmp_path / f"store{len(opened)}.db",
+            store = EmbeddedBackend(tmp_path / f"store{len(opened)}.db",
                                         embedding_dimension=dimension)
         else:  # pragma: no cover - needs a database
             from tests.support.oracle import open_oracle_test_store

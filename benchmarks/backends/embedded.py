@@ -1,4 +1,4 @@
-"""Our embedded backend, measured through the store contract (``EmbeddedMemoryStore``).
+"""Our embedded backend, measured through the store contract (``EmbeddedBackend``).
 
 The contract is what is measured here: ingestion with precomputed vectors is
 ``write_records`` in batches, searches are ``search`` requests with a precomputed query
@@ -14,7 +14,7 @@ from typing import Any
 
 from benchmarks.backends.base import Adapter
 from benchmarks.dataset import AGENTS, USERS, Query, ScaleData
-from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
+from oracleagentmemory.stores.embedded import EmbeddedBackend
 
 BATCH = 1000
 STORE_FILE = "store.db"
@@ -78,12 +78,12 @@ class EmbeddedAdapter(Adapter):
 
     def __init__(self, workdir: Path) -> None:
         super().__init__(workdir)
-        self.store: EmbeddedMemoryStore | None = None
+        self.store: EmbeddedBackend | None = None
         self.linked_total = 0
 
     def ingest(self, data: ScaleData) -> dict[str, Any]:
         self.workdir.mkdir(parents=True, exist_ok=True)
-        store = EmbeddedMemoryStore(self.workdir / STORE_FILE, embedding_dimension=384)
+        store = EmbeddedBackend(self.workdir / STORE_FILE, embedding_dimension=384)
         writing = 0.0
         for start in range(0, data.size, BATCH):
             records, links = records_of(data, start, min(start + BATCH, data.size))
@@ -94,7 +94,7 @@ class EmbeddedAdapter(Adapter):
         return {"store_seconds": writing, "batch": BATCH}
 
     def open(self) -> None:
-        self.store = EmbeddedMemoryStore(self.workdir / STORE_FILE, embedding_dimension=384)
+        self.store = EmbeddedBackend(self.workdir / STORE_FILE, embedding_dimension=384)
 
     def search(self, workload: str, query: Query, k: int = 10) -> list[str]:
         assert self.store is not None

@@ -104,13 +104,13 @@ def _oracle_command(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> 
         print("error: the Oracle commands need python-oracledb: pip install "
               "'oracleagentmemory[oracle]'", file=err)
         return 1
-    from oracleagentmemory.stores.oracle import OracleMemoryStore
+    from oracleagentmemory.stores.oracle import OracleBackend
 
     password = os.environ.get(arguments.password_env) or getpass.getpass(
         f"password for {arguments.user}: ")
     connection = oracledb.connect(user=arguments.user, password=password, dsn=arguments.dsn)
     try:
-        store = OracleMemoryStore(
+        store = OracleBackend(
             connection, embedding_dimension=arguments.dimension,
             schema_policy="REQUIRE_EXISTING" if arguments.command in ("status", "uninstall")
             else "NO_CHECK",

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from oracleagentmemory.stores.embedded import EmbeddedMemoryStore, changelog
+from oracleagentmemory.stores.embedded import EmbeddedBackend, changelog
 
 DIM = 8
 
@@ -33,7 +33,7 @@ def record(i: int, user: str = "u1", **extra: object) -> dict:
             "content": f"memory number {i}", "embedding": vec(i), **extra}
 
 
-def ids(store: EmbeddedMemoryStore, query: list[float], **request: object) -> list[str]:
+def ids(store: EmbeddedBackend, query: list[float], **request: object) -> list[str]:
     hits = store.search({"query_vector": query, "max_results": 50, **request})
     return [hit["record"]["id"] for hit in hits]
 
@@ -44,8 +44,8 @@ def path(tmp_path: Path) -> Path:
 
 
 def test_writes_through_one_store_are_searched_by_another(path: Path) -> None:
-    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
-    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
+    reader = EmbeddedBackend(path, embedding_dimension=DIM)
     writer.write_records([record(1)])
     assert ids(reader, vec(1)) == ["m1"]  # cache loaded here
     writer.write_records([record(2)])
@@ -56,8 +56,8 @@ def test_writes_through_one_store_are_searched_by_another(path: Path) -> None:
 
 
 def test_updates_and_deletes_elsewhere_are_seen(path: Path) -> None:
-    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
-    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
+    reader = EmbeddedBackend(path, embedding_dimension=DIM)
     writer.write_records([record(i, metadata={"topic": "a" if i % 2 else "b"})
                           for i in range(1, 7)])
     topic_a = {"metadata_filter": {"topic": "a"}}
@@ -78,12 +78,12 @@ def test_updates_and_deletes_elsewhere_are_seen(path: Path) -> None:
 
 
 def test_writes_by_another_process_are_seen(path: Path) -> None:
-    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    reader = EmbeddedBackend(path, embedding_dimension=DIM)
     reader.write_records([record(1)])
     assert ids(reader, vec(1)) == ["m1"]
     script = textwrap.dedent(f"""
-        from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
-        store = EmbeddedMemoryStore({str(path)!r}, embedding_dimension={DIM})
+        from oracleagentmemory.stores.embedded import EmbeddedBackend
+        store = EmbeddedBackend({str(path)!r}, embedding_dimension={DIM})
         store.write_records([{{"record_type": "fact", "id": "other", "user_id": "u1",
                                "content": "from another process",
                                "embedding": {vec(42)!r}}}])
@@ -102,8 +102,8 @@ def test_a_reader_behind_the_pruned_log_reloads(path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(changelog, "KEEP", 3)
     monkeypatch.setattr(changelog, "PRUNE_SLACK", 2)
-    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
-    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
+    reader = EmbeddedBackend(path, embedding_dimension=DIM)
     writer.write_records([record(1), record(2)])
     assert set(ids(reader, vec(1))) == {"m1", "m2"}
     for i in range(3, 13):
@@ -115,10 +115,10 @@ def test_a_reader_behind_the_pruned_log_reloads(path: Path,
 
 
 def test_recreated_schema_is_not_served_from_the_old_cache(path: Path) -> None:
-    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    reader = EmbeddedBackend(path, embedding_dimension=DIM)
     reader.write_records([record(1), record(2)])
     assert set(ids(reader, vec(1))) == {"m1", "m2"}
-    fresh = EmbeddedMemoryStore(path, embedding_dimension=DIM, schema_policy="RECREATE")
+    fresh = EmbeddedBackend(path, embedding_dimension=DIM, schema_policy="RECREATE")
     fresh.write_records([record(7), record(8)])
     assert set(ids(reader, vec(1))) == {"m7", "m8"}
     fresh.close()
@@ -126,8 +126,8 @@ def test_recreated_schema_is_not_served_from_the_old_cache(path: Path) -> None:
 
 
 def test_a_reused_rowid_is_the_new_record(path: Path) -> None:
-    store = EmbeddedMemoryStore(path, embedding_dimension=DIM)
-    other = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    store = EmbeddedBackend(path, embedding_dimension=DIM)
+    other = EmbeddedBackend(path, embedding_dimension=DIM)
     store.write_records([record(1), record(2), record(3)])
     assert set(ids(other, vec(3))) == {"m1", "m2", "m3"}
     # Deleting the highest rowid lets SQLite hand the same seq to the next insert.
@@ -141,7 +141,7 @@ def test_a_reused_rowid_is_the_new_record(path: Path) -> None:
 
 def test_expiry_is_applied_at_search_time(path: Path) -> None:
     now = [datetime(2026, 1, 1, tzinfo=timezone.utc)]
-    store = EmbeddedMemoryStore(path, embedding_dimension=DIM, clock=lambda: now[0])
+    store = EmbeddedBackend(path, embedding_dimension=DIM, clock=lambda: now[0])
     store.write_records([record(1, ttl_days=1), record(2)])
     assert set(ids(store, vec(1))) == {"m1", "m2"}
     now[0] += timedelta(days=2)
@@ -151,8 +151,8 @@ def test_expiry_is_applied_at_search_time(path: Path) -> None:
 
 def test_cached_search_matches_a_brute_force_reference(path: Path) -> None:
     rng = np.random.default_rng(3)
-    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
-    reader = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
+    reader = EmbeddedBackend(path, embedding_dimension=DIM)
     rows = []
     for i in range(300):
         user = f"u{rng.integers(4)}"
@@ -204,7 +204,7 @@ def test_a_fresh_store_loads_every_chunk_including_records_without_vectors(
     from oracleagentmemory.stores.embedded import record_cache
 
     monkeypatch.setattr(record_cache, "_CHUNK", 7)  # many chunks, some mixed
-    writer = EmbeddedMemoryStore(path, embedding_dimension=DIM)
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
     writer.write_records([record(i) if i % 5 else record(i, embedding=None) for i in range(40)])
     writer._conn.execute("UPDATE records SET embedding = x'00' WHERE id = 'm3'")
     writer.close()
@@ -213,7 +213,7 @@ def test_a_fresh_store_loads_every_chunk_including_records_without_vectors(
         (i for i in range(40) if i % 5 and i != 3),
         key=lambda i: -float(np.dot(vec(i), query) / np.linalg.norm(vec(i))),
     )
-    reader = EmbeddedMemoryStore(path)
+    reader = EmbeddedBackend(path)
     assert ids(reader, query) == [f"m{i}" for i in expected]
     keyword = reader.search({"query_text": "number", "strategy": "KEYWORD", "max_results": 50})
     assert len(keyword) == 40
@@ -272,7 +272,7 @@ def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) ->
     """Files written before the keyword index held scope tokens open, upgrade once, and
     keep every record, keyword-searchable inside a scope."""
     _write_version_1_file(path, 6)
-    store = EmbeddedMemoryStore(path)
+    store = EmbeddedBackend(path)
     assert _file_version(path) == "2"
     hits = store.search({"query_text": "rose", "strategy": "KEYWORD", "max_results": 10,
                          "scope": {"user_id": {"value": "u1", "exact": True}}})
@@ -283,15 +283,15 @@ def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) ->
                          "scope": {"user_id": {"value": "u1", "exact": True}}})
     assert [hit["record"]["id"] for hit in hits] == ["m9"]
     store.close()
-    EmbeddedMemoryStore(path).close()  # opening an upgraded file changes nothing
+    EmbeddedBackend(path).close()  # opening an upgraded file changes nothing
     assert _file_version(path) == "2"
 
 
 def test_processes_opening_a_version_1_file_at_once_upgrade_it_once(path: Path) -> None:
     _write_version_1_file(path, 400)
     script = textwrap.dedent(f"""
-        from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
-        store = EmbeddedMemoryStore({str(path)!r})
+        from oracleagentmemory.stores.embedded import EmbeddedBackend
+        store = EmbeddedBackend({str(path)!r})
         hits = store.search({{"query_text": "rose", "strategy": "KEYWORD", "max_results": 500,
                              "scope": {{"user_id": {{"value": "u0", "exact": True}}}}}})
         print(len(hits))
@@ -306,7 +306,7 @@ def test_processes_opening_a_version_1_file_at_once_upgrade_it_once(path: Path) 
     assert [worker.returncode for worker in workers] == [0, 0, 0], outputs
     assert [out.strip() for out, _ in outputs] == ["200", "200", "200"]
     assert _file_version(path) == "2"
-    store = EmbeddedMemoryStore(path)
+    store = EmbeddedBackend(path)
     integrity = store._conn.execute(
         "INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)")
     assert integrity.fetchall() == []

@@ -18,7 +18,7 @@ import pytest
 
 from oracleagentmemory.stores.errors import ERRORS_BY_CODE, InvalidArgumentError
 from oracleagentmemory.stores.oracle_sql import render
-from oracleagentmemory.stores.protocol import MemoryStore
+from oracleagentmemory.stores.protocol import StoreBackend
 
 ROOT = Path(__file__).resolve().parents[2]
 SQL_DIR = ROOT / "sql"
@@ -319,7 +319,7 @@ def spec_members(spec: str) -> dict[str, list[str]]:
 def test_the_facade_has_one_member_per_contract_operation_with_p_parameters():
     facade = spec_members(rendered_default()["agent_memory.pks"])
     operations = {
-        name for name in dir(MemoryStore) if not name.startswith("_") and name != "close"
+        name for name in dir(StoreBackend) if not name.startswith("_") and name != "close"
     }
     assert operations <= set(facade), operations - set(facade)
     assert "search_rows" in facade  # search from plain SQL
@@ -332,7 +332,7 @@ def test_the_facade_has_one_member_per_contract_operation_with_p_parameters():
 def test_the_facade_spec_documents_the_operation_to_member_table():
     spec = rendered_default()["agent_memory.pks"]
     header = spec.split("*/", 1)[0]
-    for operation in (name for name in dir(MemoryStore) if not name.startswith("_")):
+    for operation in (name for name in dir(StoreBackend) if not name.startswith("_")):
         assert re.search(rf"^\s*\*\s+{operation}\s", header, flags=re.M), operation
 
 

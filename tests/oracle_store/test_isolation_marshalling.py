@@ -16,13 +16,13 @@ from oracleagentmemory.stores.errors import (  # noqa: E402
     SchemaError,
     StoreError,
 )
-from oracleagentmemory.stores.oracle import PACKAGE_ALIASES, OracleMemoryStore  # noqa: E402
+from oracleagentmemory.stores.oracle import PACKAGE_ALIASES, OracleBackend  # noqa: E402
 from tests.support.fake_oracledb import FakePool, database_error  # noqa: E402, F401
 
 
 def open_store(end_user_id=None, store_id="AGENT_MEMORY", **answers):
     pool = FakePool(**answers)
-    store = OracleMemoryStore(pool, embedding_dimension=3, store_id=store_id,
+    store = OracleBackend(pool, embedding_dimension=3, store_id=store_id,
                               end_user_id=end_user_id)
     pool.log.clear()
     return store, pool
@@ -104,7 +104,7 @@ def test_a_bound_store_refuses_to_install_a_missing_schema():
     pool = FakePool(CHECK_SCHEMA=database_error(4043, "object AGENT_MEMORY does not exist"),
                     SET_END_USER=None, CLEAR_END_USER=None)
     with pytest.raises(SchemaError, match="does not install"):
-        OracleMemoryStore(pool, embedding_dimension=3, end_user_id="u")
+        OracleBackend(pool, embedding_dimension=3, end_user_id="u")
     assert not any("CREATE TABLE" in statement for _, statement, _ in pool.log)
 
 
@@ -112,5 +112,5 @@ def test_a_bound_store_refuses_to_install_a_missing_schema():
 def test_invalid_end_user_ids_are_rejected_before_any_call(bad):
     pool = FakePool()
     with pytest.raises(InvalidArgumentError):
-        OracleMemoryStore(pool, embedding_dimension=3, end_user_id=bad)
+        OracleBackend(pool, embedding_dimension=3, end_user_id=bad)
     assert pool.log == []

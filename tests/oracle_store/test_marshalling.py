@@ -19,24 +19,24 @@ from oracleagentmemory.stores.errors import (  # noqa: E402
     InvalidFilterError,
     SchemaError,
 )
-from oracleagentmemory.stores.oracle import OracleMemoryStore  # noqa: E402
-from oracleagentmemory.stores.protocol import MemoryStore  # noqa: E402
+from oracleagentmemory.stores.oracle import OracleBackend  # noqa: E402
+from oracleagentmemory.stores.protocol import StoreBackend  # noqa: E402
 from tests.support.fake_oracledb import FakeConnection, database_error  # noqa: E402
 
 
 def store_with(**answers):
     connection = FakeConnection(**answers)
-    store = OracleMemoryStore(connection, embedding_dimension=3)
+    store = OracleBackend(connection, embedding_dimension=3)
     connection.log.clear()
     return store, connection
 
 
 def test_every_contract_operation_has_the_same_signature_on_oracle():
-    names = [n for n, v in vars(MemoryStore).items() if callable(v) and not n.startswith("_")]
+    names = [n for n, v in vars(StoreBackend).items() if callable(v) and not n.startswith("_")]
     assert len(names) == 13
     for name in names:
-        assert list(inspect.signature(getattr(OracleMemoryStore, name)).parameters) == list(
-            inspect.signature(getattr(MemoryStore, name)).parameters), name
+        assert list(inspect.signature(getattr(OracleBackend, name)).parameters) == list(
+            inspect.signature(getattr(StoreBackend, name)).parameters), name
 
 
 def test_write_records_sends_one_call_with_json_binds():
@@ -98,14 +98,14 @@ def test_require_existing_fails_clearly_without_the_schema():
     connection = FakeConnection(CHECK_SCHEMA=database_error(6550, "AGENT_MEMORY must be "
                                                                   "declared"))
     with pytest.raises(SchemaError, match="not installed"):
-        OracleMemoryStore(connection, embedding_dimension=3, schema_policy="REQUIRE_EXISTING")
+        OracleBackend(connection, embedding_dimension=3, schema_policy="REQUIRE_EXISTING")
 
 
 def test_create_if_necessary_installs_and_warns_without_create_job():
     connection = FakeConnection(CHECK_SCHEMA=database_error(4043, "does not exist"),
                                 ENSURE_PURGE_JOB=False)
     with pytest.warns(UserWarning, match="CREATE JOB"):
-        OracleMemoryStore(connection, embedding_dimension=3)
+        OracleBackend(connection, embedding_dimension=3)
     statements = [block for block, _ in connection.calls]
     assert any(s.startswith("CREATE TABLE AGENT_MEMORY_RECORDS") for s in statements)
     assert any(s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY") for s in statements)
@@ -117,12 +117,12 @@ def test_old_database_is_refused():
     connection = FakeConnection(CHECK_SCHEMA=database_error(4043, "does not exist"))
     connection.release = 19
     with pytest.raises(SchemaError, match="23ai"):
-        OracleMemoryStore(connection, embedding_dimension=3)
+        OracleBackend(connection, embedding_dimension=3)
 
 
 def test_recreate_resets_the_store():
     connection = FakeConnection()
-    OracleMemoryStore(connection, embedding_dimension=3, schema_policy="RECREATE")
+    OracleBackend(connection, embedding_dimension=3, schema_policy="RECREATE")
     assert "AGENT_MEMORY.RESET_STORE(p_commit => :p_commit)" in connection.calls[-1][0]
 
 
@@ -130,7 +130,7 @@ def test_install_with_a_missing_model_fails_clearly():
     connection = FakeConnection(CHECK_SCHEMA=database_error(4043, "does not exist"))
     connection.models_loaded = 0
     with pytest.raises(SchemaError, match="DOC_MODEL is not loaded"):
-        OracleMemoryStore(connection, embedding_dimension=3, embedding_model="doc_model")
+        OracleBackend(connection, embedding_dimension=3, embedding_model="doc_model")
 
 
 def test_oracle_cli_commands(monkeypatch):

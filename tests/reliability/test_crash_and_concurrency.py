@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
+from oracleagentmemory.stores.embedded import EmbeddedBackend
 from tests.reliability.workers import DIMENSION, vector
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,7 +41,7 @@ def test_sigkill_during_batches_leaves_every_batch_whole_or_absent(tmp_path, kil
     conn = sqlite3.connect(location)
     assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
-    store = EmbeddedMemoryStore(location, embedding_dimension=DIMENSION)
+    store = EmbeddedBackend(location, embedding_dimension=DIMENSION)
     per_batch = collections.Counter(r["metadata"]["batch"] for r in store.get_records({}))
     assert per_batch, "no batch survived at all"
     assert set(per_batch.values()) == {batch_size}
@@ -53,11 +53,11 @@ def test_sigkill_during_batches_leaves_every_batch_whole_or_absent(tmp_path, kil
 
 def test_processes_and_threads_share_one_file_without_losing_writes(tmp_path):
     location = str(tmp_path / "shared.db")
-    EmbeddedMemoryStore(location, embedding_dimension=DIMENSION).close()
+    EmbeddedBackend(location, embedding_dimension=DIMENSION).close()
     operations = 120
     processes = [start("mixed", location, str(w), str(operations)) for w in range(3)]
 
-    store = EmbeddedMemoryStore(location, embedding_dimension=DIMENSION)
+    store = EmbeddedBackend(location, embedding_dimension=DIMENSION)
     errors: list[BaseException] = []
     thread_kept: list[str] = []
     lock = threading.Lock()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
+from oracleagentmemory.stores.embedded import EmbeddedBackend
 
 DIMENSION = 4
 
@@ -18,7 +18,7 @@ def batch_writer(location: str, worker: int, batches: int, batch_size: int) -> N
 
     Every four batches share a thread; the fourth cascades the previous group's thread away,
     so whenever the killer strikes some batches remain to check (the current group's)."""
-    store = EmbeddedMemoryStore(location, embedding_dimension=DIMENSION)
+    store = EmbeddedBackend(location, embedding_dimension=DIMENSION)
     for batch in range(batches):
         thread = f"t{worker}-{batch // 4}"
         records = [
@@ -37,7 +37,7 @@ def batch_writer(location: str, worker: int, batches: int, batch_size: int) -> N
 
 def mixed_worker(location: str, worker: int, operations: int) -> None:
     """Adds, updates, deletes and searches; prints the ids it leaves behind."""
-    store = EmbeddedMemoryStore(location, embedding_dimension=DIMENSION)
+    store = EmbeddedBackend(location, embedding_dimension=DIMENSION)
     kept = []
     for i in range(operations):
         rid = f"p{worker}-{i}"

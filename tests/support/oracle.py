@@ -23,7 +23,7 @@ def oracle_pool():  # pragma: no cover - needs a database
 
 
 def open_oracle_test_store(dimension: int):  # pragma: no cover - needs a database
-    from oracleagentmemory.stores.oracle import OracleMemoryStore
+    from oracleagentmemory.stores.oracle import OracleBackend
 
-    return OracleMemoryStore(oracle_pool(), embedding_dimension=dimension,
+    return OracleBackend(oracle_pool(), embedding_dimension=dimension,
                              schema_policy="RECREATE")

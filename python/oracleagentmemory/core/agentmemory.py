@@ -37,7 +37,7 @@ from oracleagentmemory.core.searchresult import LinkedResult, OracleSearchResult
 from oracleagentmemory.core.thread import OracleThread
 from oracleagentmemory.core.thread_settings import explicit_settings
 from oracleagentmemory.core.tokens import apply_token_budgets
-from oracleagentmemory.stores.protocol import MemoryStore
+from oracleagentmemory.stores.protocol import StoreBackend
 
 SEARCH_OPTION_NAMES = ("max_results", "token_budget", "soft_token_budget", "num_hops",
                        "max_linked_results", "include_invalid_results")
@@ -49,23 +49,23 @@ def open_store(
     schema_policy: SchemaPolicy,
     search_strategy: SearchStrategy,
     search_index_sync: SearchIndexSyncMode = SearchIndexSyncMode.ON_COMMIT,
-) -> MemoryStore:
+) -> StoreBackend:
     """The backend for a connection argument: a store, an embedded location, or Oracle."""
-    if isinstance(connection, MemoryStore):
+    if isinstance(connection, StoreBackend):
         return connection
     if isinstance(connection, (str, os.PathLike)):
-        from oracleagentmemory.stores.embedded import EmbeddedMemoryStore
+        from oracleagentmemory.stores.embedded import EmbeddedBackend
 
-        return EmbeddedMemoryStore(
+        return EmbeddedBackend(
             connection,
             embedding_dimension=embedding_dimension,
             schema_policy=schema_policy.value,
             search_strategy=search_strategy.value,
         )
     if hasattr(connection, "acquire") or hasattr(connection, "cursor"):
-        from oracleagentmemory.stores.oracle import OracleMemoryStore
+        from oracleagentmemory.stores.oracle import OracleBackend
 
-        return OracleMemoryStore(
+        return OracleBackend(
             connection,
             embedding_dimension=embedding_dimension,
             schema_policy=schema_policy.value,
@@ -74,7 +74,7 @@ def open_store(
         )
     raise TypeError(
         "connection must be an oracledb connection or pool, a path to an embedded store file, "
-        f"':memory:', or a MemoryStore; got {type(connection).__name__}"
+        f"':memory:', or a StoreBackend; got {type(connection).__name__}"
     )
 
 
@@ -82,7 +82,7 @@ class OracleAgentMemory(AsyncTwins):
     """Agent memory client backed by Oracle AI Database or an embedded store.
 
     ``connection`` is an ``oracledb`` connection or pool, an embedded store location (a file
-    path or ``":memory:"``) or a ready :class:`MemoryStore`. Without ``embedder`` the local
+    path or ``":memory:"``) or a ready :class:`StoreBackend`. Without ``embedder`` the local
     all-MiniLM-L6-v2 model is used, offline and on the CPU.
     """
 

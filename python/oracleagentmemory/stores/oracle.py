@@ -1,4 +1,4 @@
-"""OracleMemoryStore: the store contract marshalled to the AGENT_MEMORY PL/SQL facade.
+"""OracleBackend: the store contract marshalled to the AGENT_MEMORY PL/SQL facade.
 
 The logic lives in the database; this module only turns each contract call into one
 PL/SQL call with named binds (JSON documents bound as native ``JSON``), one round trip per
@@ -85,7 +85,7 @@ def _decoded(value: Any) -> Any:
     return value
 
 
-class OracleMemoryStore:
+class OracleBackend:
     """The Oracle backend. ``connection`` is an ``oracledb`` connection or pool."""
 
     backend = "oracle"

@@ -184,7 +184,7 @@ class CascadeResult(TypedDict):
 
 
 @runtime_checkable
-class MemoryStore(Protocol):
+class StoreBackend(Protocol):
     """Every operation the Python layer needs from a backend."""
 
     def describe(self) -> dict[str, Any]:

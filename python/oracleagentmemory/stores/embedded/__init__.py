@@ -1,5 +1,5 @@
 """The embedded backend: the whole store contract over one SQLite file."""
 
-from oracleagentmemory.stores.embedded.store import EmbeddedMemoryStore
+from oracleagentmemory.stores.embedded.store import EmbeddedBackend
 
-__all__ = ["EmbeddedMemoryStore"]
+__all__ = ["EmbeddedBackend"]

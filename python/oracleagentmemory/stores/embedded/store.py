@@ -1,4 +1,4 @@
-"""EmbeddedMemoryStore: the store contract over one SQLite file (or ``:memory:``).
+"""EmbeddedBackend: the store contract over one SQLite file (or ``:memory:``).
 
 One connection per store object, guarded by a lock; every write is one ``BEGIN IMMEDIATE``
 transaction, so a batch is stored whole or not at all and readers never see half of it.
@@ -119,7 +119,7 @@ def _placeholders(values: Sequence[Any]) -> str:
     return ", ".join("?" for _ in values)
 
 
-class EmbeddedMemoryStore:
+class EmbeddedBackend:
     """The embedded backend. ``location`` is a file path or ``":memory:"``."""
 
     backend = "embedded"
