@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from oracleagentmemory.apis.embedder import IEmbedder
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
 
 
 class TimingEmbedder(IEmbedder):

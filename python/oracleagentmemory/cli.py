@@ -8,8 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from oracleagentmemory.apis.record import MEMORY_TYPES
-from oracleagentmemory.core.agentmemory import OracleAgentMemory
+from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.stores.errors import StoreError
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from oracleagentmemory.apis.record import MEMORY_TYPES
+from oracleagentmemory.apis.records import MEMORY_TYPES
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.core.llms import llm_from_env
 from oracleagentmemory.core.llms.from_env import BASE_URL_ENV, MODEL_ENV

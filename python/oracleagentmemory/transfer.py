@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
-from oracleagentmemory.apis.record import SEARCHABLE_TYPES
-from oracleagentmemory.core.agentmemory import OracleAgentMemory
+from oracleagentmemory.apis.records import SEARCHABLE_TYPES
+from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 
 FORMAT_VERSION = 1
 BATCH_SIZE = 256

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, TextContent
-from oracleagentmemory.apis.record import ImageRecord
+from oracleagentmemory.apis.records import ImageRecord
 from oracleagentmemory.core import ImageInputLimitConfig, OracleAgentMemory
 from oracleagentmemory.core.images import detect_mime_type, validate_image
 from tests.support.images import JPEG, PNG, WEBP, image_bytes

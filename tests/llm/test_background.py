@@ -8,8 +8,10 @@ import threading
 
 import pytest
 
-from oracleagentmemory.core.extraction import BackgroundExtractionQueue
-from oracleagentmemory.core.extraction_config import BackgroundExtractionQueueFullBehavior as Full
+from oracleagentmemory.core.extractors import BackgroundExtractionQueue
+from oracleagentmemory.core.extractors.memoryextractionconfig import (
+    BackgroundExtractionQueueFullBehavior as Full,
+)
 
 WAIT = 10.0
 """Upper bound for waits that should end at once; reached only when a test fails."""

@@ -7,14 +7,14 @@ import logging
 import pytest
 
 from oracleagentmemory.apis.message import ImageContent, Message, TextContent
-from oracleagentmemory.core.extraction import ExtractedMemory, MemoryExtractor
-from oracleagentmemory.core.extraction.prompts import (
+from oracleagentmemory.core.extractors import ExtractedMemory, MemoryExtractor
+from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
+from oracleagentmemory.core.extractors.prompts import (
     EXTRACTION_SYSTEM_PROMPT,
     PromptMessage,
     build_extraction_prompt,
     prompt_text,
 )
-from oracleagentmemory.core.extraction_config import MemoryExtractionConfig
 from oracleagentmemory.core.llms import LlmConnectionError, LlmError, LlmOutputError
 from oracleagentmemory.core.tokens import estimate_tokens
 from tests.support.llm_server import Scripted, chat, chat_json, dropped, error, malformed

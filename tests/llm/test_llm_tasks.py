@@ -8,15 +8,15 @@ import logging
 import pytest
 
 from oracleagentmemory.apis.message import ImageMimeType, Message
-from oracleagentmemory.core.extraction import (
+from oracleagentmemory.core.extractors import (
     LINK_RELATIONS,
     caption_image,
     extract_topics,
     propose_links,
     summarize,
 )
-from oracleagentmemory.core.extraction.linking import LinkCandidate
-from oracleagentmemory.core.extraction.summarizer import apply_summary_budget
+from oracleagentmemory.core.extractors.linking import LinkCandidate
+from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
 from oracleagentmemory.core.llms import LlmError, LlmOutputError, LlmTimeoutError
 from oracleagentmemory.core.tokens import estimate_tokens
 from tests.support.llm_server import Scripted, chat, chat_json, error

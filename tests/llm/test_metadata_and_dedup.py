@@ -7,11 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from oracleagentmemory.apis.embedder import IEmbedder
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.embedders.openai_compatible import OpenAICompatibleEmbedder
-from oracleagentmemory.core.extraction import ExtractedMemory, MemoryDeduplicator
-from oracleagentmemory.core.extraction.dedup import normalise_text
-from oracleagentmemory.core.extraction.metadata_inheritance import inherited_metadata
+from oracleagentmemory.core.extractors import ExtractedMemory, MemoryDeduplicator
+from oracleagentmemory.core.extractors.dedup import normalise_text
+from oracleagentmemory.core.extractors.metadata_inheritance import inherited_metadata
 from tests.support.llm_server import embeddings
 
 

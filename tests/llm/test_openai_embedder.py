@@ -7,7 +7,7 @@ import asyncio
 import numpy as np
 import pytest
 
-from oracleagentmemory.apis.embedder import IEmbedder
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.embedders.openai_compatible import OpenAICompatibleEmbedder
 from oracleagentmemory.core.llms import LlmHttpError, LlmResponseError
 from tests.support.llm_server import Scripted, embeddings, error

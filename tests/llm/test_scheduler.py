@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from oracleagentmemory.core.extraction import (
+from oracleagentmemory.core.extractors import (
     ExtractionCounters,
     plan_after_add,
     plan_after_update,
 )
-from oracleagentmemory.core.extraction_config import MemoryExtractionConfig as Config
+from oracleagentmemory.core.extractors.memoryextractionconfig import (
+    MemoryExtractionConfig as Config,
+)
 
 ZERO = ExtractionCounters()
 

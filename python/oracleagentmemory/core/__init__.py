@@ -8,24 +8,22 @@ from oracleagentmemory.apis.message import (
     MessageContent,
     TextContent,
 )
-from oracleagentmemory.apis.record import RecordStatus
+from oracleagentmemory.apis.records import RecordStatus
 from oracleagentmemory.apis.scope import Scope
 from oracleagentmemory.apis.searchscope import SearchScope
-from oracleagentmemory.core.agentmemory import OracleAgentMemory
+from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core.contextcard import OracleContextCard
-from oracleagentmemory.core.extraction_config import (
+from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
+from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
+from oracleagentmemory.core.extractors.memoryextractionconfig import (
     BackgroundExtractionQueueFullBehavior,
     MemoryExtractionConfig,
     MemoryExtractionMode,
 )
-from oracleagentmemory.core.image_config import ImageInputLimitConfig
-from oracleagentmemory.core.retention import MemoryRetentionConfig, TimeToLiveAnchor
-from oracleagentmemory.core.schema_options import (
-    SchemaPolicy,
-    SearchIndexSyncMode,
-    SearchStrategy,
-)
-from oracleagentmemory.core.search_config import MemorySearchConfig
+from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
+from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.core.retention import MemoryRetentionConfig
+from oracleagentmemory.core.searchconfig import MemorySearchConfig
 from oracleagentmemory.core.searchresult import LinkedResult, OracleSearchResult
 from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.thread import OracleThread

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from oracleagentmemory._notset import value_or
-from oracleagentmemory.apis.record import MEMORY_TYPES, RecordStatus
+from oracleagentmemory.apis.records import MEMORY_TYPES, RecordStatus
 
 
 def reject_store_kwargs(method: str, store_kwargs: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
-from oracleagentmemory.apis.record import MEMORY_TYPES
+from oracleagentmemory.apis.records import MEMORY_TYPES
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.derived_memory import card_summary_and_topics

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.message import Message
-from oracleagentmemory.apis.record import MEMORY_TYPES
-from oracleagentmemory.core.extraction import (
+from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory.core.extractors import (
     ExtractionCounters,
     ExtractionPlan,
     MemoryDeduplicator,
@@ -30,8 +30,8 @@ from oracleagentmemory.core.extraction import (
     propose_links,
     summarize,
 )
-from oracleagentmemory.core.extraction.summarizer import apply_summary_budget
-from oracleagentmemory.core.extraction_config import MemoryExtractionMode
+from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionMode
+from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
 from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
 

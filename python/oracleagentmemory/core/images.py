@@ -13,7 +13,7 @@ from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.message import ImageMimeType
-from oracleagentmemory.core.image_config import ImageInputLimitConfig
+from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # JPEG start-of-frame markers carry the dimensions (C4, C8 and CC are other segments).

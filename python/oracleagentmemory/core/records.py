@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
-from oracleagentmemory.apis.record import (
+from oracleagentmemory.apis.records import (
     ImageRecord,
     MessageRecord,
     ProfileRecord,

@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import warnings
-from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from oracleagentmemory._notset import NOT_SET_MARKER
-
-
-class TimeToLiveAnchor(str, Enum):
-    """The moment a time to live counts from."""
-
-    CREATED_AT = "CREATED_AT"
-    """The time the store created the record."""
-    TIMESTAMP = "TIMESTAMP"
-    """The record's own event timestamp (which must then be given)."""
+from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 
 
 class MemoryRetentionConfig(BaseModel):

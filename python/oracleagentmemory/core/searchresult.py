@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from oracleagentmemory.apis.record import MessageRecord, Record, ScopedRecord
+from oracleagentmemory.apis.records import MessageRecord, Record, ScopedRecord
 from oracleagentmemory.apis.searchresult import SearchResult
 from oracleagentmemory.core.rendering import render
 

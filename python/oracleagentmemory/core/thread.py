@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.apis.message import ImageContent, Message
-from oracleagentmemory.apis.record import MEMORY_TYPES, ImageRecord
+from oracleagentmemory.apis.records import MEMORY_TYPES, ImageRecord
 from oracleagentmemory.apis.thread import IThread
 from oracleagentmemory.core import derived_memory, scope_resolution
 from oracleagentmemory.core.arguments import reject_store_kwargs
@@ -23,7 +23,7 @@ from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.thread_settings import explicit_settings, resolve_settings
 
 if TYPE_CHECKING:
-    from oracleagentmemory.core.agentmemory import OracleAgentMemory
+    from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 
 DEFAULT_MESSAGE_WINDOW = 100
 """How many recent messages ``get_messages()`` returns when no range is given."""
@@ -76,7 +76,7 @@ class OracleThread(IThread, AsyncTwins):
         if client is None:
             if store is None:
                 raise ValueError("OracleThread needs a store or a client")
-            from oracleagentmemory.core.agentmemory import OracleAgentMemory
+            from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 
             client = OracleAgentMemory(connection=store, embedder=embedder, llm=llm)
         call = explicit_settings({

@@ -11,9 +11,9 @@ import warnings
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
-from oracleagentmemory.core.extraction_config import MemoryExtractionConfig
-from oracleagentmemory.core.image_config import ImageInputLimitConfig
-from oracleagentmemory.core.search_config import MemorySearchConfig
+from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
+from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
+from oracleagentmemory.core.searchconfig import MemorySearchConfig
 
 SDK_DEFAULTS: dict[str, Any] = {
     "context_card_token_limit": 100_000,

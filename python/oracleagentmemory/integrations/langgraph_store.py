@@ -23,8 +23,8 @@ from datetime import datetime
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
-from oracleagentmemory.apis.record import MEMORY_TYPES
-from oracleagentmemory.core.agentmemory import OracleAgentMemory
+from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.integrations.langgraph_filters import (
     check_filter,

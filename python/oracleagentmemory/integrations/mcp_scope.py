@@ -14,9 +14,9 @@ import uuid
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
-from oracleagentmemory.apis.record import MEMORY_TYPES
-from oracleagentmemory.core.agentmemory import OracleAgentMemory
+from oracleagentmemory.apis.records import MEMORY_TYPES
 from oracleagentmemory.core.contextcard import OracleContextCard
+from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread import OracleThread
 from oracleagentmemory.integrations.mcp_config import McpServerConfig

@@ -16,8 +16,8 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from oracleagentmemory.apis.embedder import IEmbedder
-from oracleagentmemory.core.agentmemory import OracleAgentMemory
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.integrations.mcp_config import McpServerConfig
 from oracleagentmemory.integrations.mcp_scope import McpScope, OutOfScopeError
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from oracleagentmemory.apis.embedder import IEmbedder
-from oracleagentmemory.core.embedders.oracle_db import OracleDBEmbedder
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.core.embedders.oracledb import OracleDBEmbedder
 
 if TYPE_CHECKING:
     from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder

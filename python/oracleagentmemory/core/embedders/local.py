@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from oracleagentmemory.apis.embedder import IEmbedder
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.embedders.minilm_numpy import (
     BertConfig,
     BertEncoder,

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import numpy as np
 
-from oracleagentmemory.apis.embedder import IEmbedder
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.llms.errors import LlmResponseError
 from oracleagentmemory.core.llms.from_env import env_number
 from oracleagentmemory.core.llms.http_client import HttpJsonClient, RetryPolicy

@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from oracleagentmemory.apis.llm import ILlm
+from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.core.llms.errors import LlmHttpError, LlmResponseError
 from oracleagentmemory.core.llms.http_client import HttpJsonClient, RetryPolicy
 

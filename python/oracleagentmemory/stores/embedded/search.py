@@ -14,7 +14,7 @@ from typing import Any, get_args
 
 import numpy as np
 
-from oracleagentmemory.apis.record import MEMORY_TYPES, SEARCHABLE_TYPES
+from oracleagentmemory.apis.records import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded.codec import RECORD_COLUMNS, encode_vector, row_to_record
 from oracleagentmemory.stores.embedded.record_cache import RecordCache

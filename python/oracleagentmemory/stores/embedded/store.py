@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from oracleagentmemory.apis.record import ALL_TYPES, MEMORY_TYPES
+from oracleagentmemory.apis.records import ALL_TYPES, MEMORY_TYPES
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded import changelog, schema
 from oracleagentmemory.stores.embedded.codec import (

@@ -11,16 +11,16 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oracleagentmemory.apis.llm import ILlm
+from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import Message
-from oracleagentmemory.core.extraction.answer_text import clean_answer
-from oracleagentmemory.core.extraction.prompts import (
+from oracleagentmemory.core.extractors.answer_text import clean_answer
+from oracleagentmemory.core.extractors.prompts import (
     BuiltPrompt,
     PromptMessage,
     build_prompt,
     to_prompt_message,
 )
-from oracleagentmemory.core.extraction.shortening import shortener_for
+from oracleagentmemory.core.extractors.shortening import shortener_for
 from oracleagentmemory.core.thread_settings import SDK_DEFAULTS
 from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
 

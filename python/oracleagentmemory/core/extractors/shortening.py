@@ -17,8 +17,8 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from oracleagentmemory.apis.llm import ILlm
-from oracleagentmemory.core.extraction.prompts import PromptMessage, truncate_to_tokens
+from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.core.extractors.prompts import PromptMessage, truncate_to_tokens
 from oracleagentmemory.core.llms.json_output import strip_reasoning
 from oracleagentmemory.core.tokens import estimate_tokens
 

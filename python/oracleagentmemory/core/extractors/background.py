@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from oracleagentmemory.core.extraction_config import (
+from oracleagentmemory.core.extractors.memoryextractionconfig import (
     SDK_EXTRACTION_DEFAULTS,
     BackgroundExtractionQueueFullBehavior,
 )

@@ -15,18 +15,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from oracleagentmemory.apis.llm import ILlm
+from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import Message
-from oracleagentmemory.apis.record import MEMORY_TYPES
-from oracleagentmemory.core.extraction.metadata_inheritance import inherited_metadata
-from oracleagentmemory.core.extraction.prompts import (
+from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
+from oracleagentmemory.core.extractors.metadata_inheritance import inherited_metadata
+from oracleagentmemory.core.extractors.prompts import (
     BuiltPrompt,
     PromptMessage,
     build_extraction_prompt,
     to_prompt_message,
 )
-from oracleagentmemory.core.extraction.shortening import shortener_for
-from oracleagentmemory.core.extraction_config import MemoryExtractionConfig
+from oracleagentmemory.core.extractors.shortening import shortener_for
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
 from oracleagentmemory.core.thread_settings import SDK_DEFAULTS

@@ -1,4 +1,4 @@
-"""How a client treats the store schema and which search the store runs."""
+"""What a client does with the managed schema when it opens a store."""
 
 from __future__ import annotations
 
@@ -16,19 +16,3 @@ class SchemaPolicy(str, Enum):
     """Drop and recreate the schema: every stored record is lost."""
     NO_CHECK = "NO_CHECK"
     """Assume the schema exists; skip every check (fastest start-up)."""
-
-
-class SearchStrategy(str, Enum):
-    """How records are ranked against a query."""
-
-    VECTOR = "VECTOR"
-    KEYWORD = "KEYWORD"
-    HYBRID = "HYBRID"
-
-
-class SearchIndexSyncMode(str, Enum):
-    """When the keyword/hybrid index catches up with writes (Oracle backend)."""
-
-    ON_COMMIT = "ON_COMMIT"
-    MANUAL = "MANUAL"
-    AUTO = "AUTO"

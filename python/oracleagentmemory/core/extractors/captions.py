@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import base64
 
-from oracleagentmemory.apis.llm import ILlm
+from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import ImageMimeType
-from oracleagentmemory.core.extraction.answer_text import clean_answer
+from oracleagentmemory.core.extractors.answer_text import clean_answer
 
 CAPTION_PROMPT = (
     "Describe this image for a searchable memory store in at most {max_words} words: what "

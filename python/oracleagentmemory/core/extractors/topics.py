@@ -11,9 +11,9 @@ import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oracleagentmemory.apis.llm import ILlm
+from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import Message
-from oracleagentmemory.core.extraction.prompts import PromptMessage, build_prompt, to_prompt_message
+from oracleagentmemory.core.extractors.prompts import PromptMessage, build_prompt, to_prompt_message
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
 

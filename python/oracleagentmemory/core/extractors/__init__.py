@@ -7,20 +7,20 @@ caller's thread; ``scheduler`` decides when it is due.
 
 from __future__ import annotations
 
-from oracleagentmemory.core.extraction.background import BackgroundExtractionQueue
-from oracleagentmemory.core.extraction.captions import caption_image
-from oracleagentmemory.core.extraction.dedup import DedupResult, MemoryDeduplicator
-from oracleagentmemory.core.extraction.extractor import ExtractedMemory, MemoryExtractor
-from oracleagentmemory.core.extraction.linking import LINK_RELATIONS, propose_links
-from oracleagentmemory.core.extraction.metadata_inheritance import inherited_metadata
-from oracleagentmemory.core.extraction.scheduler import (
+from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
+from oracleagentmemory.core.extractors.captions import caption_image
+from oracleagentmemory.core.extractors.dedup import DedupResult, MemoryDeduplicator
+from oracleagentmemory.core.extractors.extractor import ExtractedMemory, MemoryExtractor
+from oracleagentmemory.core.extractors.linking import LINK_RELATIONS, propose_links
+from oracleagentmemory.core.extractors.metadata_inheritance import inherited_metadata
+from oracleagentmemory.core.extractors.scheduler import (
     ExtractionCounters,
     ExtractionPlan,
     plan_after_add,
     plan_after_update,
 )
-from oracleagentmemory.core.extraction.summarizer import summarize
-from oracleagentmemory.core.extraction.topics import extract_topics
+from oracleagentmemory.core.extractors.summarizer import summarize
+from oracleagentmemory.core.extractors.topics import extract_topics
 
 __all__ = [
     "LINK_RELATIONS",

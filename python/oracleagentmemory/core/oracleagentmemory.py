@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
-from oracleagentmemory.apis.embedder import IEmbedder
-from oracleagentmemory.apis.llm import ILlm
-from oracleagentmemory.apis.record import MEMORY_TYPES
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.apis.records import MEMORY_TYPES
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.arguments import (
     check_memory_type,
@@ -22,17 +22,14 @@ from oracleagentmemory.core.arguments import (
     reject_store_kwargs,
 )
 from oracleagentmemory.core.async_twins import AsyncTwins
-from oracleagentmemory.core.extraction.background import BackgroundExtractionQueue
-from oracleagentmemory.core.extraction_config import MemoryExtractionConfig
-from oracleagentmemory.core.image_config import ImageInputLimitConfig
+from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
+from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
+from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
+from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
+from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.records import to_record
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
-from oracleagentmemory.core.schema_options import (
-    SchemaPolicy,
-    SearchIndexSyncMode,
-    SearchStrategy,
-)
-from oracleagentmemory.core.search_config import MemorySearchConfig
+from oracleagentmemory.core.searchconfig import MemorySearchConfig
 from oracleagentmemory.core.searchresult import LinkedResult, OracleSearchResult
 from oracleagentmemory.core.thread import OracleThread
 from oracleagentmemory.core.thread_settings import explicit_settings

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from oracleagentmemory.apis.llm import ILlm
-from oracleagentmemory.core.extraction.prompts import truncate_to_tokens
+from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.core.extractors.prompts import truncate_to_tokens
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
 from oracleagentmemory.core.tokens import estimate_tokens

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from oracleagentmemory.apis.embedder import IEmbedder
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
 
 _MODEL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}(\.[A-Za-z][A-Za-z0-9_$#]{0,127})?$")
 

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from oracleagentmemory.core.extraction_config import MemoryExtractionConfig
+from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
 
 
 @dataclass(frozen=True)

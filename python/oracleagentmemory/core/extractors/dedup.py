@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from oracleagentmemory.apis.embedder import IEmbedder
-from oracleagentmemory.core.extraction.extractor import ExtractedMemory
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.core.extractors.extractor import ExtractedMemory
 
 DEFAULT_SIMILARITY_THRESHOLD = 0.92
 _SPACES = re.compile(r"\s+")

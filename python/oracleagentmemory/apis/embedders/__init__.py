@@ -1,0 +1,5 @@
+"""The embedder interface."""
+
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+
+__all__ = ["IEmbedder"]
