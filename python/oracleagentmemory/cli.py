@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.stores.errors import StoreError
 
@@ -203,9 +203,9 @@ def _threads(client: OracleAgentMemory, arguments: argparse.Namespace, out: Text
     query: dict = {"record_types": ["thread"]}
     if arguments.user_id is not None:
         query["user_id"] = arguments.user_id
-    threads = client.store.get_records(query)
+    threads = client.memory_service.backend.get_records(query)
     for thread in threads:
-        count = len(client.store.list_messages(thread["id"], None, None))
+        count = len(client.memory_service.backend.list_messages(thread["id"], None, None))
         print(f"{thread['id']}  user={thread['user_id']}  agent={thread['agent_id']}  "
               f"messages={count}  created={thread['created_at']}", file=out)
     print(f"{len(threads)} thread(s)", file=out)
@@ -221,12 +221,12 @@ def _show(client: OracleAgentMemory, thread_id: str, out: TextIO) -> int:
     print(f"\nmessages ({len(messages)}):", file=out)
     for message in messages:
         print(f"  [{message.timestamp}] {message.role}: {message.text}", file=out)
-    memories = client.store.get_records({"thread_id": thread_id,
+    memories = client.memory_service.backend.get_records({"thread_id": thread_id,
                                          "record_types": list(MEMORY_TYPES)})
     print(f"\nmemories ({len(memories)}):", file=out)
     for memory in memories:
         print(f"  {memory['id']}  [{memory['record_type']}] {memory['content']}", file=out)
-    links = client.store.list_links(thread_id)
+    links = client.memory_service.backend.list_links({"thread_id": thread_id})
     print(f"\nlinks ({len(links)}):", file=out)
     for link in links:
         print(f"  {link['source_id']} -{link['relation_type']}-> {link['target_id']}", file=out)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
-from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.core.llms import llm_from_env
 from oracleagentmemory.core.llms.from_env import BASE_URL_ENV, MODEL_ENV
@@ -53,7 +53,7 @@ def run_demo(location: str, out: TextIO) -> None:
             say(f"  {result.distance:.3f}  [{result.record.record_type}] {result.content}")
 
         if llm is not None:
-            extracted = client.store.get_records({"thread_id": thread.thread_id,
+            extracted = client.memory_service.backend.get_records({"thread_id": thread.thread_id,
                                                   "record_types": list(MEMORY_TYPES)})
             say(f"The LLM extracted or kept {len(extracted)} memories for this thread.")
 

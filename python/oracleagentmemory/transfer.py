@@ -14,8 +14,9 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
-from oracleagentmemory.apis.records import SEARCHABLE_TYPES
+from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.errors import InvalidArgumentError
 
 FORMAT_VERSION = 1
 BATCH_SIZE = 256
@@ -35,7 +36,7 @@ def export_lines(client: OracleAgentMemory, progress: Progress = _quiet) -> Iter
     yield json.dumps({"kind": "header", "format": "oracleagentmemory-export",
                       "version": FORMAT_VERSION})
     thread_ids: list[str] = []
-    records = client.store.get_records({"include_bytes": True})
+    records = client.memory_service.backend.get_records({"include_bytes": True})
     for count, record in enumerate(records, start=1):
         if record["record_type"] == "thread":
             thread_ids.append(record["id"])
@@ -45,7 +46,7 @@ def export_lines(client: OracleAgentMemory, progress: Progress = _quiet) -> Iter
         progress("records", count)
     links = 0
     for thread_id in thread_ids:
-        for link in client.store.list_links(thread_id):
+        for link in client.memory_service.backend.list_links({"thread_id": thread_id}):
             links += 1
             yield json.dumps({"kind": "link", "link": link}, ensure_ascii=False)
             progress("links", links)
@@ -69,7 +70,8 @@ def import_store(client: OracleAgentMemory, lines: Iterable[str],
         kind = item.get("kind")
         if kind == "header":
             if item.get("version") != FORMAT_VERSION:
-                raise ValueError(f"line {number}: unsupported export version {item.get('version')}")
+                raise InvalidArgumentError(
+                    f"line {number}: unsupported export version {item.get('version')}")
         elif kind == "record":
             batch.append(_restorable(item["record"]))
             if len(batch) >= BATCH_SIZE:
@@ -79,12 +81,12 @@ def import_store(client: OracleAgentMemory, lines: Iterable[str],
         elif kind == "link":
             links.append(item["link"])
         else:
-            raise ValueError(f"line {number}: unknown kind {kind!r}")
+            raise InvalidArgumentError(f"line {number}: unknown kind {kind!r}")
     counts["records"] += _write(client, batch)
     progress("records", counts["records"])
     for start in range(0, len(links), BATCH_SIZE):
         chunk = links[start:start + BATCH_SIZE]
-        client.store.write_records([], links=chunk)
+        client.memory_service.backend.write_records([], links=chunk)
         counts["links"] += len(chunk)
         progress("links", counts["links"])
     return counts
@@ -101,11 +103,11 @@ def _write(client: OracleAgentMemory, batch: list[dict[str, Any]]) -> int:
     if not batch:
         return 0
     texts = [r.get("content") or "" for r in batch if _embedded(r)]
-    vectors = iter(client._embed(texts))
+    vectors = iter(client.memory_service.embed(texts))
     for record in batch:
         if _embedded(record):
             record["embedding"] = next(vectors)
-    client.store.write_records(batch)
+    client.memory_service.backend.write_records(batch)
     return len(batch)
 
 

@@ -90,6 +90,6 @@ def test_profiles_are_searchable_records_and_cascade(embedder):
     assert client.delete_user("u1") == 0
     with pytest.raises(KeyError):
         client.get_thread("t1")
-    remaining = [r["id"] for r in client.store.get_records({})]
+    remaining = [r["id"] for r in client.memory_service.backend.get_records({})]
     assert len(remaining) == 2 and "a1" in remaining  # the agent profile and u2's memory
     assert client.delete_agent("a1") == 1

@@ -6,6 +6,7 @@ import pytest
 
 from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.core import OracleAgentMemory
+from oracleagentmemory.errors import AgentMemoryError
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def thread(client):
 
 
 def stored_ids(client) -> list[str]:
-    return sorted(record["id"] for record in client.store.get_records({}))
+    return sorted(record["id"] for record in client.memory_service.backend.get_records({}))
 
 
 @pytest.mark.parametrize("api", ["thread", "client"])
@@ -52,27 +53,31 @@ def test_search_rejects_bad_arguments(client, thread, api, arguments, error, nam
 @pytest.mark.parametrize(
     "call",
     [
-        lambda t: t.search("x", unknown_option=1),
-        lambda t: t.add_messages([{"role": "user", "content": "x"}], fancy=True),
-        lambda t: t.add_memory("x", importance=3),
-        lambda t: t.update_memory("m", colour="red"),
-        lambda t: t.update_message("m", pinned=True),
-        lambda t: t.get_context_card(verbose=True),
-        lambda t: t.get_summary(style="short"),
-        lambda t: t.client.add_memory("x", importance=3),
-        lambda t: t.client.create_thread(colour="red"),
-        lambda t: t.client.get_thread("t", colour="red"),
+        lambda c, t: t.search("x", unknown_option=1),
+        lambda c, t: t.add_messages([{"role": "user", "content": "x"}], fancy=True),
+        lambda c, t: t.add_memory("x", importance=3),
+        lambda c, t: t.update_memory("m", colour="red"),
+        lambda c, t: t.update_message("m", pinned=True),
+        lambda c, t: t.get_context_card(verbose=True),
+        lambda c, t: t.get_summary(style="short"),
+        lambda c, t: c.add_memory("x", importance=3),
+        lambda c, t: c.create_thread(colour="red"),
+        lambda c, t: c.get_thread("t", colour="red"),
     ],
 )
-def test_unknown_keyword_arguments_raise_type_error(thread, call):
+def test_unknown_keyword_arguments_raise_type_error(client, thread, call):
     with pytest.raises(TypeError, match="unexpected keyword"):
-        call(thread)
+        call(client, thread)
 
 
 def test_failed_message_batch_stores_nothing(client, thread):
     before = stored_ids(client)
-    with pytest.raises(ValueError, match=r"messages\[1\]"):
+    with pytest.raises(KeyError, match=r"messages\[1\]"):
         thread.add_messages([{"role": "user", "content": "fine"}, {"role": "user"}])
+    with pytest.raises(KeyError, match="role"):
+        thread.add_messages([{"content": "no role"}])
+    with pytest.raises(ValueError, match="single string"):
+        thread.add_messages("hello")
     with pytest.raises(ValueError, match="timestamp"):
         thread.add_messages([{"role": "user", "content": "fine"},
                              {"role": "user", "content": "x", "timestamp": "yesterday"}])
@@ -101,7 +106,36 @@ def test_memory_with_bad_fields_is_not_stored(client, thread):
         thread.add_memory("x", memory_id_to_link="missing")
     with pytest.raises(TypeError, match="content"):
         thread.add_memory(None)
+    with pytest.raises(ValueError, match="whitespace"):
+        thread.add_memory("  \n ")
     assert stored_ids(client) == before
+
+
+def test_an_empty_query_is_a_value_error(client, thread):
+    with pytest.raises(ValueError, match="query"):
+        thread.search("")
+    with pytest.raises(ValueError, match="query"):
+        client.search("   ", user_id="u")
+
+
+def test_every_bad_input_error_is_an_agent_memory_error(client, thread):
+    """One root for everything the library raises on purpose, below the documented
+    built-in exceptions."""
+    calls = [
+        lambda: thread.search(""),
+        lambda: thread.add_messages("hello"),
+        lambda: thread.add_messages([{"role": "user"}]),
+        lambda: thread.add_memory("x", memory_type="opinion"),
+        lambda: thread.get_message("nope"),
+        lambda: client.get_thread("nope"),
+        lambda: client.search("x"),
+        lambda: thread.add_memory(None),
+        lambda: thread.search("x", max_results=0),
+        lambda: thread.get_context_card(verbose=True),
+    ]
+    for call in calls:
+        with pytest.raises(AgentMemoryError):
+            call()
 
 
 def test_client_search_requires_exact_user_scope(client):
@@ -111,7 +145,7 @@ def test_client_search_requires_exact_user_scope(client):
         client.search("x", user_id="u", exact_user_match=False)
 
 
-def test_missing_records_raise_key_error(thread):
+def test_missing_records_raise_key_error(client, thread):
     with pytest.raises(KeyError, match="nope"):
         thread.get_message("nope")
     with pytest.raises(KeyError, match="nope"):
@@ -119,7 +153,7 @@ def test_missing_records_raise_key_error(thread):
     with pytest.raises(KeyError, match="nope"):
         thread.update_memory("nope", content="x")
     with pytest.raises(KeyError, match="nope"):
-        thread.client.get_thread("nope")
+        client.get_thread("nope")
 
 
 def test_context_card_argument_rules(thread):

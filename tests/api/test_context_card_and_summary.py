@@ -8,14 +8,29 @@ from oracleagentmemory.core import OracleAgentMemory
 
 
 @pytest.fixture
-def thread(embedder):
+def client(embedder):
     client = OracleAgentMemory(connection=":memory:", embedder=embedder)
-    yield client.create_thread(thread_id="t", user_id="u", agent_id="a")
+    yield client
     client.close()
 
 
+@pytest.fixture
+def thread(client):
+    return client.create_thread(thread_id="t", user_id="u", agent_id="a")
+
+
+T0 = "2026-01-01T00:00:00Z"
+
+
 def add(thread, *texts, role="user"):
-    return thread.add_messages([{"role": role, "content": text} for text in texts])
+    """Messages with a fixed timestamp, so transcript lines are known in advance."""
+    return thread.add_messages([{"role": role, "content": text, "timestamp": T0}
+                                for text in texts])
+
+
+def line(text, role="user"):
+    """One line of the transcript fallback: ``- role (timestamp): text``."""
+    return f"- {role} ({T0}): {text}"
 
 
 def test_summary_is_a_transcript_capped_at_4000_characters(thread):
@@ -23,20 +38,23 @@ def test_summary_is_a_transcript_capped_at_4000_characters(thread):
     content = thread.get_summary(token_budget=0).content
     assert len(content) <= 4000
     assert content.endswith("message 059 " + "z" * 90)
-    assert content.startswith("user: message")  # whole lines only
+    assert content.startswith(line("message"))  # whole lines only
     assert "message 000" not in content
 
 
-def test_summary_token_budget_truncates_to_3_5_characters_per_token(thread):
+def test_summary_token_budget_cuts_at_a_word_boundary_within_3_5_characters_per_token(thread):
+    add(thread, " ".join(["word"] * 100))
+    cut = thread.get_summary(token_budget=20).content
+    assert 60 < len(cut) <= 70 and cut.endswith(" word")
+    assert line(" ".join(["word"] * 100)).startswith(cut)
     add(thread, "a" * 500)
-    assert len(thread.get_summary(token_budget=10).content) == 35
     full = thread.get_summary(token_budget=1000).content
-    assert full == "user: " + "a" * 500
+    assert full.endswith(line("a" * 500))
 
 
 def test_summary_except_last(thread):
     add(thread, "first", "second", "third")
-    assert thread.get_summary(except_last=1).content == "user: first\nuser: second"
+    assert thread.get_summary(except_last=1).content == f"{line('first')}\n{line('second')}"
     assert thread.get_summary(except_last=3).content == ""
     with pytest.raises(ValueError, match="except_last"):
         thread.get_summary(except_last=-1)
@@ -45,8 +63,9 @@ def test_summary_except_last(thread):
 def test_card_summary_uses_the_last_five_messages_by_default(thread):
     add(thread, *[f"m{i}" for i in range(8)])
     card = thread.get_context_card()
-    assert card.summary == "\n".join(f"user: m{i}" for i in range(3, 8))
-    assert thread.get_context_card(fallback_message_count=2).summary == "user: m6\nuser: m7"
+    assert card.summary == "\n".join(line(f"m{i}") for i in range(3, 8))
+    assert thread.get_context_card(fallback_message_count=2).summary == \
+        f"{line('m6')}\n{line('m7')}"
     assert card.recent_messages == []
     assert "<recent_messages>" not in card.content
 
@@ -65,8 +84,8 @@ def test_card_relevant_results_default_limit_and_minimums(thread):
     assert thread.get_context_card(max_relevant_results=0).relevant_results == []
 
 
-def test_card_message_results_come_from_this_thread_only(thread):
-    other = thread.client.create_thread(thread_id="other", user_id="u", agent_id="a")
+def test_card_message_results_come_from_this_thread_only(client, thread):
+    other = client.create_thread(thread_id="other", user_id="u", agent_id="a")
     add(other, "pizza in the other thread")
     add(thread, "pizza here")
     card = thread.get_context_card(min_relevant_results_by_type={"message": 5})
@@ -74,10 +93,10 @@ def test_card_message_results_come_from_this_thread_only(thread):
             if r.record.record_type == "message"} == {"t"}
 
 
-def test_card_includes_memories_of_other_threads_of_the_same_user(thread):
-    other = thread.client.create_thread(thread_id="other", user_id="u", agent_id="a")
+def test_card_includes_memories_of_other_threads_of_the_same_user(client, thread):
+    other = client.create_thread(thread_id="other", user_id="u", agent_id="a")
     other.add_memory("User loves pizza", memory_id="elsewhere")
-    stranger = thread.client.create_thread(thread_id="x", user_id="someone", agent_id="a")
+    stranger = client.create_thread(thread_id="x", user_id="someone", agent_id="a")
     stranger.add_memory("Stranger loves pizza", memory_id="stranger")
     add(thread, "pizza?")
     ids = [r.id for r in thread.get_context_card().relevant_results]
@@ -87,7 +106,7 @@ def test_card_includes_memories_of_other_threads_of_the_same_user(thread):
 def test_except_last_messages_styles(thread):
     add(thread, "one", "two", "three", "four")
     external = thread.get_context_card(except_last_messages=2)
-    assert external.summary == "user: one\nuser: two"
+    assert external.summary == f"{line('one')}\n{line('two')}"
     assert external.recent_messages == []
     standalone = thread.get_context_card(except_last_messages=2, max_recent_messages=2)
     assert [m.content for m in standalone.recent_messages] == ["three", "four"]
@@ -108,12 +127,28 @@ def test_card_token_budget_and_invalid_filter(thread):
     add(thread, "pizza")
     thread.add_memory("pizza valid", memory_id="ok")
     thread.add_memory("pizza invalid", memory_id="bad", status="INVALID")
-    assert {r.id for r in thread.get_context_card().relevant_results} == {"ok", "bad"}
-    assert [r.id for r in thread.get_context_card(include_invalid_results=False)
-            .relevant_results] == ["ok"]
+    memories = {"ok", "bad"}
+    assert memories <= {r.id for r in thread.get_context_card().relevant_results}
+    assert memories & {r.id for r in thread.get_context_card(include_invalid_results=False)
+                       .relevant_results} == {"ok"}
     assert thread.get_context_card(token_budget=1).relevant_results == []
     assert [r.id for r in thread.get_context_card(metadata_filter={"missing": 1})
             .relevant_results] == []
+
+
+def test_card_without_an_llm_has_one_element_per_record(thread):
+    """<context_card> with empty <topics/>, the transcript summary, and each relevant
+    record as an element named after its type."""
+    [message_id] = add(thread, "I like pizza")
+    thread.add_memory("User likes pizza", memory_type="fact", memory_id="f1")
+    content = thread.get_context_card().content
+    assert content.startswith("<context_card>") and content.endswith("</context_card>")
+    assert "<topics/>" in content
+    assert f"<summary>{line('I like pizza')}</summary>" in content
+    assert "<fact>\n  <record_id>f1</record_id>" in content
+    assert "<content>User likes pizza</content>" in content
+    assert f"<message>\n  <record_id>{message_id}</record_id>\n  <timestamp>{T0}</timestamp>" \
+        "\n  <role>user</role>\n  <status>valid</status>" in content
 
 
 def test_card_escapes_stored_text(thread):

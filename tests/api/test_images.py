@@ -62,7 +62,7 @@ def test_add_list_update_delete_image(thread):
     assert image_id == "img-1"
     [listed] = thread.list_images()
     assert isinstance(listed, ImageRecord)
-    assert (listed.description, listed.mime_type, listed.bytes) == ("a red square",
+    assert (listed.content, listed.mime_type, listed.bytes) == ("a red square",
                                                                     "image/png", None)
     assert thread.list_images(image_id="img-1", include_bytes=True)[0].bytes == PNG
     with pytest.raises(ValueError, match="include_bytes"):
@@ -72,7 +72,7 @@ def test_add_list_update_delete_image(thread):
     assert thread.update_image("img-1", image=JPEG, mime_type="image/jpeg",
                                description="a blue square") == "img-1"
     updated = thread.list_images(image_id="img-1", include_bytes=True)[0]
-    assert (updated.bytes, updated.mime_type, updated.description) == (JPEG, "image/jpeg",
+    assert (updated.bytes, updated.mime_type, updated.content) == (JPEG, "image/jpeg",
                                                                         "a blue square")
     with pytest.raises(ValueError, match="mime_type"):
         thread.update_image("img-1", image=PNG)
@@ -107,12 +107,14 @@ def test_message_with_image_parts(thread):
         thread.update_image("pic", ttl_days=3)
 
     thread.update_message(message_id, content=[TextContent(text="now a photo"),
-                                               ImageContent(bytes=JPEG, id="photo")])
+                                               ImageContent(bytes=JPEG, mime_type=None,
+                                                            id="photo")])
     assert [img.id for img in thread.list_images()] == ["photo"]
     thread.update_message(message_id, ttl_days=5)
-    [photo] = thread.list_images()
-    [stored] = thread.store.get_records({"ids": [message_id], "record_types": ["message"]})
-    assert photo.expires_at == stored["expires_at"] is not None
+    backend = thread._service.backend
+    [photo] = backend.get_records({"record_types": ["image"]})
+    [stored] = backend.get_records({"ids": [message_id], "record_types": ["message"]})
+    assert photo["expires_at"] == stored["expires_at"] is not None
     assert thread.delete_message(message_id) == 1
     assert thread.list_images() == []
 

@@ -26,10 +26,11 @@ def test_everything_survives_close_and_reopen(tmp_path, embedder):
     assert loaded.message_shortening_input_token_limit == 12_000
     assert [(m.role, m.content, m.metadata) for m in loaded.get_messages()] == [
         ("user", "I love Rome", {"n": 1}), ("assistant", "Noted", None)]
-    results = loaded.search("Rome", record_types=["preference"])
+    results = loaded.search("Rome", record_types=["preference"], num_hops=1)
     assert [r.id for r in results] == ["m1"]
-    assert [(x.record.id, x.relation_type) for x in results[0].linked_results] == [
-        ("m2", "is_supported_by")]
+    assert [(linked.record.id, relation.relation_type, relation.opposite_relation_type)
+            for relation, linked in results[0].linked_results] == [
+        ("m2", "supports", "is_supported_by")]
     assert [r.id for r in reopened.search("Alice", user_id="u1",
                                           record_types=["user_profile"])] == ["u1"]
     reopened.close()

@@ -7,17 +7,18 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from oracleagentmemory.core import MemoryRetentionConfig, OracleAgentMemory, TimeToLiveAnchor
+from oracleagentmemory.apis.ttl import TimeToLiveAnchor
+from oracleagentmemory.core import MemoryRetentionConfig, OracleAgentMemory
 
 
 def make_thread(embedder, **retention):
     client = OracleAgentMemory(connection=":memory:", embedder=embedder,
-                               retention_config=MemoryRetentionConfig(**retention))
+                               memory_retention_config=MemoryRetentionConfig(**retention))
     return client.create_thread(thread_id="t", user_id="u", agent_id="a")
 
 
 def stored(thread, record_id):
-    [record] = thread.store.get_records({"ids": [record_id]})
+    [record] = thread._service.backend.get_records({"ids": [record_id]})
     return record
 
 
@@ -76,7 +77,7 @@ def test_expired_records_are_unavailable_and_cannot_be_refreshed(embedder):
         thread.update_message(message_id, ttl_days=100)
     with pytest.raises(KeyError):
         thread.get_message(message_id)
-    assert thread.client.purge_expired() == 2
+    assert thread._service.backend.purge_expired() == 2
 
 
 def test_per_message_ttl_lists(embedder):

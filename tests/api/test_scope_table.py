@@ -54,8 +54,8 @@ def run(layer: str, world, **arguments) -> set[str]:
         results = client.search("shared note", max_results=100, **arguments)
     else:
         dims = store_scope({**OMITTED, **arguments})
-        hits = client.store.search({"query_text": "shared note", "scope": dims,
-                                    "query_vector": client._embed(["shared note"])[0],
+        hits = client.memory_service.backend.search({"query_text": "shared note", "scope": dims,
+                                    "query_vector": client.memory_service.embed(["shared note"])[0],
                                     "record_types": ["memory"], "max_results": 100})
         return {hit["record"]["id"] for hit in hits}
     return {result.id for result in results}

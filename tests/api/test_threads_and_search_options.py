@@ -6,11 +6,12 @@ import math
 
 import pytest
 
+from oracleagentmemory.apis.records import RecordStatus
 from oracleagentmemory.core import (
     MemoryExtractionConfig,
     MemorySearchConfig,
     OracleAgentMemory,
-    RecordStatus,
+    OracleThread,
 )
 from oracleagentmemory.core.tokens import estimate_tokens
 
@@ -29,14 +30,14 @@ def test_setting_resolution_order(client):
     client.create_thread(thread_id="t", context_card_token_limit=500,
                          memory_extraction_config=MemoryExtractionConfig(
                              memory_extraction_frequency=3))
-    loaded = client.get_thread("t")
+    loaded = client.get_thread("t").settings
     assert loaded.context_card_token_limit == 500                      # stored thread config
     assert loaded.message_shortening_input_token_limit == 30_000       # SDK default
-    assert loaded.memory_extraction_config.memory_extraction_window == 4   # client default
-    assert loaded.memory_extraction_config.memory_extraction_frequency == 3  # stored
+    assert loaded.extraction.memory_extraction_window == 4             # client default
+    assert loaded.extraction.memory_extraction_frequency == 3          # stored
     override = client.get_thread("t", context_card_token_limit=900)
-    assert override.context_card_token_limit == 900                    # explicit override
-    assert client.get_thread("t").context_card_token_limit == 500      # not persisted
+    assert override.settings.context_card_token_limit == 900           # explicit override
+    assert client.get_thread("t").settings.context_card_token_limit == 500  # not persisted
 
 
 def test_update_thread_replaces_metadata_whole_and_keeps_ownership(client):
@@ -47,9 +48,10 @@ def test_update_thread_replaces_metadata_whole_and_keeps_ownership(client):
     assert updated.metadata == {"flags": {"vip": False}}
     assert (updated.user_id, updated.agent_id) == ("u", "a")
     assert updated.max_message_token_length == 100
-    updated = client.update_thread("t", context_card_type_search_concurrency=2)
+    updated = client.update_thread("t", context_card_token_limit=2_000)
     assert updated.metadata == {"flags": {"vip": False}}
-    assert client.get_thread("t").context_card_type_search_concurrency == 2
+    assert client.get_thread("t").settings.context_card_token_limit == 2_000
+    assert client.get_thread("t").max_message_token_length == 100
     with pytest.raises(TypeError, match="user_id"):
         client.update_thread("t", user_id="someone")
     with pytest.raises(KeyError):
@@ -59,7 +61,7 @@ def test_update_thread_replaces_metadata_whole_and_keeps_ownership(client):
 def test_deprecated_thread_arguments_warn_and_conflict(client):
     with pytest.warns(DeprecationWarning, match="memory_extraction_window"):
         thread = client.create_thread(thread_id="d", memory_extraction_window=7)
-    assert thread.memory_extraction_config.memory_extraction_window == 7
+    assert thread.settings.extraction.memory_extraction_window == 7
     with pytest.raises(ValueError, match="not both"):
         client.create_thread(thread_id="e", memory_extraction_window=7,
                              memory_extraction_config=MemoryExtractionConfig())
@@ -101,19 +103,23 @@ def test_linked_results_defaults_and_limits(client):
         thread.add_memory(f"detail {i}", memory_id=f"d{i}", memory_id_to_link="root",
                           link_type="refines")
     [root] = thread.search("pizza lover", record_types=["memory"], max_results=1)
-    assert sorted(x.record.id for x in root.linked_results) == ["d0", "d1", "d2"]
-    assert {x.relation_type for x in root.linked_results} == {"is_refined_by"}
-    [root] = thread.search("pizza lover", max_results=1, max_linked_results=0)
-    assert root.linked_results == ()
-    [root] = thread.search("pizza lover", max_results=1, max_linked_results=2)
+    assert root.linked_results == []  # num_hops defaults to 0: direct results only
+    [root] = thread.search("pizza lover", record_types=["memory"], max_results=1,
+                           num_hops=1)
+    assert sorted(linked.record.id for _, linked in root.linked_results) == ["d0", "d1", "d2"]
+    assert {(r.source_record_id, r.relation_type, r.target_record_id)
+            for r, _ in root.linked_results} == {
+        (f"d{i}", "refines", "root") for i in range(3)}
+    [root] = thread.search("pizza lover", max_results=1, num_hops=1, max_linked_results=0)
+    assert root.linked_results == []
+    [root] = thread.search("pizza lover", max_results=1, num_hops=1, max_linked_results=2)
     assert len(root.linked_results) == 2
-    [root] = thread.search("pizza lover", max_results=1, num_hops=0)
-    assert root.linked_results == ()
-    assert "is_refined_by" in thread.search("pizza lover", max_results=1)[0].formatted_content
+    formatted = thread.search("pizza lover", max_results=1, num_hops=1)[0].formatted_content
+    assert "<relation>is_refined_by</relation>" in formatted
 
 
 def test_search_config_defaults_apply(client, embedder):
-    configured = OracleAgentMemory(connection=client.store, embedder=embedder,
+    configured = OracleAgentMemory(store=client.store, embedder=embedder,
                                    search_config=MemorySearchConfig(max_results=2))
     for i in range(5):
         configured.add_memory(f"note {i}", user_id="u")
@@ -134,11 +140,10 @@ def test_search_result_properties(client):
 
 
 def test_thread_config_never_exports_messages(client):
-    thread = client.create_thread(thread_id="t", user_id="u", agent_id="a",
-                                  persist_messages_in_config=True, metadata={"k": 1})
+    thread = OracleThread(client.store, client=client, thread_id="t", user_id="u",
+                          agent_id="a", persist_messages_in_config=True, metadata={"k": 1})
     thread.add_messages([{"role": "user", "content": "secret"}])
     config = thread._to_config()
-    assert thread.persist_messages_in_config is False
     assert config["settings"]["persist_messages_in_config"] is False
     assert "secret" not in str(config)
     assert (config["thread_id"], config["metadata"]) == ("t", {"k": 1})

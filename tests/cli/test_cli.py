@@ -91,8 +91,8 @@ def test_export_then_import_gives_the_same_records_links_and_bytes(populated, tm
 
     def snapshot(location):
         with OracleAgentMemory(connection=location) as client:
-            records = client.store.get_records({"include_bytes": True})
-            return records, client.store.list_links("trip")
+            records = client.memory_service.backend.get_records({"include_bytes": True})
+            return records, client.memory_service.backend.list_links({"thread_id": "trip"})
 
     assert snapshot(target) == snapshot(populated)
     with OracleAgentMemory(connection=target) as client:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 from oracleagentmemory.stores.errors import (
@@ -54,7 +56,7 @@ def test_written_record_reads_back_with_every_field(store):
 def test_write_returns_ids_in_order_and_generates_missing_ones(store):
     written = store.write_records([memory("a"), {"record_type": "memory", "content": "x"}])
     assert written[0] == "a"
-    assert len(written[1]) == 32 and written[1] != "a"
+    assert str(uuid.UUID(written[1], version=4)) == written[1]  # a dashed UUID4
 
 
 def test_failed_batch_leaves_nothing_behind(store):
@@ -204,7 +206,7 @@ def test_thread_cascade_removes_everything_of_the_thread_only(store):
     result = store.delete_cascade("thread", "t1")
     assert result == {"owner": 1, "records": 6, "links": 1}
     assert [r["id"] for r in store.get_records({})] == ["elsewhere"]
-    assert store.list_links("t1") == []
+    assert store.list_links({"thread_id": "t1"}) == []
 
 
 def test_user_cascade_removes_profile_owned_threads_and_scoped_records(store):
@@ -442,7 +444,7 @@ def test_links_of_one_batch_may_not_repeat_a_pair_or_an_id(store):
         store.write_records(records, links=[link("l1", "a", "b"), link("l1", "b", "c")])
     assert store.get_records({}) == []
     store.write_records(records, links=[link("ab", "a", "b"), link("bc", "b", "c")])
-    assert [x["id"] for x in store.list_links("t")] == ["ab", "bc"]
+    assert [x["id"] for x in store.list_links({"thread_id": "t"})] == ["ab", "bc"]
     with pytest.raises(DuplicateRecordError, match="'ab' already exists"):
         store.write_records([], links=[link("ab", "a", "c")])
     with pytest.raises(DuplicateRecordError, match="relation 'bc' already links"):
@@ -479,7 +481,7 @@ def test_custom_relation_labels(store):
          "target_type": "memory", "relation_type": "mentions"},
     ])
     labels = {(link["source_id"], link["relation_type"], link["opposite_relation_type"])
-              for link in store.list_links("t")}
+              for link in store.list_links({"thread_id": "t"})}
     assert labels == {("x", "causes", "caused_by"), ("z", "mentions", "mentions")}
 
 
@@ -488,7 +490,7 @@ def test_update_link_to_builtin_type_fixes_opposite_label(store):
     assert store.update_link("ab", "t", {"relation_type": "refines"}) == 1
     assert store.update_link("ab", "other-thread", {"relation_type": "supports"}) == 0
     assert store.update_link("missing", "t", {"relation_type": "supports"}) == 0
-    [ab] = [link for link in store.list_links("t") if link["id"] == "ab"]
+    [ab] = [link for link in store.list_links({"thread_id": "t"}) if link["id"] == "ab"]
     assert (ab["relation_type"], ab["opposite_relation_type"]) == ("refines", "is_refined_by")
 
 
@@ -501,7 +503,7 @@ def test_delete_link_by_id_or_by_stored_direction_tuple(store):
     forward = {"source_id": "b", "source_type": "memory", "target_id": "c",
                "target_type": "memory", "relation_type": "refines"}
     assert store.delete_links(forward, "t") == 1
-    assert [link["id"] for link in store.list_links("t")] == ["dc"]
+    assert [link["id"] for link in store.list_links({"thread_id": "t"})] == ["dc"]
     with pytest.raises(InvalidArgumentError):
         store.delete_links({"id": "dc", "source_id": "d"}, "t")
 
@@ -509,7 +511,7 @@ def test_delete_link_by_id_or_by_stored_direction_tuple(store):
 def test_deleting_a_memory_removes_its_links(store):
     _chain(store)
     store.delete_records(["b"], ["memory"])
-    assert [link["id"] for link in store.list_links("t")] == ["dc"]
+    assert [link["id"] for link in store.list_links({"thread_id": "t"})] == ["dc"]
 
 
 def test_keyword_search_keeps_to_exact_scopes_whatever_the_ids_hold(store):

@@ -243,7 +243,10 @@ def _write_version_1_file(path: Path, count: int) -> None:
     records_v1 = schema.DDL.replace(f"    scope_tokens TEXT GENERATED ALWAYS AS "
                                     f"({schema.SCOPE_TOKENS_SQL}) VIRTUAL,\n", "")
     assert "scope_tokens" not in records_v1
-    conn.executescript(records_v1 + V1_KEYWORD_INDEX + changelog.DDL)
+    relations_v1 = schema.RELATIONS_DDL.replace("thread_id              TEXT,",
+                                                "thread_id              TEXT NOT NULL,")
+    assert "TEXT NOT NULL," in relations_v1
+    conn.executescript(records_v1 + relations_v1 + V1_KEYWORD_INDEX + changelog.DDL)
     conn.executemany("INSERT INTO store_meta VALUES (?, ?)",
                      [("schema_version", "1"), ("embedding_dimension", str(DIM))])
     conn.executemany(
@@ -273,7 +276,7 @@ def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) ->
     keep every record, keyword-searchable inside a scope."""
     _write_version_1_file(path, 6)
     store = EmbeddedBackend(path)
-    assert _file_version(path) == "2"
+    assert _file_version(path) == "3"
     hits = store.search({"query_text": "rose", "strategy": "KEYWORD", "max_results": 10,
                          "scope": {"user_id": {"value": "u1", "exact": True}}})
     assert sorted(hit["record"]["id"] for hit in hits) == ["m1", "m3", "m5"]
@@ -284,7 +287,7 @@ def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) ->
     assert [hit["record"]["id"] for hit in hits] == ["m9"]
     store.close()
     EmbeddedBackend(path).close()  # opening an upgraded file changes nothing
-    assert _file_version(path) == "2"
+    assert _file_version(path) == "3"
 
 
 def test_processes_opening_a_version_1_file_at_once_upgrade_it_once(path: Path) -> None:
@@ -305,10 +308,47 @@ def test_processes_opening_a_version_1_file_at_once_upgrade_it_once(path: Path) 
     outputs = [worker.communicate(timeout=120) for worker in workers]
     assert [worker.returncode for worker in workers] == [0, 0, 0], outputs
     assert [out.strip() for out, _ in outputs] == ["200", "200", "200"]
-    assert _file_version(path) == "2"
+    assert _file_version(path) == "3"
     store = EmbeddedBackend(path)
     integrity = store._conn.execute(
         "INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)")
     assert integrity.fetchall() == []
     assert len(store.get_records({})) == 400
     store.close()
+
+
+def test_a_version_2_file_keeps_its_relations_and_accepts_client_level_links(path: Path) -> None:
+    """Version 3 lets a relation have no thread; the relations of a version-2 file survive
+    the table copy that upgrade needs."""
+    store = EmbeddedBackend(path, embedding_dimension=DIM)
+    store.write_records([record(1), record(2)],
+                        links=[{"id": "r1", "thread_id": "t1", "source_id": "m1",
+                                "source_type": "memory", "target_id": "m2",
+                                "target_type": "memory", "relation_type": "supports"}])
+    store.close()
+    import sqlite3
+
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "ALTER TABLE relations RENAME TO r3; "
+        + schema_relations_v2()
+        + "INSERT INTO relations SELECT * FROM r3; DROP TABLE r3; "
+        "UPDATE store_meta SET value = '2' WHERE key = 'schema_version';")
+    conn.close()
+    store = EmbeddedBackend(path)
+    assert _file_version(path) == "3"
+    assert [link["id"] for link in store.list_links({"thread_id": "t1"})] == ["r1"]
+    store.write_records([record(3, thread_id="t2")],
+                        links=[{"id": "r2", "source_id": "m3", "source_type": "memory",
+                                "target_id": "m1", "target_type": "memory",
+                                "relation_type": "refines"}])
+    [cross] = store.list_links({"ids": ["r2"]})
+    assert cross["thread_id"] is None
+    store.close()
+
+
+def schema_relations_v2() -> str:
+    from oracleagentmemory.stores.embedded import schema
+
+    return schema.RELATIONS_DDL.replace("thread_id              TEXT,",
+                                        "thread_id              TEXT NOT NULL,")

@@ -287,7 +287,7 @@ def test_namespaces_map_to_memory_scopes(client: OracleAgentMemory) -> None:
     by_tenant = OracleAgentMemoryStore(
         client, namespace_mapper=lambda ns: NamespaceScope(user_id=ns[0], thread_id=ns[-1]))
     by_tenant.put(("carol", "chats", "t7"), "k", {"text": "hello"})
-    record = client.store.get_records({"user_id": "carol", "thread_id": "t7"})
+    record = client.memory_service.backend.get_records({"user_id": "carol", "thread_id": "t7"})
     assert [r["metadata"]["langgraph"]["key"] for r in record] == ["k"]
 
 

@@ -136,12 +136,13 @@ def test_stdio_session_end_to_end(tmp_path: Path) -> None:
     assert "$bogus" in outcome["bad_filter"]
 
     with OracleAgentMemory(connection=str(db), embedder=HashingEmbedder()) as client:
-        stored = client.store.get_records({"ids": [outcome["memory"]["memory_id"]]})
+        stored = client.memory_service.backend.get_records(
+            {"ids": [outcome["memory"]["memory_id"]]})
         assert [(r["user_id"], r["agent_id"], r["record_type"]) for r in stored] == [
             ("alice", "bot", "preference")]
         thread = client.get_thread(session_thread)
         assert (thread.user_id, thread.agent_id) == ("alice", "bot")
-        assert client.store.list_messages("t-private", None, None) == []
+        assert client.memory_service.backend.list_messages("t-private", None, None) == []
 
 
 @pytest.fixture

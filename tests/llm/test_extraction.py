@@ -8,7 +8,9 @@ import pytest
 
 from oracleagentmemory.apis.message import ImageContent, Message, TextContent
 from oracleagentmemory.core.extractors import ExtractedMemory, MemoryExtractor
-from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
+from oracleagentmemory.core.extractors.memoryextractionconfig import (
+    ResolvedExtractionConfig as MemoryExtractionConfig,
+)
 from oracleagentmemory.core.extractors.prompts import (
     EXTRACTION_SYSTEM_PROMPT,
     PromptMessage,
@@ -91,14 +93,15 @@ def test_with_several_sources_only_equal_metadata_is_inherited(llm_server, llm):
 def test_inherit_message_metadata_setting(llm_server, llm, rule, expected):
     llm_server.enqueue(chat_json({"memories": [
         {"content": "The user is vegetarian.", "type": "fact", "source_messages": [1]}]}))
-    config = MemoryExtractionConfig(inherit_message_metadata=rule)
+    config = MemoryExtractionConfig(memory_extraction_inherit_message_metadata=rule)
     [memory] = MemoryExtractor(llm).extract(conversation(), None, config)
     assert memory.metadata == expected
 
 
 def test_summary_and_custom_instructions_are_in_the_prompt(llm_server, llm):
     llm_server.enqueue(chat_json({"memories": []}))
-    config = MemoryExtractionConfig(custom_instructions="Ignore anything about the weather.")
+    config = MemoryExtractionConfig(
+        memory_extraction_custom_instructions="Ignore anything about the weather.")
     assert MemoryExtractor(llm).extract(conversation(), "They plan a trip.", config) == []
     request = llm_server.requests[0]
     assert system_prompt(request).startswith(EXTRACTION_SYSTEM_PROMPT)
@@ -185,7 +188,8 @@ def test_a_failed_condensing_falls_back_to_cutting(llm_server, make_llm, caplog)
 
 def test_image_descriptions_reach_the_prompt():
     message = Message("user", [TextContent(text="Look at this"),
-                               ImageContent(bytes=b"x", description="a red bicycle")])
+                               ImageContent(bytes=b"x", mime_type=None,
+                                            description="a red bicycle")])
     assert prompt_text(message) == "Look at this\n[image: a red bicycle]"
 
 

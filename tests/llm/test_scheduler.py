@@ -8,7 +8,7 @@ from oracleagentmemory.core.extractors import (
     plan_after_update,
 )
 from oracleagentmemory.core.extractors.memoryextractionconfig import (
-    MemoryExtractionConfig as Config,
+    ResolvedExtractionConfig as Config,
 )
 
 ZERO = ExtractionCounters()

@@ -12,6 +12,7 @@ from oracleagentmemory.core import (
     MemoryExtractionConfig,
     MemoryExtractionMode,
 )
+from oracleagentmemory.core.extractors import background
 from tests.support.images import PNG
 from tests.support.llm_server import Scripted, chat, dropped, error, malformed
 
@@ -22,7 +23,7 @@ PIZZA = {"memories": [{"content": "The user loves pizza.", "type": "preference",
 
 
 def memories(thread):
-    return sorted((r["record_type"], r["content"]) for r in thread.store.get_records(
+    return sorted((r["record_type"], r["content"]) for r in thread._service.backend.get_records(
         {"thread_id": thread.thread_id,
          "record_types": ["memory", "fact", "preference", "guideline"]}))
 
@@ -38,7 +39,7 @@ def test_inline_extraction_stores_typed_memories_with_inherited_metadata(make_cl
                           "metadata": {"channel": "web"}}])
     assert memories(thread) == [("fact", "The user lives in Rome."),
                                 ("preference", "The user loves pizza.")]
-    [stored] = thread.store.get_records({"record_types": ["preference"]})
+    [stored] = thread._service.backend.get_records({"record_types": ["preference"]})
     assert (stored["user_id"], stored["agent_id"], stored["thread_id"]) == ("u", "a", "t")
     assert stored["metadata"] == {"channel": "web"}
     assert "extract" in script.seen and "summary" in script.seen
@@ -115,18 +116,19 @@ def test_delete_waits_for_earlier_background_extraction(make_client, script):
     thread.add_messages([{"role": "user", "content": "pizza"}])
     threading.Timer(0.1, gate.set).start()  # releases the server; the delete must wait for it
     assert client.delete_thread("t") == 1
-    assert thread.store.get_records({"thread_id": "t"}) == []  # extracted ones went too
+    assert thread._service.backend.get_records({"thread_id": "t"}) == []  # extracted ones went too
 
 
 @pytest.mark.parametrize("behavior", list(BackgroundExtractionQueueFullBehavior))
-def test_queue_full_behaviours_keep_raw_messages(make_client, script, behavior):
+def test_queue_full_behaviours_keep_raw_messages(make_client, script, behavior, monkeypatch):
+    monkeypatch.setattr(background, "DEFAULT_QUEUE_SIZE", 1)
     gate = threading.Event()
     script.set("extract", lambda r: Scripted(gate=gate, body={
         "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}}]}))
     client = make_client(memory_extraction_config=MemoryExtractionConfig(
         extraction_mode=MemoryExtractionMode.BACKGROUND, enable_context_summary=False,
-        background_extraction_queue_size=1, background_extraction_queue_full_behavior=behavior,
-        background_extraction_queue_timeout=0.1))
+        background_extraction_queue_full_behavior=behavior,
+        background_extraction_queue_put_timeout_seconds=0.1))
     thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
     thread.add_messages([{"role": "user", "content": "first"}])   # running (held at the gate)
     thread.add_messages([{"role": "user", "content": "second"}])  # queued: the queue is full
@@ -143,12 +145,12 @@ def test_queue_full_behaviours_keep_raw_messages(make_client, script, behavior):
 def test_close_returns_within_its_timeout_under_load(make_client, script):
     gate = threading.Event()
     script.set("extract", lambda r: Scripted(gate=gate, body={"choices": []}))
-    client = make_client(close_timeout=0.2, memory_extraction_config=MemoryExtractionConfig(
+    client = make_client(memory_extraction_config=MemoryExtractionConfig(
         extraction_mode=MemoryExtractionMode.BACKGROUND, enable_context_summary=False))
     thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
     thread.add_messages([{"role": "user", "content": "held"}])
     finished = threading.Event()
-    threading.Thread(target=lambda: (client.close(), finished.set())).start()
+    threading.Thread(target=lambda: (client.close(timeout=0.2), finished.set())).start()
     assert finished.wait(10)
     client.close()  # idempotent
     gate.set()
@@ -189,7 +191,8 @@ def test_card_falls_back_to_the_transcript_when_the_llm_fails(make_client, scrip
     thread.add_messages([{"role": "user", "content": "plain text"}])
     with pytest.warns(UserWarning, match="context card summary"):
         card = thread.get_context_card()
-    assert card.summary == "user: plain text"
+    [message] = thread.get_messages()
+    assert card.summary == f"- user ({message.timestamp}): plain text"
 
 
 def test_autonomous_linking_writes_proposed_links_and_keeps_memory_on_failure(make_client,
@@ -198,24 +201,24 @@ def test_autonomous_linking_writes_proposed_links_and_keeps_memory_on_failure(ma
     old = thread.add_memory("User lives in Paris", memory_id="old", autonomous_linking=False)
     script.set("link", chat(json.dumps({"links": [{"memory": 1, "relation": "supersedes"}]})))
     new = thread.add_memory("User moved to Rome", memory_id="new")
-    [link] = thread.store.list_links("t")
+    [link] = thread._service.backend.list_links({"thread_id": "t"})
     assert (link["source_id"], link["target_id"], link["relation_type"]) == (new, old,
                                                                              "supersedes")
     script.set("link", error(500))
     with pytest.warns(UserWarning, match="autonomous linking"):
         kept = thread.add_memory("User likes Rome", memory_id="kept")
-    assert thread.store.get_records({"ids": [kept]})
+    assert thread._service.backend.get_records({"ids": [kept]})
 
 
 def test_image_without_description_gets_an_llm_caption(make_client, script):
     thread = make_client().create_thread(thread_id="t", user_id="u", agent_id="a")
     image_id = thread.add_image(PNG)
-    assert thread.list_images(image_id=image_id)[0].description == "A red square."
+    assert thread.list_images(image_id=image_id)[0].content == "A red square."
     assert thread.add_image(PNG, description="given") and "caption" in script.seen
     script.set("caption", error(500))
     with pytest.warns(UserWarning, match="captioning"):
         failed = thread.add_image(PNG)
-    assert thread.list_images(image_id=failed)[0].description == ""
+    assert thread.list_images(image_id=failed)[0].content == ""
 
 
 def test_update_message_extracts_again(make_client, script):

@@ -3,18 +3,26 @@
 from __future__ import annotations
 
 import uuid
-from abc import ABC
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar, TypeAlias
 
-__all__ = ["ImageContent", "ImageMimeType", "Message", "MessageContent", "TextContent"]
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+
+__all__ = ["ImageContent", "ImageMimeType", "JsonSchema", "Message", "MessageContent",
+           "TextContent"]
+
+JsonSchema: TypeAlias = dict[str, Any]
+"""A JSON schema, as passed to an LLM for structured output."""
+MetadataValue: TypeAlias = dict[str, Any] | None
+"""JSON-like metadata stored with a record (None: no metadata)."""
 
 
 def new_id() -> str:
-    """A fresh random identifier (used wherever the caller gives none)."""
-    return uuid.uuid4().hex
+    """A fresh random identifier (a dashed UUID4) for anything the caller leaves unnamed."""
+    return str(uuid.uuid4())
 
 
 class ImageMimeType(str, Enum):
@@ -25,51 +33,75 @@ class ImageMimeType(str, Enum):
     WEBP = "image/webp"
 
 
-@dataclass(frozen=True)
-class MessageContent(ABC):  # noqa: B024 - abstract marker base, as documented
+@dataclass(frozen=True, slots=True)
+class MessageContent(ABC):
     """Base class of structured message content parts."""
 
     id: str = field(default_factory=new_id, kw_only=True)
     timestamp: str | None = field(default=None, kw_only=True)
 
+    @abstractmethod
+    def _to_dict(self) -> dict[str, Any]:
+        """The part as stored in a message record (image bytes are stored apart)."""
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class TextContent(MessageContent):
     """A text part of a multimodal message."""
 
-    text: str = ""
+    type: ClassVar[str] = "text"
+    text: str
 
     def __post_init__(self) -> None:
         if not isinstance(self.text, str):
-            raise TypeError(f"TextContent.text must be a str, got {type(self.text).__name__}")
+            raise ArgumentTypeError(
+                f"TextContent.text must be a str, got {type(self.text).__name__}")
+
+    def _to_dict(self) -> dict[str, Any]:
+        return {"type": "text", "id": self.id, "text": self.text, "timestamp": self.timestamp}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ImageContent(MessageContent):
     """An image part of a multimodal message.
 
-    ``bytes`` may be None when a message is read without loading image bytes; a None
-    ``mime_type`` is detected from the bytes when the message is stored.
+    ``bytes`` is None when a message is read without loading image bytes, or when a part
+    refers to an image already attached to the message. A None ``mime_type`` is detected
+    from the bytes when the message is stored.
     """
 
-    bytes: bytes | None = None
-    mime_type: ImageMimeType | None = None
+    type: ClassVar[str] = "image"
+    bytes: bytes | None
+    mime_type: ImageMimeType
     description: str | None = None
+    _validated_image: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.bytes is not None and not isinstance(self.bytes, (bytes, bytearray)):
-            raise TypeError("ImageContent.bytes must be bytes or None")
+            raise ArgumentTypeError("ImageContent.bytes must be bytes or None")
+        if self.description is not None and not isinstance(self.description, str):
+            raise ArgumentTypeError("ImageContent.description must be a str or None")
         if self.mime_type is not None:
             try:
                 object.__setattr__(self, "mime_type", ImageMimeType(self.mime_type))
             except ValueError:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"mime_type {self.mime_type!r} is not supported; use image/png, "
                     "image/jpeg or image/webp"
                 ) from None
 
+    def _to_dict(self) -> dict[str, Any]:
+        mime = self.mime_type.value if self.mime_type is not None else None
+        return {"type": "image", "id": self.id, "mime_type": mime,
+                "description": self.description, "timestamp": self.timestamp}
 
-@dataclass
+
+def part_to_dict(part: MessageContent) -> dict[str, Any]:
+    """A content part as a message record stores it (image bytes are stored apart)."""
+    return part._to_dict()
+
+
+@dataclass(frozen=True, slots=True)
 class Message:
     """A message: a role and either text or an ordered sequence of content parts."""
 
@@ -80,21 +112,23 @@ class Message:
     id: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.role, str) or not self.role:
-            raise ValueError("Message.role must be a non-empty string")
+        if not isinstance(self.role, str) or not self.role.strip():
+            raise InvalidArgumentError("Message.role must be a non-empty string")
+        if self.metadata is not None and not isinstance(self.metadata, dict):
+            raise ArgumentTypeError("Message.metadata must be a dict or None")
         if isinstance(self.content, str):
             return
         if not isinstance(self.content, Sequence) or isinstance(self.content, (bytes, bytearray)):
-            raise TypeError("Message.content must be a str or a sequence of MessageContent")
+            raise ArgumentTypeError("Message.content must be a str or a sequence of MessageContent")
         parts = tuple(self.content)
         if not parts:
-            raise ValueError("Message.content must not be an empty sequence")
+            raise InvalidArgumentError("Message.content must not be an empty sequence")
         for part in parts:
             if not isinstance(part, MessageContent):
-                raise TypeError(
+                raise ArgumentTypeError(
                     f"Message.content parts must be MessageContent, got {type(part).__name__}"
                 )
-        self.content = parts
+        object.__setattr__(self, "content", parts)
 
     @property
     def text(self) -> str:

@@ -2,93 +2,214 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Literal, TypeAlias
+
+from oracleagentmemory import _vocabulary
+from oracleagentmemory._enums import case_insensitive_lookup
+from oracleagentmemory.apis.message import ImageMimeType, MessageContent, MetadataValue
+from oracleagentmemory.apis.relations import RecordRelation
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = [
+    "AgentProfileRecord",
+    "FactRecord",
+    "GuidelineRecord",
     "ImageRecord",
     "MEMORY_TYPES",
+    "MemoryRecord",
+    "MemoryRecordType",
     "MessageRecord",
-    "ProfileRecord",
+    "PreferenceRecord",
     "Record",
     "RecordStatus",
-    "SEARCHABLE_TYPES",
     "ScopedRecord",
+    "ThreadRecord",
+    "ThreadRecordType",
+    "ThreadSummaryRecord",
+    "UserProfileRecord",
+    "build_record",
 ]
 
-MEMORY_TYPES: tuple[str, ...] = ("memory", "fact", "guideline", "preference")
+MemoryRecordType: TypeAlias = Literal["memory", "guideline", "fact", "preference"]
+ThreadRecordType: TypeAlias = Literal["message", "memory", "guideline", "fact", "preference"]
+
+MEMORY_TYPES: frozenset[str] = frozenset(_vocabulary.MEMORY_TYPES)
 """Memory-like record types: extracted or added knowledge, linkable to each other."""
-
-SEARCHABLE_TYPES: tuple[str, ...] = (
-    *MEMORY_TYPES,
-    "message",
-    "image",
-    "user_profile",
-    "agent_profile",
-)
-"""Record types that carry a vector and can be returned by a search."""
-
-ALL_TYPES: tuple[str, ...] = (*SEARCHABLE_TYPES, "thread", "summary")
 
 
 class RecordStatus(str, Enum):
     """Lifecycle status of a record; invalid records stay stored but can be filtered out."""
 
-    VALID = "VALID"
-    INVALID = "INVALID"
+    VALID = "valid"
+    INVALID = "invalid"
+
+    _missing_ = classmethod(case_insensitive_lookup)
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, slots=True)
 class Record:
-    """A persisted entry: content, metadata and bookkeeping times."""
+    """A persisted entry.
+
+    ``timestamp`` is the record's event time, or its creation time when none was stored;
+    ``linked_results`` holds the records reached through relations when a search asked for
+    linked context.
+    """
 
     id: str
-    record_type: str
-    content: str = ""
-    metadata: dict[str, Any] | None = None
+    record_type: str = "record"
+    content: str | None = None
     timestamp: str | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
-    expires_at: str | None = None
+    metadata: MetadataValue = None
     status: RecordStatus = RecordStatus.VALID
-
-    @property
-    def effective_timestamp(self) -> str | None:
-        """The event timestamp, or the creation time when none was stored."""
-        return self.timestamp or self.created_at
+    linked_results: Sequence[tuple[RecordRelation, Record]] = field(default_factory=list)
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, slots=True)
 class ScopedRecord(Record):
-    """A record scoped to a user, an agent and a thread (each may be None)."""
+    """A record scoped to a thread, a user and an agent (each may be None)."""
 
+    thread_id: str | None = None
     user_id: str | None = None
     agent_id: str | None = None
-    thread_id: str | None = None
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, slots=True)
+class MemoryRecord(ScopedRecord):
+    """A durable memory."""
+
+    record_type: str = field(default="memory", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class FactRecord(MemoryRecord):
+    """A memory stating a fact."""
+
+    record_type: str = field(default="fact", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PreferenceRecord(MemoryRecord):
+    """A memory stating a preference."""
+
+    record_type: str = field(default="preference", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class GuidelineRecord(MemoryRecord):
+    """A memory stating a guideline the agent should follow."""
+
+    record_type: str = field(default="guideline", init=False)
+
+
+@dataclass(frozen=True, slots=True)
 class MessageRecord(ScopedRecord):
-    """A raw thread message."""
+    """A raw thread message; ``seq_no`` orders the messages of a thread (increasing, but
+    not necessarily contiguous)."""
 
-    role: str = "user"
-    parts: list[dict[str, Any]] | None = None
+    record_type: str = field(default="message", init=False)
+    content: str | Sequence[MessageContent] = ""
+    role: str | None = None
+    seq_no: int = field(kw_only=True)
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, slots=True)
 class ImageRecord(ScopedRecord):
     """A stored image; ``content`` is its searchable description."""
 
-    mime_type: str | None = None
-    bytes: bytes | None = field(default=None, repr=False)
+    record_type: str = field(default="image", init=False)
     message_id: str | None = None
-
-    @property
-    def description(self) -> str:
-        return self.content
+    mime_type: ImageMimeType = field(kw_only=True)
+    bytes: bytes | None = field(default=None, repr=False)
 
 
-@dataclass(kw_only=True)
-class ProfileRecord(Record):
-    """A user or agent profile; its id is the id the application uses as user_id/agent_id."""
+@dataclass(frozen=True, slots=True)
+class ThreadRecord(ScopedRecord):
+    """A persisted thread: its durable runtime settings and its extraction state."""
+
+    record_type: str = field(default="thread", init=False)
+    runtime_config: dict[str, Any] | None = None
+    runtime_state: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadSummaryRecord(ScopedRecord):
+    """The rolling summary of a thread; ``content`` holds the summary as a JSON object."""
+
+    record_type: str = field(default="thread_summary", init=False)
+    content: dict[str, object] | None = None
+    _covered_through_seq_no: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class UserProfileRecord(Record):
+    """A user profile; its id is the ``user_id`` the application uses."""
+
+    record_type: str = field(default="user_profile", init=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentProfileRecord(Record):
+    """An agent profile; its id is the ``agent_id`` the application uses."""
+
+    record_type: str = field(default="agent_profile", init=False)
+
+
+_RECORD_CLASSES: dict[str, type[Record]] = {
+    "memory": MemoryRecord,
+    "fact": FactRecord,
+    "preference": PreferenceRecord,
+    "guideline": GuidelineRecord,
+    "message": MessageRecord,
+    "image": ImageRecord,
+    "thread": ThreadRecord,
+    "thread_summary": ThreadSummaryRecord,
+    "user_profile": UserProfileRecord,
+    "agent_profile": AgentProfileRecord,
+}
+_UNSCOPED = ("user_profile", "agent_profile")
+
+
+def build_record(
+    record_type: str,
+    record_id: str,
+    *,
+    content: str | dict[str, object] | Sequence[MessageContent] | None = None,
+    thread_id: str | None = None,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    role: str | None = None,
+    seq_no: int | None = None,
+    timestamp: str | None = None,
+    metadata: MetadataValue = None,
+    status: RecordStatus = RecordStatus.VALID,
+    **kwargs: Any,
+) -> Record:
+    """The record object of the class that ``record_type`` names.
+
+    ``kwargs`` carries the fields only some types have (``mime_type``, ``bytes``,
+    ``message_id``, ``runtime_config``, ``runtime_state``, ``linked_results``); a field the
+    type does not have is a TypeError naming it.
+    """
+    record_class = _RECORD_CLASSES.get(record_type)
+    if record_class is None:
+        raise InvalidArgumentError(
+            f"record_type must be one of {', '.join(sorted(_RECORD_CLASSES))}, got "
+            f"{record_type!r}"
+        )
+    fields: dict[str, Any] = {"id": record_id, "timestamp": timestamp, "metadata": metadata,
+                              "status": RecordStatus(status), **kwargs}
+    if content is not None or record_type != "message":
+        fields["content"] = content
+    if record_type not in _UNSCOPED:
+        fields.update(thread_id=thread_id, user_id=user_id, agent_id=agent_id)
+    if record_type == "message":
+        if seq_no is None:
+            raise InvalidArgumentError("a message record needs a seq_no")
+        fields.update(role=role, seq_no=seq_no)
+    try:
+        return record_class(**fields)
+    except TypeError as error:
+        raise ArgumentTypeError(f"build_record({record_type!r}): {error}") from None

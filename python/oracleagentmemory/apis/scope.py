@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 ScopeValue = str | None | _NotSetMarker
 
@@ -14,12 +15,12 @@ __all__ = ["NOT_SET_MARKER", "Scope"]
 def _check_scope_value(name: str, value: object) -> None:
     if value is NOT_SET_MARKER or value is None or isinstance(value, str):
         if isinstance(value, str) and not value:
-            raise ValueError(f"{name} must be a non-empty string or None")
+            raise InvalidArgumentError(f"{name} must be a non-empty string or None")
         return
-    raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
+    raise ArgumentTypeError(f"{name} must be a str or None, got {type(value).__name__}")
 
 
-@dataclass(frozen=True)
+@dataclass
 class Scope:
     """Scope for inserting or searching information.
 

@@ -1,13 +1,33 @@
-"""Abstract search result."""
+"""Abstract search result, and how a result is rendered for a prompt."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
+
+if TYPE_CHECKING:
+    from oracleagentmemory.apis.records import Record, RecordStatus
+    from oracleagentmemory.apis.relations import RecordRelation
+
+__all__ = ["SearchResult", "SearchResultFormatConfig"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResultFormatConfig:
+    """How a search result renders as prompt text.
+
+    ``include_invalid_results``: whether records with an INVALID status (and linked records
+    that are invalid) are rendered; omitted means yes.
+    """
+
+    include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER
 
 
 class SearchResult(ABC):
-    """One record found by a search, with its distance to the query."""
+    """One record found by a search."""
 
     @property
     @abstractmethod
@@ -16,5 +36,31 @@ class SearchResult(ABC):
 
     @property
     @abstractmethod
-    def metadata(self) -> dict[str, Any] | None:
-        """Metadata of the matched record."""
+    def id(self) -> str | None:
+        """Id of the matched record."""
+
+    @property
+    @abstractmethod
+    def record(self) -> Record:
+        """The matched record."""
+
+    @property
+    def status(self) -> RecordStatus | None:
+        """Lifecycle status of the matched record."""
+        return self.record.status
+
+    @property
+    def linked_results(self) -> list[tuple[RecordRelation, SearchResult]]:
+        """Records reached from this one through relations (none unless the search asked)."""
+        return []
+
+    def format_content(
+        self, format_config: SearchResultFormatConfig | _NotSetMarker = NOT_SET_MARKER
+    ) -> str:
+        """The result rendered for a prompt (plain content unless a subclass renders more)."""
+        return self.content
+
+    @property
+    def formatted_content(self) -> str:
+        """The result rendered for a prompt with the default format."""
+        return self.format_content()

@@ -6,13 +6,14 @@ from dataclasses import dataclass
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.scope import Scope
+from oracleagentmemory.errors import ArgumentTypeError
 
 __all__ = ["NOT_SET_MARKER", "SearchScope"]
 
 FlagValue = bool | _NotSetMarker
 
 
-@dataclass(frozen=True)
+@dataclass
 class SearchScope(Scope):
     """Restricts what a search may return.
 
@@ -30,4 +31,4 @@ class SearchScope(Scope):
         for name in ("exact_user_match", "exact_agent_match", "exact_thread_match"):
             value = getattr(self, name)
             if value is not NOT_SET_MARKER and not isinstance(value, bool):
-                raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+                raise ArgumentTypeError(f"{name} must be a bool, got {type(value).__name__}")

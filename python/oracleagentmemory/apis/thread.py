@@ -1,30 +1,347 @@
-"""Abstract thread interface."""
+"""Abstract thread interface, and the message shapes a thread accepts."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
-from oracleagentmemory.apis.message import Message
+from oracleagentmemory._async_twins import AsyncTwins
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 
-__all__ = ["IThread", "Message"]
+if TYPE_CHECKING:
+    from oracleagentmemory.apis.contextcard import ContextCard
+    from oracleagentmemory.apis.message import ImageMimeType, Message
+    from oracleagentmemory.apis.records import (
+        ImageRecord,
+        MemoryRecordType,
+        RecordStatus,
+        ThreadRecordType,
+    )
+    from oracleagentmemory.apis.relations import MemoryLinkType
+    from oracleagentmemory.apis.searchresult import SearchResult
+    from oracleagentmemory.apis.searchscope import SearchScope
+    from oracleagentmemory.apis.summary import Summary
+    from oracleagentmemory.apis.ttl import TimeToLiveAnchor
+
+__all__ = [
+    "IThread",
+    "NormalizedMessageT",
+    "ThreadMessageContentT",
+    "ThreadMessageMappingT",
+    "ThreadMessageTypedDictT",
+]
+
+ThreadMessageContentT: TypeAlias = "str | list[Mapping[str, Any]]"
+"""A message's content: text, or a list of content-part dicts (``type`` text or image)."""
+ThreadMessageMappingT: TypeAlias = (
+    "Mapping[str, str | Sequence[Mapping[str, Any]] | Mapping[str, Any] | None]"
+)
+"""A message given as a plain mapping."""
 
 
-class IThread(ABC):
-    """A conversation thread: messages plus the memories scoped to it."""
+class ThreadMessageTypedDictT(TypedDict, total=False):
+    """A message given as a dict: ``role`` and ``content`` are required."""
+
+    role: str
+    content: str | list[Mapping[str, Any]]
+    id: str | None
+    timestamp: str | None
+    metadata: dict[str, Any] | None
+
+
+NormalizedMessageT = ThreadMessageTypedDictT
+"""The dict form every accepted message shape is normalised to."""
+
+
+class IThread(ABC, AsyncTwins):
+    """A conversation thread: messages plus the memories, images and links scoped to it.
+
+    Implementations provide the synchronous methods; each ``*_async`` twin runs its
+    synchronous method in a worker thread unless an implementation overrides it.
+    """
 
     @abstractmethod
-    def add_messages(self, messages: Any, **store_kwargs: Any) -> list[str]:
-        """Append messages and index them."""
+    def add_image(
+        self,
+        image: bytes,
+        description: str | None | _NotSetMarker = NOT_SET_MARKER,
+        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
+        image_id: str | _NotSetMarker = NOT_SET_MARKER,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        **store_kwargs: Any,
+    ) -> str:
+        """Store an image; its description is its searchable text."""
 
     @abstractmethod
-    def get_messages(self, start: int | None = None, end: int | None = None) -> list[Message]:
-        """Messages of the thread in chronological order."""
+    def add_memory(
+        self,
+        content: str,
+        *,
+        memory_type: MemoryRecordType | _NotSetMarker = NOT_SET_MARKER,
+        user_id: str | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
+        memory_id: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
+        autonomous_linking: bool | _NotSetMarker = NOT_SET_MARKER,
+        memory_id_to_link: str | _NotSetMarker = NOT_SET_MARKER,
+        link_type: MemoryLinkType | _NotSetMarker = NOT_SET_MARKER,
+        link_id: str | _NotSetMarker = NOT_SET_MARKER,
+        link_timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        link_metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        **store_kwargs: Any,
+    ) -> str:
+        """Add a memory (fact, preference, guideline or plain memory); returns its id."""
 
     @abstractmethod
-    def add_memory(self, content: str, **kwargs: Any) -> str:
-        """Store a memory scoped to the thread."""
+    def add_messages(
+        self,
+        messages: Sequence[Message | ThreadMessageTypedDictT | ThreadMessageMappingT],
+        metadata: dict[str, Any]
+        | None
+        | list[dict[str, Any] | None]
+        | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | list[int | None] | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | list[TimeToLiveAnchor] | _NotSetMarker = NOT_SET_MARKER,
+        **store_kwargs: Any,
+    ) -> list[str]:
+        """Append messages and index them; returns their ids."""
+
+    @property
+    @abstractmethod
+    def agent_id(self) -> str:
+        """The agent this thread belongs to."""
 
     @abstractmethod
-    def search(self, query: str, **kwargs: Any) -> list:
-        """Search records relevant to a query."""
+    def delete_image(
+        self,
+        image_id: str,
+    ) -> int:
+        """Delete an image; 0 when it does not exist here."""
+
+    @abstractmethod
+    def delete_memory(
+        self,
+        memory_id: str,
+    ) -> int:
+        """Delete a memory-like record; returns the number deleted (0 or 1)."""
+
+    @abstractmethod
+    def delete_message(
+        self,
+        message_id: str,
+    ) -> int:
+        """Delete one raw message; derived memories stay."""
+
+    @abstractmethod
+    def delete_record_link(
+        self,
+        source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+        source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+        target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+        target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
+    ) -> int:
+        """Delete a relation by id or by its stored-direction endpoints."""
+
+    @abstractmethod
+    def get_context_card(
+        self,
+        fallback_message_count: int | _NotSetMarker = NOT_SET_MARKER,
+        max_relevant_results: int | _NotSetMarker = NOT_SET_MARKER,
+        max_recent_messages: int | _NotSetMarker = NOT_SET_MARKER,
+        except_last_messages: int | _NotSetMarker = NOT_SET_MARKER,
+        min_relevant_results_by_type: Mapping[ThreadRecordType, int]
+        | None
+        | _NotSetMarker = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
+        token_budget: int | None | _NotSetMarker = NOT_SET_MARKER,
+        soft_token_budget: int | None | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> ContextCard:
+        """Summary, relevant records and recent messages, ready for a prompt."""
+
+    @abstractmethod
+    def get_message(
+        self,
+        message_id: str,
+        *,
+        included_image_ids: list[str] | _NotSetMarker = NOT_SET_MARKER,
+    ) -> Message:
+        """One message; KeyError when it does not exist here."""
+
+    @abstractmethod
+    def get_messages(
+        self,
+        *,
+        start: int | None | _NotSetMarker = NOT_SET_MARKER,
+        end: int | None | _NotSetMarker = NOT_SET_MARKER,
+        include_image_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
+    ) -> list[Message]:
+        """Stored messages in order; no range gives the most recent window."""
+
+    @abstractmethod
+    def get_summary(
+        self,
+        except_last: int | _NotSetMarker = NOT_SET_MARKER,
+        token_budget: int | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> Summary:
+        """A summary of the thread (a transcript without an LLM)."""
+
+    @abstractmethod
+    def link_records(
+        self,
+        source_record_id: str,
+        source_record_type: str,
+        target_record_id: str,
+        target_record_type: str,
+        relation_type: str,
+        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+    ) -> str:
+        """Create a directed relation between two memory-like records; returns its id."""
+
+    @abstractmethod
+    def list_images(
+        self,
+        image_id: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
+        limit: int | None | _NotSetMarker = NOT_SET_MARKER,
+    ) -> list[ImageRecord]:
+        """Stored images, oldest first."""
+
+    @property
+    @abstractmethod
+    def metadata(self) -> dict[str, Any] | None:
+        """The thread metadata."""
+
+    @abstractmethod
+    def search(
+        self,
+        query: str,
+        *,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        exact_user_match: bool | _NotSetMarker = NOT_SET_MARKER,
+        exact_agent_match: bool | _NotSetMarker = NOT_SET_MARKER,
+        exact_thread_match: bool | _NotSetMarker = NOT_SET_MARKER,
+        max_results: int | _NotSetMarker = NOT_SET_MARKER,
+        token_budget: int | _NotSetMarker = NOT_SET_MARKER,
+        soft_token_budget: int | _NotSetMarker = NOT_SET_MARKER,
+        record_types: list[str] | _NotSetMarker = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        num_hops: int | _NotSetMarker = NOT_SET_MARKER,
+        max_linked_results: int | _NotSetMarker = NOT_SET_MARKER,
+        include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
+        scope: SearchScope | _NotSetMarker = NOT_SET_MARKER,
+    ) -> list[SearchResult]:
+        """Records relevant to the query, best first."""
+
+    @property
+    @abstractmethod
+    def thread_id(self) -> str:
+        """The thread identifier."""
+
+    @abstractmethod
+    def update_image(
+        self,
+        image_id: str,
+        image: bytes | _NotSetMarker = NOT_SET_MARKER,
+        description: str | None | _NotSetMarker = NOT_SET_MARKER,
+        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> str:
+        """Replace the given fields of an image; returns its id."""
+
+    @abstractmethod
+    def update_memory(
+        self,
+        memory_id: str,
+        content: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> str:
+        """Replace the given fields of a memory-like record; returns its id."""
+
+    @abstractmethod
+    def update_message(
+        self,
+        message_id: str,
+        content: str | list[Mapping[str, Any]] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> str:
+        """Replace the given fields of a message; returns its id."""
+
+    @abstractmethod
+    def update_record_link(
+        self,
+        relation_id: str,
+        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+    ) -> int:
+        """Replace the given fields of a relation; returns 0 or 1."""
+
+    @property
+    @abstractmethod
+    def user_id(self) -> str:
+        """The user this thread belongs to."""
+
+    @abstractmethod
+    def wait_for_memory_extraction(
+        self,
+        timeout: float | None = 300.0,
+    ) -> None:
+        """Wait for background extraction accepted before the call."""
+
+    _async_twins = (
+        "add_messages",
+        "get_messages",
+        "get_message",
+        "update_message",
+        "delete_message",
+        "add_image",
+        "update_image",
+        "delete_image",
+        "list_images",
+        "add_memory",
+        "update_memory",
+        "delete_memory",
+        "search",
+        "link_records",
+        "update_record_link",
+        "delete_record_link",
+        "get_summary",
+        "get_context_card",
+        "wait_for_memory_extraction",
+    )

@@ -1,57 +1,57 @@
 """Concrete agent-memory classes and their configuration."""
 
-from oracleagentmemory._notset import NOT_SET_MARKER
-from oracleagentmemory.apis.message import (
-    ImageContent,
-    ImageMimeType,
-    Message,
-    MessageContent,
-    TextContent,
+from oracleagentmemory.apis.relations import (
+    MemoryLink,
+    MemoryLinkOppositeType,
+    MemoryLinkType,
+    RecordRelation,
+    RelationType,
 )
-from oracleagentmemory.apis.records import RecordStatus
-from oracleagentmemory.apis.scope import Scope
-from oracleagentmemory.apis.searchscope import SearchScope
-from oracleagentmemory.apis.ttl import TimeToLiveAnchor
+from oracleagentmemory.apis.searchresult import SearchResultFormatConfig
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
 from oracleagentmemory.core.extractors.memoryextractionconfig import (
     BackgroundExtractionQueueFullBehavior,
     MemoryExtractionConfig,
+    MemoryExtractionImageContext,
     MemoryExtractionMode,
+    MemoryLinkExtractionMode,
 )
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore
+from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
 from oracleagentmemory.core.retention import MemoryRetentionConfig
 from oracleagentmemory.core.searchconfig import MemorySearchConfig
-from oracleagentmemory.core.searchresult import LinkedResult, OracleSearchResult
+from oracleagentmemory.core.searchresult import OracleSearchResult, OracleSearchResultFormatConfig
 from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.thread import OracleThread
 
 __all__ = [
-    "NOT_SET_MARKER",
-    "BackgroundExtractionQueueFullBehavior",
-    "ImageContent",
-    "ImageInputLimitConfig",
-    "ImageMimeType",
-    "LinkedResult",
-    "MemoryExtractionConfig",
-    "MemoryExtractionMode",
-    "MemoryRetentionConfig",
-    "MemorySearchConfig",
-    "Message",
-    "MessageContent",
-    "OracleAgentMemory",
     "OracleContextCard",
+    "ImageInputLimitConfig",
+    "OracleDBMemoryStore",
+    "OracleAgentMemory",
+    "BackgroundExtractionQueueFullBehavior",
+    "MemoryExtractionConfig",
+    "MemoryExtractionImageContext",
+    "MemoryExtractionMode",
+    "MemoryLinkExtractionMode",
+    "OracleThread",
+    "OracleMemoryStore",
     "OracleSearchResult",
     "OracleSummary",
-    "OracleThread",
-    "RecordStatus",
-    "SchemaPolicy",
-    "Scope",
+    "MemoryRetentionConfig",
     "SearchIndexSyncMode",
-    "SearchScope",
+    "SchemaPolicy",
     "SearchStrategy",
-    "TextContent",
-    "TimeToLiveAnchor",
+    "MemorySearchConfig",
+    "MemoryLink",
+    "MemoryLinkOppositeType",
+    "MemoryLinkType",
+    "RecordRelation",
+    "RelationType",
+    "SearchResultFormatConfig",
+    "OracleSearchResultFormatConfig",
 ]

@@ -1,7 +1,8 @@
 """Checks of public-API arguments shared by the client and threads.
 
-Each raises the exception the reference pages document, with a message naming the
-argument, before anything reaches the store.
+Each raises the exception the reference documents (a subclass of the built-in, below
+``AgentMemoryError``), with a message naming the argument, before anything reaches the
+store.
 """
 
 from __future__ import annotations
@@ -9,13 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from oracleagentmemory._notset import value_or
-from oracleagentmemory.apis.records import MEMORY_TYPES, RecordStatus
+from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.apis.records import RecordStatus
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 
 def reject_store_kwargs(method: str, store_kwargs: dict[str, Any]) -> None:
     """No backend takes extra options yet: an unknown keyword is a TypeError naming it."""
     if store_kwargs:
-        raise TypeError(
+        raise ArgumentTypeError(
             f"{method}() got unexpected keyword argument(s): {', '.join(sorted(store_kwargs))}"
         )
 
@@ -23,21 +26,65 @@ def reject_store_kwargs(method: str, store_kwargs: dict[str, Any]) -> None:
 def check_memory_type(memory_type: Any) -> str:
     memory_type = value_or(memory_type, "memory")
     if memory_type not in MEMORY_TYPES:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"memory_type must be one of {', '.join(MEMORY_TYPES)}, got {memory_type!r}"
         )
-    return memory_type
+    return str(memory_type)
 
 
 def check_status(status: Any) -> str:
+    """The contract's spelling (VALID/INVALID) of a RecordStatus argument."""
     try:
-        return RecordStatus(value_or(status, RecordStatus.VALID)).value
+        return RecordStatus(value_or(status, RecordStatus.VALID)).name
     except ValueError:
-        raise ValueError(f"status must be a RecordStatus (VALID or INVALID), got {status!r}") \
-            from None
+        raise InvalidArgumentError(
+            f"status must be a RecordStatus (valid or invalid), got {status!r}") from None
 
 
 def check_text(value: Any, argument: str) -> str:
     if not isinstance(value, str):
-        raise TypeError(f"{argument} must be a str, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{argument} must be a str, got {type(value).__name__}")
+    return value
+
+
+def check_content(value: Any, argument: str) -> str:
+    """Text that must say something: a str that is not empty or only whitespace."""
+    check_text(value, argument)
+    if not value.strip():
+        raise InvalidArgumentError(f"{argument} must not be empty or only whitespace")
+    return value
+
+
+def check_id(value: Any, argument: str) -> str:
+    """An identifier: a non-empty str."""
+    check_text(value, argument)
+    if not value:
+        raise InvalidArgumentError(f"{argument} must not be empty")
+    return value
+
+
+def check_optional_id(value: Any, argument: str) -> str | None:
+    return None if value is None else check_id(value, argument)
+
+
+def check_optional_int(value: Any, argument: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(f"{argument} must be an int, got {type(value).__name__}")
+    return value
+
+
+def check_count(value: Any, argument: str) -> int:
+    """A non-negative int."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(f"{argument} must be an int, got {type(value).__name__}")
+    if value < 0:
+        raise InvalidArgumentError(f"{argument} must not be negative, got {value}")
+    return value
+
+
+def check_flag(value: Any, argument: str) -> bool:
+    if not isinstance(value, bool):
+        raise ArgumentTypeError(f"{argument} must be a bool, got {type(value).__name__}")
     return value

@@ -1,27 +1,26 @@
-"""Context-card assembly: summary, relevant records (per-type minimums first), recent tail."""
+"""Context-card assembly: summary, relevant records (per-type minimums first), recent tail.
+
+Relevant information comes from two searches run side by side, the durable memories in the
+thread's default scope and this thread's own messages, merged by distance; per-type
+minimums are searched first.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
-from oracleagentmemory.apis.records import MEMORY_TYPES
-from oracleagentmemory.core import scope_resolution
+from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.core.arguments import check_count
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.derived_memory import card_summary_and_topics
-from oracleagentmemory.core.summaries import (
-    SUMMARY_SOURCE_MESSAGES,
-    check_count,
-    recent_messages,
-    transcript,
-)
+from oracleagentmemory.core.searchresult import OracleSearchResult
+from oracleagentmemory.core.summaries import SUMMARY_SOURCE_MESSAGES, transcript
+from oracleagentmemory.core.thread_context import ThreadContext
 from oracleagentmemory.core.tokens import apply_token_budgets
-
-if TYPE_CHECKING:
-    from oracleagentmemory.core.searchresult import OracleSearchResult
-    from oracleagentmemory.core.thread import OracleThread
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 DEFAULT_FALLBACK_MESSAGE_COUNT = 5
 DEFAULT_MAX_RELEVANT_RESULTS = 5
@@ -32,11 +31,12 @@ def _check_minimums(value: Any) -> dict[str, int]:
     if value is NOT_SET_MARKER or value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise TypeError("min_relevant_results_by_type must be a mapping of record type to count")
+        raise ArgumentTypeError(
+            "min_relevant_results_by_type must be a mapping of record type to count")
     minimums = {}
     for record_type, count in value.items():
         if record_type not in CARD_RECORD_TYPES:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"min_relevant_results_by_type has unsupported key {record_type!r}; "
                 f"supported: {', '.join(CARD_RECORD_TYPES)}"
             )
@@ -44,105 +44,93 @@ def _check_minimums(value: Any) -> dict[str, int]:
     return minimums
 
 
-def build_context_card(
-    thread: OracleThread,
-    fallback_message_count: Any = NOT_SET_MARKER,
-    max_relevant_results: Any = NOT_SET_MARKER,
-    token_budget: Any = NOT_SET_MARKER,
-    soft_token_budget: Any = NOT_SET_MARKER,
-    max_recent_messages: Any = NOT_SET_MARKER,
-    except_last_messages: Any = NOT_SET_MARKER,
-    min_relevant_results_by_type: Any = NOT_SET_MARKER,
-    metadata_filter: dict[str, Any] | None = None,
-    include_invalid_results: Any = NOT_SET_MARKER,
-) -> OracleContextCard:
-    fallback_count = check_count(
-        value_or(fallback_message_count, DEFAULT_FALLBACK_MESSAGE_COUNT), "fallback_message_count"
-    )
-    except_last = check_count(value_or(except_last_messages, 0), "except_last_messages")
-    recent_count = check_count(value_or(max_recent_messages, 0), "max_recent_messages")
+def build_context_card(ctx: ThreadContext, arguments: Mapping[str, Any]) -> OracleContextCard:
+    """The card for ``get_context_card``'s arguments (NOT_SET_MARKER where omitted)."""
+    def given(name: str, default: Any) -> Any:
+        return value_or(arguments.get(name, NOT_SET_MARKER), default)
+
+    fallback_count = check_count(given("fallback_message_count", DEFAULT_FALLBACK_MESSAGE_COUNT),
+                                 "fallback_message_count")
+    except_last = check_count(given("except_last_messages", 0), "except_last_messages")
+    recent_count = check_count(given("max_recent_messages", 0), "max_recent_messages")
     if except_last and recent_count not in (0, except_last):
-        raise ValueError(
+        raise InvalidArgumentError(
             f"max_recent_messages must be 0 or equal to except_last_messages ({except_last}) "
             f"when except_last_messages is non-zero, got {recent_count}"
         )
-    minimums = _check_minimums(min_relevant_results_by_type)
-    limit = check_count(
-        value_or(max_relevant_results, DEFAULT_MAX_RELEVANT_RESULTS), "max_relevant_results"
-    )
+    minimums = _check_minimums(arguments.get("min_relevant_results_by_type", NOT_SET_MARKER))
+    limit = check_count(given("max_relevant_results", DEFAULT_MAX_RELEVANT_RESULTS),
+                        "max_relevant_results")
     if minimums:
         limit = max(limit, sum(minimums.values()))
 
     # One read serves both the LLM summary (a wider window) and the transcript fallback.
-    window = max(fallback_count, SUMMARY_SOURCE_MESSAGES if thread.llm is not None else 0)
-    messages = recent_messages(thread, window, except_last)
+    window = max(fallback_count, SUMMARY_SOURCE_MESSAGES if ctx.llm is not None else 0)
+    messages = ctx.recent_messages(window, except_last)
     fallback = messages[-fallback_count:] if fallback_count else []
-    summary, topics = transcript(fallback), None
-    if thread.llm is not None:
-        generated = card_summary_and_topics(thread, messages, except_last)
+    summary, topics, query = transcript(fallback), None, "\n".join(m.text for m in fallback)
+    if ctx.llm is not None:
+        generated = card_summary_and_topics(ctx, messages, except_last)
         if generated is not None:
             summary, topics = generated
-    recent = thread.get_messages(start=-recent_count, end=None) if recent_count else []
+            query = summary
+    tail = ctx.recent_messages(max(recent_count, except_last))
+    recent = tail[-recent_count:] if recent_count else []
     relevant: list[OracleSearchResult] = []
-    if summary and limit:
-        excluded_tail = (
-            recent if except_last == recent_count
-            else thread.get_messages(start=-except_last, end=None) if except_last else []
-        )
-        excluded = [m.id for m in excluded_tail]
-        relevant = _relevant_results(
-            thread, summary, limit, minimums, metadata_filter, include_invalid_results, excluded
-        )
-        config = thread.search_config
+    if query.strip() and limit:
+        excluded = [m.id for m in tail[-except_last:] if m.id] if except_last else []
+        relevant = _relevant_results(ctx, query, limit, minimums, arguments, excluded)
+        config = ctx.settings.search_config
         relevant = apply_token_budgets(
             relevant, lambda r: r.formatted_content,
-            value_or(token_budget, config.token_budget),
-            value_or(soft_token_budget, config.soft_token_budget),
+            given("token_budget", value_or(getattr(config, "token_budget", None), None)),
+            given("soft_token_budget",
+                  value_or(getattr(config, "soft_token_budget", None), None)),
         )
     return OracleContextCard(summary=summary, topics=topics, relevant_results=relevant,
                              recent_messages=recent)
 
 
 def _relevant_results(
-    thread: OracleThread,
+    ctx: ThreadContext,
     query: str,
     limit: int,
     minimums: dict[str, int],
-    metadata_filter: dict[str, Any] | None,
-    include_invalid: Any,
+    arguments: Mapping[str, Any],
     excluded_ids: list[str],
 ) -> list[OracleSearchResult]:
-    """Per-type minimums first (searched concurrently), then the best memory-like records."""
+    """Per-type minimums first, then the best of memories and this thread's messages."""
+    filters = {"metadata_filter": arguments.get("metadata_filter", NOT_SET_MARKER),
+               "include_invalid_results": arguments.get("include_invalid_results",
+                                                        NOT_SET_MARKER),
+               "token_budget": 0, "soft_token_budget": 0}
 
-    def search(record_types: list[str], count: int, exclude: list[str]) -> list:
-        exact_thread = {"exact_thread_match": True} if record_types == ["message"] else {}
-        return thread.client._search(
-            query,
-            scope_resolution.thread_scope(
-                {**scope_resolution.OMITTED, **exact_thread},
-                thread.user_id, thread.agent_id, thread.thread_id,
-            ),
-            thread.search_config,
-            {"max_results": count, "include_invalid_results": include_invalid,
-             "token_budget": None, "soft_token_budget": None},
-            record_types,
-            metadata_filter,
-            exclude_ids=exclude,
-        )
+    def search(request: tuple[list[str], int, list[str]]) -> list[OracleSearchResult]:
+        record_types, count, exclude = request
+        return ctx.search(query, {**filters, "record_types": record_types, "max_results": count},
+                          exact_thread=record_types == ["message"], exclude_ids=exclude)
 
-    wanted = [(record_type, count) for record_type, count in minimums.items() if count > 0]
+    workers = max(1, ctx.settings.context_card_type_search_concurrency)
     found: list[OracleSearchResult] = []
-    if wanted:
-        workers = min(len(wanted), thread.context_card_type_search_concurrency)
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            batches = list(pool.map(lambda item: search([item[0]], item[1], excluded_ids),
-                                    wanted))
-        for batch in batches:
+    wanted = [([record_type], count, excluded_ids)
+              for record_type, count in minimums.items() if count > 0]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for batch in pool.map(search, wanted):
             found.extend(batch)
-    seen = {result.id for result in found}
-    remaining = limit - len(found)
-    if remaining > 0:
-        fill = search(list(MEMORY_TYPES), remaining, [*excluded_ids, *seen])
-        found.extend(result for result in fill if result.id not in seen)
+        seen = {result.id for result in found}
+        remaining = limit - len(found)
+        if remaining > 0:
+            exclude = [*excluded_ids, *(i for i in seen if i)]
+            fills = pool.map(search, [(list(MEMORY_TYPES), remaining, exclude),
+                                      (["message"], remaining, exclude)])
+            candidates = sorted((r for batch in fills for r in batch),
+                                key=lambda result: result.distance)
+            for result in candidates:
+                if remaining == 0:
+                    break
+                if result.id not in seen:
+                    seen.add(result.id)
+                    found.append(result)
+                    remaining -= 1
     found.sort(key=lambda result: result.distance)
     return found[:limit]

@@ -7,13 +7,16 @@ from collections.abc import Sequence
 from oracleagentmemory.apis.contextcard import ContextCard
 from oracleagentmemory.apis.message import Message
 from oracleagentmemory.apis.searchresult import SearchResult
-from oracleagentmemory.core.rendering import render, render_string, xml_text
+from oracleagentmemory.core.rendering import render, xml_text
+from oracleagentmemory.errors import ArgumentTypeError
+
+__all__ = ["OracleContextCard"]
 
 DEFAULT_MESSAGE_FORMAT = (
-    '<message role="{{ role|attr }}"{% if timestamp %} timestamp="{{ timestamp|attr }}"'
-    '{% endif %}>{{ content|text }}</message>'
+    "<message>\n  <timestamp>{timestamp}</timestamp>\n  <role>{role}</role>\n"
+    "  <content>{content}</content>\n</message>"
 )
-"""Template of one recent message (jinja2; ``text``/``attr`` filters escape the values)."""
+"""``str.format`` template of one recent message; the values are XML-escaped first."""
 
 
 class OracleContextCard(ContextCard):
@@ -27,6 +30,8 @@ class OracleContextCard(ContextCard):
         recent_messages: Sequence[Message] | None = None,
         message_format: str = DEFAULT_MESSAGE_FORMAT,
     ) -> None:
+        if not isinstance(summary, str):
+            raise ArgumentTypeError(f"summary must be a str, got {type(summary).__name__}")
         self.summary = summary
         self.topics = list(topics) if topics is not None else None
         self.relevant_results = list(relevant_results) if relevant_results is not None else None
@@ -35,12 +40,14 @@ class OracleContextCard(ContextCard):
 
     @property
     def content(self) -> str:
-        """The rendered card; empty sections are left out, so an empty card is ''."""
+        """The rendered card inside ``<context_card>``; a card with nothing in it is ''."""
+        if not (self.summary or self.topics or self.relevant_results or self.recent_messages):
+            return ""
         return render(
             "context_card.xml.j2",
             summary=self.summary,
             topics=self.topics or [],
-            relevant=[_formatted(r) for r in self.relevant_results or []],
+            relevant=[result.formatted_content for result in self.relevant_results or []],
             recent=[self._render_message(m) for m in self.recent_messages or []],
         )
 
@@ -50,17 +57,11 @@ class OracleContextCard(ContextCard):
         return self.content
 
     def _render_message(self, message: Message) -> str:
-        return render_string(
-            self.message_format,
-            role=message.role,
-            timestamp=message.timestamp,
-            content=message.text,
+        return self.message_format.format(
+            role=xml_text(message.role),
+            timestamp=xml_text(message.timestamp or ""),
+            content=xml_text(message.text),
         )
 
     def __repr__(self) -> str:
         return f"OracleContextCard(summary={self.summary!r}, topics={self.topics!r})"
-
-
-def _formatted(result: SearchResult) -> str:
-    formatted = getattr(result, "formatted_content", None)
-    return formatted if isinstance(formatted, str) else xml_text(result.content)

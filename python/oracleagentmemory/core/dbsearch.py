@@ -4,18 +4,29 @@ from __future__ import annotations
 
 from enum import Enum
 
+from oracleagentmemory._enums import case_insensitive_lookup
 
-class SearchStrategy(str, Enum):
+__all__ = ["SearchIndexSyncMode", "SearchStrategy"]
+
+
+class SearchStrategy(Enum):
     """How records are ranked against a query."""
 
-    VECTOR = "VECTOR"
-    KEYWORD = "KEYWORD"
-    HYBRID = "HYBRID"
+    VECTOR = "vector"
+    """Cosine distance between the query's embedding and each record's."""
+    KEYWORD = "keyword"
+    """Full-text match of the query's content words."""
+    HYBRID = "hybrid"
+    """Reciprocal-rank fusion of the vector and keyword rankings."""
+
+    _missing_ = classmethod(case_insensitive_lookup)
 
 
-class SearchIndexSyncMode(str, Enum):
+class SearchIndexSyncMode(Enum):
     """When the keyword/hybrid index catches up with writes (Oracle backend)."""
 
-    ON_COMMIT = "ON_COMMIT"
-    MANUAL = "MANUAL"
-    AUTO = "AUTO"
+    ON_COMMIT = "on_commit"
+    MANUAL = "manual"
+    AUTO = "auto"
+
+    _missing_ = classmethod(case_insensitive_lookup)

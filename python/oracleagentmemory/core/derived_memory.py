@@ -1,6 +1,6 @@
 """What a thread derives with its LLM: memories, the rolling summary, topics, links, captions.
 
-The LLM modules in ``core/extraction`` turn text into results; this module decides when to
+The LLM modules in ``core/extractors`` turn text into results; this module decides when to
 call them for a thread, runs them inline or on the client's background queue, and stores
 the results through the store contract. Raw messages are always stored before any of this
 runs, so an LLM failure can only cost derived records, never messages: inline failures
@@ -13,30 +13,38 @@ import logging
 import threading
 import warnings
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
 
 from oracleagentmemory._notset import NOT_SET_MARKER
-from oracleagentmemory.apis.message import Message
-from oracleagentmemory.apis.records import MEMORY_TYPES
-from oracleagentmemory.core.extractors import (
+from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.apis.message import ImageContent, Message
+from oracleagentmemory.core.extractors.captions import caption_image
+from oracleagentmemory.core.extractors.dedup import MemoryDeduplicator
+from oracleagentmemory.core.extractors.extractor import ExtractedMemory, MemoryExtractor
+from oracleagentmemory.core.extractors.linking import propose_links
+from oracleagentmemory.core.extractors.memoryextractionconfig import (
+    MemoryExtractionImageContext,
+    MemoryExtractionMode,
+    MemoryLinkExtractionMode,
+    ResolvedExtractionConfig,
+)
+from oracleagentmemory.core.extractors.scheduler import (
     ExtractionCounters,
     ExtractionPlan,
-    MemoryDeduplicator,
-    MemoryExtractor,
-    caption_image,
-    extract_topics,
     plan_after_add,
     plan_after_update,
-    propose_links,
-    summarize,
 )
-from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionMode
-from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
+from oracleagentmemory.core.extractors.summarizer import apply_summary_budget, summarize
+from oracleagentmemory.core.extractors.topics import extract_topics
+from oracleagentmemory.core.memory_service import new_record_id
 from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
-
-if TYPE_CHECKING:
-    from oracleagentmemory.core.thread import OracleThread
+from oracleagentmemory.core.thread_context import ThreadContext
+from oracleagentmemory.stores.protocol import LinkIn, RecordIn
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +62,8 @@ def _warn(what: str, error: BaseException) -> None:
 # -- persisted per-thread state ---------------------------------------------------------
 
 
-def _thread_record(thread: OracleThread) -> dict[str, Any] | None:
-    found = thread.store.get_records({"ids": [thread.thread_id], "record_types": ["thread"]})
+def _thread_record(ctx: ThreadContext) -> dict[str, Any] | None:
+    found = ctx.service.backend.get_records({"ids": [ctx.thread_id], "record_types": ["thread"]})
     return found[0] if found else None
 
 
@@ -65,77 +73,77 @@ def _counters(record: dict[str, Any] | None) -> ExtractionCounters:
 
 
 def _save_counters(
-    thread: OracleThread, record: dict[str, Any] | None, counters: ExtractionCounters
+    ctx: ThreadContext, record: dict[str, Any] | None, counters: ExtractionCounters
 ) -> None:
     """Counters live in the thread record's config, next to (never inside) its settings."""
     if record is None:  # a standalone thread without a thread record keeps no counters
         return
     config = record.get("config") or {}
     state = {**(config.get("state") or {}), "extraction": counters.to_dict()}
-    thread.store.update_record(thread.thread_id, ["thread"], {"config": {**config,
+    ctx.service.backend.update_record(ctx.thread_id, ["thread"], {"config": {**config,
                                                                          "state": state}})
 
 
-def persisted_summary(thread: OracleThread) -> str | None:
-    found = thread.store.get_records({"ids": [thread.thread_id], "record_types": ["summary"]})
+def persisted_summary(ctx: ThreadContext) -> str | None:
+    found = ctx.service.backend.get_records({"ids": [ctx.thread_id], "record_types": ["summary"]})
     return found[0]["content"] if found else None
 
 
-def _save_summary(thread: OracleThread, content: str) -> None:
-    thread.store.write_records([{
-        "record_type": "summary", "id": thread.thread_id, "user_id": thread.user_id,
-        "agent_id": thread.agent_id, "thread_id": thread.thread_id, "content": content,
+def _save_summary(ctx: ThreadContext, content: str) -> None:
+    ctx.service.backend.write_records([{
+        "record_type": "summary", "id": ctx.thread_id, "user_id": ctx.user_id,
+        "agent_id": ctx.agent_id, "thread_id": ctx.thread_id, "content": content,
     }], replace=True)
 
 
 # -- extraction after writes ------------------------------------------------------------
 
 
-def after_messages_added(thread: OracleThread, message_ids: Sequence[str]) -> None:
+def after_messages_added(ctx: ThreadContext, message_ids: Sequence[str]) -> None:
     """Plan and run (or queue) extraction and the summary refresh after add_messages."""
-    if thread.llm is None or not message_ids:
+    if ctx.llm is None or not message_ids:
         return
-    config = thread.memory_extraction_config.resolved()
+    config = ctx.settings.extraction
     with _STATE_LOCK:
-        record = _thread_record(thread)
+        record = _thread_record(ctx)
         plan = plan_after_add(_counters(record), len(message_ids), config, has_llm=True)
-        _save_counters(thread, record, plan.counters)
+        _save_counters(ctx, record, plan.counters)
     if not (plan.extract or plan.refresh_summary):
         return
     # The batch just added ends the thread, so its window is the thread's tail.
     window = max(plan.extraction_window, plan.summary_window)
     messages = [to_message(record)
-                for record in thread.store.list_messages(thread.thread_id, -window, None)]
-    _dispatch(thread, lambda: _derive(thread, plan, messages), config)
+                for record in ctx.service.backend.list_messages(ctx.thread_id, -window, None)]
+    _dispatch(ctx, lambda: _derive(ctx, plan, messages), config)
 
 
-def after_message_updated(thread: OracleThread, message_id: str) -> None:
+def after_message_updated(ctx: ThreadContext, message_id: str) -> None:
     """Extract again from the edited message (and its window) after update_message."""
-    if thread.llm is None:
+    if ctx.llm is None:
         return
-    config = thread.memory_extraction_config.resolved()
-    plan = plan_after_update(_counters(_thread_record(thread)), config, has_llm=True)
+    config = ctx.settings.extraction
+    plan = plan_after_update(_counters(_thread_record(ctx)), config, has_llm=True)
     if not plan.extract:
         return
-    messages = _messages_ending_at(thread, message_id, plan.extraction_window)
-    _dispatch(thread, lambda: _derive(thread, plan, messages), config)
+    messages = _messages_ending_at(ctx, message_id, plan.extraction_window)
+    _dispatch(ctx, lambda: _derive(ctx, plan, messages), config)
 
 
-def _messages_ending_at(thread: OracleThread, message_id: str, window: int) -> list[Message]:
+def _messages_ending_at(ctx: ThreadContext, message_id: str, window: int) -> list[Message]:
     """The ``window`` messages up to and including an edited ``message_id``, captured now."""
-    records = thread.store.list_messages(thread.thread_id, None, None)
+    records = ctx.service.backend.list_messages(ctx.thread_id, None, None)
     ids = [record["id"] for record in records]
     end = ids.index(message_id) + 1 if message_id in ids else len(ids)
     return [to_message(record) for record in records[max(0, end - window):end]]
 
 
-def _dispatch(thread: OracleThread, job: Callable[[], None], config: Any) -> None:
+def _dispatch(ctx: ThreadContext, job: Callable[[], None],
+              config: ResolvedExtractionConfig) -> None:
     if config.extraction_mode is MemoryExtractionMode.BACKGROUND:
-        thread.client._background_queue().submit(
-            thread.thread_id, job,
+        ctx.service.background_queue().submit(
+            ctx.thread_id, job,
             behavior=config.background_extraction_queue_full_behavior,
-            timeout=config.background_extraction_queue_timeout,
-            queue_size=config.background_extraction_queue_size,
+            timeout=config.background_extraction_queue_put_timeout_seconds,
         )
         return
     try:
@@ -144,102 +152,135 @@ def _dispatch(thread: OracleThread, job: Callable[[], None], config: Any) -> Non
         _warn("memory extraction", error)
 
 
-def _derive(thread: OracleThread, plan: ExtractionPlan, messages: list[Message]) -> None:
-    """Extraction with the previous summary as context, then the summary refresh."""
-    config = thread.memory_extraction_config.resolved()
-    summary = persisted_summary(thread)
+def _derive(ctx: ThreadContext, plan: ExtractionPlan, messages: list[Message]) -> None:
+    """Extraction with the previous summary as context, links as configured, then the
+    summary refresh."""
+    config = ctx.settings.extraction
+    summary = persisted_summary(ctx)
     if plan.extract:
-        window = messages[-plan.extraction_window:]
-        extracted = MemoryExtractor(thread.llm).extract(
+        window = [_with_image_context(m, config.memory_extraction_image_context)
+                  for m in messages[-plan.extraction_window:]]
+        extracted = MemoryExtractor(ctx.llm).extract(
             window, summary, config,
-            max_message_token_length=thread.max_message_token_length,
-            message_shortening_input_token_limit=thread.message_shortening_input_token_limit,
+            max_message_token_length=ctx.settings.max_message_token_length,
+            message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
         )
-        _store_extracted(thread, extracted)
+        stored = _store_extracted(ctx, extracted)
+        mode = config.memory_link_extraction_mode
+        if stored and mode is MemoryLinkExtractionMode.DURING_EXTRACTION:
+            _link_all(ctx, stored)
+        elif stored and mode is MemoryLinkExtractionMode.POST_EXTRACTION:
+            _dispatch(ctx, lambda: _link_all(ctx, stored), config)
     if plan.refresh_summary:
-        _save_summary(thread, summarize(
-            thread.llm, messages[-plan.summary_window:], summary,
+        _save_summary(ctx, summarize(
+            ctx.llm, messages[-plan.summary_window:], summary,
             prompt_token_limit=config.memory_extraction_token_limit or 0,
-            max_message_token_length=thread.max_message_token_length,
-            message_shortening_input_token_limit=thread.message_shortening_input_token_limit,
+            max_message_token_length=ctx.settings.max_message_token_length,
+            message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
         ))
 
 
-def _store_extracted(thread: OracleThread, extracted: Sequence[Any]) -> None:
+def _with_image_context(message: Message, context: MemoryExtractionImageContext) -> Message:
+    """The message as extraction sees it: without image descriptions when image context
+    is DISABLED (the LLM then sees a bare ``[image]`` marker)."""
+    if context is not MemoryExtractionImageContext.DISABLED or isinstance(message.content, str):
+        return message
+    parts = tuple(replace(part, description=None) if isinstance(part, ImageContent) else part
+                  for part in message.content)
+    return replace(message, content=parts)
+
+
+def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
+                     ) -> list[tuple[str, str, str]]:
+    """Store what survives deduplication; returns (id, memory type, content) of each.
+
+    Each candidate is embedded once: its vector finds its stored neighbours, decides
+    duplicates and is stored with it."""
     if not extracted:
-        return
+        return []
+    vectors = ctx.service.embed([item.content for item in extracted])
     neighbours: dict[str, dict[str, Any]] = {}
-    for item in extracted:
-        for result in thread.search(item.content, record_types=list(MEMORY_TYPES),
-                                    max_results=DEDUP_NEIGHBOURS, num_hops=0,
-                                    token_budget=0, soft_token_budget=0):
-            neighbours[result.id] = {"content": result.content}
-    dedup = MemoryDeduplicator(thread.client.embedder).deduplicate(
-        list(extracted), list(neighbours.values()))
-    ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, thread.client.retention_config)
-    vectors = dedup.vectors if dedup.vectors is not None else [None] * len(dedup.kept)
-    records = [
-        {"record_type": item.memory_type, "user_id": thread.user_id,
-         "agent_id": thread.agent_id, "thread_id": thread.thread_id, "content": item.content,
-         "metadata": item.metadata, "embedding": vector, **ttl}
-        for item, vector in zip(dedup.kept, vectors, strict=True)
+    for item, vector in zip(extracted, vectors, strict=True):
+        for result in ctx.search(item.content, {
+                "record_types": list(MEMORY_TYPES), "max_results": DEDUP_NEIGHBOURS,
+                "num_hops": 0, "token_budget": 0, "soft_token_budget": 0},
+                query_vector=vector):
+            neighbours[result.id or ""] = {"content": result.content}
+    dedup = MemoryDeduplicator(ctx.service.embedder).deduplicate(
+        list(extracted), list(neighbours.values()),
+        candidate_vectors=None if vectors[0] is None else np.asarray(vectors))
+    ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, ctx.service.retention)
+    kept_vectors = dedup.vectors if dedup.vectors is not None else [None] * len(dedup.kept)
+    records: list[RecordIn] = [
+        {"record_type": item.memory_type, "id": new_record_id(), "user_id": ctx.user_id,
+         "agent_id": ctx.agent_id, "thread_id": ctx.thread_id, "content": item.content,
+         "metadata": item.metadata, "embedding": vector, **ttl}  # type: ignore[typeddict-item]
+        for item, vector in zip(dedup.kept, kept_vectors, strict=True)
     ]
-    if records:
-        thread.store.write_records(records)
+    if not records:
+        return []
+    ids = ctx.service.backend.write_records(records)
+    return [(rid, record["record_type"], record["content"])
+            for rid, record in zip(ids, records, strict=True)]
+
+
+def _link_all(ctx: ThreadContext, stored: Sequence[tuple[str, str, str]]) -> None:
+    for memory_id, memory_type, content in stored:
+        link_autonomously(ctx, memory_id, content, memory_type)
 
 
 # -- summaries and cards ----------------------------------------------------------------
 
 
-def llm_summary(thread: OracleThread, messages: list[Message], except_last: int,
+def llm_summary(ctx: ThreadContext, messages: list[Message], except_last: int,
                 token_budget: int | None) -> str | None:
     """The LLM summary for get_summary, or None when the transcript fallback must serve.
 
     A whole-thread request reuses the persisted summary (creating it once); a request that
     leaves out the last messages summarises that prefix and persists nothing.
     """
-    if thread.llm is None:
+    if ctx.llm is None:
         return None
     try:
         if except_last == 0:
-            stored = persisted_summary(thread)
+            stored = persisted_summary(ctx)
             if stored is None:
-                stored = _summarize(thread, messages)
-                _save_summary(thread, stored)
+                stored = _summarize(ctx, messages)
+                _save_summary(ctx, stored)
             return apply_summary_budget(stored, token_budget)
-        return apply_summary_budget(_summarize(thread, messages), token_budget)
+        return apply_summary_budget(_summarize(ctx, messages), token_budget)
     except Exception as error:  # noqa: BLE001 - fall back to the transcript
         _warn("summary generation", error)
         return None
 
 
-def _summarize(thread: OracleThread, messages: list[Message]) -> str:
-    config = thread.memory_extraction_config.resolved()
+def _summarize(ctx: ThreadContext, messages: list[Message]) -> str:
+    config = ctx.settings.extraction
     return summarize(
-        thread.llm, messages, None,
+        ctx.llm, messages, None,
         prompt_token_limit=config.memory_extraction_token_limit or 0,
-        max_message_token_length=thread.max_message_token_length,
-        message_shortening_input_token_limit=thread.message_shortening_input_token_limit,
+        max_message_token_length=ctx.settings.max_message_token_length,
+        message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
     )
 
 
-def card_summary_and_topics(thread: OracleThread, messages: list[Message],
+def card_summary_and_topics(ctx: ThreadContext, messages: list[Message],
                             except_last: int) -> tuple[str, list[str]] | None:
     """Summary and topics for a context card, or None to use the fallbacks."""
-    if thread.llm is None:
+    if ctx.llm is None:
         return None
     try:
-        summary = (persisted_summary(thread) if except_last == 0 else None)
+        summary = (persisted_summary(ctx) if except_last == 0 else None)
         if summary is None:
             summary = summarize(
-                thread.llm, messages, None,
-                prompt_token_limit=thread.context_card_token_limit,
-                max_message_token_length=thread.max_message_token_length,
+                ctx.llm, messages, None,
+                prompt_token_limit=ctx.settings.context_card_token_limit,
+                max_message_token_length=ctx.settings.max_message_token_length,
                 message_shortening_input_token_limit=(
-                    thread.message_shortening_input_token_limit),
+                    ctx.settings.message_shortening_input_token_limit),
             )
-        topics = extract_topics(thread.llm, messages, summary,
-                                token_limit=thread.context_card_token_limit)
+        topics = extract_topics(ctx.llm, messages, summary,
+                                token_limit=ctx.settings.context_card_token_limit)
         return summary, topics
     except Exception as error:  # noqa: BLE001 - fall back to the transcript card
         _warn("context card summary", error)
@@ -249,41 +290,52 @@ def card_summary_and_topics(thread: OracleThread, messages: list[Message],
 # -- linking and captions ---------------------------------------------------------------
 
 
-def link_autonomously(thread: OracleThread, memory_id: str, content: str,
+def link_autonomously(ctx: ThreadContext, memory_id: str, content: str,
                       memory_type: str) -> None:
     """Ask the LLM which memories of this thread the new one relates to; write the links."""
+    config = ctx.settings.extraction
     try:
         candidates = [
             {"id": result.id, "content": result.content, "type": result.record.record_type}
-            for result in thread.search(content, record_types=list(MEMORY_TYPES),
-                                        exact_thread_match=True, num_hops=0,
-                                        max_results=LINK_CANDIDATES + 1, token_budget=0,
-                                        soft_token_budget=0)
+            for result in ctx.search(content, {
+                "record_types": list(MEMORY_TYPES), "num_hops": 0,
+                "max_results": LINK_CANDIDATES + 1, "token_budget": 0,
+                "soft_token_budget": 0}, exact_thread=True)
             if result.id != memory_id
         ][:LINK_CANDIDATES]
         if not candidates:
             return
         types = {candidate["id"]: candidate["type"] for candidate in candidates}
-        proposals = propose_links(thread.llm, content, candidates, new_memory_type=memory_type,
-                                  new_memory_id=memory_id)
+        proposals = propose_links(
+            ctx.llm, content, candidates, new_memory_type=memory_type,
+            new_memory_id=memory_id, token_limit=config.memory_link_extraction_token_limit,
+            custom_instructions=config.memory_link_extraction_custom_instructions)
     except Exception as error:  # noqa: BLE001 - the memory stays stored
         _warn("autonomous linking", error)
         return
     for target_id, relation_type in proposals:
+        link: LinkIn = {
+            "id": new_record_id(), "thread_id": ctx.thread_id, "source_id": memory_id,
+            "source_type": memory_type, "target_id": target_id,
+            "target_type": types[target_id], "relation_type": relation_type}
         try:
-            thread.link_records(memory_id, memory_type, target_id, types[target_id],
-                                relation_type)
+            ctx.service.backend.write_records([], links=[link])
         except (ValueError, KeyError) as error:  # e.g. the pair is already linked
             logger.info("autonomous link %s -%s-> %s skipped: %s", memory_id, relation_type,
                         target_id, error)
 
 
-def caption(thread: OracleThread, data: bytes, mime: Any) -> str:
+def caption(ctx: ThreadContext, data: bytes, mime: Any) -> str:
     """An LLM caption for an image, or '' without an LLM or when captioning fails."""
-    if thread.llm is None or data is None:
+    return caption_with(ctx.llm, data, mime)
+
+
+def caption_with(llm: ILlm | None, data: bytes | None, mime: Any) -> str:
+    """An LLM caption for an image, or '' without an LLM or when captioning fails."""
+    if llm is None or data is None:
         return ""
     try:
-        return caption_image(thread.llm, data, mime)
+        return caption_image(llm, data, mime)
     except Exception as error:  # noqa: BLE001 - the image is stored without a caption
         _warn("image captioning", error)
         return ""

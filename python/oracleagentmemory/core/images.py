@@ -14,6 +14,7 @@ from typing import Any
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.message import ImageMimeType
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # JPEG start-of-frame markers carry the dimensions (C4, C8 and CC are other segments).
@@ -28,7 +29,7 @@ def detect_mime_type(data: bytes) -> ImageMimeType:
         return ImageMimeType.JPEG
     if len(data) >= 12 and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
         return ImageMimeType.WEBP
-    raise ValueError("image bytes are not a PNG, JPEG or WebP image")
+    raise InvalidArgumentError("image bytes are not a PNG, JPEG or WebP image")
 
 
 def validate_image(
@@ -38,13 +39,13 @@ def validate_image(
 ) -> ImageMimeType:
     """Check the bytes against the declared type and the limits; returns the type."""
     if not isinstance(data, (bytes, bytearray)):
-        raise TypeError(f"image must be bytes, got {type(data).__name__}")
+        raise ArgumentTypeError(f"image must be bytes, got {type(data).__name__}")
     data = bytes(data)
     limits = limits or ImageInputLimitConfig()
     if not data:
-        raise ValueError("image is empty")
+        raise InvalidArgumentError("image is empty")
     if len(data) > limits.max_image_bytes:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"image is {len(data)} bytes, over the limit of {limits.max_image_bytes} bytes"
         )
     detected = detect_mime_type(data)
@@ -52,24 +53,24 @@ def validate_image(
         try:
             wanted = ImageMimeType(declared)
         except ValueError:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"mime_type {declared!r} is not supported; use image/png, image/jpeg "
                 "or image/webp"
             ) from None
         if wanted is not detected:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"mime_type is {wanted.value} but the bytes are a {detected.value} image"
             )
     width, height, animated = _inspect(detected, data)
     if animated:
-        raise ValueError(f"animated {detected.value} images are not supported")
+        raise InvalidArgumentError(f"animated {detected.value} images are not supported")
     if width > limits.max_image_width or height > limits.max_image_height:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"image is {width}x{height} pixels, over the limit of "
             f"{limits.max_image_width}x{limits.max_image_height}"
         )
     if width < 1 or height < 1:
-        raise ValueError(f"image has invalid dimensions {width}x{height}")
+        raise InvalidArgumentError(f"image has invalid dimensions {width}x{height}")
     return detected
 
 
@@ -81,14 +82,14 @@ def _inspect(mime: ImageMimeType, data: bytes) -> tuple[int, int, bool]:
             return _inspect_jpeg(data)
         return _inspect_webp(data)
     except (struct.error, IndexError):
-        raise ValueError(f"{mime.value} image is truncated or corrupt") from None
+        raise InvalidArgumentError(f"{mime.value} image is truncated or corrupt") from None
 
 
 def _inspect_png(data: bytes) -> tuple[int, int, bool]:
     offset = len(PNG_SIGNATURE)
     length, kind = struct.unpack(">I4s", data[offset:offset + 8])
     if kind != b"IHDR" or length != 13:
-        raise ValueError("image/png image has no IHDR header")
+        raise InvalidArgumentError("image/png image has no IHDR header")
     width, height = struct.unpack(">II", data[offset + 8:offset + 16])
     animated = False
     while offset + 8 <= len(data):
@@ -99,7 +100,7 @@ def _inspect_png(data: bytes) -> tuple[int, int, bool]:
             break
         offset += 12 + length
     else:
-        raise ValueError("image/png image is truncated or corrupt")
+        raise InvalidArgumentError("image/png image is truncated or corrupt")
     return width, height, animated
 
 
@@ -107,7 +108,7 @@ def _inspect_jpeg(data: bytes) -> tuple[int, int, bool]:
     offset = 2
     while offset + 4 <= len(data):
         if data[offset] != 0xFF:
-            raise ValueError("image/jpeg image is truncated or corrupt")
+            raise InvalidArgumentError("image/jpeg image is truncated or corrupt")
         marker = data[offset + 1]
         if marker == 0xFF:  # fill byte
             offset += 1
@@ -122,7 +123,7 @@ def _inspect_jpeg(data: bytes) -> tuple[int, int, bool]:
         if marker in (0xD9, 0xDA) or length < 2:
             break
         offset += 2 + length
-    raise ValueError("image/jpeg image is truncated or corrupt")
+    raise InvalidArgumentError("image/jpeg image is truncated or corrupt")
 
 
 def _inspect_webp(data: bytes) -> tuple[int, int, bool]:
@@ -137,14 +138,14 @@ def _inspect_webp(data: bytes) -> tuple[int, int, bool]:
         return width, height, bool(flags & 0x02) or b"ANIM" in data[:4096]
     if chunk == b"VP8 ":
         if body[3:6] != b"\x9d\x01\x2a":
-            raise ValueError("image/webp image is truncated or corrupt")
+            raise InvalidArgumentError("image/webp image is truncated or corrupt")
         width, height = struct.unpack("<HH", body[6:10])
         return width & 0x3FFF, height & 0x3FFF, False
     if chunk == b"VP8L":
         if body[0] != 0x2F:
-            raise ValueError("image/webp image is truncated or corrupt")
+            raise InvalidArgumentError("image/webp image is truncated or corrupt")
         bits = int.from_bytes(body[1:5], "little")
         if len(body) < 5:
             raise IndexError
         return (bits & 0x3FFF) + 1, ((bits >> 14) & 0x3FFF) + 1, False
-    raise ValueError("image/webp image is truncated or corrupt")
+    raise InvalidArgumentError("image/webp image is truncated or corrupt")

@@ -6,13 +6,22 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from oracleagentmemory.apis.message import ImageContent, Message, MessageContent, TextContent
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, MissingFieldError
 
 _MESSAGE_KEYS = frozenset({"role", "content", "id", "timestamp", "metadata"})
 
 
 def to_messages(messages: Any) -> list[Message]:
-    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
-        raise TypeError("messages must be a list of Message objects or dicts")
+    """Messages from a sequence of Message objects or role/content dicts.
+
+    A plain string is a ValueError, a missing ``role`` or ``content`` a KeyError (both
+    naming the problem), as the reference documents."""
+    if isinstance(messages, (str, bytes)):
+        raise InvalidArgumentError(
+            "messages must be a list of messages, not a single string; wrap it as "
+            "[{'role': 'user', 'content': ...}]")
+    if isinstance(messages, Mapping) or not isinstance(messages, Sequence):
+        raise ArgumentTypeError("messages must be a list of Message objects or dicts")
     return [_to_message(item, index) for index, item in enumerate(messages)]
 
 
@@ -20,19 +29,21 @@ def _to_message(item: Any, index: int) -> Message:
     if isinstance(item, Message):
         return item
     if not isinstance(item, Mapping):
-        raise TypeError(f"messages[{index}] must be a Message or a dict, got {type(item).__name__}")
+        raise ArgumentTypeError(
+            f"messages[{index}] must be a Message or a dict, got {type(item).__name__}")
     unknown = set(item) - _MESSAGE_KEYS
     if unknown:
-        raise ValueError(f"messages[{index}] has unknown keys: {', '.join(sorted(unknown))}")
+        raise InvalidArgumentError(
+            f"messages[{index}] has unknown keys: {', '.join(sorted(unknown))}")
     for key in ("role", "content"):
         if key not in item:
-            raise ValueError(f"messages[{index}] needs a {key!r}")
+            raise MissingFieldError(f"messages[{index}] needs a {key!r}")
     content = item["content"]
     if not isinstance(content, str):
         content = _to_parts(content, index)
     metadata = item.get("metadata")
     if metadata is not None and not isinstance(metadata, Mapping):
-        raise ValueError(f"messages[{index}].metadata must be a dict or None")
+        raise InvalidArgumentError(f"messages[{index}].metadata must be a dict or None")
     try:
         return Message(
             role=item["role"],
@@ -47,14 +58,15 @@ def _to_message(item: Any, index: int) -> Message:
 
 def _to_parts(content: Any, index: int) -> list[MessageContent]:
     if not isinstance(content, Sequence) or isinstance(content, (bytes, bytearray)):
-        raise TypeError(f"messages[{index}].content must be a str or a list of content parts")
+        raise ArgumentTypeError(
+            f"messages[{index}].content must be a str or a list of content parts")
     parts: list[MessageContent] = []
     for position, part in enumerate(content):
         if isinstance(part, MessageContent):
             parts.append(part)
             continue
         if not isinstance(part, Mapping):
-            raise TypeError(f"messages[{index}].content[{position}] must be a dict")
+            raise ArgumentTypeError(f"messages[{index}].content[{position}] must be a dict")
         kind = part.get("type")
         extra = {k: part[k] for k in ("id", "timestamp") if part.get(k) is not None}
         if kind == "text":
@@ -67,7 +79,7 @@ def _to_parts(content: Any, index: int) -> list[MessageContent]:
                 **extra,
             ))
         else:
-            raise ValueError(
+            raise InvalidArgumentError(
                 f"messages[{index}].content[{position}].type must be 'text' or 'image'"
             )
     return parts

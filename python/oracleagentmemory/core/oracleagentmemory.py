@@ -2,404 +2,615 @@
 
 from __future__ import annotations
 
-import os
-import threading
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
-from oracleagentmemory._notset import NOT_SET_MARKER, value_or
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
+from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.apis.agentmemory import IAgentMemory
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory.apis.memorystore import IMemoryStore
+from oracleagentmemory.apis.message import ImageMimeType
+from oracleagentmemory.apis.records import (
+    AgentProfileRecord,
+    ImageRecord,
+    MemoryRecord,
+    MessageRecord,
+    RecordStatus,
+    ThreadRecord,
+    UserProfileRecord,
+)
+from oracleagentmemory.apis.searchscope import SearchScope
+from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.arguments import (
-    check_memory_type,
-    check_status,
-    check_text,
+    check_content,
+    check_flag,
+    check_id,
+    check_optional_id,
     reject_store_kwargs,
 )
-from oracleagentmemory.core.async_twins import AsyncTwins
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
-from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
-from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
+from oracleagentmemory.core.derived_memory import caption_with
+from oracleagentmemory.core.extractors.memoryextractionconfig import (
+    MemoryExtractionConfig,
+    resolve_memory_extraction_config_argument,
+)
+from oracleagentmemory.core.image_records import describe, image_record
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
+from oracleagentmemory.core.images import validate_image
+from oracleagentmemory.core.links import link_changes, link_selector, new_link
+from oracleagentmemory.core.memory_service import MemoryService, new_record_id, search_options
+from oracleagentmemory.core.opening import open_store
+from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore, list_limit
 from oracleagentmemory.core.records import to_record
-from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
+from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_fields
 from oracleagentmemory.core.searchconfig import MemorySearchConfig
-from oracleagentmemory.core.searchresult import LinkedResult, OracleSearchResult
-from oracleagentmemory.core.thread import OracleThread
-from oracleagentmemory.core.thread_settings import explicit_settings
-from oracleagentmemory.core.tokens import apply_token_budgets
-from oracleagentmemory.stores.protocol import StoreBackend
+from oracleagentmemory.core.searchresult import OracleSearchResult
+from oracleagentmemory.core.thread import (
+    OracleThread,
+    link_new_memory,
+    list_images,
+    open_thread,
+    update_image,
+)
+from oracleagentmemory.core.thread_settings import (
+    SettingsLayer,
+    layer_from_arguments,
+    layer_from_json,
+)
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
+from oracleagentmemory.stores.protocol import RecordOut
 
-SEARCH_OPTION_NAMES = ("max_results", "token_budget", "soft_token_budget", "num_hops",
-                       "max_linked_results", "include_invalid_results")
+__all__ = ["DbStoreBackend", "OracleAgentMemory"]
 
+DbStoreBackend = OracleDBMemoryStore
+"""The store a client opens over a database connection (the reference's older name)."""
 
-def open_store(
-    connection: Any,
-    embedding_dimension: int,
-    schema_policy: SchemaPolicy,
-    search_strategy: SearchStrategy,
-    search_index_sync: SearchIndexSyncMode = SearchIndexSyncMode.ON_COMMIT,
-) -> StoreBackend:
-    """The backend for a connection argument: a store, an embedded location, or Oracle."""
-    if isinstance(connection, StoreBackend):
-        return connection
-    if isinstance(connection, (str, os.PathLike)):
-        from oracleagentmemory.stores.embedded import EmbeddedBackend
-
-        return EmbeddedBackend(
-            connection,
-            embedding_dimension=embedding_dimension,
-            schema_policy=schema_policy.value,
-            search_strategy=search_strategy.value,
-        )
-    if hasattr(connection, "acquire") or hasattr(connection, "cursor"):
-        from oracleagentmemory.stores.oracle import OracleBackend
-
-        return OracleBackend(
-            connection,
-            embedding_dimension=embedding_dimension,
-            schema_policy=schema_policy.value,
-            search_strategy=search_strategy.value,
-            sync_mode=search_index_sync.value,
-        )
-    raise TypeError(
-        "connection must be an oracledb connection or pool, a path to an embedded store file, "
-        f"':memory:', or a StoreBackend; got {type(connection).__name__}"
-    )
+_THREAD_SETTINGS = ("max_message_token_length", "message_shortening_input_token_limit",
+                    "context_card_token_limit", "context_card_type_search_concurrency",
+                    "image_input_limit_config", "search_config")
+_INLINE_EXTRACTION = ("extract_memories", "memory_extraction_window",
+                      "context_summary_update_frequency", "memory_extraction_frequency",
+                      "memory_extraction_token_limit", "memory_extraction_custom_instructions",
+                      "memory_extraction_inherit_message_metadata", "enable_context_summary")
 
 
-class OracleAgentMemory(AsyncTwins):
-    """Agent memory client backed by Oracle AI Database or an embedded store.
+def _call_layer(method: str, arguments: dict[str, Any]) -> SettingsLayer:
+    """The explicit thread settings of a create/get/update call."""
+    extraction = resolve_memory_extraction_config_argument(
+        method, arguments.get("memory_extraction_config", NOT_SET_MARKER),
+        {name: arguments.get(name, NOT_SET_MARKER) for name in _INLINE_EXTRACTION})
+    return layer_from_arguments({**{name: arguments.get(name, NOT_SET_MARKER)
+                                    for name in _THREAD_SETTINGS},
+                                 "memory_extraction_config": extraction})
 
-    ``connection`` is an ``oracledb`` connection or pool, an embedded store location (a file
-    path or ``":memory:"``) or a ready :class:`StoreBackend`. Without ``embedder`` the local
+
+class OracleAgentMemory(IAgentMemory):
+    """Agent memory client backed by Oracle AI Database, an embedded file, or a
+    caller-provided store.
+
+    Give ``connection`` (an ``oracledb`` pool or connection, an embedded file path, or
+    ``":memory:"``) or ``store`` (an ``IMemoryStore``). Without ``embedder`` the local
     all-MiniLM-L6-v2 model is used, offline and on the CPU.
     """
 
     def __init__(
         self,
-        connection: Any,
-        embedder: IEmbedder | None = None,
-        llm: ILlm | None = None,
         *,
-        memory_extraction_config: MemoryExtractionConfig | None = None,
-        schema_policy: SchemaPolicy = SchemaPolicy.CREATE_IF_NECESSARY,
-        search_strategy: SearchStrategy = SearchStrategy.VECTOR,
-        search_index_sync: SearchIndexSyncMode = SearchIndexSyncMode.ON_COMMIT,
-        retention_config: MemoryRetentionConfig | None = None,
-        search_config: MemorySearchConfig | None = None,
-        image_input_limit_config: ImageInputLimitConfig | None = None,
-        close_timeout: float = 30.0,
+        store: IMemoryStore | _NotSetMarker = NOT_SET_MARKER,
+        connection: object | _NotSetMarker = NOT_SET_MARKER,
+        embedder: IEmbedder | str | _NotSetMarker = NOT_SET_MARKER,
+        llm: ILlm | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_config: MemoryExtractionConfig | _NotSetMarker = NOT_SET_MARKER,
+        image_input_limit_config: ImageInputLimitConfig | _NotSetMarker = NOT_SET_MARKER,
+        schema_policy: SchemaPolicy | str | _NotSetMarker = NOT_SET_MARKER,
+        memory_store_id: str | _NotSetMarker = NOT_SET_MARKER,
+        table_name_prefix: str | _NotSetMarker = NOT_SET_MARKER,
+        schema_owner: str | _NotSetMarker = NOT_SET_MARKER,
+        search_strategy: SearchStrategy | _NotSetMarker = NOT_SET_MARKER,
+        search_index_sync: SearchIndexSyncMode | _NotSetMarker = NOT_SET_MARKER,
+        extract_memories: bool | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_custom_instructions: str | _NotSetMarker = NOT_SET_MARKER,
+        memory_retention_config: MemoryRetentionConfig | _NotSetMarker = NOT_SET_MARKER,
+        search_config: MemorySearchConfig | _NotSetMarker = NOT_SET_MARKER,
+        pruner_llm: ILlm | _NotSetMarker = NOT_SET_MARKER,
     ) -> None:
-        if embedder is None:
-            from oracleagentmemory.core.embedders import default_embedder
-
-            embedder = default_embedder()
-        if not isinstance(embedder, IEmbedder):
-            raise TypeError(f"embedder must be an IEmbedder, got {type(embedder).__name__}")
-        if llm is not None and not isinstance(llm, ILlm):
-            raise TypeError(f"llm must be an ILlm or None, got {type(llm).__name__}")
-        self.embedder = embedder
-        self.llm = llm
-        self.schema_policy = SchemaPolicy(schema_policy)
-        self.search_strategy = SearchStrategy(search_strategy)
-        self.search_index_sync = SearchIndexSyncMode(search_index_sync)
-        self.retention_config = retention_config or MemoryRetentionConfig()
-        self.search_config = search_config or MemorySearchConfig()
-        self.close_timeout = close_timeout
-        self._client_settings = explicit_settings({
+        for name, value in (("llm", llm), ("pruner_llm", pruner_llm)):
+            if value is not NOT_SET_MARKER and value is not None and not isinstance(value, ILlm):
+                raise ArgumentTypeError(f"{name} must be an ILlm, got {type(value).__name__}")
+        retention = value_or(memory_retention_config, MemoryRetentionConfig())
+        if not isinstance(retention, MemoryRetentionConfig):
+            raise ArgumentTypeError("memory_retention_config must be a MemoryRetentionConfig")
+        defaults = _call_layer("OracleAgentMemory", {
             "memory_extraction_config": memory_extraction_config,
             "image_input_limit_config": image_input_limit_config,
-            "search_config": search_config,
+            "search_config": search_config, "extract_memories": extract_memories,
+            "memory_extraction_custom_instructions": memory_extraction_custom_instructions,
         })
-        self.store = open_store(
-            connection, embedder.embedding_dimension, self.schema_policy, self.search_strategy,
-            self.search_index_sync,
-        )
+        opened = open_store(
+            store=store, connection=connection, embedder=embedder,
+            schema_policy=schema_policy, memory_store_id=memory_store_id,
+            table_name_prefix=table_name_prefix, schema_owner=schema_owner,
+            search_strategy=search_strategy, search_index_sync=search_index_sync,
+            retention=retention)
+        self.store: IMemoryStore = opened.store
+        """The store this client works on (the caller's, or the one it opened)."""
+        self.embedder: IEmbedder | None = opened.embedder
+        self.llm: ILlm | None = value_or(llm, None)
+        self.memory_store_id: str = opened.memory_store_id
+        self.memory_service = MemoryService(
+            opened.backend, opened.embedder, retention=retention, strategy=opened.strategy,
+            llm=self.llm, defaults=defaults, pruner_llm=value_or(pruner_llm, None))
         self._closed = False
-        self._background: BackgroundExtractionQueue | None = None
-        self._background_lock = threading.Lock()
 
-    # -- background extraction --------------------------------------------------------
+    @property
+    def memory_retention_config(self) -> MemoryRetentionConfig:
+        return self.memory_service.retention
 
-    def _background_queue(self) -> BackgroundExtractionQueue:
-        """The client's extraction queue, started on first use."""
-        with self._background_lock:
-            if self._background is None:
-                size = MemoryExtractionConfig(**self._client_settings.get(
-                    "memory_extraction_config", {})).resolved().background_extraction_queue_size
-                self._background = BackgroundExtractionQueue(queue_size=size)
-            return self._background
-
-    def _wait_for_threads(self, thread_ids: list[str] | None,
-                          timeout: float | None = 300) -> None:
-        """Wait for extraction this client accepted earlier for these threads (all: None)."""
-        if timeout is not None and timeout < 0:
-            raise ValueError("timeout must be None or at least 0")
-        if self._background is not None:
-            self._background.wait(thread_ids, timeout)
-
-    def _owned_threads(self, column: str, owner_id: str) -> list[str]:
-        return [record["id"] for record in self.store.get_records(
-            {"record_types": ["thread"], column: owner_id})]
-
-    # -- embeddings -------------------------------------------------------------------
-
-    def _embed(self, texts: Sequence[str]) -> list[np.ndarray]:
-        if not texts:
-            return []
-        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
-        if vectors.shape != (len(texts), self.embedder.embedding_dimension):
-            raise ValueError(
-                f"the embedder returned shape {vectors.shape}, expected "
-                f"({len(texts)}, {self.embedder.embedding_dimension})"
-            )
-        return list(vectors)
+    @property
+    def search_strategy(self) -> SearchStrategy:
+        return self.memory_service.strategy
 
     # -- profiles ---------------------------------------------------------------------
 
-    def add_user(self, user_id: str, content: str = "", metadata: dict[str, Any] | None = None,
-                 **store_kwargs: Any) -> str:
+    def add_user(self, user_id: str, information: str,
+                 metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> str:
         """Store a user profile; its id is the ``user_id`` the application uses."""
-        return self._add_profile("user_profile", "user_id", user_id, content, metadata,
-                                 "add_user", store_kwargs)
+        return self._add_profile("user_profile", "user_id", user_id, information, metadata)
 
-    def add_agent(self, agent_id: str, content: str = "", metadata: dict[str, Any] | None = None,
-                  **store_kwargs: Any) -> str:
+    def add_agent(self, agent_id: str, information: str,
+                  metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> str:
         """Store an agent profile; its id is the ``agent_id`` the application uses."""
-        return self._add_profile("agent_profile", "agent_id", agent_id, content, metadata,
-                                 "add_agent", store_kwargs)
+        return self._add_profile("agent_profile", "agent_id", agent_id, information, metadata)
 
-    def _add_profile(self, record_type: str, scope_key: str, profile_id: str, content: str,
-                     metadata: dict[str, Any] | None, method: str,
-                     store_kwargs: dict[str, Any]) -> str:
-        reject_store_kwargs(method, store_kwargs)
-        check_text(profile_id, scope_key)
-        check_text(content, "content")
-        record = {
+    def _add_profile(self, record_type: str, scope_key: str, profile_id: Any,
+                     information: Any, metadata: Any) -> str:
+        check_id(profile_id, scope_key)
+        check_content(information, "information")
+        return self.memory_service.backend.write_records([{  # type: ignore[list-item]
             "record_type": record_type, "id": profile_id, scope_key: profile_id,
-            "content": content, "metadata": metadata, "embedding": self._embed([content])[0],
-        }
-        return self.store.write_records([record])[0]
+            "content": information, "metadata": value_or(metadata, None),
+            "embedding": self.memory_service.embed([information])[0]}])[0]
 
-    def delete_user(self, user_id: str) -> int:
-        """Delete a user profile and everything scoped to the user, in one transaction.
+    def delete_user(self, user_id: str, cascade: bool = True) -> int:
+        """Delete a user profile and (by default) everything scoped to the user.
 
         Waits first for background extraction this client accepted for the user's threads.
         """
-        check_text(user_id, "user_id")
-        self._wait_for_threads(self._owned_threads("user_id", user_id))
-        return self.store.delete_cascade("user", user_id)["owner"]
+        return self._delete_owner("user", "user_id", user_id, cascade)
 
-    def delete_agent(self, agent_id: str) -> int:
-        """Delete an agent profile and everything scoped to the agent, in one transaction.
+    def delete_agent(self, agent_id: str, cascade: bool = True) -> int:
+        """Delete an agent profile and (by default) everything scoped to the agent."""
+        return self._delete_owner("agent", "agent_id", agent_id, cascade)
 
-        Waits first for background extraction this client accepted for the agent's threads.
-        """
-        check_text(agent_id, "agent_id")
-        self._wait_for_threads(self._owned_threads("agent_id", agent_id))
-        return self.store.delete_cascade("agent", agent_id)["owner"]
+    def _delete_owner(self, owner: str, column: str, owner_id: Any, cascade: Any) -> int:
+        check_id(owner_id, column)
+        service = self.memory_service
+        if not check_flag(cascade, "cascade"):
+            return service.backend.delete_records([owner_id], [f"{owner}_profile"])
+        service.wait_for_threads(service.owned_threads(column, owner_id))
+        return service.backend.delete_cascade(owner, owner_id)["owner"]  # type: ignore[arg-type]
 
     # -- threads ----------------------------------------------------------------------
 
     def create_thread(
         self,
-        thread_id: str | None = None,
-        user_id: Any = NOT_SET_MARKER,
-        agent_id: Any = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None = None,
-        llm: Any = NOT_SET_MARKER,
-        **settings: Any,
+        *,
+        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
+        user_id: str | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        llm: ILlm | _NotSetMarker = NOT_SET_MARKER,
+        max_message_token_length: int | _NotSetMarker = NOT_SET_MARKER,
+        message_shortening_input_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_config: MemoryExtractionConfig | _NotSetMarker = NOT_SET_MARKER,
+        image_input_limit_config: ImageInputLimitConfig | _NotSetMarker = NOT_SET_MARKER,
+        search_config: MemorySearchConfig | _NotSetMarker = NOT_SET_MARKER,
+        context_card_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        context_card_type_search_concurrency: int | _NotSetMarker = NOT_SET_MARKER,
+        extract_memories: bool | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_window: int | _NotSetMarker = NOT_SET_MARKER,
+        context_summary_update_frequency: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_frequency: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_custom_instructions: str | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_inherit_message_metadata: bool | Sequence[str] | _NotSetMarker = (
+            NOT_SET_MARKER),
+        enable_context_summary: bool | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
     ) -> OracleThread:
         """Create and persist a thread; omitted ids are generated."""
-        thread_id = thread_id if thread_id is not None else uuid.uuid4().hex
-        check_text(thread_id, "thread_id")
-        stored = self._settings_from_arguments("create_thread", settings)
+        reject_store_kwargs("create_thread", kwargs)
+        arguments = dict(locals())
+        call = _call_layer("create_thread", arguments)
         record = {
-            "record_type": "thread", "id": thread_id, "thread_id": thread_id,
-            "user_id": user_id if user_id is not NOT_SET_MARKER else uuid.uuid4().hex,
-            "agent_id": agent_id if agent_id is not NOT_SET_MARKER else uuid.uuid4().hex,
-            "metadata": metadata, "config": {"settings": stored, "state": {}},
+            "record_type": "thread",
+            "id": check_id(value_or(thread_id, None) or new_record_id(), "thread_id"),
+            "user_id": check_optional_id(user_id, "user_id") if user_id is not NOT_SET_MARKER
+            else new_record_id(),
+            "agent_id": check_optional_id(agent_id, "agent_id")
+            if agent_id is not NOT_SET_MARKER else new_record_id(),
+            "metadata": value_or(metadata, None),
+            "config": {"settings": call.to_json(), "state": {}},
         }
-        self.store.write_records([record])
-        return self._thread_from_record(self._load_thread(thread_id), llm, {})
+        record["thread_id"] = record["id"]
+        self.memory_service.backend.write_records([record])  # type: ignore[list-item]
+        return open_thread(self.memory_service, self._load_thread(record["id"]), llm,
+                           SettingsLayer(search_config=call.search_config,
+                                         image_input_limit_config=call.image_input_limit_config))
 
-    def get_thread(self, thread_id: str, llm: Any = NOT_SET_MARKER, **overrides: Any
-                   ) -> OracleThread:
-        """Reopen a thread; explicit overrides win over its stored runtime configuration."""
-        call = self._settings_from_arguments("get_thread", overrides)
-        return self._thread_from_record(self._load_thread(thread_id), llm, call)
+    def get_thread(
+        self,
+        thread_id: str,
+        *,
+        llm: ILlm | _NotSetMarker = NOT_SET_MARKER,
+        max_message_token_length: int | _NotSetMarker = NOT_SET_MARKER,
+        message_shortening_input_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_config: MemoryExtractionConfig | _NotSetMarker = NOT_SET_MARKER,
+        image_input_limit_config: ImageInputLimitConfig | _NotSetMarker = NOT_SET_MARKER,
+        search_config: MemorySearchConfig | _NotSetMarker = NOT_SET_MARKER,
+        context_card_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        context_card_type_search_concurrency: int | _NotSetMarker = NOT_SET_MARKER,
+        extract_memories: bool | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_window: int | _NotSetMarker = NOT_SET_MARKER,
+        context_summary_update_frequency: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_frequency: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_custom_instructions: str | None | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_inherit_message_metadata: bool | Sequence[str] | _NotSetMarker = (
+            NOT_SET_MARKER),
+        enable_context_summary: bool | _NotSetMarker = NOT_SET_MARKER,
+    ) -> OracleThread:
+        """Reopen a thread; explicit arguments win over its stored runtime configuration."""
+        call = _call_layer("get_thread", dict(locals()))
+        return open_thread(self.memory_service, self._load_thread(thread_id), llm, call)
 
-    def update_thread(self, thread_id: str, metadata: Any = NOT_SET_MARKER,
-                      **settings: Any) -> OracleThread:
-        """Persist new metadata (replaced whole) and durable runtime settings."""
-        call = self._settings_from_arguments("update_thread", settings)
+    def update_thread(
+        self,
+        thread_id: str,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        llm: ILlm | _NotSetMarker = NOT_SET_MARKER,
+        extract_memories: bool | _NotSetMarker = NOT_SET_MARKER,
+        max_message_token_length: int | _NotSetMarker = NOT_SET_MARKER,
+        message_shortening_input_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_window: int | _NotSetMarker = NOT_SET_MARKER,
+        context_summary_update_frequency: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_frequency: int | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        context_card_token_limit: int | _NotSetMarker = NOT_SET_MARKER,
+        enable_context_summary: bool | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_custom_instructions: str | None | _NotSetMarker = NOT_SET_MARKER,
+        memory_extraction_inherit_message_metadata: bool | Sequence[str] | _NotSetMarker = (
+            NOT_SET_MARKER),
+        memory_extraction_config: MemoryExtractionConfig | _NotSetMarker = NOT_SET_MARKER,
+        image_input_limit_config: ImageInputLimitConfig | _NotSetMarker = NOT_SET_MARKER,
+        search_config: MemorySearchConfig | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> OracleThread:
+        """Persist new metadata (replaced whole) and durable runtime settings; the thread's
+        owners and its extraction state never change here."""
+        reject_store_kwargs("update_thread", kwargs)
+        call = _call_layer("update_thread", dict(locals()))
         record = self._load_thread(thread_id)
         config = record.get("config") or {}
+        stored = layer_from_json(config.get("settings"))
         changes: dict[str, Any] = {"config": {
-            **config, "settings": {**config.get("settings", {}), **call},
-        }}
+            **config, "settings": call.over(stored).to_json()}}
         if metadata is not NOT_SET_MARKER:
             changes["metadata"] = metadata
-        updated = self.store.update_record(thread_id, ["thread"], changes)
+        updated = self.memory_service.backend.update_record(thread_id, ["thread"], changes)  # type: ignore[arg-type]
         if updated is None:
-            raise KeyError(f"thread {thread_id!r} does not exist")
-        return self._thread_from_record(updated, NOT_SET_MARKER, {})
+            raise NotFoundError(f"thread {thread_id!r} does not exist")
+        return open_thread(self.memory_service, updated, llm, SettingsLayer(
+            search_config=call.search_config))
 
     def delete_thread(self, thread_id: str) -> int:
         """Delete a thread with its messages, memories, summaries, images and links.
 
         Waits first for background extraction this client accepted for the thread.
         """
-        check_text(thread_id, "thread_id")
-        self._wait_for_threads([thread_id])
-        return self.store.delete_cascade("thread", thread_id)["owner"]
+        check_id(thread_id, "thread_id")
+        self.memory_service.wait_for_threads([thread_id])
+        return self.memory_service.backend.delete_cascade("thread", thread_id)["owner"]
 
-    def _settings_from_arguments(self, method: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        from oracleagentmemory.core.thread_settings import (
-            DEPRECATED_EXTRACTION_ARGUMENTS,
-            SETTING_NAMES,
-        )
-
-        unknown = set(arguments) - set(SETTING_NAMES) - set(DEPRECATED_EXTRACTION_ARGUMENTS)
-        if unknown:
-            raise TypeError(
-                f"{method}() got unexpected keyword argument(s): {', '.join(sorted(unknown))}"
-            )
-        return explicit_settings(arguments)
-
-    def _load_thread(self, thread_id: str) -> dict[str, Any]:
-        check_text(thread_id, "thread_id")
-        found = self.store.get_records({"ids": [thread_id], "record_types": ["thread"]})
-        if not found:
-            raise KeyError(f"thread {thread_id!r} does not exist")
-        return found[0]
-
-    def _thread_from_record(self, record: dict[str, Any], llm: Any,
-                            call: dict[str, Any]) -> OracleThread:
-        return OracleThread._from_store(
-            client=self,
-            record=record,
-            llm=value_or(llm, self.llm),
-            call_settings=call,
-        )
+    def _load_thread(self, thread_id: Any) -> RecordOut:
+        found = self.memory_service.find(check_id(thread_id, "thread_id"), ["thread"])
+        if found is None:
+            raise NotFoundError(f"thread {thread_id!r} does not exist")
+        return found
 
     # -- memories ---------------------------------------------------------------------
 
     def add_memory(
         self,
         content: str,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        thread_id: str | None = None,
-        memory_id: str | None = None,
-        memory_type: Any = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None = None,
-        timestamp: str | None = None,
-        ttl_days: Any = NOT_SET_MARKER,
-        ttl_anchor: Any = NOT_SET_MARKER,
-        status: Any = NOT_SET_MARKER,
+        *,
+        memory_type: str | _NotSetMarker = NOT_SET_MARKER,
+        user_id: str | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
+        memory_id: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
+        autonomous_linking: bool | _NotSetMarker = NOT_SET_MARKER,
+        memory_id_to_link: str | _NotSetMarker = NOT_SET_MARKER,
+        link_type: str | _NotSetMarker = NOT_SET_MARKER,
+        link_id: str | _NotSetMarker = NOT_SET_MARKER,
+        link_timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        link_metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         **store_kwargs: Any,
     ) -> str:
-        """Add a memory attributed to the given user, agent and thread."""
+        """Add a memory attributed to the given user, agent and thread (each may be left
+        out); optionally linked to an existing memory."""
         reject_store_kwargs("add_memory", store_kwargs)
-        return self._write_memory(
-            content, {"user_id": user_id, "agent_id": agent_id, "thread_id": thread_id},
-            memory_id, memory_type, metadata, timestamp, ttl_days, ttl_anchor, status,
-        )
-
-    def _write_memory(self, content: Any, scope: dict[str, Any], memory_id: Any,
-                      memory_type: Any, metadata: Any, timestamp: Any, ttl_days: Any,
-                      ttl_anchor: Any, status: Any, links: Sequence[dict] = ()) -> str:
-        check_text(content, "content")
-        if memory_id is not None and memory_id is not NOT_SET_MARKER:
-            check_text(memory_id, "memory_id")
-        record = {
-            "record_type": check_memory_type(memory_type),
-            "id": value_or(memory_id, None) or uuid.uuid4().hex,
-            **scope,
-            "content": content,
-            "metadata": metadata,
-            "timestamp": timestamp,
-            "status": check_status(status),
-            **ttl_fields(ttl_days, ttl_anchor, self.retention_config),
-            "embedding": self._embed([content])[0],
-        }
-        links = [{**link, "source_id": record["id"], "source_type": record["record_type"]}
-                 for link in links]
-        return self.store.write_records([record], links=links)[0]
+        if (memory_id_to_link is NOT_SET_MARKER) != (link_type is NOT_SET_MARKER):
+            raise InvalidArgumentError("memory_id_to_link and link_type must be given together")
+        scope = {name: check_optional_id(value_or(value, None), name)
+                 for name, value in (("user_id", user_id), ("agent_id", agent_id),
+                                     ("thread_id", thread_id))}
+        links = []
+        if memory_id_to_link is not NOT_SET_MARKER:
+            target = self.memory_service.find(check_id(memory_id_to_link, "memory_id_to_link"),
+                                              MEMORY_TYPES)
+            if target is None:
+                raise InvalidArgumentError(f"memory_id_to_link {memory_id_to_link!r} is not a "
+                                           "stored memory")
+            scope = {name: value if value is not None else target.get(name)  # type: ignore[misc]
+                     for name, value in scope.items()}
+            links.append(new_link(None, source=None,
+                                  target=(target["id"], target["record_type"]),
+                                  relation_type=link_type, relation_id=link_id,
+                                  timestamp=value_or(link_timestamp, None),
+                                  metadata=value_or(link_metadata, None)))
+        linking = check_flag(value_or(autonomous_linking, self.llm is not None
+                                      and scope["thread_id"] is not None), "autonomous_linking")
+        if linking and scope["thread_id"] is None:
+            raise InvalidArgumentError("autonomous_linking links memories of one thread: "
+                                       "give thread_id, or add the memory through the thread")
+        record = self.memory_service.memory_record(
+            content, scope, memory_id=memory_id, memory_type=memory_type,
+            metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
+            ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
+        new_id = self.memory_service.write_memory(record, links)
+        if linking and self.llm is not None:
+            link_new_memory(self.get_thread(scope["thread_id"]),  # type: ignore[arg-type]
+                            new_id, content, record["record_type"])
+        return new_id
 
     def update_memory(
         self,
         memory_id: str,
-        content: Any = NOT_SET_MARKER,
-        metadata: Any = NOT_SET_MARKER,
-        timestamp: Any = NOT_SET_MARKER,
-        ttl_days: Any = NOT_SET_MARKER,
-        ttl_anchor: Any = NOT_SET_MARKER,
-        status: Any = NOT_SET_MARKER,
+        content: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
         **kwargs: Any,
     ) -> str:
         """Update a memory-like record; omitted fields and the scope stay as stored."""
         reject_store_kwargs("update_memory", kwargs)
-        return self._update_memory(memory_id, None, content, metadata, timestamp, ttl_days,
-                                   ttl_anchor, status)
-
-    def _update_memory(self, memory_id: Any, thread_id: str | None, content: Any,
-                       metadata: Any, timestamp: Any, ttl_days: Any, ttl_anchor: Any,
-                       status: Any) -> str:
-        check_text(memory_id, "memory_id")
-        changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, self.retention_config)
-        if content is not NOT_SET_MARKER:
-            changes["content"] = check_text(content, "content")
-            changes["embedding"] = self._embed([content])[0]
-        if metadata is not NOT_SET_MARKER:
-            changes["metadata"] = metadata
-        if timestamp is not NOT_SET_MARKER:
-            changes["timestamp"] = timestamp
-        if status is not NOT_SET_MARKER:
-            changes["status"] = check_status(status)
-        updated = self.store.update_record(memory_id, list(MEMORY_TYPES), changes, thread_id)
-        if updated is None:
-            where = f" in thread {thread_id!r}" if thread_id else ""
-            raise KeyError(f"no memory with id {memory_id!r}{where}")
-        return updated["id"]
+        return self.memory_service.update_memory(
+            memory_id, None, content=content, metadata=metadata, timestamp=timestamp,
+            ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
 
     def delete_memory(self, memory_id: str) -> int:
         """Delete a memory-like record (memory, fact, preference or guideline) by id."""
-        check_text(memory_id, "memory_id")
-        found = self.store.get_records({"ids": [memory_id], "record_types": list(MEMORY_TYPES)})
-        if found and found[0]["thread_id"] is not None:
-            self._wait_for_threads([found[0]["thread_id"]])
-        return self.store.delete_records([memory_id], list(MEMORY_TYPES))
+        check_id(memory_id, "memory_id")
+        found = self.memory_service.find(memory_id, MEMORY_TYPES)
+        if found is not None and found.get("thread_id") is not None:
+            self.memory_service.wait_for_threads([found["thread_id"]])  # type: ignore[list-item]
+        return self.memory_service.backend.delete_records([memory_id], list(MEMORY_TYPES))
+
+    # -- images -----------------------------------------------------------------------
+
+    def add_image(
+        self,
+        image: bytes,
+        description: str | None | _NotSetMarker = NOT_SET_MARKER,
+        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
+        image_id: str | _NotSetMarker = NOT_SET_MARKER,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        **store_kwargs: Any,
+    ) -> str:
+        """Store an image in any scope; its description is its searchable text."""
+        reject_store_kwargs("add_image", store_kwargs)
+        scope = {name: check_optional_id(value_or(value, None), name)
+                 for name, value in (("user_id", user_id), ("agent_id", agent_id),
+                                     ("thread_id", thread_id))}
+        mime = validate_image(image, mime_type, self.memory_service.defaults
+                              .image_input_limit_config or ImageInputLimitConfig())
+        record = image_record(
+            self.memory_service, image_id=image_id, data=image, mime=mime,
+            description=describe(image, mime, description, self._caption), scope=scope,
+            metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
+            ttl=ttl_fields(ttl_days, ttl_anchor, self.memory_service.retention))
+        return self.memory_service.backend.write_records([record])[0]
+
+    def _caption(self, data: bytes, mime: ImageMimeType) -> str:
+        return caption_with(self.llm, data, mime)
+
+    def update_image(
+        self,
+        image_id: str,
+        image: bytes | _NotSetMarker = NOT_SET_MARKER,
+        description: str | None | _NotSetMarker = NOT_SET_MARKER,
+        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> str:
+        """Update an image of any scope; omitted values are kept."""
+        reject_store_kwargs("update_image", kwargs)
+        limits = self.memory_service.defaults.image_input_limit_config or ImageInputLimitConfig()
+        return update_image(self.memory_service, check_id(image_id, "image_id"), None, limits,
+                            self._caption, image=image, description=description,
+                            mime_type=mime_type, metadata=metadata, timestamp=timestamp,
+                            ttl_days=ttl_days, ttl_anchor=ttl_anchor)
+
+    def delete_image(self, image_id: str) -> int:
+        """Delete an image; an image attached to a message is a ValueError."""
+        check_id(image_id, "image_id")
+        return self.memory_service.backend.delete_records([image_id], ["image"])
+
+    def list_images(
+        self,
+        image_id: str | _NotSetMarker = NOT_SET_MARKER,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
+        limit: int | None | _NotSetMarker = NOT_SET_MARKER,
+    ) -> list[ImageRecord]:
+        """Images, oldest first; a given scope id matches exactly (None too)."""
+        return list_images(self.memory_service, _given_scope(user_id, agent_id, thread_id),
+                           image_id, metadata_filter, include_bytes, limit)
+
+    # -- listing ----------------------------------------------------------------------
+
+    def _list(self, record_types: Sequence[str], scope: dict[str, Any], metadata_filter: Any,
+              limit: Any, include_bytes: bool = False) -> list[Any]:
+        records = self.memory_service.backend.get_records({  # type: ignore[typeddict-item]
+            "record_types": list(record_types), **scope,
+            "metadata_filter": value_or(metadata_filter, None),
+            "include_bytes": include_bytes, "limit": list_limit(limit)})
+        return [to_record(record) for record in records]
+
+    def list_threads(
+        self,
+        user_id: str | None,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        limit: int | None | _NotSetMarker = NOT_SET_MARKER,
+    ) -> list[ThreadRecord]:
+        """Threads of a user (and agent, when given), oldest first."""
+        return self._list(["thread"], _given_scope(user_id, agent_id, NOT_SET_MARKER),
+                          metadata_filter, limit)
+
+    def list_users(self, metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+                   limit: int | None | _NotSetMarker = NOT_SET_MARKER
+                   ) -> list[UserProfileRecord]:
+        """User profiles, oldest first."""
+        return self._list(["user_profile"], {}, metadata_filter, limit)
+
+    def list_agents(self,
+                    metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+                    limit: int | None | _NotSetMarker = NOT_SET_MARKER
+                    ) -> list[AgentProfileRecord]:
+        """Agent profiles, oldest first."""
+        return self._list(["agent_profile"], {}, metadata_filter, limit)
+
+    def list_memories(
+        self,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        limit: int | None | _NotSetMarker = NOT_SET_MARKER,
+    ) -> list[MemoryRecord]:
+        """Memory-like records (memories, facts, preferences, guidelines), oldest first."""
+        return self._list(MEMORY_TYPES, _given_scope(user_id, agent_id, thread_id),
+                          metadata_filter, limit)
+
+    def list_messages(
+        self,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        limit: int | None | _NotSetMarker = NOT_SET_MARKER,
+        include_image_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
+    ) -> list[MessageRecord]:
+        """Raw messages of any thread in scope, oldest first."""
+        return self._list(["message"], _given_scope(user_id, agent_id, thread_id),
+                          metadata_filter, limit)
+
+    # -- links ------------------------------------------------------------------------
+
+    def link_records(
+        self,
+        source_record_id: str,
+        source_record_type: str,
+        target_record_id: str,
+        target_record_type: str,
+        relation_type: str,
+        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+    ) -> str:
+        """Create a directed relation between two memory-like records of any threads."""
+        link = new_link(None, source=(source_record_id, source_record_type),
+                        target=(target_record_id, target_record_type),
+                        relation_type=relation_type, relation_id=relation_id,
+                        opposite_relation_type=opposite_relation_type,
+                        timestamp=value_or(timestamp, None), metadata=value_or(metadata, None))
+        self.memory_service.backend.write_records([], links=[link])
+        return link["id"]
+
+    def update_record_link(
+        self,
+        relation_id: str,
+        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+    ) -> int:
+        """Update a relation; omitted values are kept. Returns 0 or 1."""
+        return self.memory_service.backend.update_link(
+            check_id(relation_id, "relation_id"), None,
+            link_changes(relation_type, opposite_relation_type, timestamp, metadata))
+
+    def delete_record_link(
+        self,
+        source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+        source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+        target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+        target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
+    ) -> int:
+        """Delete a relation by id, or by its stored-direction endpoints."""
+        return self.memory_service.backend.delete_links(link_selector(
+            source_record_id, source_record_type, target_record_id, target_record_type,
+            relation_type, relation_id), None)
 
     # -- search -----------------------------------------------------------------------
 
     def search(
         self,
         query: str,
-        user_id: Any = NOT_SET_MARKER,
-        agent_id: Any = NOT_SET_MARKER,
-        thread_id: Any = NOT_SET_MARKER,
-        exact_user_match: Any = NOT_SET_MARKER,
-        exact_agent_match: Any = NOT_SET_MARKER,
-        exact_thread_match: Any = NOT_SET_MARKER,
-        max_results: Any = NOT_SET_MARKER,
-        token_budget: Any = NOT_SET_MARKER,
-        soft_token_budget: Any = NOT_SET_MARKER,
-        record_types: Any = NOT_SET_MARKER,
-        metadata_filter: dict[str, Any] | None = None,
-        include_invalid_results: Any = NOT_SET_MARKER,
-        num_hops: Any = NOT_SET_MARKER,
-        max_linked_results: Any = NOT_SET_MARKER,
-        scope: Any = NOT_SET_MARKER,
+        *,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        exact_user_match: bool | _NotSetMarker = NOT_SET_MARKER,
+        exact_agent_match: bool | _NotSetMarker = NOT_SET_MARKER,
+        exact_thread_match: bool | _NotSetMarker = NOT_SET_MARKER,
+        max_results: int | _NotSetMarker = NOT_SET_MARKER,
+        token_budget: int | _NotSetMarker = NOT_SET_MARKER,
+        soft_token_budget: int | _NotSetMarker = NOT_SET_MARKER,
+        record_types: list[str] | _NotSetMarker = NOT_SET_MARKER,
+        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        num_hops: int | _NotSetMarker = NOT_SET_MARKER,
+        max_linked_results: int | _NotSetMarker = NOT_SET_MARKER,
+        include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
+        scope: SearchScope | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[OracleSearchResult]:
         """Search records relevant to ``query``; ``user_id`` (or a scope with it) is required."""
         values = scope_resolution.scope_arguments(scope, {
@@ -407,82 +618,35 @@ class OracleAgentMemory(AsyncTwins):
             "exact_user_match": exact_user_match, "exact_agent_match": exact_agent_match,
             "exact_thread_match": exact_thread_match,
         })
-        return self._search(
-            query, scope_resolution.client_scope(values), self.search_config,
-            dict(max_results=max_results, token_budget=token_budget,
-                 soft_token_budget=soft_token_budget, num_hops=num_hops,
-                 max_linked_results=max_linked_results,
-                 include_invalid_results=include_invalid_results),
-            record_types, metadata_filter,
-        )
-
-    def _search(self, query: Any, dims: dict[str, Any], config: MemorySearchConfig,
-                options: dict[str, Any], record_types: Any, metadata_filter: Any,
-                exclude_ids: Sequence[str] = ()) -> list[OracleSearchResult]:
-        check_text(query, "query")
-        resolved = {name: value_or(options.get(name, NOT_SET_MARKER), getattr(config, name))
-                    for name in SEARCH_OPTION_NAMES}
-        max_results = resolved["max_results"]
-        if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
-            raise ValueError(f"max_results must be an integer of at least 1, got {max_results!r}")
-        if record_types is not NOT_SET_MARKER and record_types is not None and (
-            isinstance(record_types, str) or not isinstance(record_types, (list, tuple))
-        ):
-            raise ValueError("record_types must be a list of record type names")
-        strategy = self.search_strategy.value
-        request = {
-            "query_text": query,
-            "query_vector": None if strategy == "KEYWORD" else self._embed([query])[0],
-            "strategy": strategy,
-            "scope": dims,
-            "record_types": list(value_or(record_types, None) or []),
-            "metadata_filter": metadata_filter,
-            "include_invalid": resolved["include_invalid_results"],
-            "max_results": max_results + len(exclude_ids),
-            "num_hops": resolved["num_hops"],
-            "max_linked_results": resolved["max_linked_results"],
-        }
-        hits = [hit for hit in self.store.search(request)
-                if hit["record"]["id"] not in exclude_ids][:max_results]
-        results = [
-            OracleSearchResult(
-                distance=hit["distance"],
-                record=to_record(hit["record"]),
-                linked_results=[
-                    LinkedResult(record=to_record(link["record"]),
-                                 relation_type=link["relation_type"],
-                                 relation_id=link["relation_id"],
-                                 via_record_id=link["via_record_id"], hops=link["hops"])
-                    for link in hit["linked"]
-                ],
-            )
-            for hit in hits
-        ]
-        return apply_token_budgets(results, lambda r: r.formatted_content,
-                                   resolved["token_budget"], resolved["soft_token_budget"])
+        options = search_options({
+            "max_results": max_results, "token_budget": token_budget,
+            "soft_token_budget": soft_token_budget, "record_types": record_types,
+            "metadata_filter": metadata_filter, "num_hops": num_hops,
+            "max_linked_results": max_linked_results,
+            "include_invalid_results": include_invalid_results,
+        }, self.memory_service.defaults.search_config)
+        return self.memory_service.search(query, scope_resolution.client_scope(values), options)
 
     # -- lifecycle --------------------------------------------------------------------
 
-    def wait_for_memory_extraction(self, timeout: float | None = 300) -> None:
+    def wait_for_memory_extraction(self, timeout: float | None = 300.0) -> None:
         """Wait for background extraction this client accepted before the call, all threads.
 
         Failed extraction counts as finished; TimeoutError when the timeout expires first.
         """
-        self._wait_for_threads(None, timeout)
+        self.memory_service.wait_for_threads(None, timeout)
 
     def purge_expired(self) -> int:
         """Physically remove expired records now (reads never show them anyway)."""
-        return self.store.purge_expired()
+        return self.memory_service.backend.purge_expired()
 
-    def close(self) -> None:
-        """Stop accepting background work, wait for it up to ``close_timeout``, release the
-        store. Returns even when the wait times out. Idempotent."""
+    def close(self, timeout: float | None = 300.0) -> None:
+        """Stop accepting background work, wait for it up to ``timeout`` seconds, release
+        the store. Returns even when the wait times out. Idempotent."""
         if self._closed:
             return
         self._closed = True
-        if self._background is not None:
-            self._background.close(self.close_timeout)
-        self.store.close()
+        self.memory_service.close(timeout)
 
     def __enter__(self) -> OracleAgentMemory:
         return self
@@ -490,8 +654,12 @@ class OracleAgentMemory(AsyncTwins):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    _async_twins = (
-        "add_user", "add_agent", "delete_user", "delete_agent", "create_thread", "get_thread",
-        "update_thread", "delete_thread", "add_memory", "update_memory", "delete_memory",
-        "search", "wait_for_memory_extraction", "close",
-    )
+    _async_twins = (*IAgentMemory._async_twins, "close")
+
+
+def _given_scope(user_id: Any, agent_id: Any, thread_id: Any) -> dict[str, str | None]:
+    """The scope keys a list call was given (None included: it selects unscoped records)."""
+    return {name: check_optional_id(value, name)
+            for name, value in (("user_id", user_id), ("agent_id", agent_id),
+                                ("thread_id", thread_id))
+            if value is not NOT_SET_MARKER}

@@ -1,60 +1,112 @@
-"""Conversions between contract records (JSON-shaped dicts) and public API objects."""
+"""Conversions between contract records (JSON-shaped dicts) and public API objects.
+
+The one place where store names meet public names: the contract's ``summary`` record is the
+public ``thread_summary``, upper-case statuses become :class:`RecordStatus`, and a record's
+public ``timestamp`` is its event time or, when none was stored, its creation time.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
-from oracleagentmemory.apis.records import (
-    ImageRecord,
-    MessageRecord,
-    ProfileRecord,
-    Record,
-    RecordStatus,
-    ScopedRecord,
+from oracleagentmemory._vocabulary import (
+    CONTRACT_RECORD_TYPES,
+    MEMORY_TYPES,
+    PUBLIC_RECORD_TYPES,
 )
+from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
+from oracleagentmemory.apis.records import Record, RecordStatus, build_record
+from oracleagentmemory.apis.relations import MemoryLink, RecordRelation
+from oracleagentmemory.stores.protocol import LinkOut, RecordOut, StoreBackend
 
-_COMMON = ("id", "record_type", "content", "metadata", "timestamp", "created_at", "updated_at",
-           "expires_at")
-_SCOPE = ("user_id", "agent_id", "thread_id")
+_MEMORY_TYPES = frozenset(MEMORY_TYPES)
 
 
-def to_record(data: Mapping[str, Any]) -> Record:
+def public_record_type(contract_type: str) -> str:
+    return PUBLIC_RECORD_TYPES.get(contract_type, contract_type)
+
+
+def contract_record_type(public_type: str) -> str:
+    return CONTRACT_RECORD_TYPES.get(public_type, public_type)
+
+
+def contract_status(status: RecordStatus | str) -> str:
+    """The contract's spelling (VALID / INVALID) of a status."""
+    return RecordStatus(status).name
+
+
+def effective_timestamp(data: Mapping[str, Any]) -> str | None:
+    """The event time, or the creation time when the record has none."""
+    return data.get("timestamp") or data.get("created_at")
+
+
+def to_record(data: RecordOut | Mapping[str, Any],
+              linked: Sequence[tuple[RecordRelation, Record]] = ()) -> Record:
     """The public record object for a contract RecordOut."""
-    common = {key: data.get(key) for key in _COMMON}
-    common["content"] = common["content"] or ""
-    common["status"] = RecordStatus(data.get("status") or "VALID")
-    record_type = data["record_type"]
-    if record_type in ("user_profile", "agent_profile"):
-        return ProfileRecord(**common)
-    scope = {key: data.get(key) for key in _SCOPE}
+    record_type = public_record_type(data["record_type"])
+    extra: dict[str, Any] = {"linked_results": list(linked)}
+    content: Any = data.get("content")
     if record_type == "message":
-        return MessageRecord(**common, **scope, role=data.get("role") or "user",
-                             parts=data.get("parts"))
-    if record_type == "image":
-        return ImageRecord(**common, **scope, mime_type=data.get("mime_type"),
-                           bytes=data.get("image_bytes"), message_id=data.get("message_id"))
-    return ScopedRecord(**common, **scope)
+        extra["seq_no"] = data.get("seq_no", 0)
+        if data.get("parts"):
+            content = tuple(_to_part(part, {}) for part in data["parts"])
+    elif record_type == "image":
+        extra.update(mime_type=ImageMimeType(data.get("mime_type") or ImageMimeType.PNG),
+                     bytes=data.get("image_bytes"), message_id=data.get("message_id"))
+    elif record_type == "thread":
+        config = data.get("config") or {}
+        extra.update(runtime_config=config.get("settings"), runtime_state=config.get("state"))
+    elif record_type == "thread_summary":
+        content = {"summary": content or ""}
+    return build_record(
+        record_type, data["id"], content=content,
+        thread_id=data.get("thread_id"), user_id=data.get("user_id"),
+        agent_id=data.get("agent_id"), role=data.get("role"),
+        seq_no=extra.pop("seq_no", None), timestamp=effective_timestamp(data),
+        metadata=data.get("metadata"), status=RecordStatus(data.get("status") or "valid"),
+        **extra,
+    )
 
 
-def to_message(data: Mapping[str, Any], images: Mapping[str, Mapping[str, Any]] = {}) -> Message:  # noqa: B006
+def relation_of(link: LinkOut | Mapping[str, Any]) -> RecordRelation:
+    """A stored link as a MemoryLink (both ends memory-like) or a plain RecordRelation."""
+    fields = {
+        "id": link["id"],
+        "source_record_id": link["source_id"],
+        "source_record_type": link["source_type"],
+        "target_record_id": link["target_id"],
+        "target_record_type": link["target_type"],
+        "relation_type": link["relation_type"],
+        "opposite_relation_type": link["opposite_relation_type"],
+        "timestamp": link.get("timestamp"),
+        "metadata": link.get("metadata"),
+        "created_at": link["created_at"],
+    }
+    memory_link = (link["source_type"] in _MEMORY_TYPES and link["target_type"] in _MEMORY_TYPES)
+    return MemoryLink(**fields) if memory_link else RecordRelation(**fields)
+
+
+def to_message(data: Mapping[str, Any],
+               images: Mapping[str, Mapping[str, Any]] | None = None) -> Message:
     """A stored message record as a Message; image parts take bytes from ``images``."""
     parts = data.get("parts")
+    content: str | tuple[Any, ...]
     if not parts:
-        content: str | tuple = data.get("content") or ""
+        content = data.get("content") or ""
     else:
-        content = tuple(_to_part(part, images) for part in parts)
+        content = tuple(_to_part(part, images or {}) for part in parts)
     return Message(
         role=data.get("role") or "user",
         content=content,
-        timestamp=data.get("timestamp") or data.get("created_at"),
+        timestamp=effective_timestamp(data),
         metadata=data.get("metadata"),
         id=data["id"],
     )
 
 
-def _to_part(part: Mapping[str, Any], images: Mapping[str, Mapping[str, Any]]):
+def _to_part(part: Mapping[str, Any],
+             images: Mapping[str, Mapping[str, Any]]) -> TextContent | ImageContent:
     if part.get("type") == "image":
         image = images.get(part["id"], {})
         return ImageContent(
@@ -65,3 +117,22 @@ def _to_part(part: Mapping[str, Any], images: Mapping[str, Mapping[str, Any]]):
             timestamp=part.get("timestamp"),
         )
     return TextContent(text=part.get("text", ""), id=part["id"], timestamp=part.get("timestamp"))
+
+
+def load_messages(backend: StoreBackend, records: Sequence[RecordOut],
+                  include_all_bytes: bool = False,
+                  wanted_image_ids: Sequence[str] = ()) -> list[Message]:
+    """Messages for stored message records, with their attached images' descriptions (and
+    bytes for every image, or only for ``wanted_image_ids``)."""
+    images: dict[str, dict[str, Any]] = {}
+    for record in records:
+        if not record.get("parts"):
+            continue
+        for image in backend.get_records({
+            "record_types": ["image"], "message_id": record["id"],
+            "include_bytes": include_all_bytes or bool(wanted_image_ids),
+        }):
+            if not include_all_bytes and image["id"] not in wanted_image_ids:
+                image.pop("image_bytes", None)
+            images[image["id"]] = dict(image)
+    return [to_message(record, images) for record in records]

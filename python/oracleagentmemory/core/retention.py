@@ -3,68 +3,78 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from oracleagentmemory._notset import NOT_SET_MARKER
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 
-class MemoryRetentionConfig(BaseModel):
-    """Schema-wide retention: the default TTL of new records and the largest TTL allowed."""
+@dataclass(frozen=True, slots=True)
+class MemoryRetentionConfig:
+    """Schema-wide retention: the default TTL of new records and the largest TTL allowed.
 
-    model_config = ConfigDict(extra="forbid")
+    ``default_ttl_days`` applies when a write omits ``ttl_days``; ``max_ttl_days`` caps any
+    TTL (larger values are clamped with a warning) and is what ``ttl_days=None`` means when
+    set. Omitted or None: records never expire by default, and there is no cap.
+    """
 
-    default_ttl_days: int | None = Field(default=None, ge=0)
-    max_ttl_days: int | None = Field(default=None, ge=0)
+    default_ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER
+    max_ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER
 
-    @model_validator(mode="after")
-    def _default_within_max(self) -> MemoryRetentionConfig:
-        if (
-            self.default_ttl_days is not None
-            and self.max_ttl_days is not None
-            and self.default_ttl_days > self.max_ttl_days
-        ):
-            raise ValueError("default_ttl_days must not exceed max_ttl_days")
-        return self
+    def __post_init__(self) -> None:
+        default = check_ttl_days(value_or(self.default_ttl_days, None), "default_ttl_days")
+        maximum = check_ttl_days(value_or(self.max_ttl_days, None), "max_ttl_days")
+        if default is not None and maximum is not None and default > maximum:
+            raise InvalidArgumentError("default_ttl_days must not exceed max_ttl_days")
+
+
+def _default_days(retention: MemoryRetentionConfig) -> int | None:
+    return value_or(retention.default_ttl_days, None)
+
+
+def _max_days(retention: MemoryRetentionConfig) -> int | None:
+    return value_or(retention.max_ttl_days, None)
 
 
 def check_ttl_days(value: Any, argument: str = "ttl_days") -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{argument} must be an int or None, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{argument} must be an int or None, got {type(value).__name__}")
     if value < 0:
-        raise ValueError(f"{argument} must not be negative, got {value}")
+        raise InvalidArgumentError(f"{argument} must not be negative, got {value}")
     return value
 
 
 def resolve_ttl_days(value: Any, retention: MemoryRetentionConfig, argument: str = "ttl_days"):
     """Days until expiry (None = never) for an omitted, None or explicit ``ttl_days``."""
     if value is NOT_SET_MARKER:
-        return retention.default_ttl_days
+        return _default_days(retention)
     days = check_ttl_days(value, argument)
+    maximum = _max_days(retention)
     if days is None:
-        return retention.max_ttl_days
-    if retention.max_ttl_days is not None and days > retention.max_ttl_days:
+        return maximum
+    if maximum is not None and days > maximum:
         warnings.warn(
-            f"{argument}={days} exceeds max_ttl_days={retention.max_ttl_days}; clamped",
+            f"{argument}={days} exceeds max_ttl_days={maximum}; clamped",
             UserWarning,
             stacklevel=4,
         )
-        return retention.max_ttl_days
+        return maximum
     return days
 
 
 def resolve_ttl_anchor(value: Any, argument: str = "ttl_anchor") -> str:
+    """The contract's anchor name (CREATED_AT or TIMESTAMP) for a TimeToLiveAnchor."""
     if value is NOT_SET_MARKER:
-        return TimeToLiveAnchor.CREATED_AT.value
+        return "CREATED_AT"
     try:
-        return TimeToLiveAnchor(value).value
+        return TimeToLiveAnchor(value).name
     except ValueError:
-        raise ValueError(
-            f"{argument} must be a TimeToLiveAnchor (CREATED_AT or TIMESTAMP), got {value!r}"
+        raise InvalidArgumentError(
+            f"{argument} must be a TimeToLiveAnchor (created_at or timestamp), got {value!r}"
         ) from None
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.searchscope import SearchScope
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 DIMENSIONS = (("user_id", "exact_user_match"), ("agent_id", "exact_agent_match"),
               ("thread_id", "exact_thread_match"))
@@ -28,9 +29,9 @@ def scope_arguments(scope: Any, explicit: dict[str, Any]) -> dict[str, Any]:
         values = dict(explicit)
     else:
         if not isinstance(scope, SearchScope):
-            raise TypeError(f"scope must be a SearchScope, got {type(scope).__name__}")
+            raise ArgumentTypeError(f"scope must be a SearchScope, got {type(scope).__name__}")
         if given:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "pass either scope or explicit ids and exact-match flags, not both "
                 f"(got scope and {', '.join(sorted(given))})"
             )
@@ -54,12 +55,12 @@ def thread_scope(values: dict[str, Any], user_id: str | None, agent_id: str | No
 
 def client_scope(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
     if values["user_id"] is NOT_SET_MARKER:
-        raise ValueError(
+        raise InvalidArgumentError(
             "user_id is required for client searches: pass a user id, or None with "
             "exact_user_match=True to target records without a user"
         )
     if values["exact_user_match"] is False:
-        raise ValueError(
+        raise InvalidArgumentError(
             "exact_user_match=False is not allowed for client searches: client searches "
             "need an exact user scope"
         )
@@ -70,7 +71,8 @@ def client_scope(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
         value = values[id_name]
         if value is NOT_SET_MARKER:
             if values[flag_name] is True:
-                raise ValueError(f"{flag_name}=True needs an explicit {id_name} (an id or None)")
+                raise InvalidArgumentError(
+                    f"{flag_name}=True needs an explicit {id_name} (an id or None)")
             continue
         resolved[id_name] = {"value": value, "exact": _flag(values, flag_name, True)}
     return resolved

@@ -2,48 +2,82 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from oracleagentmemory.apis.records import MessageRecord, Record, ScopedRecord
-from oracleagentmemory.apis.searchresult import SearchResult
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
+from oracleagentmemory.apis.message import ImageContent, TextContent
+from oracleagentmemory.apis.records import MessageRecord, Record, RecordStatus, ScopedRecord
+from oracleagentmemory.apis.relations import RecordRelation
+from oracleagentmemory.apis.searchresult import SearchResult, SearchResultFormatConfig
 from oracleagentmemory.core.rendering import render
 
+__all__ = ["OracleSearchResult", "OracleSearchResultFormatConfig"]
 
-@dataclass(frozen=True)
-class LinkedResult:
-    """A memory reached from a direct result by following relations."""
 
-    record: Record
-    relation_type: str
-    relation_id: str
-    via_record_id: str
-    hops: int
+@dataclass(frozen=True, slots=True)
+class OracleSearchResultFormatConfig(SearchResultFormatConfig):
+    """Which fields a rendered result shows besides its id and content.
 
-    @property
-    def formatted_content(self) -> str:
-        return _render_record(self.record, relation=self.relation_type, linked=())
+    Omitted flags show the timestamp, the role (messages) and the status, and hide the
+    thread, user and agent ids, the distance and the metadata.
+    """
+
+    show_thread_id: bool | _NotSetMarker = NOT_SET_MARKER
+    show_distance: bool | _NotSetMarker = NOT_SET_MARKER
+    show_timestamp: bool | _NotSetMarker = NOT_SET_MARKER
+    show_role: bool | _NotSetMarker = NOT_SET_MARKER
+    show_user_id: bool | _NotSetMarker = NOT_SET_MARKER
+    show_agent_id: bool | _NotSetMarker = NOT_SET_MARKER
+    show_status: bool | _NotSetMarker = NOT_SET_MARKER
+    show_metadata: bool | _NotSetMarker = NOT_SET_MARKER
+
+
+_SHOWN_BY_DEFAULT = {"show_timestamp", "show_role", "show_status"}
+
+
+def _flag(config: SearchResultFormatConfig, name: str) -> bool:
+    value = getattr(config, name, NOT_SET_MARKER)
+    return bool(value_or(value, name in _SHOWN_BY_DEFAULT))
+
+
+def record_text(record: Record) -> str:
+    """The text of a record: its content, or a message's text parts (images as captions)."""
+    content = record.content
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        return str(content.get("summary", json.dumps(content, ensure_ascii=False)))
+    pieces = []
+    for part in content:
+        if isinstance(part, TextContent):
+            pieces.append(part.text)
+        elif isinstance(part, ImageContent):
+            pieces.append(f"[image: {part.description}]" if part.description else "[image]")
+    return "\n".join(pieces)
 
 
 class OracleSearchResult(SearchResult):
-    """A search hit: the record, its distance to the query (smaller is better), linked context."""
+    """A search hit: the record, its distance to the query (smaller is better), linked
+    context. ``linked_results`` pairs each relation with the record reached through it."""
 
     def __init__(
         self,
         distance: float,
         record: Record,
+        *,
         id: str | None = None,  # noqa: A002 - documented parameter name
-        linked_results: Sequence[LinkedResult] = (),
+        linked_results: list[tuple[RecordRelation, SearchResult]] | None = None,
+        format_config: SearchResultFormatConfig = SearchResultFormatConfig(),  # noqa: B008
     ) -> None:
-        self._distance = float(distance)
+        self.distance = float(distance)
         self._record = record
         self._id = id if id is not None else record.id
-        self._linked = tuple(linked_results)
-
-    @property
-    def distance(self) -> float:
-        return self._distance
+        self._linked = list(linked_results or [])
+        self._format_config = format_config
 
     @property
     def record(self) -> Record:
@@ -56,7 +90,7 @@ class OracleSearchResult(SearchResult):
 
     @property
     def content(self) -> str:
-        return self._record.content
+        return record_text(self._record)
 
     @property
     def metadata(self) -> dict[str, Any] | None:
@@ -64,21 +98,26 @@ class OracleSearchResult(SearchResult):
 
     @property
     def timestamp(self) -> str | None:
-        return self._record.effective_timestamp
+        return self._record.timestamp
 
     @property
-    def record_type(self) -> str:
-        return self._record.record_type
+    def status(self) -> RecordStatus | None:
+        return self._record.status
 
     @property
-    def linked_results(self) -> tuple[LinkedResult, ...]:
-        """Memories linked to this one (``num_hops`` deep), each with its relation label."""
-        return self._linked
+    def linked_results(self) -> list[tuple[RecordRelation, SearchResult]]:
+        return list(self._linked)
+
+    def format_content(
+        self, format_config: SearchResultFormatConfig | _NotSetMarker = NOT_SET_MARKER
+    ) -> str:
+        """The result as one XML element named after its record type (XML-escaped)."""
+        config = value_or(format_config, self._format_config)
+        return _render(self, config, relation=None)
 
     @property
     def formatted_content(self) -> str:
-        """XML-safe rendering of the visible fields, as used in prompts."""
-        return _render_record(self._record, relation=None, linked=self._linked)
+        return self.format_content()
 
     def __repr__(self) -> str:
         scope = ""
@@ -86,16 +125,43 @@ class OracleSearchResult(SearchResult):
             scope = f", user_id={self._record.user_id!r}, thread_id={self._record.thread_id!r}"
         return (
             f"OracleSearchResult(id={self._id!r}, type={self._record.record_type!r}, "
-            f"distance={self._distance:.4f}{scope}, content={self.content!r})"
+            f"distance={self.distance:.4f}{scope}, content={self.content!r})"
         )
 
 
-def _render_record(record: Record, relation: str | None, linked: Sequence[LinkedResult]) -> str:
-    return render(
-        "search_result.xml.j2",
-        record=record,
-        role=record.role if isinstance(record, MessageRecord) else None,
-        timestamp=record.effective_timestamp,
-        relation=relation,
-        linked_results=[item.formatted_content for item in linked],
-    )
+def _render(result: SearchResult, config: SearchResultFormatConfig,
+            relation: str | None) -> str:
+    record = result.record
+    include_invalid = value_or(config.include_invalid_results, True)
+    fields: list[tuple[str, Any]] = []
+    if relation is not None:
+        fields.append(("relation", relation))
+    if isinstance(record, ScopedRecord):
+        for name in ("thread_id", "user_id", "agent_id"):
+            if _flag(config, f"show_{name}") and getattr(record, name) is not None:
+                fields.append((name, getattr(record, name)))
+    if _flag(config, "show_distance") and isinstance(result, OracleSearchResult):
+        fields.append(("distance", f"{result.distance:.4f}"))
+    if _flag(config, "show_timestamp") and record.timestamp:
+        fields.append(("timestamp", record.timestamp))
+    if _flag(config, "show_role") and isinstance(record, MessageRecord) and record.role:
+        fields.append(("role", record.role))
+    if _flag(config, "show_status"):
+        fields.append(("status", record.status.value))
+    if _flag(config, "show_metadata") and record.metadata:
+        fields.append(("metadata", json.dumps(record.metadata, ensure_ascii=False,
+                                              sort_keys=True)))
+    linked = [
+        _render(item, config, relation=linked_label(link, item.record.id))
+        for link, item in result.linked_results
+        if include_invalid or item.record.status is not RecordStatus.INVALID
+    ]
+    return render("search_result.xml.j2", tag=record.record_type, record_id=record.id,
+                  fields=fields, content=result.content, linked=linked)
+
+
+def linked_label(relation: RecordRelation, reached_record_id: str) -> str:
+    """The label of a relation as read towards ``reached_record_id``: the relation type
+    when it is the target, the opposite label when it is the source."""
+    return (relation.relation_type if relation.target_record_id == reached_record_id
+            else relation.opposite_relation_type)

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.message import Message
+from oracleagentmemory.core.arguments import check_count, check_optional_int
 from oracleagentmemory.core.derived_memory import llm_summary
 from oracleagentmemory.core.summary import OracleSummary
+from oracleagentmemory.core.thread_context import ThreadContext
 from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
-
-if TYPE_CHECKING:
-    from oracleagentmemory.core.thread import OracleThread
 
 TRANSCRIPT_CHAR_LIMIT = 4_000
 """The transcript fallback never exceeds this many characters."""
@@ -21,20 +20,19 @@ SUMMARY_SOURCE_MESSAGES = 200
 """How many recent messages the transcript fallback reads at most."""
 
 
-def check_count(value: Any, argument: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{argument} must be an int, got {type(value).__name__}")
-    if value < 0:
-        raise ValueError(f"{argument} must not be negative, got {value}")
-    return value
+def transcript_line(message: Message) -> str:
+    """``- role (timestamp): text``, the transcript's line for one message."""
+    when = f" ({message.timestamp})" if message.timestamp else ""
+    return f"- {message.role}{when}: {message.text}"
 
 
 def transcript(messages: Sequence[Message], limit: int = TRANSCRIPT_CHAR_LIMIT) -> str:
-    """``role: text`` lines, newest kept first when the limit forces dropping old ones."""
+    """One line per message, oldest first; when the limit forces dropping lines, the
+    oldest go first."""
     lines: list[str] = []
     used = 0
     for message in reversed(messages):
-        line = f"{message.role}: {message.text}"
+        line = transcript_line(message)
         cost = len(line) + (1 if lines else 0)
         if used + cost > limit:
             if not lines:
@@ -45,27 +43,23 @@ def transcript(messages: Sequence[Message], limit: int = TRANSCRIPT_CHAR_LIMIT) 
     return "\n".join(reversed(lines))
 
 
-def recent_messages(thread: OracleThread, count: int, except_last: int) -> list[Message]:
-    """The ``count`` messages before the last ``except_last`` ones."""
-    if count <= 0:
-        return []
-    # The store's plain slice semantics: get_messages() reads end=-1 as "to the end".
-    end = -except_last if except_last else None
-    return thread._to_messages(
-        thread.store.list_messages(thread.thread_id, -(count + except_last), end)
-    )
+def cut_to_budget(text: str, token_budget: int | None) -> str:
+    """The text cut to a positive token budget, at a word boundary when there is one."""
+    if not token_budget or token_budget <= 0 or estimate_tokens(text) <= token_budget:
+        return text
+    cut = text[: chars_for_tokens(token_budget)]
+    boundary = cut.rstrip().rfind(" ")
+    return cut[:boundary].rstrip() if boundary > 0 else cut
 
 
-def thread_summary(thread: OracleThread, except_last: Any, token_budget: Any) -> OracleSummary:
-    except_last = check_count(except_last, "except_last")
-    budget = DEFAULT_SUMMARY_TOKEN_BUDGET if token_budget is NOT_SET_MARKER else token_budget
-    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int)):
-        raise TypeError(f"token_budget must be an int, got {type(budget).__name__}")
-    messages = recent_messages(thread, SUMMARY_SOURCE_MESSAGES, except_last)
-    generated = llm_summary(thread, messages, except_last, budget)
+def thread_summary(ctx: ThreadContext, except_last: Any, token_budget: Any) -> OracleSummary:
+    except_last = check_count(0 if except_last is NOT_SET_MARKER else except_last,
+                              "except_last")
+    budget = check_optional_int(
+        DEFAULT_SUMMARY_TOKEN_BUDGET if token_budget is NOT_SET_MARKER else token_budget,
+        "token_budget")
+    messages = ctx.recent_messages(SUMMARY_SOURCE_MESSAGES, except_last)
+    generated = llm_summary(ctx, messages, except_last, budget)
     if generated is not None:
         return OracleSummary(content=generated)
-    text = transcript(messages)
-    if budget and budget > 0 and estimate_tokens(text) > budget:
-        text = text[: chars_for_tokens(budget)]
-    return OracleSummary(content=text)
+    return OracleSummary(content=cut_to_budget(transcript(messages), budget))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from oracleagentmemory.apis.summary import Summary
+from oracleagentmemory.errors import ArgumentTypeError
 
 
 class OracleSummary(Summary):
@@ -10,7 +11,7 @@ class OracleSummary(Summary):
 
     def __init__(self, content: str) -> None:
         if not isinstance(content, str):
-            raise TypeError(f"content must be a str, got {type(content).__name__}")
+            raise ArgumentTypeError(f"content must be a str, got {type(content).__name__}")
         self._content = content
 
     @property

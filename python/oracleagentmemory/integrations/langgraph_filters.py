@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from oracleagentmemory.errors import InvalidArgumentError
 from oracleagentmemory.integrations.langgraph_namespaces import VALUE
 
 _COMPARISONS = ("$gt", "$gte", "$lt", "$lte")
@@ -64,7 +65,7 @@ def check_filter(filter_: dict[str, Any] | None) -> None:
         if isinstance(expected, dict):
             for key, value in expected.items():
                 if key.startswith("$") and key not in _OPERATORS:
-                    raise ValueError(f"Unsupported operator: {key}")
+                    raise InvalidArgumentError(f"Unsupported operator: {key}")
                 walk(value)
 
     walk(filter_ or {})
@@ -104,4 +105,4 @@ def _apply(actual: Any, operator: str, operand: Any) -> bool:
         return float(actual) < float(operand)
     if operator == "$lte":
         return float(actual) <= float(operand)
-    raise ValueError(f"Unsupported operator: {operator}")
+    raise InvalidArgumentError(f"Unsupported operator: {operator}")

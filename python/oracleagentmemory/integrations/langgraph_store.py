@@ -23,9 +23,10 @@ from datetime import datetime
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
-from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.retention import ttl_fields
+from oracleagentmemory.errors import InvalidArgumentError
 from oracleagentmemory.integrations.langgraph_filters import (
     check_filter,
     matches,
@@ -100,14 +101,14 @@ class OracleAgentMemoryStore(BaseStore):
                  namespace_mapper: NamespaceMapper = default_namespace_mapper,
                  memory_type: str = "memory") -> None:
         if memory_type not in MEMORY_TYPES:
-            raise ValueError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}")
+            raise InvalidArgumentError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}")
         index = dict(index or {})
         if index.get("embed") is not None:
-            raise ValueError("index['embed'] is not used: vectors come from the client's "
+            raise InvalidArgumentError("index['embed'] is not used: vectors come from the client's "
                              "embedder; pass only 'fields' (and optionally 'dims')")
         dims = index.get("dims")
         if dims is not None and dims != client.embedder.embedding_dimension:
-            raise ValueError(f"index['dims'] is {dims} but the client's embedder has "
+            raise InvalidArgumentError(f"index['dims'] is {dims} but the client's embedder has "
                              f"{client.embedder.embedding_dimension} dimensions")
         self.client = client
         self.index_config = index
@@ -140,7 +141,7 @@ class OracleAgentMemoryStore(BaseStore):
                     raise NotImplementedError("TTL is not supported by OracleAgentMemoryStore")
                 puts[(tuple(op.namespace), op.key)] = op
             elif not isinstance(op, GetOp):
-                raise ValueError(f"Unknown operation type: {type(op)}")
+                raise InvalidArgumentError(f"Unknown operation type: {type(op)}")
         if puts:
             self._apply_puts(list(puts.values()))
         return results
@@ -160,7 +161,7 @@ class OracleAgentMemoryStore(BaseStore):
             query["ids"] = list(ids)
         if metadata_filter:
             query["metadata_filter"] = metadata_filter
-        return self.client.store.get_records(query)
+        return self.client.memory_service.backend.get_records(query)
 
     def _get_items(self, addresses: list[tuple[tuple[str, ...], str]]) -> dict[str, Item]:
         wanted = {item_id(namespace, key): (tuple(namespace), key)
@@ -175,7 +176,7 @@ class OracleAgentMemoryStore(BaseStore):
     def _search(self, op: SearchOp) -> list[SearchItem]:
         check_filter(op.filter)
         if op.limit < 0 or op.offset < 0:
-            raise ValueError("limit and offset must not be negative")
+            raise InvalidArgumentError("limit and offset must not be negative")
         pushed, partial = store_filter(op.filter)
         base = {**prefix_filter(tuple(op.namespace_prefix)), **pushed}
         if op.query:
@@ -190,12 +191,12 @@ class OracleAgentMemoryStore(BaseStore):
 
     def _ranked(self, op: SearchOp, metadata_filter: dict[str, Any]) -> list[SearchItem]:
         """Vector (or the client's strategy) ranking; an item scores as its best text."""
-        strategy = self.client.search_strategy.value
-        vector = None if strategy == "KEYWORD" else self.client._embed([op.query])[0]
+        strategy = self.client.memory_service.strategy.name
+        vector = None if strategy == "KEYWORD" else self.client.memory_service.embed([op.query])[0]
         wanted = op.offset + op.limit
         fetch = max(wanted, 1) * 2
         while True:
-            hits = self.client.store.search({
+            hits = self.client.memory_service.backend.search({
                 "query_text": op.query, "query_vector": vector, "strategy": strategy,
                 "scope": {}, "record_types": [self.memory_type],
                 "metadata_filter": metadata_filter, "include_invalid": True,
@@ -259,9 +260,9 @@ class OracleAgentMemoryStore(BaseStore):
         records: list[dict[str, Any]] = []
         texts = {id(op): self._texts(op) for op in puts if op.value is not None}
         flat = [text for op_texts in texts.values() for text in op_texts]
-        vectors = iter(self.client._embed(flat))
+        vectors = iter(self.client.memory_service.embed(flat))
         now = to_text(utc_now())
-        ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, self.client.retention_config)
+        ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, self.client.memory_service.retention)
         for op in puts:
             namespace = tuple(op.namespace)
             primary = item_id(namespace, op.key)
@@ -287,9 +288,9 @@ class OracleAgentMemoryStore(BaseStore):
                     **ttl,
                 })
         if stale:
-            self.client.store.delete_records(stale, [self.memory_type])
+            self.client.memory_service.backend.delete_records(stale, [self.memory_type])
         if records:
-            self.client.store.write_records(records, replace=True)
+            self.client.memory_service.backend.write_records(records, replace=True)
 
 
 def _to_item(record: dict[str, Any]) -> Item | None:
@@ -319,5 +320,5 @@ def _does_match(condition: MatchCondition, namespace: tuple[str, ...]) -> bool:
     labels = namespace if condition.match_type == "prefix" else namespace[len(namespace)
                                                                           - len(path):]
     if condition.match_type not in ("prefix", "suffix"):
-        raise ValueError(f"Unsupported match type: {condition.match_type}")
+        raise InvalidArgumentError(f"Unsupported match type: {condition.match_type}")
     return all(want == "*" or want == have for have, want in zip(labels, path, strict=False))

@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from oracleagentmemory.errors import InvalidArgumentError
+
 ENV_PREFIX = "ORACLEAGENTMEMORY_MCP_"
 """Environment variables are this prefix plus the upper-case field name."""
 
@@ -50,7 +52,7 @@ class McpServerConfig(BaseModel):
     @classmethod
     def _non_empty_ids(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if any(not thread_id for thread_id in value):
-            raise ValueError("thread ids must be non-empty strings")
+            raise InvalidArgumentError("thread ids must be non-empty strings")
         return tuple(dict.fromkeys(value))
 
     @classmethod
@@ -87,7 +89,8 @@ def _env_values(environ: Mapping[str, str]) -> dict[str, object]:
     if session is not None:
         flag = session.strip().lower()
         if flag not in _TRUE | _FALSE:
-            raise ValueError(f"{ENV_PREFIX}SESSION_THREAD must be true or false, got {session!r}")
+            raise InvalidArgumentError(
+                f"{ENV_PREFIX}SESSION_THREAD must be true or false, got {session!r}")
         values["session_thread"] = flag in _TRUE
     return values
 

@@ -14,7 +14,7 @@ import uuid
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
-from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.searchresult import OracleSearchResult

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.errors import InvalidArgumentError
 from oracleagentmemory.integrations.mcp_config import McpServerConfig
 from oracleagentmemory.integrations.mcp_scope import McpScope, OutOfScopeError
 
@@ -61,7 +62,7 @@ def _guarded(call: Callable[[], _T]) -> _T:
 def _result(result: Any) -> dict[str, Any]:
     record = result.record
     return {
-        "id": result.id, "memory_type": result.record_type, "content": result.content,
+        "id": result.id, "memory_type": result.record.record_type, "content": result.content,
         "distance": round(result.distance, 6), "thread_id": getattr(record, "thread_id", None),
         "metadata": result.metadata, "timestamp": result.timestamp,
     }
@@ -135,7 +136,7 @@ def load_embedder(spec: str) -> IEmbedder:
         return default_embedder()
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
-        raise ValueError(f"embedder must be 'default' or 'module:factory', got {spec!r}")
+        raise InvalidArgumentError(f"embedder must be 'default' or 'module:factory', got {spec!r}")
     factory = getattr(importlib.import_module(module_name), attribute)
     return factory()
 

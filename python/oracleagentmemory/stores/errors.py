@@ -7,26 +7,25 @@ documents, so callers can catch ``ValueError`` / ``KeyError`` without knowing th
 
 from __future__ import annotations
 
+from oracleagentmemory import errors
 
-class StoreError(Exception):
+
+class StoreError(errors.AgentMemoryError):
     """Base of all store errors."""
 
     code: int = -20000
 
 
-class InvalidArgumentError(StoreError, ValueError):
+class InvalidArgumentError(StoreError, errors.InvalidArgumentError):
     """An argument is malformed or not allowed (-20001)."""
 
     code = -20001
 
 
-class RecordNotFoundError(StoreError, KeyError):
+class RecordNotFoundError(StoreError, errors.NotFoundError):
     """The record does not exist, is expired, or belongs to another owner (-20002)."""
 
     code = -20002
-
-    def __str__(self) -> str:  # KeyError would repr() the message
-        return str(self.args[0]) if self.args else ""
 
 
 class DuplicateRecordError(InvalidArgumentError):

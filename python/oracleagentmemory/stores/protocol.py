@@ -66,13 +66,19 @@ class RecordOut(TypedDict, total=False):
     image_bytes: bytes | None
     message_id: str | None
     config: dict[str, Any] | None
+    seq_no: int
+    """Messages only: the store's insertion sequence (increasing within a thread)."""
 
 
 class LinkIn(TypedDict, total=False):
-    """A directed relation between two memory-like records of one thread."""
+    """A directed relation between two memory-like records.
+
+    With ``thread_id`` both ends must belong to that thread; without it (a client-level
+    link) the ends may be anywhere, and the link is owned by their thread when they share
+    one."""
 
     id: str
-    thread_id: str
+    thread_id: str | None
     source_id: str
     source_type: str
     target_id: str
@@ -87,6 +93,20 @@ class LinkIn(TypedDict, total=False):
 
 LinkOut = LinkIn
 """A stored relation reads back with the fields it was written with (``created_at`` set)."""
+
+
+class LinkQuery(TypedDict, total=False):
+    """Selector of ``list_links``; a key that is present matches exactly (None too)."""
+
+    ids: list[str]
+    thread_id: str | None
+    source_id: str
+    source_type: str
+    target_id: str
+    target_type: str
+    relation_type: str
+    metadata_filter: dict[str, Any] | None
+    limit: int | None
 
 
 class ScopeDimension(TypedDict):
@@ -114,6 +134,7 @@ class SearchRequest(TypedDict, total=False):
 
 class LinkedHit(TypedDict):
     record: RecordOut
+    relation: LinkOut
     relation_id: str
     relation_type: str
     via_record_id: str
@@ -233,14 +254,15 @@ class StoreBackend(Protocol):
     def search(self, request: SearchRequest) -> list[SearchHit]:
         """Scoped, filtered vector / keyword / hybrid search with link expansion."""
 
-    def update_link(self, relation_id: str, thread_id: str, changes: LinkChanges) -> int:
-        """Update one relation whose endpoints belong to the thread; returns 0 or 1."""
+    def update_link(self, relation_id: str, thread_id: str | None,
+                    changes: LinkChanges) -> int:
+        """Update one relation (of the thread, when given); returns 0 or 1."""
 
-    def delete_links(self, selector: LinkSelector, thread_id: str) -> int:
-        """Delete one relation of the thread by id or by endpoint tuple; returns 0 or 1."""
+    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
+        """Delete one relation (of the thread, when given) by id or endpoint tuple; 0 or 1."""
 
-    def list_links(self, thread_id: str) -> list[LinkOut]:
-        """Relations whose endpoints belong to the thread."""
+    def list_links(self, query: LinkQuery) -> list[LinkOut]:
+        """Relations matching the selector, oldest first."""
 
     def purge_expired(self) -> int:
         """Physically remove expired records; returns how many were removed."""

@@ -26,14 +26,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracleagentmemory.core.extractors.memoryextractionconfig import (
-    SDK_EXTRACTION_DEFAULTS,
     BackgroundExtractionQueueFullBehavior,
+    ResolvedExtractionConfig,
 )
+from oracleagentmemory.errors import InvalidArgumentError, OperationTimeoutError
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_QUEUE_SIZE = SDK_EXTRACTION_DEFAULTS.background_extraction_queue_size or 1_000
-DEFAULT_QUEUE_TIMEOUT = SDK_EXTRACTION_DEFAULTS.background_extraction_queue_timeout or 30.0
+DEFAULT_QUEUE_SIZE = 1_000
+"""Extraction jobs a client queues at most before the queue-full behaviour applies."""
+DEFAULT_QUEUE_TIMEOUT = ResolvedExtractionConfig().background_extraction_queue_put_timeout_seconds
 DEFAULT_WAIT_TIMEOUT = 300.0
 
 
@@ -51,9 +53,9 @@ class BackgroundExtractionQueue:
     def __init__(self, queue_size: int = DEFAULT_QUEUE_SIZE, workers: int = 1,
                  name: str = "oracleagentmemory-extraction") -> None:
         if queue_size < 1:
-            raise ValueError(f"queue_size must be at least 1, got {queue_size}")
+            raise InvalidArgumentError(f"queue_size must be at least 1, got {queue_size}")
         if workers < 1:
-            raise ValueError(f"workers must be at least 1, got {workers}")
+            raise InvalidArgumentError(f"workers must be at least 1, got {workers}")
         self.queue_size = queue_size
         self.worker_count = workers
         self.name = name
@@ -115,7 +117,7 @@ class BackgroundExtractionQueue:
                     return self._drop(thread_id, description, "the queue was closed")
                 if len(self._queued) >= capacity:
                     if behavior is BackgroundExtractionQueueFullBehavior.WAIT_THEN_RAISE:
-                        raise TimeoutError(
+                        raise OperationTimeoutError(
                             f"background extraction queue stayed full ({capacity} jobs) for "
                             f"{timeout}s; {description} for thread {thread_id!r} not queued"
                         )
@@ -184,7 +186,7 @@ class BackgroundExtractionQueue:
         from inside a job, only jobs accepted before that job are waited for (no deadlock).
         """
         if timeout is not None and timeout < 0:
-            raise ValueError("timeout must be None or at least 0")
+            raise InvalidArgumentError("timeout must be None or at least 0")
         wanted = None if thread_ids is None else set(thread_ids)
         current = getattr(self._local, "seq", None)
         with self._cond:
@@ -199,7 +201,7 @@ class BackgroundExtractionQueue:
             if not self._cond.wait_for(done, timeout):
                 left = sum(1 for seq, tid in self._unfinished.items()
                            if seq < horizon and (wanted is None or tid in wanted))
-                raise TimeoutError(
+                raise OperationTimeoutError(
                     f"{left} background extraction job(s) still unfinished after {timeout}s"
                 )
 

@@ -68,13 +68,16 @@ class MemoryDeduplicator:
         self,
         candidates: Sequence[ExtractedMemory],
         existing: Sequence[str | Mapping[str, Any]] = (),
+        candidate_vectors: np.ndarray | None = None,
     ) -> DedupResult:
+        """``candidate_vectors`` (row-aligned with ``candidates``) saves embedding them."""
         texts = [item if isinstance(item, str) else str(item.get("content") or "")
                  for item in existing]
         seen = {normalise_text(text): text for text in texts if text}
         exact_kept: list[ExtractedMemory] = []
+        exact_rows: list[int] = []
         duplicates: list[tuple[ExtractedMemory, str]] = []
-        for candidate in candidates:
+        for row, candidate in enumerate(candidates):
             key = normalise_text(candidate.content)
             if not key:
                 continue
@@ -83,10 +86,12 @@ class MemoryDeduplicator:
                 continue
             seen[key] = candidate.content
             exact_kept.append(candidate)
+            exact_rows.append(row)
         if self.embedder is None or not exact_kept:
             return DedupResult(exact_kept, None, duplicates)
 
-        vectors = _unit(self.embedder.embed([c.content for c in exact_kept]))
+        vectors = _unit(self.embedder.embed([c.content for c in exact_kept])
+                        if candidate_vectors is None else candidate_vectors[exact_rows])
         stored = self._existing_vectors(existing, texts)
         kept: list[ExtractedMemory] = []
         kept_rows: list[int] = []

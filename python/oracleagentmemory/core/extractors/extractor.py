@@ -18,7 +18,7 @@ from typing import Any
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import Message
 from oracleagentmemory.apis.records import MEMORY_TYPES
-from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
+from oracleagentmemory.core.extractors.memoryextractionconfig import ResolvedExtractionConfig
 from oracleagentmemory.core.extractors.metadata_inheritance import inherited_metadata
 from oracleagentmemory.core.extractors.prompts import (
     BuiltPrompt,
@@ -106,18 +106,18 @@ class MemoryExtractor:
         self,
         messages: Sequence[Message | PromptMessage | Mapping[str, Any]],
         summary: str | None,
-        config: MemoryExtractionConfig,
+        config: ResolvedExtractionConfig,
         *,
         max_message_token_length: int = SDK_DEFAULTS["max_message_token_length"],
         message_shortening_input_token_limit: int = SDK_DEFAULTS[
             "message_shortening_input_token_limit"],
     ) -> tuple[list[PromptMessage], BuiltPrompt]:
         """The shortened prompt copies and the prompt the LLM will get (for inspection)."""
-        config = config.resolved()
         shortener = shortener_for(self.llm, max_message_token_length,
                                   message_shortening_input_token_limit)
         copies = shortener.shorten([to_prompt_message(m) for m in messages])
-        prompt = build_extraction_prompt(copies, summary, config.custom_instructions,
+        prompt = build_extraction_prompt(copies, summary,
+                                         config.memory_extraction_custom_instructions,
                                          config.memory_extraction_token_limit or 0)
         return copies, prompt
 
@@ -125,7 +125,7 @@ class MemoryExtractor:
         self,
         messages: Sequence[Message | PromptMessage | Mapping[str, Any]],
         summary: str | None,
-        config: MemoryExtractionConfig,
+        config: ResolvedExtractionConfig,
         *,
         max_message_token_length: int = SDK_DEFAULTS["max_message_token_length"],
         message_shortening_input_token_limit: int = SDK_DEFAULTS[
@@ -138,7 +138,6 @@ class MemoryExtractor:
         """
         if not messages:
             return []
-        config = config.resolved()
         copies, prompt = self.prepare(
             messages, summary, config,
             max_message_token_length=max_message_token_length,
@@ -153,7 +152,8 @@ class MemoryExtractor:
             logger.info("extraction prompt truncated to %s tokens (%d of %d messages kept)",
                         config.memory_extraction_token_limit, len(prompt.labels), len(copies))
         answer = self.llm.generate(prompt.messages, response_format=JSON_RESPONSE_FORMAT)
-        return self.parse(answer, copies, prompt, config.inherit_message_metadata)
+        return self.parse(answer, copies, prompt,
+                          config.memory_extraction_inherit_message_metadata)
 
     def parse(self, answer: str, copies: Sequence[PromptMessage], prompt: BuiltPrompt,
               inherit: bool | Sequence[str] | None) -> list[ExtractedMemory]:

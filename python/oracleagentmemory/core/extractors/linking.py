@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.core.extractors.prompts import truncate_to_tokens
+from oracleagentmemory.core.extractors.prompts import truncate_to_tokens, with_custom_instructions
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
 from oracleagentmemory.core.tokens import estimate_tokens
@@ -122,6 +122,7 @@ def propose_links(
     new_memory_type: str = "memory",
     new_memory_id: str | None = None,
     token_limit: int = 100_000,
+    custom_instructions: str | None = None,
 ) -> list[tuple[str, str]]:
     """Links from the new memory to ``candidates`` the LLM found related.
 
@@ -134,7 +135,8 @@ def propose_links(
         return []
     header = f"NEW ({new_memory_type}): {truncate_to_tokens(new_memory, MAX_CANDIDATE_TOKENS)}"
     lines: list[str] = []
-    budget = token_limit - estimate_tokens(LINKING_SYSTEM_PROMPT + header) - 20 \
+    budget = token_limit - estimate_tokens(LINKING_SYSTEM_PROMPT + header
+                                           + (custom_instructions or "")) - 20 \
         if token_limit > 0 else 0
     used = 0
     for number, candidate in enumerate(pool, start=1):
@@ -148,7 +150,8 @@ def propose_links(
     if not pool:
         return []
     request = [
-        {"role": "system", "content": LINKING_SYSTEM_PROMPT},
+        {"role": "system",
+         "content": with_custom_instructions(LINKING_SYSTEM_PROMPT, custom_instructions)},
         {"role": "user", "content": f"{header}\n\nEXISTING:\n" + "\n".join(lines)},
     ]
     answer = llm.generate(request, response_format=JSON_RESPONSE_FORMAT)

@@ -3,7 +3,7 @@
 Why pure functions over plain data: the decision must survive process restarts (the thread
 stores the counters with its record) and must be the same for INLINE and BACKGROUND runs.
 
-Rules (resolved :class:`MemoryExtractionConfig`):
+Rules (resolved :class:`ResolvedExtractionConfig`):
 
 - Extraction runs only with an LLM and ``extract_memories``. ``memory_extraction_frequency``
   <= 0 (the default -1) makes it due once per ``add_messages`` batch; N > 0 makes it due
@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from oracleagentmemory.core.extractors.memoryextractionconfig import MemoryExtractionConfig
+from oracleagentmemory.core.extractors.memoryextractionconfig import ResolvedExtractionConfig
 
 
 @dataclass(frozen=True)
@@ -73,20 +73,19 @@ class ExtractionPlan:
         return self.summary_window > 0
 
 
-def _extraction_on(config: MemoryExtractionConfig, has_llm: bool) -> bool:
+def _extraction_on(config: ResolvedExtractionConfig, has_llm: bool) -> bool:
     return bool(has_llm and config.extract_memories)
 
 
-def _summary_on(config: MemoryExtractionConfig, has_llm: bool) -> bool:
+def _summary_on(config: ResolvedExtractionConfig, has_llm: bool) -> bool:
     return bool(has_llm and config.enable_context_summary)
 
 
 def plan_after_add(counters: ExtractionCounters, batch_size: int,
-                   config: MemoryExtractionConfig, *, has_llm: bool) -> ExtractionPlan:
+                   config: ResolvedExtractionConfig, *, has_llm: bool) -> ExtractionPlan:
     """The plan after ``add_messages`` stored ``batch_size`` messages."""
     if batch_size < 0:
         raise ValueError(f"batch_size must not be negative, got {batch_size}")
-    config = config.resolved()
     extraction_on = _extraction_on(config, has_llm)
     summary_on = _summary_on(config, has_llm)
     if batch_size == 0:
@@ -113,14 +112,13 @@ def plan_after_add(counters: ExtractionCounters, batch_size: int,
                           ExtractionCounters(since_extraction, since_summary))
 
 
-def plan_after_update(counters: ExtractionCounters, config: MemoryExtractionConfig, *,
+def plan_after_update(counters: ExtractionCounters, config: ResolvedExtractionConfig, *,
                       has_llm: bool) -> ExtractionPlan:
     """The plan after ``update_message`` changed one message's content.
 
     Extraction re-reads the updated message (with the ``memory_extraction_window`` - 1
     messages before it when the window is positive); counters and summary are unchanged.
     """
-    config = config.resolved()
     if not _extraction_on(config, has_llm):
         return ExtractionPlan(0, 0, counters)
     window = config.memory_extraction_window or -1

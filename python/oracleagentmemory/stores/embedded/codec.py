@@ -95,4 +95,21 @@ def row_to_record(row: Sequence[Any]) -> dict[str, Any]:
         "message_id": message_id,
         "config": extra_obj.get("config"),
     }
+    if rtype == "message":
+        record["seq_no"] = row[0]
     return record
+
+
+LINK_COLUMNS = (
+    "id, thread_id, source_id, source_type, target_id, target_type, relation_type, "
+    "opposite_relation_type, event_ts, metadata, created_at"
+)
+_LINK_KEYS = ("id", "thread_id", "source_id", "source_type", "target_id", "target_type",
+              "relation_type", "opposite_relation_type", "timestamp", "metadata", "created_at")
+
+
+def row_to_link(row: Sequence[Any]) -> dict[str, Any]:
+    """A ``relations`` row (LINK_COLUMNS order) as a contract LinkOut."""
+    link = dict(zip(_LINK_KEYS, row, strict=True))
+    link["metadata"] = load_json(link["metadata"])
+    return link

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from oracleagentmemory.apis.records import SEARCHABLE_TYPES
+from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.stores.embedded import changelog
 from oracleagentmemory.stores.embedded.metadata_columns import MetadataColumns
 

@@ -9,8 +9,10 @@ import uuid
 from oracleagentmemory.stores.embedded import changelog
 from oracleagentmemory.stores.errors import SchemaError
 
-SCHEMA_VERSION = 2
-"""2: records.scope_tokens and a keyword index that holds them (files at 1 are upgraded)."""
+SCHEMA_VERSION = 3
+"""2: records.scope_tokens and a keyword index that holds them; 3: relations.thread_id may
+be null (a relation made through the client between memories of different threads).
+Older files are upgraded on open, one step per version."""
 
 SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
 SCOPE_TOKENS_SQL = " || ".join(
@@ -62,10 +64,13 @@ CREATE TABLE IF NOT EXISTS image_data (
     seq   INTEGER PRIMARY KEY REFERENCES records (seq) ON DELETE CASCADE,
     bytes BLOB NOT NULL
 );
+"""
+
+RELATIONS_DDL = """
 CREATE TABLE IF NOT EXISTS relations (
     seq                    INTEGER PRIMARY KEY,
     id                     TEXT NOT NULL UNIQUE,
-    thread_id              TEXT NOT NULL,
+    thread_id              TEXT,
     source_id              TEXT NOT NULL,
     source_type            TEXT NOT NULL,
     target_id              TEXT NOT NULL,
@@ -163,7 +168,7 @@ def schema_exists(conn: sqlite3.Connection) -> bool:
 def create_schema(conn: sqlite3.Connection) -> None:
     conn.execute("BEGIN IMMEDIATE")
     try:
-        for statement in _statements(DDL + FTS_DDL + changelog.DDL):
+        for statement in _statements(DDL + RELATIONS_DDL + FTS_DDL + changelog.DDL):
             conn.execute(statement)
         conn.execute(
             "INSERT OR IGNORE INTO store_meta (key, value) VALUES ('schema_version', ?)",
@@ -221,32 +226,51 @@ def _version(conn: sqlite3.Connection) -> int | None:
 
 
 def upgrade(conn: sqlite3.Connection) -> None:
-    """Bring a version-1 file to version 2 in one transaction: add the scope tokens and
-    rebuild the keyword index with them (seconds per million records, once). Another
-    process may be doing the same, so the version is read again under the write lock."""
-    if _version(conn) != 1:
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        if _version(conn) == 1:
-            conn.execute(
-                "ALTER TABLE records ADD COLUMN scope_tokens TEXT"
-                f" GENERATED ALWAYS AS ({SCOPE_TOKENS_SQL}) VIRTUAL"
-            )
-            for trigger in ("records_fts_insert", "records_fts_delete", "records_fts_update"):
-                conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-            conn.execute("DROP TABLE IF EXISTS records_fts")
-            for statement in _statements(FTS_DDL):
-                conn.execute(statement)
-            conn.execute("INSERT INTO records_fts (records_fts) VALUES ('rebuild')")
-            conn.execute(
-                "UPDATE store_meta SET value = ? WHERE key = 'schema_version'",
-                (str(SCHEMA_VERSION),),
-            )
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+    """Bring an older file to SCHEMA_VERSION, one step per version, each in its own
+    transaction. Another process may be doing the same, so the version is read again under
+    the write lock before each step."""
+    while (version := _version(conn)) is not None and version < SCHEMA_VERSION:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if _version(conn) == version:
+                _UPGRADE_STEPS[version](conn)
+                conn.execute(
+                    "UPDATE store_meta SET value = ? WHERE key = 'schema_version'",
+                    (str(version + 1),),
+                )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+
+def _add_scope_tokens(conn: sqlite3.Connection) -> None:
+    """1 -> 2: scope tokens, and the keyword index rebuilt with them (seconds per million
+    records, once)."""
+    conn.execute(
+        "ALTER TABLE records ADD COLUMN scope_tokens TEXT"
+        f" GENERATED ALWAYS AS ({SCOPE_TOKENS_SQL}) VIRTUAL"
+    )
+    for trigger in ("records_fts_insert", "records_fts_delete", "records_fts_update"):
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("DROP TABLE IF EXISTS records_fts")
+    for statement in _statements(FTS_DDL):
+        conn.execute(statement)
+    conn.execute("INSERT INTO records_fts (records_fts) VALUES ('rebuild')")
+
+
+def _nullable_relation_thread(conn: sqlite3.Connection) -> None:
+    """2 -> 3: SQLite cannot drop a NOT NULL, so the relations table is copied over."""
+    conn.execute("ALTER TABLE relations RENAME TO relations_v2")
+    for index in ("relations_by_source", "relations_by_target", "relations_by_thread"):
+        conn.execute(f"DROP INDEX IF EXISTS {index}")
+    for statement in _statements(RELATIONS_DDL):
+        conn.execute(statement)
+    conn.execute("INSERT INTO relations SELECT * FROM relations_v2")
+    conn.execute("DROP TABLE relations_v2")
+
+
+_UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread}
 
 
 def check_version(conn: sqlite3.Connection) -> None:

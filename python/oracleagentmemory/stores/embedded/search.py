@@ -14,9 +14,15 @@ from typing import Any, get_args
 
 import numpy as np
 
-from oracleagentmemory.apis.records import MEMORY_TYPES, SEARCHABLE_TYPES
+from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.stores import metadata_filter as mf
-from oracleagentmemory.stores.embedded.codec import RECORD_COLUMNS, encode_vector, row_to_record
+from oracleagentmemory.stores.embedded.codec import (
+    LINK_COLUMNS,
+    RECORD_COLUMNS,
+    encode_vector,
+    row_to_link,
+    row_to_record,
+)
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
@@ -287,29 +293,31 @@ def _expand_links(conn: Any, start_id: str, req: dict[str, Any], now: str) -> li
         if not frontier:
             break
         marks = ", ".join("?" for _ in frontier)
-        edges = conn.execute(
-            "SELECT id, source_id, target_id, relation_type, opposite_relation_type"
+        edges = [row_to_link(row) for row in conn.execute(
+            f"SELECT {LINK_COLUMNS}"
             f" FROM relations WHERE source_id IN ({marks}) OR target_id IN ({marks})"
             " ORDER BY seq",
             [*frontier, *frontier],
-        ).fetchall()
+        )]
         next_frontier: list[str] = []
         frontier_set = set(frontier)
         steps = []
-        for relation_id, source, target, label, opposite in edges:
+        for edge in edges:
+            source, target = edge["source_id"], edge["target_id"]
             if source in frontier_set and target not in seen:
-                steps.append((relation_id, source, target, label))
+                steps.append((edge, source, target, edge["relation_type"]))
             if target in frontier_set and source not in seen:
-                steps.append((relation_id, target, source, opposite))
+                steps.append((edge, target, source, edge["opposite_relation_type"]))
         records = _visible_memories(conn, [step[2] for step in steps], req, now)
-        for relation_id, via, other, label in steps:
+        for edge, via, other, label in steps:
             if other in seen or other not in records:
                 continue
             seen.add(other)
             next_frontier.append(other)
             found.append({
                 "record": records[other],
-                "relation_id": relation_id,
+                "relation": edge,
+                "relation_id": edge["id"],
                 "relation_type": label,
                 "via_record_id": via,
                 "hops": hop,

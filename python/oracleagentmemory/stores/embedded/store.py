@@ -15,14 +15,15 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from oracleagentmemory.apis.records import ALL_TYPES, MEMORY_TYPES
+from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded import changelog, schema
 from oracleagentmemory.stores.embedded.codec import (
+    LINK_COLUMNS,
     RECORD_COLUMNS,
     dump_json,
     encode_vector,
-    load_json,
+    row_to_link,
     row_to_record,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
@@ -37,7 +38,8 @@ from oracleagentmemory.stores.errors import (
 from oracleagentmemory.stores.relations import check_label, opposite_label
 from oracleagentmemory.stores.timestamps import add_days, normalize, parse_iso, to_text, utc_now
 
-SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "RECREATE", "NO_CHECK")
+SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
+                   "NO_CHECK")
 STATUSES = ("VALID", "INVALID")
 ANCHORS = ("CREATED_AT", "TIMESTAMP")
 OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
@@ -115,6 +117,20 @@ def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
         yield items[start : start + _LOOKUP_CHUNK]
 
 
+def _in_thread(sql: str, params: list[Any], thread_id: str | None) -> tuple[str, list[Any]]:
+    """Restrict a relation statement to one thread's relations, when a thread is given."""
+    if thread_id is None:
+        return sql, params
+    return f"{sql} AND thread_id = ?", [*params, check_id(thread_id, "thread_id")]
+
+
+def _check_limit(limit: Any) -> int | None:
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or limit < 1):
+        raise InvalidArgumentError("limit must be a positive integer or None")
+    return limit
+
+
 def _placeholders(values: Sequence[Any]) -> str:
     return ", ".join("?" for _ in values)
 
@@ -154,8 +170,9 @@ class EmbeddedBackend:
             raise SchemaError(f"no agent-memory schema in {self.location!r} (REQUIRE_EXISTING)")
         if not exists and policy != "NO_CHECK":
             schema.create_schema(self._conn)
-        if policy != "NO_CHECK":
+        if policy in ("CREATE_IF_NECESSARY", "RECREATE"):
             schema.upgrade(self._conn)
+        if policy != "NO_CHECK":  # CREATE_IF_EMPTY and REQUIRE_EXISTING never upgrade
             schema.check_version(self._conn)
         if policy != "NO_CHECK" or schema.schema_exists(self._conn):
             schema.ensure_change_log(self._conn)
@@ -297,7 +314,7 @@ class EmbeddedBackend:
             raise InvalidArgumentError(
                 f"{where}.record_type must be one of {', '.join(ALL_TYPES)}, got {record_type!r}"
             )
-        rid = check_id(record.get("id") or uuid.uuid4().hex, f"{where}.id")
+        rid = check_id(record.get("id") or str(uuid.uuid4()), f"{where}.id")
         content = record.get("content", "")
         if not isinstance(content, str):
             raise InvalidArgumentError(f"{where}.content must be a string")
@@ -393,12 +410,13 @@ class EmbeddedBackend:
         for link in links:
             if not isinstance(link, dict):
                 raise InvalidLinkError("each link must be a dict")
-            relation_id = check_id(link.get("id") or uuid.uuid4().hex, "relation_id")
-            thread_id = check_id(link.get("thread_id"), "thread_id")
+            relation_id = check_id(link.get("id") or str(uuid.uuid4()), "relation_id")
+            thread_id = check_optional_id(link.get("thread_id"), "thread_id")
             source = (check_id(link.get("source_id"), "source_record_id"), link.get("source_type"))
             target = (check_id(link.get("target_id"), "target_record_id"), link.get("target_type"))
             if source[0] == target[0]:
                 raise InvalidLinkError("a record cannot be linked to itself")
+            threads = []
             for (rid, rtype), side in ((source, "source"), (target, "target")):
                 if rtype not in MEMORY_TYPES:
                     raise InvalidLinkError(
@@ -406,12 +424,14 @@ class EmbeddedBackend:
                         f"got {rtype!r}"
                     )
                 found = endpoints.get(rid)
-                if found is None or found[1] != thread_id:
-                    raise InvalidLinkError(
-                        f"{side} record {rid!r} does not exist in thread {thread_id!r}"
-                    )
+                if found is None or (thread_id is not None and found[1] != thread_id):
+                    where = f" in thread {thread_id!r}" if thread_id is not None else ""
+                    raise InvalidLinkError(f"{side} record {rid!r} does not exist{where}")
                 if found[0] != rtype:
                     raise InvalidLinkError(f"{side} record {rid!r} is a {found[0]}, not a {rtype}")
+                threads.append(found[1])
+            if thread_id is None and threads[0] == threads[1]:
+                thread_id = threads[0]  # both ends in one thread: the thread owns the link
             relation_type = check_label("relation_type", link.get("relation_type"))
             opposite = opposite_label(relation_type, link.get("opposite_relation_type"))
             timestamp = link.get("timestamp")
@@ -507,10 +527,7 @@ class EmbeddedBackend:
                 clauses.append(f"{column} IS ?")
                 params.append(value)
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
-        limit = query.get("limit")
-        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
-                                  or limit < 1):
-            raise InvalidArgumentError("limit must be a positive integer or None")
+        limit = _check_limit(query.get("limit"))
         sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)} ORDER BY seq"
         with self._read() as conn:
             rows = conn.execute(sql, params).fetchall()
@@ -573,19 +590,34 @@ class EmbeddedBackend:
                 self._attach_bytes(conn, records)
         return [record for _, record in records]
 
-    def list_links(self, thread_id: str) -> list[dict[str, Any]]:
+    def list_links(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if "ids" in query:
+            ids = [check_id(i, "relation_ids") for i in query["ids"]]
+            if not ids:
+                return []
+            clauses.append(f"id IN ({_placeholders(ids)})")
+            params.extend(ids)
+        for key in ("thread_id", "source_id", "source_type", "target_id", "target_type",
+                    "relation_type"):
+            if key in query:
+                clauses.append(f"{key} IS ?")
+                params.append(check_optional_id(query[key], key))
+        metadata_filter = mf.validate_filter(query.get("metadata_filter"))
+        limit = _check_limit(query.get("limit"))
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT id, thread_id, source_id, source_type, target_id, target_type,"
-                " relation_type, opposite_relation_type, event_ts, metadata, created_at"
-                " FROM relations WHERE thread_id = ? ORDER BY seq",
-                (check_id(thread_id, "thread_id"),),
+                f"SELECT {LINK_COLUMNS} FROM relations{where} ORDER BY seq", params
             ).fetchall()
-        keys = ("id", "thread_id", "source_id", "source_type", "target_id", "target_type",
-                "relation_type", "opposite_relation_type", "timestamp", "metadata", "created_at")
-        links = [dict(zip(keys, row, strict=True)) for row in rows]
-        for link in links:
-            link["metadata"] = load_json(link["metadata"])
+        links = []
+        for row in rows:
+            link = row_to_link(row)
+            if mf.matches(metadata_filter, link["metadata"]):
+                links.append(link)
+                if limit is not None and len(links) >= limit:
+                    break
         return links
 
     # -- updates ----------------------------------------------------------------------
@@ -720,15 +752,13 @@ class EmbeddedBackend:
             params.append(now)
         return sets, params
 
-    def update_link(self, relation_id: str, thread_id: str, changes: dict[str, Any]) -> int:
+    def update_link(self, relation_id: str, thread_id: str | None,
+                    changes: dict[str, Any]) -> int:
         check_id(relation_id, "relation_id")
-        check_id(thread_id, "thread_id")
+        sql, params = _in_thread("SELECT relation_type, opposite_relation_type FROM relations"
+                                 " WHERE id = ?", [relation_id], thread_id)
         with self._write() as conn:
-            row = conn.execute(
-                "SELECT relation_type, opposite_relation_type FROM relations"
-                " WHERE id = ? AND thread_id = ?",
-                (relation_id, thread_id),
-            ).fetchone()
+            row = conn.execute(sql, params).fetchone()
             if row is None:
                 return 0
             sets, params = [], []
@@ -787,8 +817,7 @@ class EmbeddedBackend:
             self._delete_seqs(conn, seqs)
         return len(seqs)
 
-    def delete_links(self, selector: dict[str, Any], thread_id: str) -> int:
-        check_id(thread_id, "thread_id")
+    def delete_links(self, selector: dict[str, Any], thread_id: str | None) -> int:
         endpoint_keys = ("source_id", "source_type", "target_id", "target_type", "relation_type")
         if "id" in selector:
             if any(key in selector for key in endpoint_keys):
@@ -804,10 +833,9 @@ class EmbeddedBackend:
                 )
             sql = " AND ".join(f"{key} = ?" for key in endpoint_keys)
             params = [selector[key] for key in endpoint_keys]
+        sql, params = _in_thread(f"DELETE FROM relations WHERE {sql}", params, thread_id)
         with self._write() as conn:
-            cursor = conn.execute(
-                f"DELETE FROM relations WHERE {sql} AND thread_id = ?", [*params, thread_id]
-            )
+            cursor = conn.execute(sql, params)
         return cursor.rowcount
 
     def delete_cascade(self, owner_type: str, owner_id: str) -> dict[str, int]:

@@ -1,0 +1,30 @@
+"""The record-type vocabulary of the store contract, defined once.
+
+The public types (``apis.records``), both backends and the rendered PL/SQL take their
+names from here. The contract calls a thread's rolling summary ``summary``; the public API
+calls the same record ``thread_summary``.
+"""
+
+from __future__ import annotations
+
+MEMORY_TYPES: tuple[str, ...] = ("memory", "fact", "guideline", "preference")
+"""Memory-like record types: extracted or added knowledge, linkable to each other."""
+
+SEARCHABLE_TYPES: tuple[str, ...] = (
+    *MEMORY_TYPES, "message", "image", "user_profile", "agent_profile",
+)
+"""Record types that carry a vector and can be returned by a search."""
+
+ALL_TYPES: tuple[str, ...] = (*SEARCHABLE_TYPES, "thread", "summary")
+"""Every record type a store keeps (contract names)."""
+
+STATUSES: tuple[str, ...] = ("VALID", "INVALID")
+"""Lifecycle statuses as the contract stores them."""
+
+TTL_ANCHORS: tuple[str, ...] = ("CREATED_AT", "TIMESTAMP")
+"""What a time to live counts from, as the contract names it."""
+
+PUBLIC_RECORD_TYPES: dict[str, str] = {"summary": "thread_summary"}
+"""Contract record type -> public record type, where the names differ."""
+CONTRACT_RECORD_TYPES: dict[str, str] = {v: k for k, v in PUBLIC_RECORD_TYPES.items()}
+"""Public record type -> contract record type, where the names differ."""

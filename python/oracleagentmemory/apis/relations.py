@@ -1,0 +1,68 @@
+"""Typed relations between stored records, and the built-in memory link labels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+__all__ = [
+    "MemoryLink",
+    "MemoryLinkOppositeType",
+    "MemoryLinkType",
+    "RecordRelation",
+    "RelationType",
+    "memory_link_type_opposite_mapping",
+]
+
+RelationType = str
+"""A relation label: one of the built-in memory link types or any label of the caller's."""
+
+MemoryLinkType: TypeAlias = Literal["supersedes", "contradicts", "refines", "supports",
+                                    "duplicates"]
+MemoryLinkOppositeType: TypeAlias = Literal["is_superseded_by", "contradicts",
+                                            "is_refined_by", "is_supported_by", "duplicates"]
+
+memory_link_type_opposite_mapping: dict[str, str] = {
+    "supersedes": "is_superseded_by",
+    "contradicts": "contradicts",
+    "refines": "is_refined_by",
+    "supports": "is_supported_by",
+    "duplicates": "duplicates",
+}
+"""Each built-in label and the label seen when the relation is walked target to source."""
+
+@dataclass(frozen=True, slots=True)
+class RecordRelation:
+    """A directed, labelled relation between two stored records.
+
+    ``opposite_relation_type`` is the label read when walking from target to source;
+    ``timestamp`` is the caller's event time, ``created_at`` the store's.
+    """
+
+    id: str
+    source_record_id: str
+    source_record_type: str
+    target_record_id: str
+    target_record_type: str
+    relation_type: str
+    opposite_relation_type: str
+    timestamp: str | None
+    metadata: dict[str, Any] | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryLink(RecordRelation):
+    """A relation between two memory-like records (memory, fact, guideline, preference)."""
+
+    @property
+    def link_type(self) -> str:
+        return self.relation_type
+
+    @property
+    def source_memory_id(self) -> str:
+        return self.source_record_id
+
+    @property
+    def target_memory_id(self) -> str:
+        return self.target_record_id

@@ -1,0 +1,310 @@
+"""The seam between the public objects (client, threads) and what they share.
+
+One ``MemoryService`` per client (a standalone thread makes its own). It owns the backend,
+the embedder, the retention rules, the search strategy and the background extraction
+queue; the client and every thread call it and nothing private of each other.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from oracleagentmemory._notset import NOT_SET_MARKER, value_or
+from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.apis.records import Record
+from oracleagentmemory.apis.relations import RecordRelation
+from oracleagentmemory.apis.searchresult import SearchResult
+from oracleagentmemory.core.arguments import (
+    check_content,
+    check_id,
+    check_memory_type,
+    check_optional_int,
+    check_status,
+)
+from oracleagentmemory.core.dbsearch import SearchStrategy
+from oracleagentmemory.core.extractors import background
+from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
+from oracleagentmemory.core.records import contract_record_type, relation_of, to_record
+from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
+from oracleagentmemory.core.searchconfig import MemorySearchConfig
+from oracleagentmemory.core.searchresult import OracleSearchResult
+from oracleagentmemory.core.thread_settings import SettingsLayer
+from oracleagentmemory.core.tokens import apply_token_budgets
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
+from oracleagentmemory.stores.protocol import (
+    LinkIn,
+    RecordIn,
+    RecordOut,
+    ScopeDimension,
+    SearchHit,
+    SearchRequest,
+    StoreBackend,
+)
+
+DEFAULT_MAX_RESULTS = 10
+DEFAULT_NUM_HOPS = 0
+DEFAULT_MAX_LINKED_RESULTS = 100
+MAX_NUM_HOPS = 5
+
+Scope = dict[str, ScopeDimension]
+"""Resolved search scope: dimension name -> {"value", "exact"}; absent = unconstrained."""
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """Everything a search call can set besides the query and the scope, resolved."""
+
+    max_results: int = DEFAULT_MAX_RESULTS
+    token_budget: int | None = None
+    soft_token_budget: int | None = None
+    record_types: tuple[str, ...] = ()
+    """Contract record types; empty: every searchable type."""
+    metadata_filter: dict[str, Any] | None = None
+    num_hops: int = DEFAULT_NUM_HOPS
+    max_linked_results: int = DEFAULT_MAX_LINKED_RESULTS
+    include_invalid_results: bool = True
+
+
+def search_options(arguments: Mapping[str, Any],
+                   config: MemorySearchConfig | None) -> SearchOptions:
+    """Options of one search call: explicit arguments win over the search config's values,
+    which win over the SDK defaults. Each value is checked and named when wrong."""
+    def given(name: str, fallback: Any) -> Any:
+        return value_or(arguments.get(name, NOT_SET_MARKER), fallback)
+
+    config_max = value_or(getattr(config, "max_results", NOT_SET_MARKER), DEFAULT_MAX_RESULTS)
+    max_results = given("max_results", config_max)
+    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
+        raise InvalidArgumentError(
+            f"max_results must be an integer of at least 1, got {max_results!r}")
+    num_hops = check_optional_int(given("num_hops", DEFAULT_NUM_HOPS), "num_hops")
+    if num_hops is None or not 0 <= num_hops <= MAX_NUM_HOPS:
+        raise InvalidArgumentError(f"num_hops must be between 0 and {MAX_NUM_HOPS}, "
+                                   f"got {num_hops!r}")
+    max_linked = check_optional_int(given("max_linked_results", DEFAULT_MAX_LINKED_RESULTS),
+                                    "max_linked_results")
+    if max_linked is None or max_linked < 0:
+        raise InvalidArgumentError(f"max_linked_results must be at least 0, got {max_linked!r}")
+    include_invalid = given("include_invalid_results", True)
+    if not isinstance(include_invalid, bool):
+        raise ArgumentTypeError("include_invalid_results must be a bool, got "
+                                f"{type(include_invalid).__name__}")
+    metadata_filter = given("metadata_filter", None)
+    if metadata_filter is not None and not isinstance(metadata_filter, dict):
+        raise InvalidArgumentError("metadata_filter must be a dict or None, got "
+                                   f"{type(metadata_filter).__name__}")
+    return SearchOptions(
+        max_results=max_results,
+        token_budget=check_optional_int(
+            given("token_budget", value_or(getattr(config, "token_budget", None), None)),
+            "token_budget"),
+        soft_token_budget=check_optional_int(
+            given("soft_token_budget",
+                  value_or(getattr(config, "soft_token_budget", None), None)),
+            "soft_token_budget"),
+        record_types=_record_types(given("record_types", None)),
+        metadata_filter=metadata_filter,
+        num_hops=num_hops,
+        max_linked_results=max_linked,
+        include_invalid_results=include_invalid,
+    )
+
+
+def _record_types(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
+        raise InvalidArgumentError(
+            f"record_types must be a list of record type names, got {value!r}")
+    types = tuple(contract_record_type(str(name)) for name in value)
+    unknown = sorted(set(types) - set(SEARCHABLE_TYPES))
+    if unknown:
+        raise InvalidArgumentError(
+            f"record_types has unsupported type(s) {', '.join(unknown)}; searchable types: "
+            f"{', '.join(SEARCHABLE_TYPES)}")
+    return types
+
+
+@dataclass
+class MemoryService:
+    """What the client and its threads share."""
+
+    backend: StoreBackend
+    embedder: IEmbedder | None
+    retention: MemoryRetentionConfig = field(default_factory=MemoryRetentionConfig)
+    strategy: SearchStrategy = SearchStrategy.VECTOR
+    llm: ILlm | None = None
+    """The client's LLM: the default of threads that name none."""
+    defaults: SettingsLayer = field(default_factory=SettingsLayer)
+    """Thread settings the client sets for all its threads."""
+    pruner_llm: ILlm | None = None
+    _background: BackgroundExtractionQueue | None = field(default=None, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    # -- embeddings -------------------------------------------------------------------
+
+    def embed(self, texts: Sequence[str], *, is_query: bool = False) -> list[np.ndarray | None]:
+        """One vector per text; None each when the store embeds itself (no embedder)."""
+        if not texts:
+            return []
+        if self.embedder is None:
+            return [None] * len(texts)
+        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        dimension = self.embedder.embedding_dimension
+        if vectors.shape != (len(texts), dimension):
+            raise InvalidArgumentError(
+                f"the embedder returned shape {vectors.shape}, expected "
+                f"({len(texts)}, {dimension})")
+        return list(vectors)
+
+    # -- search -----------------------------------------------------------------------
+
+    def search(self, query: Any, scope: Scope, options: SearchOptions, *,
+               query_vector: Sequence[float] | None = None,
+               exclude_ids: Sequence[str] = ()) -> list[OracleSearchResult]:
+        """Ranked results for ``query`` (best first), linked context and token budgets
+        applied. ``query_vector`` saves embedding a text whose vector is known."""
+        if not isinstance(query, str):
+            raise ArgumentTypeError(f"query must be a str, got {type(query).__name__}")
+        if not query.strip():
+            raise InvalidArgumentError("query must not be empty")
+        strategy = self.strategy.name
+        if query_vector is None and strategy != "KEYWORD":
+            query_vector = self.embed([query], is_query=True)[0]
+        request: SearchRequest = {
+            "query_text": query,
+            "query_vector": query_vector,
+            "strategy": strategy,  # type: ignore[typeddict-item]
+            "scope": scope,
+            "record_types": list(options.record_types),
+            "metadata_filter": options.metadata_filter,
+            "include_invalid": options.include_invalid_results,
+            "max_results": options.max_results + len(exclude_ids),
+            "num_hops": options.num_hops,
+            "max_linked_results": options.max_linked_results,
+        }
+        hits = [hit for hit in self.backend.search(request)
+                if hit["record"]["id"] not in exclude_ids][:options.max_results]
+        results = [search_result(hit) for hit in hits]
+        return apply_token_budgets(results, lambda r: r.formatted_content,
+                                   options.token_budget, options.soft_token_budget)
+
+    # -- memories ---------------------------------------------------------------------
+
+    def memory_record(self, content: Any, scope: Mapping[str, str | None], *,
+                      memory_id: Any = NOT_SET_MARKER, memory_type: Any = NOT_SET_MARKER,
+                      metadata: Any = None, timestamp: Any = None,
+                      ttl_days: Any = NOT_SET_MARKER, ttl_anchor: Any = NOT_SET_MARKER,
+                      status: Any = NOT_SET_MARKER,
+                      embedding: np.ndarray | None = None) -> RecordIn:
+        """A checked memory-like record ready to write (embedded unless given a vector)."""
+        check_content(content, "content")
+        if memory_id is not NOT_SET_MARKER and memory_id is not None:
+            check_id(memory_id, "memory_id")
+        return {
+            "record_type": check_memory_type(memory_type),
+            "id": value_or(memory_id, None) or new_record_id(),
+            "user_id": scope.get("user_id"),
+            "agent_id": scope.get("agent_id"),
+            "thread_id": scope.get("thread_id"),
+            "content": content,
+            "metadata": metadata,
+            "timestamp": timestamp,
+            "status": check_status(status),  # type: ignore[typeddict-item]
+            **ttl_fields(ttl_days, ttl_anchor, self.retention),  # type: ignore[typeddict-item]
+            "embedding": embedding if embedding is not None else self.embed([content])[0],
+        }
+
+    def write_memory(self, record: RecordIn, links: Sequence[LinkIn] = ()) -> str:
+        """Write one memory record and the links that start from it, atomically."""
+        links = [{**link, "source_id": record["id"], "source_type": record["record_type"]}
+                 for link in links]  # type: ignore[misc]
+        return self.backend.write_records([record], links=links)[0]
+
+    def update_memory(self, memory_id: Any, thread_id: str | None, *, content: Any,
+                      metadata: Any, timestamp: Any, ttl_days: Any, ttl_anchor: Any,
+                      status: Any) -> str:
+        """Replace the given fields of a memory-like record (of ``thread_id`` when given)."""
+        check_id(memory_id, "memory_id")
+        changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, self.retention)
+        if content is not NOT_SET_MARKER:
+            changes["content"] = check_content(content, "content")
+            changes["embedding"] = self.embed([content])[0]
+        if metadata is not NOT_SET_MARKER:
+            changes["metadata"] = metadata
+        if timestamp is not NOT_SET_MARKER:
+            changes["timestamp"] = timestamp
+        if status is not NOT_SET_MARKER:
+            changes["status"] = check_status(status)
+        updated = self.backend.update_record(memory_id, list(MEMORY_TYPES), changes,  # type: ignore[arg-type]
+                                             thread_id)
+        if updated is None:
+            where = f" in thread {thread_id!r}" if thread_id else ""
+            raise NotFoundError(f"no memory with id {memory_id!r}{where}")
+        return updated["id"]
+
+    # -- records ----------------------------------------------------------------------
+
+    def find(self, record_id: str, record_types: Sequence[str],
+             thread_id: str | None = None) -> RecordOut | None:
+        """One visible record by id among types (of ``thread_id`` when given)."""
+        query: dict[str, Any] = {"ids": [record_id], "record_types": list(record_types)}
+        if thread_id is not None:
+            query["thread_id"] = thread_id
+        found = self.backend.get_records(query)  # type: ignore[arg-type]
+        return found[0] if found else None
+
+    def owned_threads(self, column: str, owner_id: str) -> list[str]:
+        """Ids of the threads whose ``column`` (user_id or agent_id) is ``owner_id``."""
+        return [record["id"] for record in self.backend.get_records(
+            {"record_types": ["thread"], column: owner_id})]  # type: ignore[misc]
+
+    # -- background work --------------------------------------------------------------
+
+    def background_queue(self) -> BackgroundExtractionQueue:
+        """The extraction queue, started on first use."""
+        with self._lock:
+            if self._background is None:
+                self._background = BackgroundExtractionQueue(background.DEFAULT_QUEUE_SIZE)
+            return self._background
+
+    def wait_for_threads(self, thread_ids: list[str] | None,
+                         timeout: float | None = 300.0) -> None:
+        """Wait for extraction accepted earlier for these threads (None: all threads)."""
+        if timeout is not None and (isinstance(timeout, bool)
+                                    or not isinstance(timeout, (int, float)) or timeout < 0):
+            raise InvalidArgumentError(f"timeout must be None or at least 0, got {timeout!r}")
+        if self._background is not None:
+            self._background.wait(thread_ids, timeout)
+
+    def close(self, timeout: float | None) -> None:
+        """Stop background work (waiting up to ``timeout``) and release the backend."""
+        if self._background is not None:
+            self._background.close(timeout)
+        self.backend.close()
+
+
+def new_record_id() -> str:
+    """A fresh id for a record or relation the caller left unnamed (a dashed UUID4)."""
+    return str(uuid.uuid4())
+
+
+def search_result(hit: SearchHit) -> OracleSearchResult:
+    """A contract search hit as a public result, with its linked records."""
+    linked: list[tuple[RecordRelation, Record]] = []
+    linked_results: list[tuple[RecordRelation, SearchResult]] = []
+    for item in hit["linked"]:
+        relation = relation_of(item["relation"])
+        record = to_record(item["record"])
+        linked.append((relation, record))
+        linked_results.append((relation, OracleSearchResult(hit["distance"], record)))
+    return OracleSearchResult(hit["distance"], to_record(hit["record"], linked),
+                              linked_results=linked_results)

@@ -1,0 +1,495 @@
+"""OracleDBMemoryStore: the public store interface over either backend of the contract.
+
+One adapter serves both backends: ``pool`` is an ``oracledb`` pool or connection (the
+PL/SQL packages), an embedded location (a file path or ``":memory:"``), or an already
+open contract backend. Everything the interface asks for maps to contract operations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
+from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.apis.memorystore import MAX_LIST_LIMIT, PendingRecordBatch
+from oracleagentmemory.apis.message import ImageContent, MessageContent, part_to_dict
+from oracleagentmemory.apis.records import MessageRecord, Record, RecordStatus, ThreadRecord
+from oracleagentmemory.apis.relations import RecordRelation
+from oracleagentmemory.apis.ttl import TimeToLiveAnchor
+from oracleagentmemory.core.arguments import check_content, check_id, check_status
+from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
+from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
+from oracleagentmemory.core.images import validate_image
+from oracleagentmemory.core.links import link_changes, link_selector, new_link
+from oracleagentmemory.core.memory_service import new_record_id, search_result
+from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
+from oracleagentmemory.core.records import contract_record_type, relation_of, to_record
+from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
+from oracleagentmemory.errors import InvalidArgumentError
+from oracleagentmemory.stores.opening import open_backend
+from oracleagentmemory.stores.protocol import LinkIn, LinkQuery, RecordIn, StoreBackend
+from oracleagentmemory.stores.timestamps import parse_iso
+
+__all__ = ["DEFAULT_BATCH_SIZE", "OracleDBMemoryStore"]
+
+DEFAULT_BATCH_SIZE = 256
+"""Texts embedded per embedder call when a batch arrives without vectors."""
+
+_CASCADE_OWNERS = {"thread": "thread", "user_profile": "user", "agent_profile": "agent"}
+
+
+def _one_vector(value: Any, argument: str) -> np.ndarray | None:
+    """A single vector from an embedding argument (one vector per record is supported)."""
+    if value is None or value is NOT_SET_MARKER:
+        return None
+    array = np.asarray(value, dtype=np.float32)
+    if array.ndim == 2 and array.shape[0] == 1:
+        array = array[0]
+    if array.ndim != 1:
+        raise InvalidArgumentError(f"{argument}: a record holds exactly one vector")
+    return array
+
+
+def _index_text(value: Any) -> str | None:
+    if value is None or value is NOT_SET_MARKER:
+        return None
+    if isinstance(value, list):
+        return "\n".join(str(item) for item in value)
+    return str(value)
+
+
+class OracleDBMemoryStore(OracleMemoryStore):
+    """The memory store over an Oracle database, or over an embedded file."""
+
+    def __init__(
+        self,
+        embedder: IEmbedder | None,
+        pool: Any,
+        schema_policy: SchemaPolicy | str = SchemaPolicy.REQUIRE_EXISTING,
+        vector_dim: int | None = None,
+        table_name_prefix: str | _NotSetMarker = NOT_SET_MARKER,
+        search_strategy: SearchStrategy | _NotSetMarker = NOT_SET_MARKER,
+        search_index_sync: SearchIndexSyncMode | _NotSetMarker = NOT_SET_MARKER,
+        memory_retention_config: MemoryRetentionConfig | _NotSetMarker = NOT_SET_MARKER,
+        memory_store_id: str | _NotSetMarker = NOT_SET_MARKER,
+        schema_owner: str | _NotSetMarker = NOT_SET_MARKER,
+    ) -> None:
+        if embedder is not None and not isinstance(embedder, IEmbedder):
+            raise InvalidArgumentError(
+                f"embedder must be an IEmbedder or None, got {type(embedder).__name__}")
+        prefix = value_or(table_name_prefix, None)
+        store_id = value_or(memory_store_id, None)
+        if prefix is not None and store_id is not None and prefix != store_id:
+            raise InvalidArgumentError(
+                "memory_store_id and table_name_prefix name the same store; give one, or "
+                f"the same value (got {store_id!r} and {prefix!r})")
+        if schema_owner is not NOT_SET_MARKER:
+            raise InvalidArgumentError(
+                "schema_owner is not supported yet: connect as the schema owner, or use a "
+                "runtime user with synonyms (docs/oracle.md)")
+        dimension = vector_dim if vector_dim is not None else (
+            embedder.embedding_dimension if embedder is not None else None)
+        self.embedder = embedder
+        self.search_strategy = SearchStrategy(value_or(search_strategy, SearchStrategy.VECTOR))
+        self.retention = value_or(memory_retention_config, MemoryRetentionConfig())
+        self.backend: StoreBackend = open_backend(
+            pool, embedding_dimension=dimension,
+            schema_policy=SchemaPolicy(schema_policy).name,
+            search_strategy=self.search_strategy.name,
+            search_index_sync=SearchIndexSyncMode(
+                value_or(search_index_sync, SearchIndexSyncMode.ON_COMMIT)).name,
+            store_id=store_id or prefix)
+        self.memory_store_id: str = str(
+            store_id or prefix or self.backend.describe().get("store_id") or "AGENT_MEMORY")
+
+    # -- embeddings -------------------------------------------------------------------
+
+    def _embed(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        if self.embedder is None or not texts:
+            return [None] * len(texts)
+        vectors: list[np.ndarray | None] = []
+        for start in range(0, len(texts), DEFAULT_BATCH_SIZE):
+            chunk = list(texts[start:start + DEFAULT_BATCH_SIZE])
+            vectors.extend(np.asarray(self.embedder.embed(chunk), dtype=np.float32))
+        return vectors
+
+    # -- adding -----------------------------------------------------------------------
+
+    def _add_prepared_batches(self, batches: list[PendingRecordBatch],
+                              **store_kwargs: Any) -> list[str]:
+        if store_kwargs:
+            raise InvalidArgumentError(
+                f"unexpected store option(s): {', '.join(sorted(store_kwargs))}")
+        records: list[RecordIn] = []
+        for batch in batches:
+            records.extend(self._batch_records(batch))
+        missing = [i for i, record in enumerate(records)
+                   if record.get("embedding") is None and record.get("content")
+                   and record["record_type"] in SEARCHABLE_TYPES]
+        texts = [records[i].pop("_index_text", None) or records[i]["content"]  # type: ignore[misc]
+                 for i in missing]
+        for index, vector in zip(missing, self._embed(texts), strict=True):
+            records[index]["embedding"] = vector
+        for record in records:
+            record.pop("_index_text", None)  # type: ignore[misc]
+        return self.backend.write_records(records)
+
+    async def _add_prepared_batches_async(self, batches: list[PendingRecordBatch],
+                                          **store_kwargs: Any) -> list[str]:
+        return await asyncio.to_thread(self._add_prepared_batches, batches, **store_kwargs)
+
+    def _batch_records(self, batch: PendingRecordBatch) -> list[RecordIn]:
+        record_type = contract_record_type(str(batch.record_type))
+        records = []
+        for i, content in enumerate(batch.contents):  # type: ignore[union-attr]
+            record: dict[str, Any] = {
+                "record_type": record_type,
+                "id": value_or(batch.values("record_ids", i), None) or new_record_id(),
+                "metadata": value_or(batch.values("metadata", i), None),
+                "timestamp": value_or(batch.values("timestamps", i), None),
+                "status": check_status(batch.values("statuses", i)),
+                **ttl_fields(batch.values("ttl_days", i), batch.values("ttl_anchor", i),
+                             self.retention),
+                "embedding": _one_vector(batch.values("embeddings", i), "embeddings"),
+                "_index_text": _index_text(batch.values("index_texts", i)),
+            }
+            for key, name in (("thread_id", "thread_ids"), ("user_id", "user_ids"),
+                              ("agent_id", "agent_ids"), ("role", "roles")):
+                record[key] = value_or(batch.values(name, i), None)
+            record.update(_content_fields(record_type, content, record["_index_text"]))
+            records.append(record)  # type: ignore[arg-type]
+        return records  # type: ignore[return-value]
+
+    def add_user(self, user_id: str | _NotSetMarker = NOT_SET_MARKER,
+                 information: str | _NotSetMarker = NOT_SET_MARKER,
+                 metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> str:
+        return self._add_profile("user_profile", "user_id", user_id, information, metadata)
+
+    def add_agent(self, agent_id: str, information: str,
+                  metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> str:
+        return self._add_profile("agent_profile", "agent_id", agent_id, information, metadata)
+
+    def _add_profile(self, record_type: str, scope_key: str, profile_id: Any,
+                     information: Any, metadata: Any) -> str:
+        check_id(profile_id, scope_key)
+        check_content(information, "information")
+        return self.backend.write_records([{  # type: ignore[list-item]
+            "record_type": record_type, "id": profile_id, scope_key: profile_id,
+            "content": information, "metadata": value_or(metadata, None),
+            "embedding": self._embed([information])[0]}])[0]
+
+    # -- reading ----------------------------------------------------------------------
+
+    def get(self, record_type: str, record_id: str,
+            include_bytes: bool | _NotSetMarker = NOT_SET_MARKER) -> Record | None:
+        found = self.backend.get_records({
+            "ids": [check_id(record_id, "record_id")],
+            "record_types": [contract_record_type(record_type)],
+            "include_bytes": bool(value_or(include_bytes, False))})
+        return to_record(found[0]) if found else None
+
+    def list(self, record_type: str, limit: int | None | _NotSetMarker = NOT_SET_MARKER,
+             thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+             user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+             agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+             metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+             include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
+             record_id: str | _NotSetMarker = NOT_SET_MARKER) -> list[Record]:
+        query: dict[str, Any] = {
+            "record_types": [contract_record_type(record_type)],
+            "metadata_filter": value_or(metadata_filter, None),
+            "include_bytes": bool(value_or(include_bytes, False)),
+            "limit": list_limit(limit),
+        }
+        for key, value in (("thread_id", thread_id), ("user_id", user_id),
+                           ("agent_id", agent_id)):
+            if value is not NOT_SET_MARKER:
+                query[key] = value
+        if record_id is not NOT_SET_MARKER:
+            query["ids"] = [check_id(record_id, "record_id")]
+        return [to_record(record) for record in self.backend.get_records(query)]  # type: ignore[arg-type]
+
+    def list_thread_messages(self, thread_id: str, last_n: int | None = None,
+                             range_start_seq_no: int | None = None,
+                             range_end_seq_no: int | None = None,
+                             include_bytes: bool | _NotSetMarker = NOT_SET_MARKER
+                             ) -> list[MessageRecord]:
+        if last_n is not None and (range_start_seq_no is not None
+                                   or range_end_seq_no is not None):
+            raise InvalidArgumentError("pass last_n or a seq_no range, not both")
+        start = -last_n if last_n else None
+        records = self.backend.list_messages(check_id(thread_id, "thread_id"), start, None,
+                                             bool(value_or(include_bytes, False)))
+        chosen = [record for record in records
+                  if (range_start_seq_no is None or record["seq_no"] >= range_start_seq_no)
+                  and (range_end_seq_no is None or record["seq_no"] <= range_end_seq_no)]
+        return [to_record(record) for record in chosen]  # type: ignore[misc]
+
+    def search(self, query: str | None, k: int, query_vector: list[float] | None = None,
+               thread_id: str | None = None, user_id: str | None = None,
+               agent_id: str | None = None, exact_user_match: bool = False,
+               exact_agent_match: bool = False, exact_thread_match: bool = False,
+               record_types: set[str] | None = None,
+               metadata_filter: dict[str, Any] | None = None, num_hops: int = 0,
+               max_linked_results: int = 100,
+               include_invalid_results: bool = True) -> list[tuple[Record, float]]:
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise InvalidArgumentError(f"k must be an integer of at least 1, got {k!r}")
+        if query is None and query_vector is None:
+            raise InvalidArgumentError("give a query text, a query_vector, or both")
+        strategy = self.search_strategy.name
+        vector = query_vector
+        if vector is None and strategy != "KEYWORD" and query is not None:
+            vector = self._embed([query])[0]  # type: ignore[assignment]
+        scope = {}
+        for key, value, exact in (("user_id", user_id, exact_user_match),
+                                  ("agent_id", agent_id, exact_agent_match),
+                                  ("thread_id", thread_id, exact_thread_match)):
+            if value is not None or exact:
+                scope[key] = {"value": value, "exact": bool(exact)}
+        hits = self.backend.search({  # type: ignore[typeddict-item]
+            "query_text": query or "", "query_vector": vector, "strategy": strategy,
+            "scope": scope,
+            "record_types": [contract_record_type(t) for t in sorted(record_types or ())],
+            "metadata_filter": metadata_filter, "include_invalid": include_invalid_results,
+            "max_results": k, "num_hops": num_hops, "max_linked_results": max_linked_results,
+        })
+        return [(search_result(hit).record, hit["distance"]) for hit in hits]
+
+    # -- changing ---------------------------------------------------------------------
+
+    def update(self, record_type: str, record_id: str,
+               content: Any = NOT_SET_MARKER, index_text: Any = NOT_SET_MARKER,
+               embedding: Any = NOT_SET_MARKER, metadata: Any = NOT_SET_MARKER,
+               timestamp: Any = NOT_SET_MARKER, ttl_days: Any = NOT_SET_MARKER,
+               ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+               status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
+               text: Any = NOT_SET_MARKER) -> int:
+        if text is not NOT_SET_MARKER:
+            if content is not NOT_SET_MARKER:
+                raise InvalidArgumentError("pass content or text (its older name), not both")
+            content = text
+        contract_type = contract_record_type(record_type)
+        changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, self.retention)
+        if content is not NOT_SET_MARKER:
+            changes.update(_content_fields(contract_type, content,
+                                           _index_text(index_text)))
+            given = _one_vector(embedding, "embedding")
+            if given is None and contract_type in SEARCHABLE_TYPES:
+                source = _index_text(index_text) or changes.get("content") or ""
+                given = self._embed([source])[0] if source else None
+            changes["embedding"] = given
+        elif embedding is not NOT_SET_MARKER:
+            changes["embedding"] = _one_vector(embedding, "embedding")
+        for key, value in (("metadata", metadata), ("timestamp", timestamp)):
+            if value is not NOT_SET_MARKER:
+                changes[key] = value
+        if status is not NOT_SET_MARKER:
+            changes["status"] = check_status(status)
+        updated = self.backend.update_record(check_id(record_id, "record_id"),
+                                             [contract_type], changes)  # type: ignore[arg-type]
+        return 0 if updated is None else 1
+
+    def delete(self, record_type: str, record_id: str, cascade: bool = False) -> int:
+        contract_type = contract_record_type(record_type)
+        check_id(record_id, "record_id")
+        if cascade and contract_type in _CASCADE_OWNERS:
+            return self.backend.delete_cascade(_CASCADE_OWNERS[contract_type],  # type: ignore[arg-type]
+                                               record_id)["owner"]
+        return self.backend.delete_records([record_id], [contract_type])
+
+    def delete_thread(self, thread_id: str) -> int:
+        return self.backend.delete_cascade("thread", check_id(thread_id, "thread_id"))["owner"]
+
+    # -- relations --------------------------------------------------------------------
+
+    def add_relations(
+        self,
+        source_record_ids: str | list[str],
+        source_record_types: str | list[str],
+        target_record_ids: str | list[str],
+        target_record_types: str | list[str],
+        relation_types: str | list[str],
+        opposite_relation_types: str | list[str] | _NotSetMarker = NOT_SET_MARKER,
+        relation_ids: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        timestamps: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | list[dict[str, Any] | None] | _NotSetMarker = (
+            NOT_SET_MARKER),
+    ) -> list[str]:
+        columns = _broadcast(
+            source_record_ids=source_record_ids, source_record_types=source_record_types,
+            target_record_ids=target_record_ids, target_record_types=target_record_types,
+            relation_types=relation_types, opposite_relation_types=opposite_relation_types,
+            relation_ids=relation_ids, timestamps=timestamps, metadata=metadata)
+        links: list[LinkIn] = [
+            new_link(None, source=(row["source_record_ids"], row["source_record_types"]),
+                     target=(row["target_record_ids"], row["target_record_types"]),
+                     relation_type=row["relation_types"], relation_id=row["relation_ids"],
+                     opposite_relation_type=row["opposite_relation_types"],
+                     timestamp=value_or(row["timestamps"], None),
+                     metadata=value_or(row["metadata"], None))
+            for row in columns]
+        self.backend.write_records([], links=links)
+        return [link["id"] for link in links]
+
+    def get_relation(self, source_record_id: Any = NOT_SET_MARKER,
+                     source_record_type: Any = NOT_SET_MARKER,
+                     target_record_id: Any = NOT_SET_MARKER,
+                     target_record_type: Any = NOT_SET_MARKER,
+                     relation_type: Any = NOT_SET_MARKER,
+                     relation_id: Any = NOT_SET_MARKER) -> RecordRelation | None:
+        selector = link_selector(source_record_id, source_record_type, target_record_id,
+                                 target_record_type, relation_type, relation_id)
+        if not selector:
+            raise InvalidArgumentError("give relation_id, or the endpoint tuple")
+        query: dict[str, Any] = {key: value for key, value in selector.items() if key != "id"}
+        if "id" in selector:
+            query["ids"] = [selector["id"]]  # type: ignore[typeddict-item]
+        found = self.backend.list_links(query)  # type: ignore[arg-type]
+        return relation_of(found[0]) if found else None
+
+    def list_relations(self, relation_type: Any = NOT_SET_MARKER,
+                       source_record_id: Any = NOT_SET_MARKER,
+                       source_record_type: Any = NOT_SET_MARKER,
+                       target_record_id: Any = NOT_SET_MARKER,
+                       target_record_type: Any = NOT_SET_MARKER,
+                       limit: int | None | _NotSetMarker = NOT_SET_MARKER,
+                       metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+                       relation_id: Any = NOT_SET_MARKER) -> list[RecordRelation]:
+        query: LinkQuery = {key: value  # type: ignore[assignment]
+                            for key, value in link_selector(
+                                source_record_id, source_record_type, target_record_id,
+                                target_record_type, relation_type, NOT_SET_MARKER).items()}
+        if relation_id is not NOT_SET_MARKER:
+            query["ids"] = [relation_id]
+        query["metadata_filter"] = value_or(metadata_filter, None)
+        query["limit"] = list_limit(limit)
+        return [relation_of(link) for link in self.backend.list_links(query)]
+
+    def update_relations(
+        self,
+        relation_ids: str | list[str],
+        relation_types: str | list[str] | _NotSetMarker = NOT_SET_MARKER,
+        opposite_relation_types: str | list[str] | _NotSetMarker = NOT_SET_MARKER,
+        timestamps: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | list[dict[str, Any] | None] | _NotSetMarker = (
+            NOT_SET_MARKER),
+    ) -> list[str]:
+        rows = _broadcast(relation_ids=relation_ids, relation_types=relation_types,
+                          opposite_relation_types=opposite_relation_types,
+                          timestamps=timestamps, metadata=metadata)
+        updated = []
+        for row in rows:
+            changes = link_changes(row["relation_types"], row["opposite_relation_types"],
+                                   row["timestamps"], row["metadata"])
+            if self.backend.update_link(check_id(row["relation_ids"], "relation_ids"),
+                                        None, changes):
+                updated.append(row["relation_ids"])
+        return updated
+
+    def delete_relations(self, relation_ids: str | list[str]) -> int:
+        ids = [relation_ids] if isinstance(relation_ids, str) else list(relation_ids)
+        return sum(self.backend.delete_links({"id": check_id(i, "relation_ids")}, None)
+                   for i in ids)
+
+    # -- thread records ---------------------------------------------------------------
+
+    def _create_thread_record(self, thread_id: str, user_id: str | None,
+                              agent_id: str | None, metadata: dict[str, Any] | None,
+                              runtime_config: dict[str, Any] | None) -> str:
+        return self.backend.write_records([{
+            "record_type": "thread", "id": thread_id, "thread_id": thread_id,
+            "user_id": user_id, "agent_id": agent_id, "metadata": metadata,
+            "config": {"settings": runtime_config or {}, "state": {}}}])[0]
+
+    def _get_thread_record(self, thread_id: str) -> ThreadRecord | None:
+        record = self.get("thread", thread_id)
+        return record if isinstance(record, ThreadRecord) else None
+
+    def _update_thread_record(self, thread_id: str, *, metadata: Any = NOT_SET_MARKER,
+                              runtime_config: Any = NOT_SET_MARKER,
+                              runtime_state: Any = NOT_SET_MARKER) -> int:
+        current = self._get_thread_record(thread_id)
+        if current is None:
+            return 0
+        changes: dict[str, Any] = {}
+        if metadata is not NOT_SET_MARKER:
+            changes["metadata"] = metadata
+        if runtime_config is not NOT_SET_MARKER or runtime_state is not NOT_SET_MARKER:
+            changes["config"] = {
+                "settings": value_or(runtime_config, current.runtime_config) or {},
+                "state": value_or(runtime_state, current.runtime_state) or {}}
+        updated = self.backend.update_record(thread_id, ["thread"], changes)  # type: ignore[arg-type]
+        return 0 if updated is None else 1
+
+    def _get_record_expiration(self, record_type: str, record_id: str) -> datetime | None:
+        found = self.backend.get_records({"ids": [record_id],
+                                          "record_types": [contract_record_type(record_type)]})
+        expires = found[0].get("expires_at") if found else None
+        return parse_iso(expires, "expires_at") if expires else None
+
+    def close(self) -> None:
+        """Release the backend (idempotent)."""
+        self.backend.close()
+
+
+def list_limit(limit: Any) -> int:
+    """The limit of a list call: omitted or None mean MAX_LIST_LIMIT, which caps it."""
+    value = value_or(limit, None)
+    if value is None:
+        return MAX_LIST_LIMIT
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LIST_LIMIT:
+        raise InvalidArgumentError(
+            f"limit must be an integer from 1 to {MAX_LIST_LIMIT}, or None; got {value!r}")
+    return value
+
+
+def _broadcast(**columns: Any) -> list[dict[str, Any]]:
+    """Rows from column arguments: lists give one value per row, scalars repeat."""
+    lengths = {len(value) for value in columns.values() if isinstance(value, list)}
+    if len(lengths) > 1:
+        raise InvalidArgumentError("list arguments must all have the same length")
+    count = lengths.pop() if lengths else 1
+    return [{name: value[i] if isinstance(value, list) else value
+             for name, value in columns.items()} for i in range(count)]
+
+
+def _content_fields(record_type: str, content: Any, index_text: str | None) -> dict[str, Any]:
+    """The contract fields a content argument sets for a record type."""
+    if record_type == "image":
+        if not isinstance(content, (bytes, bytearray)):
+            raise InvalidArgumentError("an image record's content must be its bytes")
+        mime = validate_image(content)
+        return {"image_bytes": bytes(content), "mime_type": mime.value,
+                "content": index_text or ""}
+    if record_type == "message" and not isinstance(content, str) and isinstance(
+            content, Sequence):
+        parts = list(content)
+        if not all(isinstance(part, MessageContent) for part in parts):
+            raise InvalidArgumentError("message content parts must be MessageContent")
+        if any(isinstance(part, ImageContent) and part.bytes is not None for part in parts):
+            raise InvalidArgumentError(
+                "image bytes in message parts are stored by OracleThread.add_messages; add "
+                "the message there, or the image as its own record")
+        text = "\n".join(getattr(part, "text", "") for part in parts if hasattr(part, "text"))
+        return {"content": text, "parts": [part_to_dict(part) for part in parts]}
+    if record_type == "thread":
+        config = dict(content) if isinstance(content, Mapping) else {}
+        return {"config": {"settings": config, "state": {}}, "content": ""}
+    if record_type == "summary":
+        text = content.get("summary", "") if isinstance(content, Mapping) else content
+        return {"content": "" if text is None else str(text)}
+    if content is None:
+        return {"content": ""}
+    if not isinstance(content, str):
+        raise InvalidArgumentError(
+            f"a {record_type} record's content must be a str, got {type(content).__name__}")
+    if record_type in MEMORY_TYPES:
+        check_content(content, "content")
+    return {"content": content}

@@ -1,0 +1,56 @@
+"""What the modules behind a thread (derived memories, summaries, context cards) know of it.
+
+A thread hands them this small value instead of itself, so they never import the thread
+module and the thread's internals stay its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.apis.message import Message
+from oracleagentmemory.core import scope_resolution
+from oracleagentmemory.core.memory_service import MemoryService, search_options
+from oracleagentmemory.core.records import load_messages
+from oracleagentmemory.core.searchresult import OracleSearchResult
+from oracleagentmemory.core.thread_settings import ThreadSettings
+
+
+@dataclass(frozen=True)
+class ThreadContext:
+    """One thread's identity, LLM and settings, and the service it works through."""
+
+    service: MemoryService
+    thread_id: str
+    user_id: str | None
+    agent_id: str | None
+    llm: ILlm | None
+    settings: ThreadSettings
+
+    @property
+    def scope(self) -> dict[str, str | None]:
+        return {"user_id": self.user_id, "agent_id": self.agent_id, "thread_id": self.thread_id}
+
+    def search(self, query: str, arguments: Mapping[str, Any], *,
+               exact_thread: bool = False, query_vector: Any = None,
+               exclude_ids: Sequence[str] = ()) -> list[OracleSearchResult]:
+        """A search in the thread's default scope (this thread loosely, or exactly)."""
+        values = dict(scope_resolution.OMITTED)
+        if exact_thread:
+            values["exact_thread_match"] = True
+        scope = scope_resolution.thread_scope(values, self.user_id, self.agent_id,
+                                              self.thread_id)
+        options = search_options(arguments, self.settings.search_config)
+        return self.service.search(query, scope, options, query_vector=query_vector,
+                                   exclude_ids=exclude_ids)
+
+    def recent_messages(self, count: int, except_last: int = 0) -> list[Message]:
+        """The ``count`` messages before the last ``except_last`` ones, oldest first."""
+        if count <= 0:
+            return []
+        end = -except_last if except_last else None
+        return load_messages(self.service.backend, self.service.backend.list_messages(
+            self.thread_id, -(count + except_last), end))

@@ -1,0 +1,323 @@
+"""The store contract over any implementation of the public store interface.
+
+A caller may give the client a store of their own (``IMemoryStore``). The client's code
+speaks the contract, so this one adapter translates every contract operation into calls of
+that interface. What the caller's store does not promise, this adapter cannot add: writes
+that span several interface calls (records and then links, several deletes) are not one
+transaction, and expiry is the store's business (``purge_expired`` removes nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from oracleagentmemory._notset import NOT_SET_MARKER
+from oracleagentmemory._vocabulary import (
+    CONTRACT_RECORD_TYPES,
+    PUBLIC_RECORD_TYPES,
+    SEARCHABLE_TYPES,
+)
+from oracleagentmemory.apis.memorystore import IMemoryStore, PendingRecordBatch
+from oracleagentmemory.apis.message import ImageContent, TextContent, part_to_dict
+from oracleagentmemory.apis.records import (
+    ImageRecord,
+    MessageRecord,
+    Record,
+    RecordStatus,
+    ScopedRecord,
+    ThreadRecord,
+)
+from oracleagentmemory.apis.relations import RecordRelation
+from oracleagentmemory.stores.errors import InvalidArgumentError
+from oracleagentmemory.stores.protocol import (
+    CascadeResult,
+    LinkChanges,
+    LinkIn,
+    LinkOut,
+    LinkQuery,
+    LinkSelector,
+    RecordChanges,
+    RecordIn,
+    RecordOut,
+    RecordQuery,
+    SearchHit,
+    SearchRequest,
+)
+
+_OWNER_TYPES = {"user": "user_profile", "agent": "agent_profile"}
+_TTL_ANCHORS = {"CREATED_AT": "created_at", "TIMESTAMP": "timestamp"}
+
+
+def _public(record_type: str) -> str:
+    return PUBLIC_RECORD_TYPES.get(record_type, record_type)
+
+
+def record_out(record: Record) -> RecordOut:
+    """A public record as the contract's RecordOut."""
+    out: dict[str, Any] = {
+        "id": record.id,
+        "record_type": CONTRACT_RECORD_TYPES.get(record.record_type, record.record_type),
+        "content": record.content if isinstance(record.content, str) else "",
+        "metadata": record.metadata,
+        "timestamp": record.timestamp,
+        "created_at": record.timestamp,
+        "updated_at": record.timestamp,
+        "expires_at": None,
+        "status": RecordStatus(record.status).name,
+    }
+    if isinstance(record, ScopedRecord):
+        out.update(user_id=record.user_id, agent_id=record.agent_id,
+                   thread_id=record.thread_id)
+    if isinstance(record, MessageRecord):
+        out.update(role=record.role, seq_no=record.seq_no)
+        if not isinstance(record.content, str):
+            out["parts"] = [part_to_dict(part) for part in record.content]
+            out["content"] = "\n".join(part.text for part in record.content
+                                       if isinstance(part, TextContent))
+    if isinstance(record, ImageRecord):
+        out.update(mime_type=record.mime_type.value if record.mime_type else None,
+                   message_id=record.message_id)
+        if record.bytes is not None:
+            out["image_bytes"] = record.bytes
+    if isinstance(record, ThreadRecord):
+        out["config"] = {"settings": record.runtime_config or {},
+                         "state": record.runtime_state or {}}
+    if isinstance(record.content, dict):
+        out["content"] = str(record.content.get("summary", ""))
+    return out  # type: ignore[return-value]
+
+
+def link_out(relation: RecordRelation) -> LinkOut:
+    return {
+        "id": relation.id, "thread_id": None, "source_id": relation.source_record_id,
+        "source_type": relation.source_record_type, "target_id": relation.target_record_id,
+        "target_type": relation.target_record_type, "relation_type": relation.relation_type,
+        "opposite_relation_type": relation.opposite_relation_type,
+        "timestamp": relation.timestamp, "metadata": relation.metadata,
+        "created_at": relation.created_at,
+    }
+
+
+class InterfaceBackend:
+    """A contract backend that forwards to a caller's ``IMemoryStore``."""
+
+    backend = "interface"
+
+    def __init__(self, store: IMemoryStore) -> None:
+        self.store = store
+        self.embedding_dimension: int | None = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.backend, "store_class": type(self.store).__name__,
+                "schema_version": None, "embedding_dimension": None}
+
+    # -- writes -----------------------------------------------------------------------
+
+    def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
+                      replace: bool = False) -> list[str]:
+        if replace:
+            for record in records:
+                if record.get("id"):
+                    self.store.delete(_public(record["record_type"]), record["id"])
+        ids: list[str] = []
+        for record in records:
+            ids.extend(self.store.add_batches([_batch(record)]))
+        if links:
+            self.store.add_relations(
+                [link["source_id"] for link in links], [link["source_type"] for link in links],
+                [link["target_id"] for link in links], [link["target_type"] for link in links],
+                [link["relation_type"] for link in links],
+                relation_ids=[link.get("id") for link in links],
+                timestamps=[link.get("timestamp") for link in links],
+                metadata=[link.get("metadata") for link in links],
+                **({"opposite_relation_types": [link.get("opposite_relation_type")
+                                                for link in links]}
+                   if any(link.get("opposite_relation_type") for link in links) else {}),
+            )
+        return ids
+
+    def update_record(self, record_id: str, record_types: Sequence[str],
+                      changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
+        found = self._find(record_id, record_types, thread_id)
+        if found is None:
+            return None
+        record_type = _public(found["record_type"])
+        given = {key: changes[key] for key in ("metadata", "timestamp")  # type: ignore[literal-required]
+                 if key in changes}
+        if "content" in changes:
+            given["content"] = changes["content"]
+            given["embedding"] = changes.get("embedding")
+        if "status" in changes:
+            given["status"] = RecordStatus(changes["status"])
+        if "ttl_days" in changes:
+            given["ttl_days"] = changes["ttl_days"]
+        if "ttl_anchor" in changes:
+            given["ttl_anchor"] = _TTL_ANCHORS[changes["ttl_anchor"]]
+        if not self.store.update(record_type, record_id, **given):
+            return None
+        return self._find(record_id, record_types, thread_id)
+
+    def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
+                       thread_id: str | None = None) -> int:
+        deleted = 0
+        for record_id in record_ids:
+            found = self._find(record_id, record_types, thread_id)
+            if found is not None:
+                deleted += self.store.delete(_public(found["record_type"]), record_id)
+        return deleted
+
+    def delete_cascade(self, owner_type: str, owner_id: str) -> CascadeResult:
+        if owner_type == "thread":
+            owner = self.store.delete_thread(owner_id)
+        else:
+            owner = self.store.delete(_OWNER_TYPES[owner_type], owner_id, cascade=True)
+        return {"owner": owner, "records": owner, "links": 0}
+
+    def purge_expired(self) -> int:
+        return 0
+
+    def close(self) -> None:
+        close = getattr(self.store, "close", None)
+        if callable(close):
+            close()
+
+    # -- reads ------------------------------------------------------------------------
+
+    def _find(self, record_id: str, record_types: Sequence[str],
+              thread_id: str | None) -> RecordOut | None:
+        for record_type in record_types:
+            record = self.store.get(_public(record_type), record_id)
+            if record is None:
+                continue
+            out = record_out(record)
+            if thread_id is None or out.get("thread_id") == thread_id:
+                return out
+        return None
+
+    def get_records(self, query: RecordQuery) -> list[RecordOut]:
+        types = query.get("record_types") or list(SEARCHABLE_TYPES)
+        include_bytes = bool(query.get("include_bytes"))
+        scope = {key: query[key] for key in ("user_id", "agent_id", "thread_id")  # type: ignore[literal-required]
+                 if key in query}
+        found: list[RecordOut] = []
+        for record_type in types:
+            if "ids" in query:
+                records = [self.store.get(_public(record_type), rid, include_bytes)
+                           for rid in query["ids"]]
+                outs = [record_out(r) for r in records if r is not None]
+                outs = [o for o in outs if all(o.get(k) == v for k, v in scope.items())]
+            else:
+                outs = [record_out(r) for r in self.store.list(
+                    _public(record_type), limit=query.get("limit"), **scope,
+                    metadata_filter=query.get("metadata_filter"),
+                    include_bytes=include_bytes)]
+            if "message_id" in query:
+                outs = [o for o in outs if o.get("message_id") == query["message_id"]]
+            found.extend(outs)
+        limit = query.get("limit")
+        return found[:limit] if limit else found
+
+    def list_messages(self, thread_id: str, start: int | None, end: int | None,
+                      include_bytes: bool = False) -> list[RecordOut]:
+        records = self.store.list_thread_messages(thread_id, include_bytes=include_bytes)
+        return [record_out(record) for record in records][start:end]
+
+    def search(self, request: SearchRequest) -> list[SearchHit]:
+        scope = request.get("scope") or {}
+
+        def dimension(name: str) -> tuple[str | None, bool]:
+            given = scope.get(name)
+            return (None, False) if given is None else (given["value"], given["exact"])
+
+        user, exact_user = dimension("user_id")
+        agent, exact_agent = dimension("agent_id")
+        thread, exact_thread = dimension("thread_id")
+        vector = request.get("query_vector")
+        results = self.store.search(
+            request.get("query_text") or None, request.get("max_results", 10),
+            query_vector=None if vector is None else [float(x) for x in vector],
+            user_id=user, agent_id=agent, thread_id=thread, exact_user_match=exact_user,
+            exact_agent_match=exact_agent, exact_thread_match=exact_thread,
+            record_types={_public(t) for t in request.get("record_types") or []} or None,
+            metadata_filter=request.get("metadata_filter"),
+            num_hops=request.get("num_hops", 0),
+            max_linked_results=request.get("max_linked_results", 100),
+            include_invalid_results=request.get("include_invalid", True))
+        return [{"record": record_out(record), "distance": float(distance),
+                 "linked": [{"record": record_out(linked), "relation": link_out(relation),
+                             "relation_id": relation.id,
+                             "relation_type": relation.relation_type,
+                             "via_record_id": record.id, "hops": 1}
+                            for relation, linked in record.linked_results]}
+                for record, distance in results]
+
+    # -- links ------------------------------------------------------------------------
+
+    def update_link(self, relation_id: str, thread_id: str | None,
+                    changes: LinkChanges) -> int:
+        updated = self.store.update_relations(
+            relation_id,
+            relation_types=changes.get("relation_type", NOT_SET_MARKER),  # type: ignore[arg-type]
+            opposite_relation_types=changes.get("opposite_relation_type", NOT_SET_MARKER),  # type: ignore[arg-type]
+            timestamps=changes.get("timestamp", NOT_SET_MARKER),  # type: ignore[arg-type]
+            metadata=changes.get("metadata", NOT_SET_MARKER))  # type: ignore[arg-type]
+        return len(updated)
+
+    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
+        if "id" in selector:
+            return self.store.delete_relations(selector["id"])
+        relation = self.store.get_relation(
+            source_record_id=selector.get("source_id", NOT_SET_MARKER),  # type: ignore[arg-type]
+            source_record_type=selector.get("source_type", NOT_SET_MARKER),  # type: ignore[arg-type]
+            target_record_id=selector.get("target_id", NOT_SET_MARKER),  # type: ignore[arg-type]
+            target_record_type=selector.get("target_type", NOT_SET_MARKER),  # type: ignore[arg-type]
+            relation_type=selector.get("relation_type", NOT_SET_MARKER))  # type: ignore[arg-type]
+        return 0 if relation is None else self.store.delete_relations(relation.id)
+
+    def list_links(self, query: LinkQuery) -> list[LinkOut]:
+        relations = self.store.list_relations(
+            relation_type=query.get("relation_type", NOT_SET_MARKER),  # type: ignore[arg-type]
+            source_record_id=query.get("source_id", NOT_SET_MARKER),  # type: ignore[arg-type]
+            source_record_type=query.get("source_type", NOT_SET_MARKER),  # type: ignore[arg-type]
+            target_record_id=query.get("target_id", NOT_SET_MARKER),  # type: ignore[arg-type]
+            target_record_type=query.get("target_type", NOT_SET_MARKER),  # type: ignore[arg-type]
+            limit=query.get("limit", NOT_SET_MARKER),  # type: ignore[arg-type]
+            metadata_filter=query.get("metadata_filter", NOT_SET_MARKER))  # type: ignore[arg-type]
+        if "ids" in query:
+            wanted = set(query["ids"])
+            relations = [r for r in relations if r.id in wanted]
+        return [link_out(relation) for relation in relations]
+
+
+def _batch(record: RecordIn) -> PendingRecordBatch:
+    """A one-record batch for the interface's ``add_batches``."""
+    record_type = _public(record["record_type"])
+    content: Any = record.get("content")
+    if record["record_type"] == "image":
+        content = record.get("image_bytes")
+    elif record.get("parts"):
+        content = [ImageContent(bytes=None, mime_type=part.get("mime_type"),
+                                description=part.get("description"), id=part["id"])
+                   if part.get("type") == "image"
+                   else TextContent(text=part.get("text", ""), id=part["id"])
+                   for part in record["parts"] or []]
+    elif record["record_type"] == "thread":
+        content = (record.get("config") or {}).get("settings") or {}
+    elif record["record_type"] == "summary":
+        content = {"summary": record.get("content") or ""}
+    embedding = record.get("embedding")
+    anchor = record.get("ttl_anchor")
+    if record.get("image_bytes") and record["record_type"] != "image":
+        raise InvalidArgumentError("only image records carry image bytes")
+    return PendingRecordBatch(
+        contents=[content], record_type=record_type, record_ids=[record.get("id")],
+        index_texts=[record.get("content")] if record["record_type"] == "image" else NOT_SET_MARKER,
+        embeddings=[[float(x) for x in embedding]] if embedding is not None else NOT_SET_MARKER,
+        thread_ids=[record.get("thread_id")], user_ids=[record.get("user_id")],
+        agent_ids=[record.get("agent_id")], roles=[record.get("role")],
+        timestamps=[record.get("timestamp")], metadata=[record.get("metadata")],
+        ttl_days=[record.get("ttl_days")] if "ttl_days" in record else NOT_SET_MARKER,
+        ttl_anchor=[_TTL_ANCHORS[anchor]] if anchor else NOT_SET_MARKER,  # type: ignore[list-item]
+        statuses=[RecordStatus(record.get("status") or "VALID")],
+    )

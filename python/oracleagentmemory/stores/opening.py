@@ -1,0 +1,46 @@
+"""Which backend a connection argument opens: an embedded location or an Oracle pool."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from oracleagentmemory.errors import ArgumentTypeError
+from oracleagentmemory.stores.protocol import StoreBackend
+
+
+def is_oracle_connection(connection: Any) -> bool:
+    """An ``oracledb`` connection or pool (anything that acquires or opens cursors)."""
+    return hasattr(connection, "acquire") or hasattr(connection, "cursor")
+
+
+def open_backend(
+    connection: Any,
+    *,
+    embedding_dimension: int | None,
+    schema_policy: str,
+    search_strategy: str,
+    search_index_sync: str = "ON_COMMIT",
+    store_id: str | None = None,
+) -> StoreBackend:
+    """The backend for a connection: a StoreBackend as is, an embedded file path or
+    ``":memory:"``, or an ``oracledb`` connection or pool. Policy, strategy and sync mode
+    use the contract's upper-case names."""
+    if isinstance(connection, StoreBackend):
+        return connection
+    if isinstance(connection, (str, os.PathLike)):
+        from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+        return EmbeddedBackend(connection, embedding_dimension=embedding_dimension,
+                               schema_policy=schema_policy, search_strategy=search_strategy)
+    if is_oracle_connection(connection):
+        from oracleagentmemory.stores.oracle import OracleBackend
+
+        options: dict[str, Any] = {} if store_id is None else {"store_id": store_id}
+        return OracleBackend(connection, embedding_dimension=embedding_dimension,
+                             schema_policy=schema_policy, search_strategy=search_strategy,
+                             sync_mode=search_index_sync, **options)
+    raise ArgumentTypeError(
+        "connection must be an oracledb connection or pool, a path to an embedded store file "
+        f"or ':memory:'; got {type(connection).__name__}"
+    )
