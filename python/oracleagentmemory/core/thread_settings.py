@@ -7,6 +7,7 @@ still reaches threads that never overrode it.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any
 
@@ -29,7 +30,7 @@ CONFIG_MODELS = {
     "image_input_limit_config": ImageInputLimitConfig,
     "search_config": MemorySearchConfig,
 }
-"""Grouped settings (pydantic models), persisted as their explicitly set fields."""
+"""Grouped settings (pydantic models or dataclasses), persisted as their explicitly set fields."""
 
 DEPRECATED_EXTRACTION_ARGUMENTS = {
     "memory_extraction_window": "memory_extraction_window",
@@ -62,8 +63,12 @@ def explicit_settings(arguments: dict[str, Any]) -> dict[str, Any]:
             value = model(**value)
         if not isinstance(value, model):
             raise TypeError(f"{name} must be a {model.__name__}, got {type(value).__name__}")
-        settings[name] = value.model_dump(mode="json", exclude_none=True,
-                                          exclude_unset=name != "memory_extraction_config")
+        settings[name] = (
+            {item.name: getattr(value, item.name) for item in dataclasses.fields(value)
+             if getattr(value, item.name) is not NOT_SET_MARKER}
+            if dataclasses.is_dataclass(value)
+            else value.model_dump(mode="json", exclude_none=True,
+                                  exclude_unset=name != "memory_extraction_config"))
     return settings
 
 
