@@ -152,10 +152,11 @@ class OracleAgentMemory(AsyncTwins):
 
     # -- embeddings -------------------------------------------------------------------
 
-    def _embed(self, texts: Sequence[str]) -> list[np.ndarray]:
+    def _embed(self, texts: Sequence[str], is_query: bool = False) -> list[np.ndarray]:
         if not texts:
             return []
-        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        vectors = np.asarray(self.embedder.embed(list(texts), is_query=is_query),
+                             dtype=np.float32)
         if vectors.shape != (len(texts), self.embedder.embedding_dimension):
             raise ValueError(
                 f"the embedder returned shape {vectors.shape}, expected "
@@ -432,7 +433,8 @@ class OracleAgentMemory(AsyncTwins):
         strategy = self.search_strategy.value
         request = {
             "query_text": query,
-            "query_vector": None if strategy == "KEYWORD" else self._embed([query])[0],
+            "query_vector": (None if strategy == "KEYWORD"
+                             else self._embed([query], is_query=True)[0]),
             "strategy": strategy,
             "scope": dims,
             "record_types": list(value_or(record_types, None) or []),
