@@ -18,6 +18,9 @@ class IEmbedder(ABC):
     differently (instruction prefixes, asymmetric models); others may ignore it.
     """
 
+    def __init__(self) -> None:  # noqa: B027 - the reference's constructor takes nothing
+        """Nothing to set up; subclasses need not call it."""
+
     @abstractmethod
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         """A float array of shape (len(texts), embedding_dimension), rows in input order."""

@@ -49,6 +49,9 @@ class ILlm(ABC):
     ``kwargs`` are per-call generation options of the implementation.
     """
 
+    def __init__(self) -> None:  # noqa: B027 - the reference's constructor takes nothing
+        """Nothing to set up; subclasses need not call it."""
+
     @abstractmethod
     def generate(
         self,
