@@ -316,6 +316,32 @@ def test_max_concurrent_requests_bounds_requests_in_flight(llm_server, server_ll
     assert peak == 2
 
 
+def test_async_calls_take_and_give_back_concurrency_slots(llm_server, server_llm):
+    in_flight = 0
+    peak = 0
+    lock = threading.Lock()
+
+    def respond(request):
+        nonlocal in_flight, peak
+        with lock:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        with lock:
+            in_flight -= 1
+        return chat(request.body["messages"][0]["content"])
+
+    llm_server.respond_with(respond)
+    llm = server_llm(max_concurrent_requests=1)
+
+    async def ask_three() -> list[str]:
+        answers = await asyncio.gather(*(llm.generate_async(f"q{i}") for i in range(3)))
+        return [answer.text for answer in answers]
+
+    assert asyncio.run(ask_three()) == ["q0", "q1", "q2"]
+    assert peak == 1
+    assert llm._slots.acquire(blocking=False)  # every slot was given back
+
+
 def test_timeout_and_retries_are_client_options_not_request_fields(llm_server):
     llm = Llm("m", api_base=llm_server.base_url, timeout=12.5, max_retries=1)
     assert (llm.http.timeout, llm.http.retry.max_retries) == (12.5, 1)

@@ -20,8 +20,6 @@ class HashingEmbedder(IEmbedder):
     def __init__(self, dimension: int = 64) -> None:
         self._dimension = dimension
         self.calls: list[list[str]] = []
-        self.query_calls: list[list[str]] = []
-        """The calls made with ``is_query=True`` (also listed in ``calls``)."""
 
     @property
     def embedding_dimension(self) -> int:
@@ -29,8 +27,6 @@ class HashingEmbedder(IEmbedder):
 
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         self.calls.append(list(texts))
-        if is_query:
-            self.query_calls.append(list(texts))
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in _WORD.findall(text.lower()):

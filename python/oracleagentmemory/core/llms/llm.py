@@ -37,6 +37,9 @@ from oracleagentmemory.core.llms.structured_output import (
 
 logger = logging.getLogger(__name__)
 
+SLOT_POLL_SECONDS = 0.01
+"""How often an async call waiting for a free ``max_concurrent_requests`` slot looks again."""
+
 
 
 class LlmApiType(str, Enum):
@@ -64,6 +67,8 @@ class Llm(ILlm):
     except these client options: ``timeout`` (seconds, default 60), ``max_retries``
     (default 3) and ``structured_output`` (False: never ask for JSON or schema output).
     Failures raise :class:`~oracleagentmemory.core.llms.errors.LlmError` subclasses.
+    ``http`` is the :class:`~oracleagentmemory.core.llms.http_client.HttpJsonClient`
+    requests go through; ``max_concurrent_requests`` bounds calls in flight, sync and async.
     """
 
     def __init__(
@@ -208,7 +213,9 @@ class Llm(ILlm):
         while True:
             body = self._body(messages, response_json_schema, mode, kwargs)
             if self._slots is not None:
-                await asyncio.to_thread(self._slots.acquire)
+                # Polled, not awaited in a worker thread: a cancelled caller holds no slot.
+                while not self._slots.acquire(blocking=False):
+                    await asyncio.sleep(SLOT_POLL_SECONDS)
             try:
                 return self._read(await send(self._protocol.PATH, body))
             except LlmHttpError as error:
