@@ -6,8 +6,8 @@ and the quality benchmark embeds each text once and gives the same vectors to ev
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -26,20 +26,23 @@ class TimingEmbedder(IEmbedder):
     def embedding_dimension(self) -> int:
         return self.inner.embedding_dimension
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         items = list(texts)
         if self.cache is not None:
             missing = [t for t in dict.fromkeys(items) if t not in self.cache]
             if missing:
-                for text, vector in zip(missing, self._embed(missing), strict=True):
+                for text, vector in zip(missing, self._embed(missing, is_query), strict=True):
                     self.cache[text] = vector
             return np.stack([self.cache[t] for t in items]) if items else np.zeros(
                 (0, self.embedding_dimension), dtype=np.float32
             )
-        return self._embed(items)
+        return self._embed(items, is_query)
 
-    def _embed(self, items: list[str]) -> np.ndarray:
+    async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        return await asyncio.to_thread(self.embed, texts, is_query=is_query)
+
+    def _embed(self, items: list[str], is_query: bool) -> np.ndarray:
         t0 = time.perf_counter()
-        vectors = np.asarray(self.inner.embed(items), dtype=np.float32)
+        vectors = np.asarray(self.inner.embed(items, is_query=is_query), dtype=np.float32)
         self.seconds += time.perf_counter() - t0
         return vectors

@@ -21,11 +21,11 @@ class GatedEmbedder(HashingEmbedder):
         self.entered = threading.Event()
         self.armed = False
 
-    def embed(self, texts) -> np.ndarray:
+    def embed(self, texts, *, is_query: bool = False) -> np.ndarray:
         if self.armed:
             self.entered.set()
             assert self.gate.wait(10), "the gate was never opened"
-        return super().embed(texts)
+        return super().embed(texts, is_query=is_query)
 
 
 def test_async_twin_leaves_the_event_loop_free():

@@ -6,7 +6,7 @@ import pytest
 
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, TextContent
 from oracleagentmemory.apis.records import ImageRecord
-from oracleagentmemory.core import ImageInputLimitConfig, OracleAgentMemory
+from oracleagentmemory.core import ImageInputLimitConfig, OracleAgentMemory, images
 from oracleagentmemory.core.images import detect_mime_type, validate_image
 from tests.support.images import JPEG, PNG, WEBP, image_bytes
 
@@ -36,12 +36,13 @@ def test_animated_images_are_rejected(fmt):
         validate_image(image_bytes(fmt, frames=3))
 
 
-def test_lossless_webp_and_sizes_are_read():
-    limits = ImageInputLimitConfig(max_image_width=10, max_image_height=10)
-    validate_image(image_bytes("WEBP", (10, 10)), limits=limits)
+def test_lossless_webp_and_sizes_are_read(monkeypatch):
+    monkeypatch.setattr(images, "MAX_IMAGE_WIDTH", 10)
+    monkeypatch.setattr(images, "MAX_IMAGE_HEIGHT", 10)
+    validate_image(image_bytes("WEBP", (10, 10)))
     for fmt in ("PNG", "JPEG", "WEBP"):
         with pytest.raises(ValueError, match="11x10 pixels"):
-            validate_image(image_bytes(fmt, (11, 10)), limits=limits)
+            validate_image(image_bytes(fmt, (11, 10)))
 
 
 @pytest.mark.parametrize("data", [PNG[:20], JPEG[:10], WEBP[:18], b"GIF89a" + b"\0" * 20,
@@ -53,7 +54,7 @@ def test_corrupt_or_truncated_bytes_are_rejected(data):
 
 def test_size_limit():
     with pytest.raises(ValueError, match="bytes, over the limit"):
-        validate_image(PNG, limits=ImageInputLimitConfig(max_image_bytes=len(PNG) - 1))
+        validate_image(PNG, limits=ImageInputLimitConfig(max_raw_image_bytes=len(PNG) - 1))
 
 
 def test_add_list_update_delete_image(thread):

@@ -6,6 +6,7 @@ or ``tokenizers`` are missing; reader, GELU and error-path tests always run.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import json
 import math
@@ -311,3 +312,13 @@ def test_model_loads_once_and_threads_agree(
     assert len(calls) == 1
     for result in results:
         np.testing.assert_allclose(result, expected, atol=1e-5)
+
+
+@needs_model
+def test_the_reference_interface(minilm: LocalMiniLMEmbedder) -> None:
+    texts = ["Where did I park the car?", "I left it on level 3."]
+    documents = minilm.embed(texts)
+    # This model embeds queries and documents alike, and reads 256 tokens per text.
+    np.testing.assert_array_equal(minilm.embed(texts, is_query=True), documents)
+    np.testing.assert_array_equal(asyncio.run(minilm.embed_async(texts)), documents)
+    assert minilm.max_input_tokens == 256

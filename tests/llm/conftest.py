@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
+from oracleagentmemory.core.llms import Llm
 from oracleagentmemory.core.llms.http_client import HttpJsonClient, RetryPolicy
-from oracleagentmemory.core.llms.openai_compatible import OpenAICompatibleLlm
 from tests.support.llm_server import ScriptedLlmServer, llm_server  # noqa: F401 - fixture
 
 
@@ -45,13 +45,15 @@ def make_http(llm_server: ScriptedLlmServer, sleeps: RecordedSleeps  # noqa: F81
 
 
 @pytest.fixture
-def make_llm(make_http: Callable[..., HttpJsonClient]) -> Callable[..., OpenAICompatibleLlm]:
-    created: list[OpenAICompatibleLlm] = []
+def make_llm(llm_server: ScriptedLlmServer, make_http: Callable[..., HttpJsonClient]  # noqa: F811
+             ) -> Callable[..., Llm]:
+    """Llms on the scripted server whose HTTP client records waits instead of sleeping."""
+    created: list[Llm] = []
 
-    def factory(max_retries: int = 3, timeout: float = 5.0, json_mode: bool = True,
-                **retry: float) -> OpenAICompatibleLlm:
-        llm = OpenAICompatibleLlm("test-model", json_mode=json_mode,
-                                  http=make_http(max_retries, timeout, **retry))
+    def factory(max_retries: int = 3, timeout: float = 5.0, retry: dict | None = None,
+                **llm_options: object) -> Llm:
+        llm = Llm("test-model", api_base=llm_server.base_url, **llm_options)
+        llm.http = make_http(max_retries, timeout, **(retry or {}))
         created.append(llm)
         return llm
 
@@ -61,6 +63,6 @@ def make_llm(make_http: Callable[..., HttpJsonClient]) -> Callable[..., OpenAICo
 
 
 @pytest.fixture
-def llm(make_llm: Callable[..., OpenAICompatibleLlm]) -> OpenAICompatibleLlm:
+def llm(make_llm: Callable[..., Llm]) -> Llm:
     """A chat client on the scripted server: 3 retries, waits recorded, not slept."""
     return make_llm()

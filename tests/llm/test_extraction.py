@@ -60,7 +60,10 @@ def test_typed_memories_are_extracted_with_their_sources(llm_server, llm):
     assert memories[0].source_message_ids == ("m1",)
     assert memories[1].source_message_ids == ("m3",)
     request = llm_server.requests[0]
-    assert request.body["response_format"] == {"type": "json_object"}
+    output_format = request.body["response_format"]
+    assert output_format["type"] == "json_schema"
+    item = output_format["json_schema"]["schema"]["properties"]["memories"]["items"]
+    assert set(item["required"]) == {"content", "type", "source_messages"}
     assert system_prompt(request) == EXTRACTION_SYSTEM_PROMPT
     assert "[1] user: I'm vegetarian" in user_prompt(request)
     assert "[3] user: Always answer me in French" in user_prompt(request)

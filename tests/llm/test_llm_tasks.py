@@ -92,7 +92,8 @@ class TestTopics:
         topics = extract_topics(llm, MESSAGES, summary="Trip planning", max_topics=4)
         assert topics == ["trip to Rome", "food", "dates", "x"]
         request = llm_server.requests[0]
-        assert request.body["response_format"] == {"type": "json_object"}
+        schema = request.body["response_format"]["json_schema"]["schema"]
+        assert schema["properties"]["topics"] == {"type": "array", "items": {"type": "string"}}
         assert "<summary>\nTrip planning\n</summary>" in user_prompt(request)
 
     def test_a_bare_list_is_accepted(self, llm_server, llm):
@@ -219,6 +220,11 @@ class TestCaptions:
             caption_image(llm, b"", ImageMimeType.PNG)
         with pytest.raises(ValueError):
             caption_image(llm, PNG, "image/gif")
+        assert llm_server.requests == []
+
+    def test_an_llm_without_vision_is_not_asked(self, llm_server, make_llm):
+        with pytest.raises(LlmError, match="supports_vision"):
+            caption_image(make_llm(supports_vision=False), PNG, ImageMimeType.PNG)
         assert llm_server.requests == []
 
     def test_a_vision_error_from_the_server_raises(self, llm_server, make_llm):

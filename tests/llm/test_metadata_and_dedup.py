@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pytest
 
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
-from oracleagentmemory.core.embedders.openai_compatible import OpenAICompatibleEmbedder
+from oracleagentmemory.core.embedders import Embedder
 from oracleagentmemory.core.extractors import ExtractedMemory, MemoryDeduplicator
 from oracleagentmemory.core.extractors.dedup import normalise_text
 from oracleagentmemory.core.extractors.metadata_inheritance import inherited_metadata
@@ -26,9 +24,12 @@ class TableEmbedder(IEmbedder):
     def embedding_dimension(self) -> int:
         return 2
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         self.calls.append(list(texts))
         return np.asarray([self.table[text] for text in texts], dtype=np.float32)
+
+    async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        return self.embed(texts, is_query=is_query)
 
 
 def memory(text: str, memory_type: str = "fact") -> ExtractedMemory:
@@ -113,8 +114,8 @@ class TestDeduplication:
         result = MemoryDeduplicator(embedder, 0.9).deduplicate([memory("A"), memory("B")])
         assert [m.content for m in result.kept] == ["A", "B"]
 
-    def test_with_the_http_embedder(self, llm_server, make_http):
-        embedder = OpenAICompatibleEmbedder("e", embedding_dimension=2, http=make_http())
+    def test_with_the_http_embedder(self, llm_server):
+        embedder = Embedder("e", api_base=llm_server.base_url, embedding_dimension=2)
         llm_server.enqueue(embeddings([[1.0, 0.0], [0.0, 1.0]]), embeddings([[0.999, 0.04]]))
         result = MemoryDeduplicator(embedder).deduplicate(
             [memory("fresh"), memory("other")], existing=["stored"])

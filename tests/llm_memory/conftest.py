@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from oracleagentmemory.core import OracleAgentMemory
+from oracleagentmemory.core.llms import Llm
 from oracleagentmemory.core.llms.http_client import HttpJsonClient, RetryPolicy
-from oracleagentmemory.core.llms.openai_compatible import OpenAICompatibleLlm
 from tests.support.embedders import HashingEmbedder
 from tests.support.llm_server import RecordedRequest, Scripted, chat, llm_server  # noqa: F401
 
@@ -72,7 +72,8 @@ def make_client(llm_server, script):  # noqa: F811
         http = HttpJsonClient(llm_server.base_url, timeout=timeout,
                               retry=RetryPolicy(max_retries=max_retries),
                               sleep=lambda seconds: None)
-        llm = OpenAICompatibleLlm("test-model", http=http)
+        llm = Llm("test-model", api_base=llm_server.base_url)
+        llm.http = http
         client = OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder(), llm=llm,
                                    **client_options)
         made.append((client, llm))

@@ -5,9 +5,9 @@ Texts sharing words get close vectors, so ranking is predictable without a model
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -25,7 +25,7 @@ class HashingEmbedder(IEmbedder):
     def embedding_dimension(self) -> int:
         return self._dimension
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         self.calls.append(list(texts))
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         for row, text in enumerate(texts):
@@ -38,3 +38,6 @@ class HashingEmbedder(IEmbedder):
             else:
                 out[row, 0] = 1.0
         return out
+
+    async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        return await asyncio.to_thread(self.embed, texts, is_query=is_query)

@@ -1,4 +1,4 @@
-"""A real local HTTP server speaking chat-completions and embeddings with scripted answers.
+"""A real local HTTP server speaking chat completions, Responses and embeddings, scripted.
 
 Why: the LLM and embedder adapters must be tested through a real socket and a real HTTP
 client (timeouts, retries, dropped connections are transport behaviour), without the
@@ -61,6 +61,26 @@ def chat(content: str | None, **extra: Any) -> Scripted:
 def chat_json(value: Any) -> Scripted:
     """A chat completion whose content is ``value`` serialised as JSON."""
     return chat(json.dumps(value))
+
+
+def responses_answer(text: str, status: str = "completed") -> Scripted:
+    """A successful Responses answer whose one message holds ``text`` (``output_text``)."""
+    return Scripted(body={
+        "id": "resp-test", "object": "response", "status": status, "model": "test-model",
+        "output": [
+            {"type": "reasoning", "id": "rs-test", "summary": []},
+            {"type": "message", "id": "msg-test", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": text, "annotations": []}]},
+        ],
+    })
+
+
+def sse(*events: Any, done: bool = True) -> Scripted:
+    """A server-sent-events body: one ``data:`` line per event, then ``[DONE]``."""
+    lines = [f"data: {json.dumps(event)}\n\n" for event in events]
+    if done:
+        lines.append("data: [DONE]\n\n")
+    return Scripted(body="".join(lines), headers={"Content-Type": "text/event-stream"})
 
 
 def embeddings(vectors: Sequence[Sequence[float]], reverse: bool = False) -> Scripted:
@@ -126,7 +146,8 @@ class _Handler(BaseHTTPRequestHandler):
             payload = answer.body or b""
         try:
             self.send_response(answer.status)
-            self.send_header("Content-Type", "application/json")
+            if "Content-Type" not in answer.headers:
+                self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
             for name, value in answer.headers.items():
                 self.send_header(name, value)

@@ -3,7 +3,7 @@
 Only still PNG, JPEG and WebP images are accepted; animated PNG (an ``acTL`` chunk) and
 animated WebP (the VP8X animation flag or an ``ANIM`` chunk) are rejected, as are images
 whose bytes do not match the declared type, truncated headers, and images over the
-configured size or pixel limits.
+configured size limit or the fixed pixel limits below.
 """
 
 from __future__ import annotations
@@ -13,9 +13,16 @@ from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.message import ImageMimeType
-from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
+from oracleagentmemory.core.imageinputlimitconfig import (
+    ImageInputLimitConfig,
+    resolve_image_limits,
+)
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
+MAX_IMAGE_WIDTH = 16_384
+MAX_IMAGE_HEIGHT = 16_384
+"""Pixel limits (WebP's own maximum side is 16,383): a header claiming more is corrupt or a
+decompression bomb for whoever decodes the image later (captioning models, applications)."""
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # JPEG start-of-frame markers carry the dimensions (C4, C8 and CC are other segments).
 _JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
@@ -41,13 +48,12 @@ def validate_image(
     if not isinstance(data, (bytes, bytearray)):
         raise ArgumentTypeError(f"image must be bytes, got {type(data).__name__}")
     data = bytes(data)
-    limits = limits or ImageInputLimitConfig()
+    max_bytes = resolve_image_limits(limits).max_raw_image_bytes
     if not data:
         raise InvalidArgumentError("image is empty")
-    if len(data) > limits.max_image_bytes:
+    if len(data) > max_bytes:
         raise InvalidArgumentError(
-            f"image is {len(data)} bytes, over the limit of {limits.max_image_bytes} bytes"
-        )
+            f"image is {len(data)} bytes, over the limit of {max_bytes} bytes")
     detected = detect_mime_type(data)
     if declared is not NOT_SET_MARKER and declared is not None:
         try:
@@ -64,10 +70,10 @@ def validate_image(
     width, height, animated = _inspect(detected, data)
     if animated:
         raise InvalidArgumentError(f"animated {detected.value} images are not supported")
-    if width > limits.max_image_width or height > limits.max_image_height:
+    if width > MAX_IMAGE_WIDTH or height > MAX_IMAGE_HEIGHT:
         raise InvalidArgumentError(
             f"image is {width}x{height} pixels, over the limit of "
-            f"{limits.max_image_width}x{limits.max_image_height}"
+            f"{MAX_IMAGE_WIDTH}x{MAX_IMAGE_HEIGHT}"
         )
     if width < 1 or height < 1:
         raise InvalidArgumentError(f"image has invalid dimensions {width}x{height}")

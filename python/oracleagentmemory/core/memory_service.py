@@ -157,7 +157,8 @@ class MemoryService:
             return []
         if self.embedder is None:
             return [None] * len(texts)
-        vectors = np.asarray(self.embedder.embed(list(texts)), dtype=np.float32)
+        vectors = np.asarray(self.embedder.embed(list(texts), is_query=is_query),
+                             dtype=np.float32)
         dimension = self.embedder.embedding_dimension
         if vectors.shape != (len(texts), dimension):
             raise InvalidArgumentError(

@@ -110,13 +110,14 @@ class OracleDBMemoryStore(OracleMemoryStore):
 
     # -- embeddings -------------------------------------------------------------------
 
-    def _embed(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+    def _embed(self, texts: Sequence[str], is_query: bool = False) -> list[np.ndarray | None]:
         if self.embedder is None or not texts:
             return [None] * len(texts)
         vectors: list[np.ndarray | None] = []
         for start in range(0, len(texts), DEFAULT_BATCH_SIZE):
             chunk = list(texts[start:start + DEFAULT_BATCH_SIZE])
-            vectors.extend(np.asarray(self.embedder.embed(chunk), dtype=np.float32))
+            vectors.extend(np.asarray(self.embedder.embed(chunk, is_query=is_query),
+                                      dtype=np.float32))
         return vectors
 
     # -- adding -----------------------------------------------------------------------
@@ -246,7 +247,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
         strategy = self.search_strategy.name
         vector = query_vector
         if vector is None and strategy != "KEYWORD" and query is not None:
-            vector = self._embed([query])[0]  # type: ignore[assignment]
+            vector = self._embed([query], is_query=True)[0]  # type: ignore[assignment]
         scope = {}
         for key, value, exact in (("user_id", user_id, exact_user_match),
                                   ("agent_id", agent_id, exact_agent_match),

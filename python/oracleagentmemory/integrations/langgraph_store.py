@@ -192,7 +192,8 @@ class OracleAgentMemoryStore(BaseStore):
     def _ranked(self, op: SearchOp, metadata_filter: dict[str, Any]) -> list[SearchItem]:
         """Vector (or the client's strategy) ranking; an item scores as its best text."""
         strategy = self.client.memory_service.strategy.name
-        vector = None if strategy == "KEYWORD" else self.client.memory_service.embed([op.query])[0]
+        vector = None if strategy == "KEYWORD" else self.client.memory_service.embed(
+            [op.query], is_query=True)[0]
         wanted = op.offset + op.limit
         fetch = max(wanted, 1) * 2
         while True:

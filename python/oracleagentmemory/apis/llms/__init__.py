@@ -1,5 +1,5 @@
-"""The LLM interface."""
+"""The LLM interface and its answer type."""
 
-from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.apis.llms.llm import ILlm, LlmResponse
 
-__all__ = ["ILlm"]
+__all__ = ["ILlm", "LlmResponse"]

@@ -1,20 +1,73 @@
-"""Interface of large language model adapters."""
+"""Interface of large language models: a prompt in, an :class:`LlmResponse` out.
+
+A prompt is a plain string (one user message), a sequence of chat messages, each an
+:class:`~oracleagentmemory.apis.message.Message` or an OpenAI-style ``{"role", "content"}``
+mapping, or a single such mapping. Implementations turn it into their wire format once.
+"""
 
 from __future__ import annotations
 
-import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypedDict
+
+from oracleagentmemory.apis.message import Message
+
+JsonSchema = dict[str, Any]
+
+ChatMessageMappingT = Mapping[str, str | Sequence[Mapping[str, Any]]]
+"""An OpenAI-style chat message: ``role`` and ``content`` (text, or content parts)."""
+
+
+class ChatMessageTypedDictT(TypedDict):
+    """The typed form of one OpenAI-style chat message."""
+
+    role: str
+    content: str | Sequence[Mapping[str, Any]]
+
+
+ChatMessages = Sequence[Message | ChatMessageMappingT]
+"""A conversation: messages as objects or as OpenAI-style mappings, in order."""
+
+Prompt = str | ChatMessages | ChatMessageTypedDictT
+"""What :meth:`ILlm.generate` accepts."""
+
+
+@dataclass(frozen=True, slots=True)
+class LlmResponse:
+    """The model's answer."""
+
+    text: str
 
 
 class ILlm(ABC):
-    """A chat model: messages in, text out."""
+    """A language model. Implement both methods to plug your own model in.
+
+    ``response_json_schema`` asks for an answer that is JSON matching the schema; a model
+    that cannot enforce it should still answer JSON (callers parse it tolerantly).
+    ``kwargs`` are per-call generation options of the implementation.
+    """
+
+    def __init__(self) -> None:  # noqa: B027 - the reference's constructor takes nothing
+        """Nothing to set up; subclasses need not call it."""
 
     @abstractmethod
-    def generate(self, messages: Sequence[dict[str, Any]], **options: Any) -> str:
-        """Return the model's reply to chat ``messages`` (OpenAI-style role/content dicts)."""
+    def generate(
+        self,
+        prompt: Prompt,
+        *,
+        response_json_schema: JsonSchema | None = None,
+        **kwargs: Any,
+    ) -> LlmResponse:
+        """The model's answer to ``prompt``."""
 
-    async def generate_async(self, messages: Sequence[dict[str, Any]], **options: Any) -> str:
-        """Generate without blocking the event loop (default: a worker thread)."""
-        return await asyncio.to_thread(self.generate, messages, **options)
+    @abstractmethod
+    async def generate_async(
+        self,
+        prompt: Prompt,
+        *,
+        response_json_schema: JsonSchema | None = None,
+        **kwargs: Any,
+    ) -> LlmResponse:
+        """Async twin of :meth:`generate`."""

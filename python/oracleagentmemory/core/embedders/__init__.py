@@ -1,16 +1,18 @@
-"""Embedders: the offline default, the in-database Oracle model, and the factory."""
+"""Embedders: the remote :class:`Embedder`, the in-database :class:`OracleDBEmbedder`, and the
+offline default (:class:`~oracleagentmemory.core.embedders.local.LocalMiniLMEmbedder`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.core.embedders.embedder import Embedder
 from oracleagentmemory.core.embedders.oracledb import OracleDBEmbedder
 
 if TYPE_CHECKING:
-    from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder
+    from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder as LocalMiniLMEmbedder
 
-__all__ = ["IEmbedder", "LocalMiniLMEmbedder", "OracleDBEmbedder", "default_embedder"]
+__all__ = ["Embedder", "OracleDBEmbedder"]
 
 
 def default_embedder() -> IEmbedder:

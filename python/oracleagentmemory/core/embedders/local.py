@@ -9,12 +9,12 @@ sentence-transformers): only its files are located. Nothing is downloaded at run
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 import importlib.util
 import json
 import os
 import threading
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.core.embedders.embedder import checked_texts
 from oracleagentmemory.core.embedders.minilm_numpy import (
     BertConfig,
     BertEncoder,
@@ -194,6 +195,7 @@ class LocalMiniLMEmbedder(IEmbedder):
         self._model_dir = find_model_dir(model_dir)
         self._batch_size = int(batch_size)
         self._config = BertConfig.from_json(self._model_dir / "config.json")
+        self._max_input_tokens = _max_seq_length(self._model_dir, self._config)
 
     @property
     def model_name(self) -> str:
@@ -206,6 +208,11 @@ class LocalMiniLMEmbedder(IEmbedder):
         return self._config.hidden_size
 
     @property
+    def max_input_tokens(self) -> int:
+        """Tokens read per text (256 for this model); longer texts are truncated."""
+        return self._max_input_tokens
+
+    @property
     def model_dir(self) -> Path:
         """Directory the weights and tokenizer are read from."""
         return self._model_dir
@@ -214,17 +221,13 @@ class LocalMiniLMEmbedder(IEmbedder):
         """Load the weights now (e.g. at start-up) instead of on the first :meth:`embed`."""
         _load_model(self._model_dir)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         """Return a float32 array of shape (len(texts), 384) with L2-normalised rows.
 
-        Inputs longer than 256 tokens are truncated, as sentence-transformers does.
+        Inputs longer than 256 tokens are truncated, as sentence-transformers does. This
+        model embeds queries and documents alike, so ``is_query`` changes nothing.
         """
-        if isinstance(texts, (str, bytes)):
-            raise TypeError("embed() takes a sequence of strings, not a single string")
-        items = list(texts)
-        for item in items:
-            if not isinstance(item, str):
-                raise TypeError(f"embed() expects str items, got {type(item).__name__}")
+        items = checked_texts(texts)
         out = np.zeros((len(items), self.embedding_dimension), dtype=np.float32)
         if not items:
             return out
@@ -246,3 +249,7 @@ class LocalMiniLMEmbedder(IEmbedder):
             hidden = model.encoder.forward(ids, mask)
             out[index] = l2_normalize(mean_pool(hidden, mask))
         return out
+
+    async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        """:meth:`embed` in a worker thread (the model runs on the CPU)."""
+        return await asyncio.to_thread(self.embed, texts, is_query=is_query)

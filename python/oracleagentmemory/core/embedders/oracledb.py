@@ -1,68 +1,206 @@
-"""Embeddings computed inside Oracle AI Database by an imported ONNX model."""
+"""Embeddings computed by Oracle AI Database: an imported ONNX model, or a provider it calls.
+
+Why in the database: the model loaded with ``DBMS_VECTOR.LOAD_ONNX_MODEL`` (or a provider
+the DBA configured with a credential) is the one the PL/SQL API embeds with, so vectors
+written from Python and from SQL agree. Texts travel as one JSON array bind per batch;
+``JSON_TABLE`` turns it into rows, each embedded once, and its ordinality column restores
+the input order. Only the in-database model's name and input name are written into the SQL
+(identifiers cannot be bound, so they are checked); everything else is bound.
+
+Checked against the Oracle documentation:
+- ``VECTOR_EMBEDDING(model USING expr AS input_name)``, returning a ``VECTOR``:
+  https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/vector_embedding.html
+- ``DBMS_VECTOR.UTL_TO_EMBEDDING(data CLOB, params JSON) RETURN VECTOR`` with params
+  ``{"provider": ..., "model": ..., "credential_name": ..., "url": ...}``:
+  https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/utl_to_embedding-and-utl_to_embeddings-dbms_vector.html
+- the model's default input attribute is ``DATA`` (``LOAD_ONNX_MODEL`` metadata
+  ``{"input": {"input": ["DATA"]}}``):
+  https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/load_onnx_model-procedure.html
+- python-oracledb fetches ``VECTOR`` values as ``array.array``:
+  https://github.com/oracle/python-oracledb/blob/main/doc/src/user_guide/vector_data_type.rst
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from oracleagentmemory.apis.embedders.embedder import IEmbedder
-
-_MODEL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}(\.[A-Za-z][A-Za-z0-9_$#]{0,127})?$")
-
-# One round trip per batch: the texts travel as one JSON array bind, VECTOR_EMBEDDING runs
-# once per row of JSON_TABLE, and the ordinality column restores the input order.
-_EMBED_SQL = (
-    "SELECT VECTOR_EMBEDDING({model} USING jt.txt AS data) "
-    "FROM JSON_TABLE(:texts, '$[*]' COLUMNS (ord FOR ORDINALITY, "
-    "txt VARCHAR2(32767) PATH '$')) jt ORDER BY jt.ord"
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
+from oracleagentmemory.apis.embedders.embedder import (
+    DEFAULT_MAX_INPUT_TOKENS,
+    DIMENSION_PROBE_TEXT,
+    IEmbedder,
 )
+from oracleagentmemory.core.embedders.embedder import checked_texts
+from oracleagentmemory.core.embedders.minilm_numpy import l2_normalize
+from oracleagentmemory.core.llms.model_arguments import flag, optional_value, positive_int
+from oracleagentmemory.core.tokens import chars_for_tokens
+
+DATABASE_PROVIDER = "database"
+DEFAULT_INPUT_NAME = "DATA"
+DEFAULT_BATCH_SIZE = 64
+MAX_TEXT_BYTES = 4000
+"""Bytes of one text in the JSON_TABLE column (a VARCHAR2 of this size works with either
+MAX_STRING_SIZE setting); longer texts are cut on a character boundary first."""
+_IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
+
+_ROWS = ("FROM JSON_TABLE(:texts, '$[*]' COLUMNS (ord FOR ORDINALITY, "
+         f"txt VARCHAR2({MAX_TEXT_BYTES}) PATH '$')) jt ORDER BY jt.ord")
+_IN_DATABASE_SQL = "SELECT VECTOR_EMBEDDING({model} USING jt.txt AS {input_name}) " + _ROWS
+_PROVIDER_SQL = "SELECT DBMS_VECTOR.UTL_TO_EMBEDDING(jt.txt, JSON(:params)) " + _ROWS
+
+
+def check_identifier(name: str, value: Any, qualified: bool = False) -> str:
+    """An Oracle identifier (``OWNER.NAME`` when ``qualified``), upper-cased; ValueError else."""
+    parts = value.split(".") if isinstance(value, str) else [None]
+    if not parts or len(parts) > (2 if qualified else 1) \
+            or not all(isinstance(p, str) and _IDENTIFIER.match(p) for p in parts):
+        example = "DOC_MODEL or OWNER.DOC_MODEL" if qualified else "DATA"
+        raise ValueError(f"{name} must be an Oracle identifier such as {example}, got {value!r}")
+    return value.upper()
 
 
 def check_model_name(model: str) -> str:
-    """Model names are identifiers (they cannot be bound), so only plain names pass."""
-    if not isinstance(model, str) or not _MODEL_NAME.match(model):
-        raise ValueError(
-            f"model must be an Oracle identifier such as DOC_MODEL or OWNER.DOC_MODEL, "
-            f"got {model!r}"
-        )
-    return model.upper()
+    """The in-database model name, checked: it is written into the SQL, never bound."""
+    return check_identifier("model", model, qualified=True)
+
+
+def cut_to_bytes(text: str, limit: int) -> str:
+    """``text`` cut so its UTF-8 form fits ``limit`` bytes, never inside a character."""
+    encoded = text.encode("utf-8")
+    return text if len(encoded) <= limit else encoded[:limit].decode("utf-8", "ignore")
 
 
 class OracleDBEmbedder(IEmbedder):
-    """Embeds with ``VECTOR_EMBEDDING`` and a model loaded by ``DBMS_VECTOR.LOAD_ONNX_MODEL``."""
+    """Embeds with the database: ``VECTOR_EMBEDDING`` and an imported ONNX model
+    (``provider="database"``, the default), or ``DBMS_VECTOR.UTL_TO_EMBEDDING`` with a
+    third-party ``provider`` whose further parameters (``credential_name``, ``url``...) are
+    ``provider_options``.
 
-    def __init__(self, connection: Any, model: str, embedding_dimension: int) -> None:
-        if isinstance(embedding_dimension, bool) or not isinstance(embedding_dimension, int) \
-                or embedding_dimension < 1:
-            raise ValueError("embedding_dimension must be a positive integer")
+    ``connection`` is an ``oracledb`` connection or pool. ``input_name`` is the model's
+    input attribute (default ``DATA``). ``embedding_dimension`` unset is learned from the
+    first answer. ``query_prefix`` is prepended to queries (``is_query=True``). Texts are
+    cut to about ``max_input_tokens`` (default 512) and sent ``batch_size`` (default 64) per
+    round trip. ``normalize`` (default True) scales vectors to unit length.
+    """
+
+    def __init__(
+        self,
+        connection: object,
+        model: str,
+        input_name: str | _NotSetMarker = NOT_SET_MARKER,
+        embedding_dimension: int | None | _NotSetMarker = NOT_SET_MARKER,
+        max_input_tokens: int | _NotSetMarker = NOT_SET_MARKER,
+        normalize: bool | _NotSetMarker = NOT_SET_MARKER,
+        query_prefix: str | None | _NotSetMarker = NOT_SET_MARKER,
+        batch_size: int | _NotSetMarker = NOT_SET_MARKER,
+        provider: str | _NotSetMarker = NOT_SET_MARKER,
+        provider_options: Mapping[str, Any] | None = None,
+    ) -> None:
+        if not (hasattr(connection, "cursor") or hasattr(connection, "acquire")):
+            raise TypeError("connection must be an oracledb connection or pool, got "
+                            f"{type(connection).__name__}")
+        provider = value_or(provider, DATABASE_PROVIDER)
+        if not isinstance(provider, str) or not provider.strip():
+            raise ValueError(f"provider must be a provider name such as 'database' or "
+                             f"'ocigenai', got {provider!r}")
+        self.provider = provider.strip().lower()
+        if provider_options is not None and not isinstance(provider_options, Mapping):
+            raise TypeError("provider_options must be a mapping or None, got "
+                            f"{type(provider_options).__name__}")
+        self._provider_options = dict(provider_options or {})
+        in_database = self.provider == DATABASE_PROVIDER
+        if in_database and self._provider_options:
+            raise ValueError("provider_options apply to third-party providers; the in-database "
+                             "model (provider='database') takes none")
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"model must be a non-empty model name, got {model!r}")
+        self.model = check_model_name(model) if in_database else model.strip()
+        self.input_name = check_identifier("input_name",
+                                           value_or(input_name, DEFAULT_INPUT_NAME))
         self.connection = connection
-        self.model = check_model_name(model)
-        self._dimension = embedding_dimension
-        self._sql = _EMBED_SQL.format(model=self.model)
+        self._dimension = positive_int("embedding_dimension", embedding_dimension, None)
+        self._max_input_tokens = positive_int("max_input_tokens", max_input_tokens,
+                                              DEFAULT_MAX_INPUT_TOKENS)
+        self.normalize = flag("normalize", normalize, True)
+        self.query_prefix = optional_value("query_prefix", query_prefix, str)
+        self.batch_size = positive_int("batch_size", batch_size, DEFAULT_BATCH_SIZE)
+        self._sql = (_IN_DATABASE_SQL.format(model=self.model, input_name=self.input_name)
+                     if in_database else _PROVIDER_SQL)
+
+    def __repr__(self) -> str:
+        return f"OracleDBEmbedder(model={self.model!r}, provider={self.provider!r})"
 
     @property
     def embedding_dimension(self) -> int:
+        """The declared dimension, else the one of the model's first answer."""
+        if self._dimension is None:
+            self.embed([DIMENSION_PROBE_TEXT])
+        assert self._dimension is not None
         return self._dimension
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self._dimension), dtype=np.float32)
-        rows = self._run(json.dumps(list(texts), ensure_ascii=False))
-        vectors = np.asarray([np.asarray(row[0], dtype=np.float32) for row in rows])
-        if vectors.shape != (len(texts), self._dimension):
-            raise ValueError(
-                f"model {self.model} returned vectors of shape {vectors.shape}, expected "
-                f"({len(texts)}, {self._dimension})"
-            )
-        return vectors
+    @property
+    def max_input_tokens(self) -> int:
+        return self._max_input_tokens
 
-    def _run(self, texts_json: str) -> list[tuple]:
+    def get_vectorizer_config_json(self) -> str:
+        """The embedding parameters as the JSON ``DBMS_VECTOR.UTL_TO_EMBEDDING(S)`` takes
+        (``{"provider": ..., "model": ..., ...provider_options}``), so SQL and PL/SQL can
+        embed exactly as this embedder does."""
+        return json.dumps({**self._provider_options, "provider": self.provider,
+                           "model": self.model}, ensure_ascii=False)
+
+    def embed(self, texts: list[str], is_query: bool = False) -> np.ndarray:
+        """Float32 array of shape (len(texts), embedding_dimension), one round trip per batch."""
+        prefix = (self.query_prefix or "") if is_query else ""
+        limit = chars_for_tokens(self._max_input_tokens)
+        items = [cut_to_bytes((prefix + text)[:limit], MAX_TEXT_BYTES)
+                 for text in checked_texts(texts)]
+        rows: list[np.ndarray] = []
+        for start in range(0, len(items), self.batch_size):
+            batch = items[start:start + self.batch_size]
+            rows.extend(self._vectors(self._run(batch), len(batch)))
+        if not rows:
+            return np.zeros((0, self.embedding_dimension), dtype=np.float32)
+        vectors = np.stack(rows)
+        return l2_normalize(vectors) if self.normalize else vectors
+
+    async def embed_async(self, texts: list[str], is_query: bool = False) -> np.ndarray:
+        """:meth:`embed` in a worker thread (the driver calls block)."""
+        return await asyncio.to_thread(self.embed, texts, is_query)
+
+    def _binds(self, batch: list[str]) -> dict[str, str]:
+        binds = {"texts": json.dumps(batch, ensure_ascii=False)}
+        if self.provider != DATABASE_PROVIDER:
+            binds["params"] = self.get_vectorizer_config_json()
+        return binds
+
+    def _run(self, batch: list[str]) -> list[tuple]:
         if hasattr(self.connection, "acquire"):
             with self.connection.acquire() as conn, conn.cursor() as cursor:
-                return cursor.execute(self._sql, texts=texts_json).fetchall()
+                return cursor.execute(self._sql, self._binds(batch)).fetchall()
         with self.connection.cursor() as cursor:
-            return cursor.execute(self._sql, texts=texts_json).fetchall()
+            return cursor.execute(self._sql, self._binds(batch)).fetchall()
+
+    def _vectors(self, rows: list[tuple], count: int) -> list[np.ndarray]:
+        """One float32 vector per row, checked against the count and the dimension."""
+        if len(rows) != count:
+            raise ValueError(f"model {self.model} returned {len(rows)} vectors for {count} "
+                             "texts")
+        vectors = []
+        for row in rows:
+            if row[0] is None:
+                raise ValueError(f"model {self.model} returned no vector for a text")
+            vector = np.asarray(row[0], dtype=np.float32)
+            if self._dimension is None:
+                self._dimension = len(vector)
+            if vector.shape != (self._dimension,):
+                raise ValueError(f"model {self.model} returned a vector of dimension "
+                                 f"{len(vector)}, expected {self._dimension}")
+            vectors.append(vector)
+        return vectors

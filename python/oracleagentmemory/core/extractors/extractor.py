@@ -21,6 +21,7 @@ from oracleagentmemory.apis.records import MEMORY_TYPES
 from oracleagentmemory.core.extractors.memoryextractionconfig import ResolvedExtractionConfig
 from oracleagentmemory.core.extractors.metadata_inheritance import inherited_metadata
 from oracleagentmemory.core.extractors.prompts import (
+    EXTRACTION_SCHEMA,
     BuiltPrompt,
     PromptMessage,
     build_extraction_prompt,
@@ -28,7 +29,7 @@ from oracleagentmemory.core.extractors.prompts import (
 )
 from oracleagentmemory.core.extractors.shortening import shortener_for
 from oracleagentmemory.core.llms.errors import LlmOutputError
-from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
+from oracleagentmemory.core.llms.json_output import parse_json_output
 from oracleagentmemory.core.thread_settings import SDK_DEFAULTS
 
 logger = logging.getLogger(__name__)
@@ -151,8 +152,8 @@ class MemoryExtractor:
         if prompt.truncated:
             logger.info("extraction prompt truncated to %s tokens (%d of %d messages kept)",
                         config.memory_extraction_token_limit, len(prompt.labels), len(copies))
-        answer = self.llm.generate(prompt.messages, response_format=JSON_RESPONSE_FORMAT)
-        return self.parse(answer, copies, prompt,
+        answer = self.llm.generate(prompt.messages, response_json_schema=EXTRACTION_SCHEMA)
+        return self.parse(answer.text, copies, prompt,
                           config.memory_extraction_inherit_message_metadata)
 
     def parse(self, answer: str, copies: Sequence[PromptMessage], prompt: BuiltPrompt,

@@ -17,7 +17,7 @@ from typing import Any
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.core.extractors.prompts import truncate_to_tokens, with_custom_instructions
 from oracleagentmemory.core.llms.errors import LlmOutputError
-from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
+from oracleagentmemory.core.llms.json_output import parse_json_output
 from oracleagentmemory.core.tokens import estimate_tokens
 
 logger = logging.getLogger(__name__)
@@ -41,6 +41,21 @@ existing memory that the new one clearly relates to, choose one relation, read a
 - "duplicates": both state the same thing.
 Leave out unrelated memories; when in doubt, leave it out. Answer with a JSON object only:
 {"links": [{"memory": 2, "relation": "supersedes"}]} or {"links": []}."""
+
+LINKS_SCHEMA: dict[str, Any] = {
+    "title": "memory_links",
+    "type": "object",
+    "properties": {"links": {"type": "array", "items": {
+        "type": "object",
+        "properties": {"memory": {"type": "integer"},
+                       "relation": {"type": "string", "enum": list(LINK_RELATIONS)}},
+        "required": ["memory", "relation"],
+        "additionalProperties": False,
+    }}},
+    "required": ["links"],
+    "additionalProperties": False,
+}
+"""The answer shape the linking prompt asks for, sent as structured output."""
 
 
 @dataclass(frozen=True)
@@ -154,9 +169,9 @@ def propose_links(
          "content": with_custom_instructions(LINKING_SYSTEM_PROMPT, custom_instructions)},
         {"role": "user", "content": f"{header}\n\nEXISTING:\n" + "\n".join(lines)},
     ]
-    answer = llm.generate(request, response_format=JSON_RESPONSE_FORMAT)
+    answer = llm.generate(request, response_json_schema=LINKS_SCHEMA)
     try:
-        return parse_links(answer, pool)
+        return parse_links(answer.text, pool)
     except LlmOutputError as exc:
         logger.warning("ignoring the linking answer: %s", exc)
         return []

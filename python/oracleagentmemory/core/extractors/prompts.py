@@ -38,6 +38,24 @@ Answer with a JSON object only, in this shape:
 {"memories": [{"content": "The user is vegetarian.", "type": "fact", "source_messages": [1]}]}
 When nothing is worth remembering, answer {"memories": []}."""
 
+EXTRACTION_SCHEMA: dict[str, Any] = {
+    "title": "memory_extraction",
+    "type": "object",
+    "properties": {"memories": {"type": "array", "items": {
+        "type": "object",
+        "properties": {
+            "content": {"type": "string"},
+            "type": {"type": "string", "enum": ["fact", "preference", "guideline", "memory"]},
+            "source_messages": {"type": "array", "items": {"type": "integer"}},
+        },
+        "required": ["content", "type", "source_messages"],
+        "additionalProperties": False,
+    }}},
+    "required": ["memories"],
+    "additionalProperties": False,
+}
+"""The answer shape the extraction prompt asks for, sent as structured output."""
+
 
 @dataclass(frozen=True)
 class PromptMessage:

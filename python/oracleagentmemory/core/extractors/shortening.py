@@ -78,7 +78,7 @@ class MessageShortener:
                 f"(about {int(self.max_tokens * 0.75)} words):\n\n{excerpt}")},
         ]
         try:
-            condensed = strip_reasoning(self.llm.generate(request))
+            condensed = strip_reasoning(self.llm.generate(request).text)
         except Exception as exc:  # any adapter failure falls back to a cut
             logger.warning("could not condense an oversized message (%s: %s); cutting it "
                            "to %d tokens instead", type(exc).__name__, exc, self.max_tokens)

@@ -85,5 +85,5 @@ def summarize(
         logger.warning("prompt token limit %s leaves no room for any message; the summary "
                        "is not refreshed", prompt_token_limit)
         return apply_summary_budget(previous_summary or "", token_budget)
-    text = clean_answer(llm.generate(prompt.messages), tag="summary", what="summary")
+    text = clean_answer(llm.generate(prompt.messages).text, tag="summary", what="summary")
     return apply_summary_budget(text, token_budget)

@@ -15,7 +15,7 @@ from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import Message
 from oracleagentmemory.core.extractors.prompts import PromptMessage, build_prompt, to_prompt_message
 from oracleagentmemory.core.llms.errors import LlmOutputError
-from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
+from oracleagentmemory.core.llms.json_output import parse_json_output
 
 logger = logging.getLogger(__name__)
 
@@ -24,6 +24,14 @@ You list the topics of a conversation between a user and an AI agent, from its s
 (inside <summary>) and recent messages (inside <messages>). A topic is a short noun phrase
 of one to four words (e.g. "trip to Rome", "vegetarian diet"). List the most important
 first, without duplicates. Answer with a JSON object only: {"topics": ["...", "..."]}."""
+TOPICS_SCHEMA: dict[str, Any] = {
+    "title": "topics",
+    "type": "object",
+    "properties": {"topics": {"type": "array", "items": {"type": "string"}}},
+    "required": ["topics"],
+    "additionalProperties": False,
+}
+"""The answer shape the topics prompt asks for, sent as structured output."""
 DEFAULT_MAX_TOPICS = 8
 MAX_TOPIC_CHARS = 80
 
@@ -65,9 +73,9 @@ def extract_topics(
         return []
     prompt = build_prompt(TOPICS_SYSTEM_PROMPT, [to_prompt_message(m) for m in messages],
                           summary=summary, token_limit=token_limit)
-    answer = llm.generate(prompt.messages, response_format=JSON_RESPONSE_FORMAT)
+    answer = llm.generate(prompt.messages, response_json_schema=TOPICS_SCHEMA)
     try:
-        return parse_topics(answer, max_topics)
+        return parse_topics(answer.text, max_topics)
     except LlmOutputError as exc:
         logger.warning("ignoring the topics answer: %s", exc)
         return []

@@ -1,31 +1,21 @@
-"""LLM adapters: the OpenAI-compatible chat client, its HTTP layer, errors and JSON parsing."""
+"""LLMs: :class:`Llm` over the OpenAI protocol, its HTTP layer, errors and JSON parsing.
+
+``__all__`` is the reference's public pair; the other names stay importable from here.
+"""
 
 from __future__ import annotations
 
-from oracleagentmemory.core.llms.errors import (
-    LlmConnectionError,
-    LlmError,
-    LlmHttpError,
-    LlmOutputError,
-    LlmResponseError,
-    LlmTimeoutError,
-)
-from oracleagentmemory.core.llms.from_env import llm_from_env
-from oracleagentmemory.core.llms.http_client import HttpJsonClient, RetryPolicy
-from oracleagentmemory.core.llms.json_output import JSON_RESPONSE_FORMAT, parse_json_output
-from oracleagentmemory.core.llms.openai_compatible import OpenAICompatibleLlm
+from oracleagentmemory.core.llms.errors import LlmConnectionError as LlmConnectionError
+from oracleagentmemory.core.llms.errors import LlmError as LlmError
+from oracleagentmemory.core.llms.errors import LlmHttpError as LlmHttpError
+from oracleagentmemory.core.llms.errors import LlmOutputError as LlmOutputError
+from oracleagentmemory.core.llms.errors import LlmResponseError as LlmResponseError
+from oracleagentmemory.core.llms.errors import LlmTimeoutError as LlmTimeoutError
+from oracleagentmemory.core.llms.from_env import llm_from_env as llm_from_env
+from oracleagentmemory.core.llms.http_client import ConnectionOptions as ConnectionOptions
+from oracleagentmemory.core.llms.http_client import HttpJsonClient as HttpJsonClient
+from oracleagentmemory.core.llms.http_client import RetryPolicy as RetryPolicy
+from oracleagentmemory.core.llms.json_output import parse_json_output as parse_json_output
+from oracleagentmemory.core.llms.llm import Llm, LlmApiType
 
-__all__ = [
-    "JSON_RESPONSE_FORMAT",
-    "HttpJsonClient",
-    "LlmConnectionError",
-    "LlmError",
-    "LlmHttpError",
-    "LlmOutputError",
-    "LlmResponseError",
-    "LlmTimeoutError",
-    "OpenAICompatibleLlm",
-    "RetryPolicy",
-    "llm_from_env",
-    "parse_json_output",
-]
+__all__ = ["Llm", "LlmApiType"]

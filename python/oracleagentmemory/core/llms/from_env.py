@@ -1,4 +1,4 @@
-"""Build the OpenAI-compatible LLM from environment variables (for demos, CLIs and CI).
+"""Build an :class:`~oracleagentmemory.core.llms.llm.Llm` from environment variables.
 
 Why: pointing the library at a real model should need no code change. Nothing is built
 unless ``ORACLEAGENTMEMORY_LLM_BASE_URL`` is set, so a missing variable never sends data
@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from oracleagentmemory.core.llms.openai_compatible import OpenAICompatibleLlm
+from oracleagentmemory.core.llms.llm import Llm
 
 ENV_PREFIX = "ORACLEAGENTMEMORY_LLM_"
 BASE_URL_ENV = ENV_PREFIX + "BASE_URL"
@@ -49,12 +49,13 @@ def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
     raise ValueError(f"{name} must be true or false, got {raw!r}")
 
 
-def llm_from_env(environ: Mapping[str, str] | None = None) -> OpenAICompatibleLlm | None:
+def llm_from_env(environ: Mapping[str, str] | None = None) -> Llm | None:
     """The LLM named by ``ORACLEAGENTMEMORY_LLM_*`` variables, or None when none is named.
 
     ``…_BASE_URL`` (e.g. ``http://localhost:11434/v1``) and ``…_MODEL`` are required
     together; ``…_API_KEY``, ``…_TIMEOUT`` (seconds), ``…_MAX_RETRIES`` and ``…_JSON_MODE``
-    are optional.
+    are optional. The model is named as for :class:`Llm` (a known provider prefix such as
+    ``ollama/`` is dropped; any other ``org/name`` is the server's own model name).
     """
     environ = os.environ if environ is None else environ
     base_url = environ.get(BASE_URL_ENV, "").strip()
@@ -65,12 +66,13 @@ def llm_from_env(environ: Mapping[str, str] | None = None) -> OpenAICompatibleLl
         return None
     if not model:
         raise ValueError(f"{BASE_URL_ENV} is set but {MODEL_ENV} is not; set both")
-    return OpenAICompatibleLlm(
+    if not base_url.lower().startswith(("http://", "https://")):
+        raise ValueError(f"{BASE_URL_ENV} must be an http(s) URL, got {base_url!r}")
+    return Llm(
         model,
-        base_url=base_url,
+        api_base=base_url,
         api_key=environ.get(API_KEY_ENV, "").strip() or None,
-        api_key_env=None,
         timeout=env_number(environ, TIMEOUT_ENV, float, 60.0) or 60.0,
         max_retries=int(env_number(environ, MAX_RETRIES_ENV, int, 3)),
-        json_mode=env_flag(environ, JSON_MODE_ENV, True),
+        structured_output=env_flag(environ, JSON_MODE_ENV, True),
     )

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import logging
+import os
 import random
+import ssl
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import certifi
 import httpx
 
 from oracleagentmemory.core.llms.errors import (
@@ -78,6 +82,44 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return None
     current = time.time() if now is None else now
     return max(0.0, when.timestamp() - current)
+
+
+@dataclass(frozen=True)
+class ConnectionOptions:
+    """TLS files, proxy and environment use of one endpoint's connections.
+
+    ``ca_file`` replaces the default CA bundle; ``cert_file`` (with ``key_file`` when the
+    key is separate) is a client certificate for mutual TLS; ``proxy`` is an http(s) proxy
+    URL; ``trust_env=False`` ignores ``HTTP(S)_PROXY``, ``NO_PROXY`` and ``SSL_CERT_FILE``.
+    """
+
+    ca_file: str | None = None
+    cert_file: str | None = None
+    key_file: str | None = None
+    proxy: str | None = None
+    trust_env: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("ca_file", "cert_file", "key_file"):
+            path = getattr(self, name)
+            if path is not None and not (isinstance(path, str) and os.path.isfile(path)):
+                raise ValueError(f"{name} must be the path of an existing file, got {path!r}")
+        if self.key_file is not None and self.cert_file is None:
+            raise ValueError("key_file needs cert_file (the client certificate it belongs to)")
+        if self.proxy is not None and not (isinstance(self.proxy, str) and self.proxy.strip()):
+            raise ValueError(f"proxy must be a proxy URL such as http://proxy:3128, "
+                             f"got {self.proxy!r}")
+        if not isinstance(self.trust_env, bool):
+            raise TypeError(f"trust_env must be a bool, got {type(self.trust_env).__name__}")
+
+    def httpx_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``httpx.Client`` / ``httpx.AsyncClient``."""
+        verify: bool | ssl.SSLContext = True
+        if self.ca_file or self.cert_file:
+            verify = ssl.create_default_context(cafile=self.ca_file or certifi.where())
+            if self.cert_file:
+                verify.load_cert_chain(self.cert_file, self.key_file)
+        return {"verify": verify, "proxy": self.proxy, "trust_env": self.trust_env}
 
 
 @dataclass(frozen=True)
@@ -149,6 +191,29 @@ def _decide_exception(exc: httpx.HTTPError, url: str, retry_number: int,
     return _Decision(error, retry=True, delay=policy.backoff(retry_number, rng))
 
 
+def _decode_events(response: httpx.Response) -> list[dict[str, Any]]:
+    """The JSON objects of a server-sent-events body (``data:`` lines), up to ``[DONE]``."""
+    events: list[dict[str, Any]] = []
+    data: list[str] = []
+    for line in [*response.text.splitlines(), ""]:
+        if line.startswith("data:"):
+            data.append(line[5:].strip())
+            continue
+        if line or not data:
+            continue
+        payload, data = "\n".join(data), []
+        if payload == "[DONE]":
+            break
+        try:
+            event = json.loads(payload)
+        except ValueError:
+            raise LlmResponseError(f"{response.request.url} streamed an event that is not "
+                                   f"JSON: {payload[:BODY_SNIPPET_CHARS]!r}") from None
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
 def _decode(response: httpx.Response) -> dict[str, Any]:
     try:
         payload = response.json()
@@ -184,7 +249,7 @@ class HttpJsonClient:
         timeout: float = 60.0,
         retry: RetryPolicy | None = None,
         auth: httpx.Auth | None = None,
-        verify: bool | str = True,
+        connection: ConnectionOptions | None = None,
         sleep: Callable[[float], None] = time.sleep,
         async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
@@ -202,7 +267,7 @@ class HttpJsonClient:
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._auth = auth
-        self._verify = verify
+        self.connection = connection or ConnectionOptions()
         self._sleep = sleep
         self._async_sleep = async_sleep
         self._rng = rng or random.Random()
@@ -214,7 +279,7 @@ class HttpJsonClient:
 
     def _client_options(self) -> dict[str, Any]:
         return {"headers": self._headers, "timeout": httpx.Timeout(self.timeout),
-                "auth": self._auth, "verify": self._verify}
+                "auth": self._auth, **self.connection.httpx_options()}
 
     def _sync_client(self) -> httpx.Client:
         with self._client_lock:
@@ -224,6 +289,27 @@ class HttpJsonClient:
 
     def post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """POST with retries; the decoded JSON object of the first 2xx answer."""
+        return self._send(path, body, _decode)
+
+    def post_events(self, path: str, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """POST a streaming request with retries; the events of the first 2xx answer.
+
+        The whole stream is read before returning; a connection dropped mid-stream is
+        retried like any dropped connection.
+        """
+        return self._send(path, body, _decode_events)
+
+    async def post_async(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Async twin of :meth:`post` with the same retry policy and errors."""
+        return await self._send_async(path, body, _decode)
+
+    async def post_events_async(self, path: str, body: Mapping[str, Any]
+                                ) -> list[dict[str, Any]]:
+        """Async twin of :meth:`post_events`."""
+        return await self._send_async(path, body, _decode_events)
+
+    def _send(self, path: str, body: Mapping[str, Any],
+              read: Callable[[httpx.Response], Any]) -> Any:
         url = self.url(path)
         client = self._sync_client()
         retry_number = 0
@@ -235,7 +321,7 @@ class HttpJsonClient:
                 cause: BaseException = exc
             else:
                 if response.is_success:
-                    return _decode(response)
+                    return read(response)
                 decision = _decide_response(response, retry_number, self.retry, self._rng)
                 cause = decision.error
             if not decision.retry:
@@ -244,8 +330,8 @@ class HttpJsonClient:
             self._sleep(decision.delay)
             retry_number += 1
 
-    async def post_async(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Async twin of :meth:`post` with the same retry policy and errors."""
+    async def _send_async(self, path: str, body: Mapping[str, Any],
+                          read: Callable[[httpx.Response], Any]) -> Any:
         url = self.url(path)
         retry_number = 0
         async with httpx.AsyncClient(**self._client_options()) as client:
@@ -257,7 +343,7 @@ class HttpJsonClient:
                     cause: BaseException = exc
                 else:
                     if response.is_success:
-                        return _decode(response)
+                        return read(response)
                     decision = _decide_response(response, retry_number, self.retry, self._rng)
                     cause = decision.error
                 if not decision.retry:

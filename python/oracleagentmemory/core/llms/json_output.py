@@ -19,9 +19,6 @@ SNIPPET_CHARS = 200
 MAX_DECODE_ATTEMPTS = 200
 """Bracket positions tried before giving up, so a long garbage answer stays cheap."""
 
-JSON_RESPONSE_FORMAT = {"type": "json_object"}
-"""The ``response_format`` option asking an OpenAI-compatible server for a JSON object."""
-
 
 def strip_reasoning(text: str) -> str:
     """Drop ``<think>…</think>`` blocks (and an unterminated leading one) from an answer."""

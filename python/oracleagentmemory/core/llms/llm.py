@@ -1,0 +1,236 @@
+"""Llm: the reference's model class, served by our OpenAI-protocol HTTP client.
+
+Why one class for every OpenAI-speaking server: OpenAI, vLLM, Ollama, llama.cpp, LM Studio
+and gateways all take the same requests; only the base URL, the key and a few field names
+differ (see :mod:`~oracleagentmemory.core.llms.providers`). Both OpenAI request shapes are
+served: chat completions and Responses (:class:`LlmApiType`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Mapping
+from contextlib import contextmanager
+from enum import Enum
+from types import ModuleType
+from typing import Any
+
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
+from oracleagentmemory.apis.llms.llm import ILlm, JsonSchema, LlmResponse, Prompt
+from oracleagentmemory.apis.message import ImageContent, Message
+from oracleagentmemory.core.imageinputlimitconfig import (
+    ImageInputLimitConfig,
+    validate_image_request,
+)
+from oracleagentmemory.core.llms import chat_completions, responses_api
+from oracleagentmemory.core.llms.errors import LlmHttpError
+from oracleagentmemory.core.llms.model_arguments import flag, optional_value, positive_int
+from oracleagentmemory.core.llms.prompt import to_messages
+from oracleagentmemory.core.llms.providers import endpoint_client, resolve_endpoint
+from oracleagentmemory.core.llms.structured_output import (
+    REJECTION_STATUSES,
+    OutputMode,
+    reminder,
+)
+
+logger = logging.getLogger(__name__)
+
+SLOT_POLL_SECONDS = 0.01
+"""How often an async call waiting for a free ``max_concurrent_requests`` slot looks again."""
+
+
+
+class LlmApiType(str, Enum):
+    """Which OpenAI request shape to send."""
+
+    CHAT_COMPLETIONS = "chat_completions"
+    RESPONSES = "responses"
+
+
+_PROTOCOLS: dict[LlmApiType, ModuleType] = {
+    LlmApiType.CHAT_COMPLETIONS: chat_completions,
+    LlmApiType.RESPONSES: responses_api,
+}
+
+
+class Llm(ILlm):
+    """A chat model behind an OpenAI-compatible endpoint.
+
+    ``model`` is ``provider/name`` (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
+    ``vllm/Qwen/Qwen2.5-7B-Instruct``) or a plain name for OpenAI; ``api_base`` overrides
+    the provider's URL. ``response_json_schema`` asks for structured output, falling back
+    to JSON mode and then plain text on servers that refuse it (remembered per instance).
+    Images in prompts travel as data URLs, checked against ``image_input_limit_config``.
+    ``default_kwargs`` are request fields sent with every call (per-call ``kwargs`` win),
+    except these client options: ``timeout`` (seconds, default 60), ``max_retries``
+    (default 3) and ``structured_output`` (False: never ask for JSON or schema output).
+    Failures raise :class:`~oracleagentmemory.core.llms.errors.LlmError` subclasses.
+    ``http`` is the :class:`~oracleagentmemory.core.llms.http_client.HttpJsonClient`
+    requests go through; ``max_concurrent_requests`` bounds calls in flight, sync and async.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        api_base: str | None | _NotSetMarker = NOT_SET_MARKER,
+        api_key: str | None | _NotSetMarker = NOT_SET_MARKER,
+        api_type: LlmApiType | _NotSetMarker = NOT_SET_MARKER,
+        stream: bool | _NotSetMarker = NOT_SET_MARKER,
+        temperature: float | None | _NotSetMarker = NOT_SET_MARKER,
+        max_tokens: int | None | _NotSetMarker = NOT_SET_MARKER,
+        reasoning_effort: str | None | _NotSetMarker = NOT_SET_MARKER,
+        enable_structured_output_reminder: bool | _NotSetMarker = NOT_SET_MARKER,
+        supports_vision: bool | _NotSetMarker = NOT_SET_MARKER,
+        image_input_limit_config: ImageInputLimitConfig | _NotSetMarker = NOT_SET_MARKER,
+        max_concurrent_requests: int | None | _NotSetMarker = NOT_SET_MARKER,
+        key_file: str | None | _NotSetMarker = NOT_SET_MARKER,
+        cert_file: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ca_file: str | None | _NotSetMarker = NOT_SET_MARKER,
+        proxy: str | None | _NotSetMarker = NOT_SET_MARKER,
+        trust_env: bool | _NotSetMarker = NOT_SET_MARKER,
+        **default_kwargs: Any,
+    ) -> None:
+        endpoint = resolve_endpoint(model, api_base, api_key)
+        try:
+            self.api_type = LlmApiType(value_or(api_type, LlmApiType.CHAT_COMPLETIONS))
+        except ValueError:
+            raise ValueError(f"api_type must be one of {[t.value for t in LlmApiType]}, "
+                             f"got {api_type!r}") from None
+        self.model = model
+        self._wire_model = endpoint.model
+        self._protocol = _PROTOCOLS[self.api_type]
+        self._stream = flag("stream", stream, False)
+        self._options = self._protocol.option_fields(
+            max_tokens_field=endpoint.max_tokens_field,
+            temperature=optional_value("temperature", temperature, (int, float)),
+            max_tokens=optional_value("max_tokens", max_tokens, int),
+            reasoning_effort=optional_value("reasoning_effort", reasoning_effort, str),
+        )
+        self._reminder = flag("enable_structured_output_reminder",
+                               enable_structured_output_reminder, True)
+        self._supports_vision = flag("supports_vision", supports_vision, True)
+        limits = value_or(image_input_limit_config, ImageInputLimitConfig())
+        if not isinstance(limits, ImageInputLimitConfig):
+            raise TypeError("image_input_limit_config must be an ImageInputLimitConfig, got "
+                            f"{type(limits).__name__}")
+        self._image_limits = limits.resolved()
+        concurrency = positive_int("max_concurrent_requests", max_concurrent_requests, None)
+        self._slots = threading.BoundedSemaphore(concurrency) if concurrency else None
+        options = dict(default_kwargs)
+        self._best_output = (OutputMode.SCHEMA if flag(
+            "structured_output", options.pop("structured_output", True), True)
+            else OutputMode.TEXT)
+        self.http = endpoint_client(endpoint, options, key_file=key_file, cert_file=cert_file,
+                                    ca_file=ca_file, proxy=proxy, trust_env=trust_env)
+        self._default_kwargs = options
+
+    def __repr__(self) -> str:
+        return (f"Llm(model={self.model!r}, api_base={self.http.base_url!r}, "
+                f"api_type={self.api_type.value!r})")
+
+    @property
+    def supports_vision(self) -> bool:
+        """Whether prompts may carry images (they are refused when not)."""
+        return self._supports_vision
+
+    # -- one request ----------------------------------------------------------------------
+
+    def _messages(self, prompt: Prompt) -> list[Message]:
+        """The prompt normalised, its images checked against vision support and limits."""
+        messages = to_messages(prompt)
+        for message in messages:
+            has_image = not isinstance(message.content, str) and any(
+                isinstance(part, ImageContent) for part in message.content)
+            if has_image and not self._supports_vision:
+                raise ValueError(f"{self.model} was created with supports_vision=False; "
+                                 "the prompt carries images")
+            if has_image and message.role != "user":
+                raise ValueError(f"images can only be sent in user messages, not in a "
+                                 f"{message.role!r} message")
+        validate_image_request(messages, self._image_limits)
+        return messages
+
+    def _body(self, messages: list[Message], schema: JsonSchema | None, mode: OutputMode,
+              kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        if schema is not None and mode < OutputMode.SCHEMA and self._reminder:
+            messages = [*messages, Message("system", reminder(schema))]
+        fields = {**self._options, **self._protocol.output_fields(mode, schema),
+                  **self._default_kwargs, **kwargs}
+        if self._stream:
+            fields["stream"] = True
+        return self._protocol.request_body(self._wire_model, messages, fields)
+
+    def _read(self, payload: Any) -> LlmResponse:
+        if self._stream:
+            return LlmResponse(self._protocol.streamed_text(payload))
+        return LlmResponse(self._protocol.answer_text(payload))
+
+    def _weaker(self, mode: OutputMode, schema: JsonSchema | None, error: LlmHttpError
+                ) -> OutputMode:
+        """The next output mode to try after ``error``, or the error itself re-raised."""
+        if schema is None or mode is OutputMode.TEXT \
+                or error.status_code not in REJECTION_STATUSES:
+            raise error
+        weaker = OutputMode(mode - 1)
+        logger.info("%s refused %s output (HTTP %s); asking for %s output from now on",
+                    self.http.base_url, mode.name, error.status_code, weaker.name)
+        self._best_output = min(self._best_output, weaker)
+        return weaker
+
+    @contextmanager
+    def _slot(self) -> Any:
+        if self._slots is None:
+            yield
+            return
+        with self._slots:
+            yield
+
+    # -- ILlm --------------------------------------------------------------------------
+
+    def generate(self, prompt: Prompt, *, response_json_schema: JsonSchema | None = None,
+                 **kwargs: Any) -> LlmResponse:
+        """The model's answer to ``prompt`` (see the class docstring for the options)."""
+        messages = self._messages(prompt)
+        mode = self._best_output
+        send = self.http.post_events if self._stream else self.http.post
+        while True:
+            body = self._body(messages, response_json_schema, mode, kwargs)
+            try:
+                with self._slot():
+                    return self._read(send(self._protocol.PATH, body))
+            except LlmHttpError as error:
+                mode = self._weaker(mode, response_json_schema, error)
+
+    async def generate_async(self, prompt: Prompt, *,
+                             response_json_schema: JsonSchema | None = None,
+                             **kwargs: Any) -> LlmResponse:
+        """Async twin of :meth:`generate` (native async HTTP, same errors and fallbacks)."""
+        messages = self._messages(prompt)
+        mode = self._best_output
+        send = self.http.post_events_async if self._stream else self.http.post_async
+        while True:
+            body = self._body(messages, response_json_schema, mode, kwargs)
+            if self._slots is not None:
+                # Polled, not awaited in a worker thread: a cancelled caller holds no slot.
+                while not self._slots.acquire(blocking=False):
+                    await asyncio.sleep(SLOT_POLL_SECONDS)
+            try:
+                return self._read(await send(self._protocol.PATH, body))
+            except LlmHttpError as error:
+                mode = self._weaker(mode, response_json_schema, error)
+            finally:
+                if self._slots is not None:
+                    self._slots.release()
+
+    def close(self) -> None:
+        """Release pooled connections. Idempotent; a later call reopens them."""
+        self.http.close()
+
+    def __enter__(self) -> Llm:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
