@@ -24,6 +24,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -75,13 +76,22 @@ def _plain_field(key: str, value: Any) -> Any:
     return _plain(value)
 
 
-def _decoded(value: Any) -> Any:
-    """Contract values from facade output: base64 image bytes back to bytes."""
+def _decoded(value: Any, key: str | None = None) -> Any:
+    """Contract values from facade output, converted once at this boundary: JSON numbers
+    arrive as ``decimal.Decimal`` (python-oracledb maps JSON NUMBER to Decimal on query and
+    OUT binds, https://python-oracledb.readthedocs.io/en/stable/user_guide/json_data_type.html)
+    and become ``int`` when integral, else ``float`` (a distance is always a float); base64
+    image bytes become bytes."""
     if isinstance(value, dict):
-        return {key: (base64.b64decode(item) if key == "image_bytes" and isinstance(item, str)
-                      else _decoded(item)) for key, item in value.items()}
+        return {name: _decoded(item, name) for name, item in value.items()}
     if isinstance(value, list):
         return [_decoded(item) for item in value]
+    if isinstance(value, Decimal):
+        if key == "distance" or value != value.to_integral_value():
+            return float(value)
+        return int(value)
+    if key == "image_bytes" and isinstance(value, str):
+        return base64.b64decode(value)
     return value
 
 
