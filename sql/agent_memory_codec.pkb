@@ -21,14 +21,18 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
   END quoted;
 
   FUNCTION parse_iso(p_text IN VARCHAR2, p_argument IN VARCHAR2) RETURN TIMESTAMP IS
-    c_pattern CONSTANT VARCHAR2(200) :=
+    c_pattern CONSTANT VARCHAR2(200 CHAR) :=
       '^([0-9]{4})-([0-9]{2})-([0-9]{2})([T ]([0-9]{2}):([0-9]{2})(:([0-9]{2})(\.([0-9]{1,9}))?)?)?(([+-][0-9]{2}):?([0-9]{2}))?$';
-    l_text VARCHAR2(200);
-    l_norm VARCHAR2(200);
+    l_text VARCHAR2(200 CHAR);
+    l_norm VARCHAR2(200 CHAR);
     l_tz   TIMESTAMP WITH TIME ZONE;
   BEGIN
+    -- the length first: the text may be longer than l_text holds (ORA-06502 otherwise)
+    IF p_text IS NULL OR LENGTH(p_text) > c_max_timestamp_length THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: ' || quoted(p_text));
+    END IF;
     l_text := TRIM(p_text);
-    IF l_text IS NULL OR LENGTH(l_text) > 64 THEN
+    IF l_text IS NULL THEN
       AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: ' || quoted(p_text));
     END IF;
     IF SUBSTR(l_text, -1) IN ('Z', 'z') THEN
@@ -159,6 +163,35 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
     END IF;
     RETURN check_id(p_obj.get_string(p_key), p_argument);
   END opt_id;
+
+  FUNCTION opt_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2,
+                    p_max_length IN PLS_INTEGER) RETURN VARCHAR2 IS
+    l_text CLOB := opt_clob(p_obj, p_key, p_argument);
+  BEGIN
+    IF l_text IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF DBMS_LOB.GETLENGTH(l_text) > p_max_length THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be at most ' || p_max_length || ' characters');
+    END IF;
+    RETURN DBMS_LOB.SUBSTR(l_text, p_max_length, 1);  -- PL/SQL, not SQL: up to 32767 bytes
+  END opt_text;
+
+  FUNCTION opt_timestamp(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN VARCHAR2 IS
+    l_text CLOB := opt_clob(p_obj, p_key, p_argument);
+    l_utc  TIMESTAMP;
+  BEGIN
+    IF l_text IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF DBMS_LOB.GETLENGTH(l_text) > c_max_timestamp_length THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: '
+        || quoted(DBMS_LOB.SUBSTR(l_text, 200, 1)));
+    END IF;
+    l_utc := parse_iso(DBMS_LOB.SUBSTR(l_text, c_max_timestamp_length, 1), p_argument);
+    RETURN DBMS_LOB.SUBSTR(l_text, c_max_timestamp_length, 1);
+  END opt_timestamp;
 
   FUNCTION opt_number(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
     RETURN NUMBER IS

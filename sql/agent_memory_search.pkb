@@ -1,13 +1,13 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   TYPE number_list_t IS TABLE OF NUMBER;
-  TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(4000);
+  TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(32767);
 
   -- The keyword stoplist, rendered from oracleagentmemory/stores/stoplist.py (the embedded
   -- backend uses the same list), each word between spaces. It holds every word of Oracle
   -- Text's documented default English stoplists (up to 11g and from 12.2), so a query does
   -- not ask for a word the default index leaves out; tests/oracle_store checks the list of
   -- the actual database.
-  c_stop_words CONSTANT VARCHAR2(4000) := ' '
+  c_stop_words CONSTANT VARCHAR2(4000 CHAR) := ' '
     || 'a about above after again all almost also although am an and '
     || 'any are as at be because been before being below between both '
     || 'but by can co corp could d did do does doing down '
@@ -26,7 +26,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
 
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2 IS
     l_word  VARCHAR2(32767);
-    l_query VARCHAR2(4000);
+    l_query VARCHAR2(4000 CHAR);
     l_seen  seen_t;
     l_i     PLS_INTEGER := 1;
   BEGIN
@@ -47,7 +47,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   FUNCTION search(p_request IN JSON) RETURN JSON IS
     l_request    JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_request, 'search request', FALSE);
     l_now        TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_strategy   VARCHAR2(4000);
+    l_strategy   VARCHAR2(4000 CHAR);
     l_query_text CLOB;
     l_types      CLOB;
     l_el         JSON_ELEMENT_T;
@@ -58,12 +58,12 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     l_scope      AGENT_MEMORY_SCOPE.scope_t;
     l_filter     JSON;
     l_vector     CLOB;
-    l_text       VARCHAR2(4000);
+    l_text       VARCHAR2(4000 CHAR);
     l_use_vector BOOLEAN;
     l_use_text   BOOLEAN;
-    l_vec_cte    VARCHAR2(4000);
-    l_kw_cte     VARCHAR2(4000);
-    l_scored     VARCHAR2(4000);
+    l_vec_cte    VARCHAR2(4000 CHAR);
+    l_kw_cte     VARCHAR2(4000 CHAR);
+    l_scored     VARCHAR2(4000 CHAR);
     l_sql        VARCHAR2(32767);
     l_cursor     SYS_REFCURSOR;
     l_seqs       number_list_t;
@@ -164,7 +164,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
           || ' cand AS (SELECT r.seq, r.user_id, r.agent_id, r.thread_id, r.embedding'
           || ' FROM AGENT_MEMORY_RECORDS r CROSS JOIN p flt'
           || ' WHERE r.record_type IN (SELECT jt.v FROM p p2, JSON_TABLE(p2.types, ''$[*]'''
-          || ' COLUMNS (v VARCHAR2(16) PATH ''$'')) jt)'
+          || ' COLUMNS (v VARCHAR2(16 CHAR) PATH ''$'')) jt)'
           || ' AND (r.expires_at IS NULL OR r.expires_at > flt.now_ts)'
           || ' AND (flt.incl_invalid = 1 OR r.status = ''VALID'')'
           || ' AND (flt.u_exact = 0 OR DECODE(r.user_id, flt.u_val, 1, 0) = 1)'

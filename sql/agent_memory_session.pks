@@ -42,9 +42,9 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
    * directly, and the database calls the policy functions. trust_service / distrust_service
    * refuse any session user but the owner.
    */
-  c_namespace   CONSTANT VARCHAR2(128) := 'AGENT_MEMORY_CTX';
-  c_end_user    CONSTANT VARCHAR2(30)  := 'END_USER_ID';
-  c_max_user_id CONSTANT PLS_INTEGER   := 512;  -- the width of user_id in AGENT_MEMORY_RECORDS
+  c_namespace   CONSTANT VARCHAR2(128 CHAR) := 'AGENT_MEMORY_CTX';
+  c_end_user    CONSTANT VARCHAR2(30 CHAR)  := 'END_USER_ID';
+  c_max_user_id CONSTANT PLS_INTEGER   := 512;  -- characters: the width of user_id in AGENT_MEMORY_RECORDS
 
   -- Bind the end user of this session (until clear_end_user or the end of the session).
   --   p_user_id  the user_id of the end user's records; -20001 when NULL or longer than 512

@@ -130,8 +130,8 @@ def test_a_custom_prefix_names_every_object_and_leaves_no_default_name():
 def test_model_name_is_upper_cased_into_the_embedding_calls():
     scripts = dict(render.render_install(embedding_model="all_minilm_l12_v2"))
     body = scripts["agent_memory_record_api.pkb"]
-    assert "VECTOR_EMBEDDING(ALL_MINILM_L12_V2 USING" in body
-    assert '"model": "ALL_MINILM_L12_V2"' in body
+    assert "DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING(" in body
+    assert body.count('"model": "ALL_MINILM_L12_V2"') == 2  # single text and chunks
     assert "DBMS_VECTOR_CHAIN.UTL_TO_CHUNKS" in body
     assert "DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDINGS" in body
 
@@ -289,7 +289,7 @@ def test_dynamic_sql_text_is_built_only_from_literals_and_whitelisted_fragments(
 
 def test_prefilter_field_names_are_whitelisted_and_values_are_passed_not_spliced():
     body = package_files()["agent_memory_filter.pkb"]
-    pattern = re.search(r"c_safe_key CONSTANT VARCHAR2\(40\) := '([^']+)';",
+    pattern = re.search(r"c_safe_key CONSTANT VARCHAR2\(40 CHAR\) := '([^']+)';",
                         package_files()["agent_memory_filter.pks"]).group(1)
     safe = re.compile(pattern)
     assert safe.match("source") and safe.match("tag_2")

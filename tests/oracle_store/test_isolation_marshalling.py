@@ -108,9 +108,17 @@ def test_a_bound_store_refuses_to_install_a_missing_schema():
     assert not any("CREATE TABLE" in statement for _, statement, _ in pool.log)
 
 
-@pytest.mark.parametrize("bad", ["", 7, "x" * 513, "é" * 257])
+@pytest.mark.parametrize("bad", ["", 7, "x" * 513, "é" * 513])
 def test_invalid_end_user_ids_are_rejected_before_any_call(bad):
     pool = FakePool()
     with pytest.raises(InvalidArgumentError):
         OracleBackend(pool, embedding_dimension=3, end_user_id=bad)
     assert pool.log == []
+
+
+def test_an_end_user_id_of_512_non_ascii_characters_is_bound():
+    # ids are VARCHAR2(512 CHAR): 512 characters whatever their bytes (issue 13, defect 2)
+    user = "中" * 512
+    store, pool = open_store(end_user_id=user, LIST_LINKS=[])
+    store.list_links("t")
+    assert pool.log[0][2] == {"p_user_id": user}

@@ -54,6 +54,8 @@ RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
 """Facade functions returning NUMBER or BOOLEAN; every other function returns JSON."""
 
 MINIMUM_RELEASE = 23
+MAX_ID_LENGTH = 512
+"""Ids (user_id included) are VARCHAR2(512 CHAR): 512 characters, whatever their bytes."""
 _ORA_PREFIX = re.compile(r"^ORA-\d{5}:\s*")
 _MISSING_OBJECT_CODES = {4043, 6550, 942}
 """ORA-04043 object does not exist, ORA-06550 PL/SQL compilation error, ORA-00942 table."""
@@ -114,8 +116,9 @@ class OracleBackend:
         end_user_id: str | None = None,
     ) -> None:
         if end_user_id is not None and (not isinstance(end_user_id, str) or not end_user_id
-                                        or len(end_user_id.encode("utf-8")) > 512):
-            raise InvalidArgumentError("end_user_id must be a non-empty str of at most 512 bytes")
+                                        or len(end_user_id) > MAX_ID_LENGTH):
+            raise InvalidArgumentError(
+                f"end_user_id must be a non-empty str of at most {MAX_ID_LENGTH} characters")
         self._source = connection
         self._lock = threading.Lock()
         self._local = threading.local()

@@ -11,6 +11,7 @@ static gate can parse it; tests/oracle_sql/test_render.py checks it equals a fre
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -167,7 +168,7 @@ def object_names(prefix: str) -> dict[str, str]:
         "search": f"{prefix}_SEARCH",
         "admin": f"{prefix}_ADMIN",
         "session": f"{prefix}_SESSION",
-        "context": f"{prefix}_CTX",
+        "context": context_name(prefix),
         "t_meta": f"{prefix}_META",
         "t_records": f"{prefix}_RECORDS",
         "t_images": f"{prefix}_IMAGES",
@@ -178,6 +179,22 @@ def object_names(prefix: str) -> dict[str, str]:
         "ix_text": f"{prefix}_RECORDS_TIX",
         "job": f"{prefix}_PURGE_JOB",
     }
+
+
+MAX_CONTEXT_NAME = 30
+"""DBMS_SESSION.SET_CONTEXT takes a namespace of at most 30 bytes,
+https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_s17.htm (later releases
+allow longer identifiers elsewhere, but this is the limit the package documents)."""
+
+
+def context_name(prefix: str) -> str:
+    """The application context of a store: PREFIX_CTX, or for prefixes too long for 30
+    bytes a shortened prefix plus 8 hex digits of its hash (still one name per prefix)."""
+    name = f"{prefix}_CTX"
+    if len(name) <= MAX_CONTEXT_NAME:
+        return name
+    digest = hashlib.sha256(prefix.encode("ascii")).hexdigest()[:8].upper()
+    return f"{prefix[:MAX_CONTEXT_NAME - 13]}_{digest}_CTX"
 
 
 def templates_dir() -> Path:
@@ -191,9 +208,9 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parents[4] / "sql" / "templates"
 
 
-def _environment() -> jinja2.Environment:
+def _environment(templates: Path | None = None) -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=jinja2.FileSystemLoader(str(templates or templates_dir())),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
@@ -234,12 +251,14 @@ def render_install(
     search_strategy: str = "VECTOR",
     sync_mode: str = "ON_COMMIT",
     embedding_model: str | None = None,
+    templates: Path | None = None,
 ) -> list[tuple[str, str]]:
-    """Every install script of one store as (file name, SQL text), in install order."""
+    """Every install script of one store as (file name, SQL text), in install order
+    (``templates``: another template folder, e.g. the static gate's checkout)."""
     options = validate_options(
         prefix, dimension, vector_index, search_strategy, sync_mode, embedding_model
     )
-    env = _environment()
+    env = _environment(templates)
     context = _context(options)
     stem = options.prefix.lower()
     return [
