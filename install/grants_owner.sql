@@ -32,7 +32,7 @@ DECLARE
     'EXECUTE ON SYS.DBMS_VECTOR',          -- load_onnx_model.sql only (ONNX model loading)
     'EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN', -- chunking and embedding of long texts (model stores);
                                            -- owned by CTXSYS (Oracle Text), not SYS
-    'CTXAPP');                             -- Text preferences and packages (hybrid index)
+    'CTXAPP');                             -- Text preferences and packages (CONTEXT index)
   -- Deliberately not granted: CREATE ANY CONTEXT / DROP ANY CONTEXT (they would let the owner
   -- re-point any application's context to its own package and so bypass that application's
   -- policies; the DBA creates this store's context below instead), EXEMPT ACCESS POLICY,

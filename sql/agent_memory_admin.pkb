@@ -49,7 +49,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
   PROCEDURE sync_text_index IS
   BEGIN
     -- Checked: CTX_DDL.SYNC_INDEX(idx_name), needed when the index was created with
-    -- SYNC (MANUAL); https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/CTX_DDL-package.html
+    -- SYNC (MANUAL); it commits. https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/sync_index.html
     CTX_DDL.SYNC_INDEX(idx_name => 'AGENT_MEMORY_RECORDS_TIX');
   END sync_text_index;
 

@@ -8,6 +8,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   -- function owner's rights (DBMS_RLS overview, "Oracle Database PL/SQL Packages and Types
   -- Reference", https://docs.oracle.com/cd/F32587_01/arpls/DBMS_RLS.html).
   c_trusted_key CONSTANT VARCHAR2(16 CHAR) := 'trusted_service:';
+  c_isolation_key CONSTANT VARCHAR2(30 CHAR) := 'end_user_isolation';
+  e_feature_not_enabled EXCEPTION;  -- ORA-00439: feature not enabled (Standard Edition 2)
+  PRAGMA EXCEPTION_INIT(e_feature_not_enabled, -439);
   c_deny        CONSTANT VARCHAR2(10 CHAR) := '1 = 0';
   c_records     CONSTANT VARCHAR2(200 CHAR) :=
     'user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000)';
@@ -25,7 +28,15 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     || ' AND r.user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000))';
 
   PROCEDURE set_end_user(p_user_id IN VARCHAR2) IS
+    l_unavailable NUMBER;
   BEGIN
+    SELECT COUNT(*) INTO l_unavailable
+      FROM AGENT_MEMORY_META m
+     WHERE m.meta_key = c_isolation_key AND m.meta_value = 'UNAVAILABLE';
+    IF l_unavailable > 0 THEN
+      AGENT_MEMORY_ERRORS.schema_error('set_end_user: end-user isolation is not available in this'
+        || ' database edition (no DBMS_RLS), so no end user can be bound');
+    END IF;
     IF p_user_id IS NULL THEN
       AGENT_MEMORY_ERRORS.invalid_argument('set_end_user: p_user_id must not be null (use clear_end_user)');
     END IF;
@@ -147,6 +158,21 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     replace_policy('AGENT_MEMORY_RECORDS', 'AGENT_MEMORY_SESSION.RECORDS_POLICY');
     replace_policy('AGENT_MEMORY_IMAGES', 'AGENT_MEMORY_SESSION.IMAGES_POLICY');
     replace_policy('AGENT_MEMORY_RELATIONS', 'AGENT_MEMORY_SESSION.RELATIONS_POLICY');
+    DELETE FROM AGENT_MEMORY_META m WHERE m.meta_key = c_isolation_key;
+    COMMIT;
+  EXCEPTION
+    WHEN e_feature_not_enabled THEN
+      -- Standard Edition 2: no DBMS_RLS ("DBMS_RLS is available with the Enterprise Edition
+      -- only", https://docs.oracle.com/database/122/ARPLS/DBMS_RLS.htm; Free has it). The
+      -- store still installs; set_end_user refuses, since nothing would enforce the binding.
+      MERGE INTO AGENT_MEMORY_META m
+      USING (SELECT c_isolation_key AS k FROM dual) s
+         ON (m.meta_key = s.k)
+       WHEN MATCHED THEN UPDATE SET m.meta_value = 'UNAVAILABLE'
+       WHEN NOT MATCHED THEN INSERT (meta_key, meta_value) VALUES (s.k, 'UNAVAILABLE');
+      COMMIT;
+      DBMS_OUTPUT.PUT_LINE('warning: end-user isolation is not available in this edition'
+        || ' (ORA-00439, no fine-grained access control): set_end_user will refuse');
   END apply_policies;
 
   FUNCTION predicate(p_bound IN VARCHAR2) RETURN VARCHAR2 IS

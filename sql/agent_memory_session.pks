@@ -47,6 +47,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   c_max_user_id CONSTANT PLS_INTEGER   := 512;  -- characters: the width of user_id in AGENT_MEMORY_RECORDS
 
   -- Bind the end user of this session (until clear_end_user or the end of the session).
+  -- -20007 where apply_policies found no DBMS_RLS (Standard Edition 2): isolation unavailable.
   --   p_user_id  the user_id of the end user's records; -20001 when NULL or longer than 512
   PROCEDURE set_end_user(p_user_id IN VARCHAR2);
 
@@ -76,6 +77,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   -- Owner only: (re)create the VPD policy AM_END_USER_ISOLATION on AGENT_MEMORY_RECORDS,
   -- AGENT_MEMORY_IMAGES and AGENT_MEMORY_RELATIONS (run by agent_memory_isolation.sql at install and
   -- upgrade; DBMS_RLS.ADD_POLICY commits). Needs EXECUTE ON SYS.DBMS_RLS granted directly.
+  -- Without fine-grained access control (ORA-00439, Standard Edition 2) it records
+  -- end_user_isolation = UNAVAILABLE in AGENT_MEMORY_META and warns instead of failing.
   PROCEDURE apply_policies;
 
   -- VPD policy functions (DBMS_RLS calls them with the schema and object name and adds the

@@ -107,7 +107,8 @@ def test_create_if_necessary_installs_and_warns_without_create_job():
     with pytest.warns(UserWarning, match="CREATE JOB"):
         OracleBackend(connection, embedding_dimension=3)
     statements = [block for block, _ in connection.calls]
-    assert any(s.startswith("CREATE TABLE AGENT_MEMORY_RECORDS") for s in statements)
+    assert any(s.startswith("CREATE TABLE IF NOT EXISTS AGENT_MEMORY_RECORDS")
+               for s in statements)
     assert any(s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY") for s in statements)
     assert not any(s.rstrip().endswith(";") and s.startswith("CREATE TABLE")
                    for s in statements)

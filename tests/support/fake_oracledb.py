@@ -45,6 +45,13 @@ from oracledb import errors as driver_errors
 
 _CALL = re.compile(r"\b(\w+)\.(\w+)\s*[(;]")
 _RESULT_CALL = re.compile(r":result\s*:=\s*\w+\.(\w+)\s*[(;]")
+_CREATE = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+)?"
+                     r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
+                     re.IGNORECASE)
+_DROP = re.compile(r"\s*DROP\s+(TABLE|INDEX|VIEW|PACKAGE)\s+(?:IF\s+EXISTS\s+)?(\w+)",
+                   re.IGNORECASE)
+_META_ROW = re.compile(r"SELECT '(\w+)'(?: AS k)?, '([^']*)'")
+_META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE meta_key = '(\w+)'")
 
 
 def database_error(code: int, message: str) -> Exception:
@@ -150,10 +157,11 @@ class FakeCursor:
         plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
                  if k != "result"}
         self.connection.log.append((self.connection.name, statement, plain))
-        failure = self.connection.failures.get(_first_words(statement))
-        if failure is not None:
-            raise failure
+        for text, failure in self.connection.failures.items():
+            if text in statement:
+                raise failure
         self._rows = self.connection.query_rows(statement)
+        self.connection.apply_ddl(statement)
         if statement.lstrip().upper().startswith(("BEGIN", "DECLARE")):
             self._run_block(statement, binds)
         return self
@@ -180,11 +188,6 @@ class FakeCursor:
         return self._rows[0] if self._rows else None
 
 
-def _first_words(statement: str) -> str:
-    """The statement's opening words (``CREATE TABLE X``), the key of ``failures``."""
-    return " ".join(statement.split()[:3]).upper()
-
-
 class FakeConnection:
     def __init__(self, name: str = "c0", log: list | None = None,
                  answers: dict | None = None, **more_answers) -> None:
@@ -195,11 +198,15 @@ class FakeConnection:
         self.release = 23
         self.models_loaded = 1
         self.objects: list[tuple] = []
-        """Rows of user_objects the store's install probe sees: (name, type, status)."""
+        """Rows of all_objects (current schema) the store's probes see: (name, type, status)."""
+        self.schema = ("APP", "APP")
+        """(CURRENT_SCHEMA, SESSION_USER) of the session."""
         self.meta: dict[str, str] = {}
         """The store's <prefix>_META rows (upgrade reads them)."""
+        self.errors: list[tuple] = []
+        """Rows of user_errors: (name, type, line, position, text)."""
         self.failures: dict[str, Exception] = {}
-        """Statements (first three words, upper case) that fail, e.g. a vector index."""
+        """Statements that fail: a text they contain -> the error the database raises."""
 
     @property
     def calls(self) -> list[tuple[str, dict]]:
@@ -210,14 +217,46 @@ class FakeConnection:
         text = " ".join(statement.split()).lower()
         if "from user_mining_models" in text:
             return [(self.models_loaded,)]
-        if "from user_objects" in text:
+        if "from user_errors" in text:
+            return list(self.errors)
+        if "from all_objects" in text:
             return list(self.objects)
+        if "sys_context('userenv', 'current_schema')" in text and "from dual" in text:
+            return [self.schema]
         if text.startswith("select meta_key, meta_value from"):
             return sorted(self.meta.items())
         return []
 
+    def apply_ddl(self, statement: str) -> None:
+        """Keep the catalog the probes read: objects that CREATE makes and DROP removes,
+        the META rows the install MERGE and UPDATE write."""
+        created = _CREATE.match(statement)
+        if created:
+            kind = " ".join(created.group(1).upper().split())
+            row = (created.group(2).upper(), kind, "VALID")
+            if row in self.objects:
+                if not re.search(r"\bOR\s+REPLACE\b|\bIF\s+NOT\s+EXISTS\b",
+                                 statement[:created.end()], re.IGNORECASE):
+                    raise database_error(955, "name is already used by an existing object")
+            else:
+                self.objects.append(row)
+        dropped = _DROP.match(statement)
+        if dropped:
+            name = dropped.group(2).upper()
+            self.objects = [row for row in self.objects
+                            if row[0] != name or not row[1].startswith(dropped.group(1).upper())]
+        if re.match(r"\s*MERGE INTO \w+_META\b", statement):
+            for key, value in _META_ROW.findall(statement):
+                self.meta.setdefault(key, value)
+        update = _META_UPDATE.match(statement)
+        if update:
+            self.meta[update.group(2)] = update.group(1)
+
     def cursor(self):
         return FakeCursor(self)
+
+    def commit(self) -> None:
+        self.log.append((self.name, "COMMIT", {}))
 
     def close(self) -> None:
         return None

@@ -28,6 +28,9 @@ SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
 VECTOR_INDEXES = ("HNSW", "IVF")
+DEFAULT_VECTOR_INDEX = "IVF"
+"""IVF, because it needs no vector memory pool: a stock Oracle Database Free may have
+VECTOR_MEMORY_SIZE 0, where an HNSW index cannot be created (docs/oracle.md)."""
 SEARCH_STRATEGIES = get_args(Strategy)
 SYNC_MODES = ("ON_COMMIT", "MANUAL", "AUTO")
 MAX_DIMENSION = 65535
@@ -39,9 +42,9 @@ MODEL_PATTERN = re.compile(r"^[A-Z][A-Z0-9_$#]{0,122}$")
 """An in-database model name (unquoted identifier rules of DBMS_VECTOR.LOAD_ONNX_MODEL)."""
 
 MAINTENANCE_CLAUSES = {
-    # SearchIndexSyncMode -> Oracle Text index maintenance preference (hybrid vector index
-    # and search index share them; docs: CREATE HYBRID VECTOR INDEX, "Index Maintenance
-    # Preferences").
+    # SearchIndexSyncMode -> Oracle Text CONTEXT index maintenance parameters (docs: Oracle
+    # Text "Using Automatic Maintenance for an Index"; SYNC (ON COMMIT) / SYNC (MANUAL) need
+    # MAINTENANCE MANUAL, since automatic maintenance is the 23ai default).
     "ON_COMMIT": "MAINTENANCE MANUAL SYNC (ON COMMIT)",
     "MANUAL": "MAINTENANCE MANUAL SYNC (MANUAL)",
     "AUTO": "MAINTENANCE AUTO",
@@ -120,7 +123,7 @@ def validate_prefix(prefix: str) -> str:
 def validate_options(
     prefix: str = DEFAULT_PREFIX,
     dimension: int = DEFAULT_DIMENSION,
-    vector_index: str = "HNSW",
+    vector_index: str = DEFAULT_VECTOR_INDEX,
     search_strategy: str = "VECTOR",
     sync_mode: str = "ON_COMMIT",
     embedding_model: str | None = None,
@@ -220,7 +223,6 @@ def _environment(templates: Path | None = None) -> jinja2.Environment:
 
 
 def _context(options: StoreOptions) -> dict[str, object]:
-    hybrid_index = options.search_strategy == "HYBRID" and options.embedding_model is not None
     return {
         "prefix": options.prefix,
         "n": object_names(options.prefix),
@@ -230,7 +232,6 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "sync_mode": options.sync_mode,
         "maintenance_clause": MAINTENANCE_CLAUSES[options.sync_mode],
         "embedding_model": options.embedding_model,
-        "hybrid_index": hybrid_index,
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
     }
@@ -247,7 +248,7 @@ def _stop_word_lines(per_line: int = 12) -> list[str]:
 def render_install(
     prefix: str = DEFAULT_PREFIX,
     dimension: int = DEFAULT_DIMENSION,
-    vector_index: str = "HNSW",
+    vector_index: str = DEFAULT_VECTOR_INDEX,
     search_strategy: str = "VECTOR",
     sync_mode: str = "ON_COMMIT",
     embedding_model: str | None = None,
