@@ -1,4 +1,15 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
+  FUNCTION number_list_json(p_numbers IN number_list_t) RETURN CLOB IS
+    l_arr JSON_ARRAY_T := JSON_ARRAY_T();
+  BEGIN
+    IF p_numbers IS NOT NULL THEN
+      FOR i IN 1 .. p_numbers.COUNT LOOP
+        l_arr.append(p_numbers(i));
+      END LOOP;
+    END IF;
+    RETURN l_arr.to_clob;
+  END number_list_json;
+
   FUNCTION now_utc RETURN TIMESTAMP IS
   BEGIN
     RETURN SYS_EXTRACT_UTC(SYSTIMESTAMP);

@@ -17,6 +17,12 @@ AS
   c_max_timestamp_length CONSTANT PLS_INTEGER := 64;  -- the width of event_ts
   c_dimension     CONSTANT PLS_INTEGER := 384;
 
+  -- Record sequence numbers, as the packages collect and pass them.
+  TYPE number_list_t IS TABLE OF NUMBER;
+
+  -- The numbers as a JSON array text ('[]' when NULL or empty), for JSON_TABLE in SQL.
+  FUNCTION number_list_json(p_numbers IN number_list_t) RETURN CLOB;
+
   -- Current time in UTC (the store's clock).
   FUNCTION now_utc RETURN TIMESTAMP;
 

@@ -30,7 +30,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     image_b64   CLOB
   );
   TYPE rows_t IS TABLE OF row_t INDEX BY PLS_INTEGER;
-  TYPE number_list_t IS TABLE OF NUMBER;
   TYPE text_list_t IS TABLE OF VARCHAR2(512 CHAR);
   TYPE clob_list_t IS TABLE OF CLOB;
   TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(32767);
@@ -53,17 +52,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     RETURN NOT p_searchable AND p_record_type IN ('thread', 'summary');
   END is_known_type;
-
-  FUNCTION seq_text(p_seqs IN number_list_t) RETURN CLOB IS
-    l_arr JSON_ARRAY_T := JSON_ARRAY_T();
-  BEGIN
-    IF p_seqs IS NOT NULL THEN
-      FOR i IN 1 .. p_seqs.COUNT LOOP
-        l_arr.append(p_seqs(i));
-      END LOOP;
-    END IF;
-    RETURN l_arr.to_clob;
-  END seq_text;
 
   FUNCTION record_types(p_types IN JSON_ARRAY_T, p_searchable IN BOOLEAN) RETURN CLOB IS
     l_out  JSON_ARRAY_T := JSON_ARRAY_T();
@@ -112,7 +100,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
 
   FUNCTION records_json(p_seqs IN CLOB, p_include_bytes IN BOOLEAN) RETURN JSON_ARRAY_T IS
     l_out   JSON_ARRAY_T := JSON_ARRAY_T();
-    l_seqs  number_list_t;
+    l_seqs  AGENT_MEMORY_CODEC.number_list_t;
     l_types text_list_t;
     l_docs  clob_list_t;
     l_obj   JSON_OBJECT_T;
@@ -171,13 +159,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_types   CLOB;
     l_el      JSON_ELEMENT_T;
     l_filter  JSON;
+    l_filter_doc CLOB;
     l_limit   NUMBER;
-    l_flags   number_list_t := number_list_t(0, 0, 0, 0);
+    l_flags   AGENT_MEMORY_CODEC.number_list_t := AGENT_MEMORY_CODEC.number_list_t(0, 0, 0, 0);
     l_values  text_list_t := text_list_t(NULL, NULL, NULL, NULL);
     l_columns text_list_t := text_list_t('user_id', 'agent_id', 'thread_id', 'message_id');
     l_sql     VARCHAR2(32767);
     l_cursor  SYS_REFCURSOR;
-    l_seqs    number_list_t;
+    l_seqs    AGENT_MEMORY_CODEC.number_list_t;
     l_empty   JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
     IF l_query.has('ids') THEN
@@ -208,6 +197,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       IF l_el IS NOT NULL AND NOT l_el.is_null THEN
         l_filter := l_el.to_json;
         AGENT_MEMORY_FILTER.validate(l_filter);
+        l_filter_doc := l_el.to_clob;  -- bound as text, JSON(:b_filter) in the SQL
       END IF;
     END IF;
     IF l_query.has('limit') AND NOT l_query.get('limit').is_null THEN
@@ -219,7 +209,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_sql := 'WITH p AS (SELECT :b_now AS now_ts, :b_ids AS ids, :b_types AS types,'
           || ' :b_has_user AS has_user, :b_user AS user_id, :b_has_agent AS has_agent,'
           || ' :b_agent AS agent_id, :b_has_thread AS has_thread, :b_thread AS thread_id,'
-          || ' :b_has_message AS has_message, :b_message AS message_id, :b_filter AS f FROM dual)'
+          || ' :b_has_message AS has_message, :b_message AS message_id, JSON(:b_filter) AS f'
+          || ' FROM dual)'
           || ' SELECT r.seq FROM AGENT_MEMORY_RECORDS r CROSS JOIN p flt'
           || ' WHERE (r.expires_at IS NULL OR r.expires_at > flt.now_ts)'
           || ' AND (flt.ids IS NULL OR r.id IN (SELECT jt.v FROM p p2, JSON_TABLE(p2.ids, ''$[*]'''
@@ -236,10 +227,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     -- dynamic-sql: get_records candidates (text assembled above: literals + prefilter)
     OPEN l_cursor FOR l_sql
       USING l_now, l_ids, l_types, l_flags(1), l_values(1), l_flags(2), l_values(2),
-            l_flags(3), l_values(3), l_flags(4), l_values(4), l_filter, NVL(l_limit, 2147483647);
+            l_flags(3), l_values(3), l_flags(4), l_values(4), l_filter_doc,
+            NVL(l_limit, 2147483647);
     FETCH l_cursor BULK COLLECT INTO l_seqs;
     CLOSE l_cursor;
-    RETURN records_json(seq_text(l_seqs),
+    RETURN records_json(AGENT_MEMORY_CODEC.number_list_json(l_seqs),
                         NVL(AGENT_MEMORY_CODEC.opt_boolean(l_query, 'include_bytes', 'include_bytes'), FALSE)
                        ).to_json;
   END get_records;
@@ -248,8 +240,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
                          p_include_bytes IN BOOLEAN) RETURN JSON IS
     l_thread VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
     l_now    TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_all    number_list_t;
-    l_pick   number_list_t := number_list_t();
+    l_all    AGENT_MEMORY_CODEC.number_list_t;
+    l_pick   AGENT_MEMORY_CODEC.number_list_t := AGENT_MEMORY_CODEC.number_list_t();
     l_len    PLS_INTEGER;
     l_from   PLS_INTEGER;
     l_to     PLS_INTEGER;
@@ -276,7 +268,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       l_pick.EXTEND;
       l_pick(l_pick.COUNT) := l_all(i);
     END LOOP;
-    RETURN records_json(seq_text(l_pick), NVL(p_include_bytes, FALSE)).to_json;
+    RETURN records_json(AGENT_MEMORY_CODEC.number_list_json(l_pick), NVL(p_include_bytes, FALSE)).to_json;
   END list_messages;
 
   -- -- writing ---------------------------------------------------------------------------
@@ -496,7 +488,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_images    rows_t;
     l_keep      JSON_ARRAY_T := JSON_ARRAY_T();
     l_keep_text CLOB;
-    l_stale     number_list_t;
+    l_stale     AGENT_MEMORY_CODEC.number_list_t;
     l_links     NUMBER;
     l_follow    TIMESTAMP;
     f_images    NUMBER := 0;
@@ -654,7 +646,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
                           WHERE k.v = r.id)
        ORDER BY r.seq;
       IF l_stale.COUNT > 0 THEN
-        l_links := delete_seqs(seq_text(l_stale));
+        l_links := delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_stale));
       END IF;
       -- (b) listed images with bytes are inserted, or replace the image of that id; listed
       --     ids without bytes are kept as stored
@@ -719,7 +711,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
                           p_thread_id IN VARCHAR2) RETURN NUMBER IS
     l_ids     CLOB := AGENT_MEMORY_CODEC.id_list(AGENT_MEMORY_CODEC.to_array(p_record_ids, 'record_ids'), 'record_id');
     l_types   CLOB := types_member(p_record_types, FALSE);
-    l_seqs    number_list_t;
+    l_seqs    AGENT_MEMORY_CODEC.number_list_t;
     l_rtypes  text_list_t;
     l_msgids  text_list_t;
     l_links   NUMBER;
@@ -738,7 +730,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       END IF;
     END LOOP;
     IF l_seqs.COUNT > 0 THEN
-      l_links := delete_seqs(seq_text(l_seqs));
+      l_links := delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_seqs));
     END IF;
     RETURN l_seqs.COUNT;
   END delete_records;
@@ -748,7 +740,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_owner_type VARCHAR2(16 CHAR);
     l_owner      NUMBER;
     l_threads    CLOB;
-    l_seqs       number_list_t;
+    l_seqs       AGENT_MEMORY_CODEC.number_list_t;
     l_links      NUMBER := 0;
     l_result     JSON_OBJECT_T := JSON_OBJECT_T();
   BEGIN
@@ -789,7 +781,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       l_links := SQL%ROWCOUNT;
     END IF;
     IF l_seqs.COUNT > 0 THEN
-      l_links := l_links + delete_seqs(seq_text(l_seqs));
+      l_links := l_links + delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_seqs));
     END IF;
     l_result.put('owner', l_owner);
     l_result.put('records', l_seqs.COUNT);
