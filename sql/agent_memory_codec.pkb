@@ -342,6 +342,18 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
       AGENT_MEMORY_ERRORS.invalid_argument('image_bytes must be base64 text');
   END base64_to_blob;
 
+  FUNCTION string_element(p_text IN CLOB) RETURN JSON_ELEMENT_T IS
+    l_doc CLOB;
+  BEGIN
+    -- Not JSON_OBJECT_T.put(key, CLOB): whether that overload keeps text over 32767 bytes is
+    -- not documented for every release; JSON_ARRAY takes a CLOB and returns a CLOB
+    -- (https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON_ARRAY.html),
+    -- and JSON_ELEMENT_T.parse reads a CLOB of any size
+    -- (https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html).
+    SELECT JSON_ARRAY(p_text RETURNING CLOB) INTO l_doc FROM dual;
+    RETURN TREAT(JSON_ELEMENT_T.parse(l_doc) AS JSON_ARRAY_T).get(0);
+  END string_element;
+
   FUNCTION blob_to_base64(p_blob IN BLOB) RETURN CLOB IS
     c_chunk CONSTANT PLS_INTEGER := 12000;  -- a multiple of 3 bytes
     l_text  CLOB;

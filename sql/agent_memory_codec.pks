@@ -88,6 +88,10 @@ AS
   FUNCTION base64_to_blob(p_text IN CLOB) RETURN BLOB;
   FUNCTION blob_to_base64(p_blob IN BLOB) RETURN CLOB;
 
+  -- A JSON string element holding text of any length (base64 images pass 32K), built by
+  -- SQL JSON_ARRAY from the CLOB, for JSON_OBJECT_T.put(key, JSON_ELEMENT_T).
+  FUNCTION string_element(p_text IN CLOB) RETURN JSON_ELEMENT_T;
+
   -- Quote a value for a message the way Python's repr() quotes a str.
   FUNCTION quoted(p_value IN VARCHAR2) RETURN VARCHAR2;
 END AGENT_MEMORY_CODEC;

@@ -141,7 +141,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       IF p_include_bytes AND l_types(i) = 'image' THEN
         BEGIN
           SELECT i.bytes INTO l_bytes FROM AGENT_MEMORY_IMAGES i WHERE i.seq = l_seqs(i);
-          l_obj.put('image_bytes', AGENT_MEMORY_CODEC.blob_to_base64(l_bytes));
+          l_obj.put('image_bytes', AGENT_MEMORY_CODEC.string_element(AGENT_MEMORY_CODEC.blob_to_base64(l_bytes)));
         EXCEPTION
           WHEN NO_DATA_FOUND THEN
             NULL;

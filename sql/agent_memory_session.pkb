@@ -66,6 +66,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     IF l_session_user = $$PLSQL_UNIT_OWNER THEN
       RETURN 'UNRESTRICTED';
     END IF;
+    -- Oracle Text's own sessions (CTXSYS: automatic maintenance, AUTO sync) read the base
+    -- table to index it; under '1 = 0' they would index nothing. SYS is exempt from VPD
+    -- anyway. ON COMMIT sync runs in the writing session (a bound one sees its own rows, the
+    -- only ones it can write); MANUAL sync runs as the owner (sync_text_index).
+    IF l_session_user = 'CTXSYS' THEN
+      RETURN 'UNRESTRICTED';
+    END IF;
     SELECT COUNT(*) INTO l_trusted
       FROM AGENT_MEMORY_META m
      WHERE m.meta_key = c_trusted_key || l_session_user;

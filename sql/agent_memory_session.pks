@@ -21,9 +21,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
    *                 closed: a record that belongs to nobody is not shared with everybody);
    *                 images follow their record, relations need both endpoints to be its own.
    *                 Administration members (reset_store, set_schema_version, purge job) refuse.
-   *   UNRESTRICTED  nothing bound, and the session user is the store owner or a database user
-   *                 the owner registered with trust_service: exactly the behaviour of the
-   *                 store contract without isolation (no predicate is added).
+   *   UNRESTRICTED  nothing bound, and the session user is the store owner, a database user
+   *                 the owner registered with trust_service, or CTXSYS (Oracle Text
+   *                 maintaining the text index): exactly the behaviour of the store contract
+   *                 without isolation (no predicate is added).
    *   NONE          nothing bound and an untrusted database user: no record is visible and
    *                 every write is rejected. A runtime user must bind an end user (or be
    *                 trusted) before it can use the store.

@@ -391,5 +391,22 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
   BEGIN
     l_ids := write('[{"record_type": "' || RPAD('m', 5000, 'm') || '"}]');
   END overlong_record_type;
+
+  PROCEDURE large_image IS
+    l_b64 CLOB;
+    l_ids JSON_ARRAY_T;
+    l_out CLOB;
+  BEGIN
+    -- 40000 base64 characters (30000 bytes): more than a VARCHAR2 of PL/SQL holds
+    DBMS_LOB.CREATETEMPORARY(l_b64, TRUE);
+    FOR i IN 1 .. 40 LOOP
+      DBMS_LOB.WRITEAPPEND(l_b64, 1000, RPAD('AAAA', 1000, 'AAAA'));
+    END LOOP;
+    l_ids := write('[{"record_type": "image", "id": "big1", "embedding": null, "image_bytes": "'
+      || l_b64 || '"}]');
+    l_out := one('big1', 'image').get_clob('image_bytes');
+    ut.expect(DBMS_LOB.GETLENGTH(l_out)).to_equal(40000);
+    ut.expect(DBMS_LOB.COMPARE(l_out, l_b64)).to_equal(0);
+  END large_image;
 END ut_agent_memory_records;
 /

@@ -56,5 +56,7 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_records AS
   --%test(issue 13: an overlong record_type is an invalid argument, not ORA-06502)
   --%throws(-20001)
   PROCEDURE overlong_record_type;
+  --%test(issue 13: image bytes whose base64 text passes 32K round-trip)
+  PROCEDURE large_image;
 END ut_agent_memory_records;
 /
