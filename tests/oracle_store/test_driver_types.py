@@ -19,21 +19,12 @@ import pytest
 
 oracledb = pytest.importorskip("oracledb", reason="the oracle extra is not installed")
 
-from oracleagentmemory.stores.oracle import OracleBackend  # noqa: E402
 from tests.support.fake_oracledb import (  # noqa: E402
-    FakeConnection,
     FakeVar,
     database_error,
     through_oson,
 )
-
-
-def store_with(**answers):
-    connection = FakeConnection(**answers)
-    store = OracleBackend(connection, embedding_dimension=3)
-    connection.log.clear()
-    return store, connection
-
+from tests.support.oracle import backend_on_double as store_with  # noqa: E402
 
 HIT = {"record": {"id": "m1", "record_type": "memory", "metadata": {"score": 0.25, "n": 3,
                                                                      "big": 1e21}},
