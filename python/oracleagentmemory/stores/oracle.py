@@ -274,9 +274,10 @@ class OracleBackend:
         there, or no EXECUTE grant)."""
         expected = _created_objects(render_install(**self._render_options({})))
         with self._connection() as conn, conn.cursor() as cursor:
-            cursor.execute(_SCHEMA_QUERY)
+            self._execute(cursor, _SCHEMA_QUERY, {})
             schema, user = cursor.fetchone() or (None, None)
-            present = self._existing_objects(cursor)
+            present = {key: status for key, status in self._existing_objects(cursor).items()
+                       if key in expected}  # not another store whose prefix starts alike
         if schema != user and not present:
             return {"state": "not_visible", "schema": schema, "missing": [], "invalid": []}
         missing = [f"{kind} {name}" for kind, name in expected if (kind, name) not in present]
@@ -288,7 +289,8 @@ class OracleBackend:
 
     def _existing_objects(self, cursor: Any) -> dict[tuple[str, str], str]:
         """(object type, name) -> status of this store's objects in the current schema."""
-        cursor.execute(_OBJECTS_QUERY, {"prefix": self.facade.replace("_", "\\_") + "%"})
+        self._execute(cursor, _OBJECTS_QUERY,
+                      {"prefix": self.facade.replace("_", "\\_") + "%"})
         return {(kind, name): status for name, kind, status in cursor.fetchall()}
 
     def _render_options(self, stored: dict[str, str]) -> dict[str, Any]:
@@ -323,7 +325,7 @@ class OracleBackend:
                     f"agent memory needs Oracle AI Database 23ai or later; this database is "
                     f"release {release.getvalue()}"
                 )
-            cursor.execute(_SCHEMA_QUERY)
+            self._execute(cursor, _SCHEMA_QUERY, {})
             schema, user = cursor.fetchone() or (None, None)
             if schema != user:
                 raise SchemaError(f"install the store as the owner: this session works in "
