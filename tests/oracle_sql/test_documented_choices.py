@@ -46,3 +46,14 @@ def test_the_model_is_called_only_through_documented_plsql_and_sql_entry_points(
     body = BODIES["agent_memory_record_api.pkb"]
     assert "VECTOR_EMBEDDING(" not in body  # needs a VARCHAR2 input, at most 4000 bytes
     assert "DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING(" in body
+
+
+def test_the_sqlplus_upgrade_refuses_a_store_with_other_choices_before_compiling():
+    # issue 13 defect 5 for the DBA path: install/upgrade.sql carries the default rendering
+    from pathlib import Path
+
+    script = (Path(__file__).resolve().parents[2] / "install" / "upgrade.sql").read_text()
+    check = script.index("meta_key = 'embedding_dimension' AND meta_value <> '384'")
+    assert "meta_key = 'embedding_model' AND meta_value IS NOT NULL" in script
+    assert "meta_key = 'sync_mode' AND meta_value <> 'ON_COMMIT'" in script
+    assert check < script.index("@@packages.sql")
