@@ -16,8 +16,8 @@ DEFINE owner_name = '&1'
 DECLARE
   -- DBMS_ASSERT.SCHEMA_NAME: the user must exist; ENQUOTE_NAME: quoted identifier.
   -- Checked: DBMS_ASSERT, https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/DBMS_ASSERT.html
-  l_owner VARCHAR2(200) := DBMS_ASSERT.ENQUOTE_NAME(DBMS_ASSERT.SCHEMA_NAME(UPPER('&&owner_name')), FALSE);
-  TYPE grant_list_t IS TABLE OF VARCHAR2(200);
+  l_owner VARCHAR2(200 CHAR) := DBMS_ASSERT.ENQUOTE_NAME(DBMS_ASSERT.SCHEMA_NAME(UPPER('&&owner_name')), FALSE);
+  TYPE grant_list_t IS TABLE OF VARCHAR2(200 CHAR);
   l_grants grant_list_t := grant_list_t(
     'CREATE SESSION',                      -- connect (install, upgrade, the purge job)
     'CREATE TABLE',                        -- store tables; Oracle Text creates its index tables
@@ -32,7 +32,7 @@ DECLARE
     'EXECUTE ON SYS.DBMS_VECTOR',          -- load_onnx_model.sql only (ONNX model loading)
     'EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN', -- chunking and embedding of long texts (model stores);
                                            -- owned by CTXSYS (Oracle Text), not SYS
-    'CTXAPP');                             -- Text preferences and packages (hybrid index)
+    'CTXAPP');                             -- Text preferences and packages (CONTEXT index)
   -- Deliberately not granted: CREATE ANY CONTEXT / DROP ANY CONTEXT (they would let the owner
   -- re-point any application's context to its own package and so bypass that application's
   -- policies; the DBA creates this store's context below instead), EXEMPT ACCESS POLICY,

@@ -1,4 +1,4 @@
--- Install the agent-memory store AGENT_MEMORY (default rendering: dimension 384, HNSW,
+-- Install the agent-memory store AGENT_MEMORY (default rendering: dimension 384, IVF,
 -- VECTOR strategy, SYNC ON COMMIT) into the current schema. Run as the store owner in
 -- SQL*Plus or SQLcl from this directory:   sql owner/password@db @install.sql
 -- Another prefix, dimension or index choice: render with

@@ -14,9 +14,9 @@ DEFINE model_file = '&2'
 DEFINE model_name = '&3'
 
 DECLARE
-  l_directory VARCHAR2(128) := DBMS_ASSERT.SIMPLE_SQL_NAME(UPPER(q'[&&model_dir]'));
-  l_model     VARCHAR2(128) := DBMS_ASSERT.SIMPLE_SQL_NAME(UPPER(q'[&&model_name]'));
-  l_file      VARCHAR2(4000) := q'[&&model_file]';
+  l_directory VARCHAR2(128 CHAR) := DBMS_ASSERT.SIMPLE_SQL_NAME(UPPER(q'[&&model_dir]'));
+  l_model     VARCHAR2(128 CHAR) := DBMS_ASSERT.SIMPLE_SQL_NAME(UPPER(q'[&&model_name]'));
+  l_file      VARCHAR2(4000 CHAR) := q'[&&model_file]';
 BEGIN
   IF INSTR(l_file, '/') > 0 OR INSTR(l_file, '\') > 0 THEN
     RAISE_APPLICATION_ERROR(-20001, 'model_file must be a file name inside the directory object');

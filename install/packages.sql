@@ -28,7 +28,7 @@ PROMPT == package bodies
 
 PROMPT == checking that every package compiled
 DECLARE
-  l_invalid VARCHAR2(4000);
+  l_invalid VARCHAR2(4000 CHAR);
 BEGIN
   SELECT LISTAGG(object_name || ' ' || object_type, ', ') WITHIN GROUP (ORDER BY object_name)
     INTO l_invalid

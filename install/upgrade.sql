@@ -1,6 +1,7 @@
 -- Upgrade the agent-memory store AGENT_MEMORY in the current schema to the schema version of
 -- these scripts. Run as the store owner:   sql owner/password@db @upgrade.sql
--- Steps: refuse a store newer than the scripts, run the DDL steps of every missing version
+-- Steps: refuse a store newer than the scripts or installed with other choices than these
+-- default scripts (dimension, model, sync mode: use `oracleagentmemory upgrade`), run the DDL steps of every missing version
 -- (none yet: version 1 is the first), re-create every package (CREATE OR REPLACE keeps
 -- grants), (re)create the isolation views and policies, record the version.
 SET SERVEROUTPUT ON
@@ -22,6 +23,17 @@ BEGIN
     RAISE_APPLICATION_ERROR(-20007, 'the store has schema version ' || l_current
       || ', newer than these scripts (' || c_target || ')');
   END IF;
+  -- These scripts carry the default rendering (dimension 384, no in-database model, SYNC ON
+  -- COMMIT). A store installed with other choices is upgraded with its own rendering
+  -- (oracleagentmemory upgrade reads them from the store), never with these packages.
+  FOR m IN (SELECT meta_key, meta_value FROM agent_memory_meta
+             WHERE (meta_key = 'embedding_dimension' AND meta_value <> '384')
+                OR (meta_key = 'embedding_model' AND meta_value IS NOT NULL)
+                OR (meta_key = 'sync_mode' AND meta_value <> 'ON_COMMIT')) LOOP
+    RAISE_APPLICATION_ERROR(-20007, 'the store was installed with ' || m.meta_key || ' '
+      || m.meta_value || '; these scripts render the defaults: run oracleagentmemory upgrade'
+      || ' (it keeps the store''s own choices) instead');
+  END LOOP;
   DBMS_OUTPUT.PUT_LINE('installed schema version ' || l_current || ', target ' || c_target);
   -- Version steps go here, each guarded by l_current, e.g.
   --   IF l_current < 2 THEN <ALTER TABLE ... through a reviewed static statement> END IF;

@@ -70,8 +70,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   -- the RecordOut document and the "linked" array (JSON text).
   TYPE search_row_t IS RECORD (
     rank        NUMBER,
-    record_id   VARCHAR2(512),
-    record_type VARCHAR2(16),
+    record_id   VARCHAR2(512 CHAR),
+    record_type VARCHAR2(16 CHAR),
     distance    NUMBER,
     record_json CLOB,
     linked_json CLOB

@@ -1,6 +1,6 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
   FUNCTION meta(p_key IN VARCHAR2) RETURN VARCHAR2 IS
-    l_value VARCHAR2(4000);
+    l_value VARCHAR2(4000 CHAR);
   BEGIN
     SELECT MIN(m.meta_value) INTO l_value FROM AGENT_MEMORY_META m WHERE m.meta_key = p_key;
     RETURN l_value;
@@ -49,7 +49,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
   PROCEDURE sync_text_index IS
   BEGIN
     -- Checked: CTX_DDL.SYNC_INDEX(idx_name), needed when the index was created with
-    -- SYNC (MANUAL); https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/CTX_DDL-package.html
+    -- SYNC (MANUAL); it commits. https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/sync_index.html
     CTX_DDL.SYNC_INDEX(idx_name => 'AGENT_MEMORY_RECORDS_TIX');
   END sync_text_index;
 

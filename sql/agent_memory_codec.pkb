@@ -1,4 +1,15 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
+  FUNCTION number_list_json(p_numbers IN number_list_t) RETURN CLOB IS
+    l_arr JSON_ARRAY_T := JSON_ARRAY_T();
+  BEGIN
+    IF p_numbers IS NOT NULL THEN
+      FOR i IN 1 .. p_numbers.COUNT LOOP
+        l_arr.append(p_numbers(i));
+      END LOOP;
+    END IF;
+    RETURN l_arr.to_clob;
+  END number_list_json;
+
   FUNCTION now_utc RETURN TIMESTAMP IS
   BEGIN
     RETURN SYS_EXTRACT_UTC(SYSTIMESTAMP);
@@ -21,14 +32,18 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
   END quoted;
 
   FUNCTION parse_iso(p_text IN VARCHAR2, p_argument IN VARCHAR2) RETURN TIMESTAMP IS
-    c_pattern CONSTANT VARCHAR2(200) :=
+    c_pattern CONSTANT VARCHAR2(200 CHAR) :=
       '^([0-9]{4})-([0-9]{2})-([0-9]{2})([T ]([0-9]{2}):([0-9]{2})(:([0-9]{2})(\.([0-9]{1,9}))?)?)?(([+-][0-9]{2}):?([0-9]{2}))?$';
-    l_text VARCHAR2(200);
-    l_norm VARCHAR2(200);
+    l_text VARCHAR2(200 CHAR);
+    l_norm VARCHAR2(200 CHAR);
     l_tz   TIMESTAMP WITH TIME ZONE;
   BEGIN
+    -- the length first: the text may be longer than l_text holds (ORA-06502 otherwise)
+    IF p_text IS NULL OR LENGTH(p_text) > c_max_timestamp_length THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: ' || quoted(p_text));
+    END IF;
     l_text := TRIM(p_text);
-    IF l_text IS NULL OR LENGTH(l_text) > 64 THEN
+    IF l_text IS NULL THEN
       AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: ' || quoted(p_text));
     END IF;
     IF SUBSTR(l_text, -1) IN ('Z', 'z') THEN
@@ -159,6 +174,35 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
     END IF;
     RETURN check_id(p_obj.get_string(p_key), p_argument);
   END opt_id;
+
+  FUNCTION opt_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2,
+                    p_max_length IN PLS_INTEGER) RETURN VARCHAR2 IS
+    l_text CLOB := opt_clob(p_obj, p_key, p_argument);
+  BEGIN
+    IF l_text IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF DBMS_LOB.GETLENGTH(l_text) > p_max_length THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be at most ' || p_max_length || ' characters');
+    END IF;
+    RETURN DBMS_LOB.SUBSTR(l_text, p_max_length, 1);  -- PL/SQL, not SQL: up to 32767 bytes
+  END opt_text;
+
+  FUNCTION opt_timestamp(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN VARCHAR2 IS
+    l_text CLOB := opt_clob(p_obj, p_key, p_argument);
+    l_utc  TIMESTAMP;
+  BEGIN
+    IF l_text IS NULL THEN
+      RETURN NULL;
+    END IF;
+    IF DBMS_LOB.GETLENGTH(l_text) > c_max_timestamp_length THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' is not an ISO-8601 timestamp: '
+        || quoted(DBMS_LOB.SUBSTR(l_text, 200, 1)));
+    END IF;
+    l_utc := parse_iso(DBMS_LOB.SUBSTR(l_text, c_max_timestamp_length, 1), p_argument);
+    RETURN DBMS_LOB.SUBSTR(l_text, c_max_timestamp_length, 1);
+  END opt_timestamp;
 
   FUNCTION opt_number(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
     RETURN NUMBER IS
@@ -297,6 +341,18 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
     WHEN VALUE_ERROR THEN
       AGENT_MEMORY_ERRORS.invalid_argument('image_bytes must be base64 text');
   END base64_to_blob;
+
+  FUNCTION string_element(p_text IN CLOB) RETURN JSON_ELEMENT_T IS
+    l_doc CLOB;
+  BEGIN
+    -- Not JSON_OBJECT_T.put(key, CLOB): whether that overload keeps text over 32767 bytes is
+    -- not documented for every release; JSON_ARRAY takes a CLOB and returns a CLOB
+    -- (https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON_ARRAY.html),
+    -- and JSON_ELEMENT_T.parse reads a CLOB of any size
+    -- (https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html).
+    SELECT JSON_ARRAY(p_text RETURNING CLOB) INTO l_doc FROM dual;
+    RETURN TREAT(JSON_ELEMENT_T.parse(l_doc) AS JSON_ARRAY_T).get(0);
+  END string_element;
 
   FUNCTION blob_to_base64(p_blob IN BLOB) RETURN CLOB IS
     c_chunk CONSTANT PLS_INTEGER := 12000;  -- a multiple of 3 bytes

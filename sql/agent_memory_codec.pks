@@ -12,8 +12,16 @@ AS
    * Checked: JSON_ELEMENT_T / JSON_OBJECT_T / JSON_ARRAY_T (load, get, get_keys, to_clob),
    *   https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html
    */
-  c_max_id_length CONSTANT PLS_INTEGER := 512;
+  -- Lengths are in characters (CHAR length semantics throughout the store).
+  c_max_id_length        CONSTANT PLS_INTEGER := 512;
+  c_max_timestamp_length CONSTANT PLS_INTEGER := 64;  -- the width of event_ts
   c_dimension     CONSTANT PLS_INTEGER := 384;
+
+  -- Record sequence numbers, as the packages collect and pass them.
+  TYPE number_list_t IS TABLE OF NUMBER;
+
+  -- The numbers as a JSON array text ('[]' when NULL or empty), for JSON_TABLE in SQL.
+  FUNCTION number_list_json(p_numbers IN number_list_t) RETURN CLOB;
 
   -- Current time in UTC (the store's clock).
   FUNCTION now_utc RETURN TIMESTAMP;
@@ -21,7 +29,8 @@ AS
   -- UTC timestamp as the contract prints it: YYYY-MM-DDTHH:MM:SS.ffffffZ (NULL stays NULL).
   FUNCTION iso_text(p_ts IN TIMESTAMP) RETURN VARCHAR2;
 
-  -- ISO-8601 text to UTC; text without a zone is UTC. Raises -20001 naming p_argument.
+  -- ISO-8601 text to UTC; text without a zone is UTC. Raises -20001 naming p_argument (also
+  -- for text longer than c_max_timestamp_length, before it is copied anywhere).
   FUNCTION parse_iso(p_text IN VARCHAR2, p_argument IN VARCHAR2) RETURN TIMESTAMP;
 
   -- An id of 1 to 512 characters; raises -20001 naming p_argument.
@@ -45,6 +54,13 @@ AS
   FUNCTION opt_clob(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
     RETURN CLOB;
   FUNCTION opt_id(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
+    RETURN VARCHAR2;
+  -- A string member of at most p_max_length characters (-20001 when longer), so it fits the
+  -- VARCHAR2(p_max_length CHAR) that receives it.
+  FUNCTION opt_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2,
+                    p_max_length IN PLS_INTEGER) RETURN VARCHAR2;
+  -- A string member that parse_iso accepts, returned as given (NULL when absent or null).
+  FUNCTION opt_timestamp(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
     RETURN VARCHAR2;
   FUNCTION opt_number(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
     RETURN NUMBER;
@@ -71,6 +87,10 @@ AS
   -- Image bytes travel as base64 text inside the JSON documents.
   FUNCTION base64_to_blob(p_text IN CLOB) RETURN BLOB;
   FUNCTION blob_to_base64(p_blob IN BLOB) RETURN CLOB;
+
+  -- A JSON string element holding text of any length (base64 images pass 32K), built by
+  -- SQL JSON_ARRAY from the CLOB, for JSON_OBJECT_T.put(key, JSON_ELEMENT_T).
+  FUNCTION string_element(p_text IN CLOB) RETURN JSON_ELEMENT_T;
 
   -- Quote a value for a message the way Python's repr() quotes a str.
   FUNCTION quoted(p_value IN VARCHAR2) RETURN VARCHAR2;

@@ -15,7 +15,7 @@ DEFINE owner_name = '&1'
 
 DECLARE
   -- DBMS_ASSERT.SCHEMA_NAME: the user must exist; ENQUOTE_NAME: quoted identifier.
-  l_owner VARCHAR2(200) := DBMS_ASSERT.ENQUOTE_NAME(DBMS_ASSERT.SCHEMA_NAME(UPPER('&&owner_name')), FALSE);
+  l_owner VARCHAR2(200 CHAR) := DBMS_ASSERT.ENQUOTE_NAME(DBMS_ASSERT.SCHEMA_NAME(UPPER('&&owner_name')), FALSE);
 BEGIN
   -- dynamic-sql: DBA DDL; the namespace and package names are rendered from the validated
   -- prefix, the schema passed DBMS_ASSERT.SCHEMA_NAME and ENQUOTE_NAME.

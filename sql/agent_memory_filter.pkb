@@ -1,5 +1,5 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_FILTER AS
-  c_operators   CONSTANT VARCHAR2(100) := '$array_contains, $array_contains_any, $not';
+  c_operators   CONSTANT VARCHAR2(100 CHAR) := '$array_contains, $array_contains_any, $not';
   c_max_compiled CONSTANT PLS_INTEGER := 32;
 
   FUNCTION where_text(p_path IN VARCHAR2) RETURN VARCHAR2 IS
@@ -332,7 +332,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_FILTER AS
     l_keys JSON_KEY_LIST := p_spec.get_keys;
     l_expr JSON_ELEMENT_T;
     l_obj  JSON_OBJECT_T;
-    l_path VARCHAR2(4000);
+    l_path VARCHAR2(4000 CHAR);
     l_sub  JSON_KEY_LIST;
     l_has_ops BOOLEAN;
     l_negated BOOLEAN;

@@ -26,7 +26,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_FILTER AUTHID DEFINER AS
    * Checked: JSON_EXISTS with PASSING,
    *   https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/sql-json-condition-json_exists.html
    */
-  c_safe_key CONSTANT VARCHAR2(40) := '^[A-Za-z][A-Za-z0-9_]{0,63}$';
+  c_safe_key CONSTANT VARCHAR2(40 CHAR) := '^[A-Za-z][A-Za-z0-9_]{0,63}$';
 
   -- Raise -20004 naming the offending key when p_filter is not a valid filter (NULL is valid).
   PROCEDURE validate(p_filter IN JSON);

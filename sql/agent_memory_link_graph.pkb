@@ -1,6 +1,6 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
-  TYPE text_list_t IS TABLE OF VARCHAR2(512);
-  TYPE label_list_t IS TABLE OF VARCHAR2(128);
+  TYPE text_list_t IS TABLE OF VARCHAR2(512 CHAR);
+  TYPE label_list_t IS TABLE OF VARCHAR2(128 CHAR);
   TYPE number_list_t IS TABLE OF NUMBER;
 
   FUNCTION check_label(p_name IN VARCHAR2, p_label IN VARCHAR2) RETURN VARCHAR2 IS
@@ -32,7 +32,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
 
   FUNCTION opposite_label(p_relation_type IN VARCHAR2, p_opposite IN VARCHAR2,
                           p_opposite_given IN BOOLEAN) RETURN VARCHAR2 IS
-    l_type VARCHAR2(128) := check_label('relation_type', p_relation_type);
+    l_type VARCHAR2(128 CHAR) := check_label('relation_type', p_relation_type);
   BEGIN
     CASE l_type
       WHEN 'supersedes' THEN RETURN 'is_superseded_by';
@@ -50,8 +50,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
 
   PROCEDURE require_linkable(p_id IN VARCHAR2, p_type IN VARCHAR2, p_thread_id IN VARCHAR2,
                              p_side IN VARCHAR2, p_now IN TIMESTAMP) IS
-    l_type   VARCHAR2(16);
-    l_thread VARCHAR2(512);
+    l_type   VARCHAR2(16 CHAR);
+    l_thread VARCHAR2(512 CHAR);
   BEGIN
     IF p_type IS NULL OR NOT AGENT_MEMORY_RECORD_API.is_memory_type(p_type) THEN
       AGENT_MEMORY_ERRORS.invalid_link(p_side || '_record_type must be one of memory, fact, guideline, preference, got '
@@ -80,19 +80,19 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
   END require_linkable;
 
   FUNCTION insert_link(p_link IN JSON_OBJECT_T, p_now IN TIMESTAMP) RETURN VARCHAR2 IS
-    l_id          VARCHAR2(512);
-    l_thread      VARCHAR2(512);
-    l_source      VARCHAR2(512);
-    l_target      VARCHAR2(512);
-    l_source_type VARCHAR2(4000);
-    l_target_type VARCHAR2(4000);
-    l_type        VARCHAR2(4000);
-    l_opposite    VARCHAR2(4000);
-    l_timestamp   VARCHAR2(64);
+    l_id          VARCHAR2(512 CHAR);
+    l_thread      VARCHAR2(512 CHAR);
+    l_source      VARCHAR2(512 CHAR);
+    l_target      VARCHAR2(512 CHAR);
+    l_source_type VARCHAR2(4000 CHAR);
+    l_target_type VARCHAR2(4000 CHAR);
+    l_type        VARCHAR2(4000 CHAR);
+    l_opposite    VARCHAR2(4000 CHAR);
+    l_timestamp   VARCHAR2(64 CHAR);
     l_utc         TIMESTAMP;
     l_metadata    CLOB;
-    l_clash       VARCHAR2(512);
-    l_created     VARCHAR2(4000);
+    l_clash       VARCHAR2(512 CHAR);
+    l_created     VARCHAR2(4000 CHAR);
     l_created_at  TIMESTAMP;
   BEGIN
     l_id := AGENT_MEMORY_CODEC.check_id(
@@ -113,13 +113,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     l_type := check_label('relation_type', label_member(p_link, 'relation_type'));
     l_opposite := opposite_label(l_type, label_member(p_link, 'opposite_relation_type'),
                                  p_link.has('opposite_relation_type'));
-    l_timestamp := AGENT_MEMORY_CODEC.opt_string(p_link, 'timestamp', 'timestamp');
+    l_timestamp := AGENT_MEMORY_CODEC.opt_timestamp(p_link, 'timestamp', 'timestamp');
     IF l_timestamp IS NOT NULL THEN
       l_utc := AGENT_MEMORY_CODEC.parse_iso(l_timestamp, 'timestamp');
     END IF;
     l_metadata := AGENT_MEMORY_CODEC.opt_object_text(p_link, 'metadata', 'metadata');
     -- An import may restore the creation time (kept as given, no zone = UTC); else the clock.
-    l_created := AGENT_MEMORY_CODEC.opt_string(p_link, 'created_at', 'link.created_at');
+    l_created := AGENT_MEMORY_CODEC.opt_timestamp(p_link, 'created_at', 'link.created_at');
     l_created_at := CASE WHEN l_created IS NULL THEN p_now
                          ELSE AGENT_MEMORY_CODEC.parse_iso(l_created, 'link.created_at') END;
     SELECT MIN(rel.id) KEEP (DENSE_RANK FIRST ORDER BY CASE WHEN rel.id = l_id THEN 1 ELSE 0 END)
@@ -145,14 +145,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
 
   FUNCTION update_link(p_relation_id IN VARCHAR2, p_thread_id IN VARCHAR2, p_changes IN JSON)
     RETURN NUMBER IS
-    l_id        VARCHAR2(512) := AGENT_MEMORY_CODEC.check_id(p_relation_id, 'relation_id');
-    l_thread    VARCHAR2(512) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
+    l_id        VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_relation_id, 'relation_id');
+    l_thread    VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
     l_changes   JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_changes, 'changes');
-    l_type      VARCHAR2(128);
-    l_opposite  VARCHAR2(128);
-    l_new_type  VARCHAR2(4000);
-    l_new_opp   VARCHAR2(4000);
-    l_timestamp VARCHAR2(64);
+    l_type      VARCHAR2(128 CHAR);
+    l_opposite  VARCHAR2(128 CHAR);
+    l_new_type  VARCHAR2(4000 CHAR);
+    l_new_opp   VARCHAR2(4000 CHAR);
+    l_timestamp VARCHAR2(64 CHAR);
     l_utc       TIMESTAMP;
     l_metadata  CLOB;
     f_labels    NUMBER := 0;
@@ -184,7 +184,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
       f_labels := 1;
     END IF;
     IF l_changes.has('timestamp') THEN
-      l_timestamp := AGENT_MEMORY_CODEC.opt_string(l_changes, 'timestamp', 'timestamp');
+      l_timestamp := AGENT_MEMORY_CODEC.opt_timestamp(l_changes, 'timestamp', 'timestamp');
       IF l_timestamp IS NOT NULL THEN
         l_utc := AGENT_MEMORY_CODEC.parse_iso(l_timestamp, 'timestamp');
       END IF;
@@ -206,14 +206,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
   END update_link;
 
   FUNCTION delete_links(p_selector IN JSON, p_thread_id IN VARCHAR2) RETURN NUMBER IS
-    l_thread   VARCHAR2(512) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
+    l_thread   VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
     l_selector JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_selector, 'selector');
     l_keys     text_list_t := text_list_t('source_id', 'source_type', 'target_id', 'target_type',
                                           'relation_type');
     l_values   text_list_t := text_list_t(NULL, NULL, NULL, NULL, NULL);
-    l_missing  VARCHAR2(4000);
+    l_missing  VARCHAR2(4000 CHAR);
     l_any_key  BOOLEAN := FALSE;
-    l_id       VARCHAR2(512);
+    l_id       VARCHAR2(512 CHAR);
   BEGIN
     FOR i IN 1 .. l_keys.COUNT LOOP
       l_any_key := l_any_key OR l_selector.has(l_keys(i));
@@ -249,7 +249,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
   END delete_links;
 
   FUNCTION list_links(p_thread_id IN VARCHAR2) RETURN JSON IS
-    l_thread VARCHAR2(512) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
+    l_thread VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
     l_out    JSON;
     l_empty  JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
@@ -315,8 +315,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
               AND (l_invalid = 1 OR r.status = 'VALID')
          ),
          walk (node_id, via_id, rid, label, eseq, dir, hops) AS (
-           SELECT p_start_id, CAST(NULL AS VARCHAR2(512)), CAST(NULL AS VARCHAR2(512)),
-                  CAST(NULL AS VARCHAR2(128)), CAST(NULL AS NUMBER), CAST(NULL AS NUMBER), 0
+           SELECT p_start_id, CAST(NULL AS VARCHAR2(512 CHAR)), CAST(NULL AS VARCHAR2(512 CHAR)),
+                  CAST(NULL AS VARCHAR2(128 CHAR)), CAST(NULL AS NUMBER), CAST(NULL AS NUMBER), 0
              FROM dual
            UNION ALL
            SELECT e.to_id, w.node_id, e.rid, e.label, e.eseq, e.dir, w.hops + 1

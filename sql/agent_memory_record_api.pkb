@@ -1,38 +1,38 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
-  c_all_types        CONSTANT VARCHAR2(200) :=
+  c_all_types        CONSTANT VARCHAR2(200 CHAR) :=
     'memory, fact, guideline, preference, message, image, user_profile, agent_profile, thread, summary';
-  c_searchable_types CONSTANT VARCHAR2(200) :=
+  c_searchable_types CONSTANT VARCHAR2(200 CHAR) :=
     'memory, fact, guideline, preference, message, image, user_profile, agent_profile';
-  c_single_max       CONSTANT PLS_INTEGER := 2000;
+  -- Characters embedded in one piece: 1000 characters take at most 4000 bytes in AL32UTF8.
+  c_single_max       CONSTANT PLS_INTEGER := 1000;
 
   TYPE row_t IS RECORD (
-    id          VARCHAR2(512),
-    id_space    VARCHAR2(16),
-    record_type VARCHAR2(16),
-    user_id     VARCHAR2(512),
-    agent_id    VARCHAR2(512),
-    thread_id   VARCHAR2(512),
-    role        VARCHAR2(4000),
+    id          VARCHAR2(512 CHAR),
+    id_space    VARCHAR2(16 CHAR),
+    record_type VARCHAR2(16 CHAR),
+    user_id     VARCHAR2(512 CHAR),
+    agent_id    VARCHAR2(512 CHAR),
+    thread_id   VARCHAR2(512 CHAR),
+    role        VARCHAR2(4000 CHAR),
     content     CLOB,
     metadata    CLOB,
     parts       CLOB,
     config      CLOB,
-    mime_type   VARCHAR2(255),
-    event_ts    VARCHAR2(64),
+    mime_type   VARCHAR2(255 CHAR),
+    event_ts    VARCHAR2(64 CHAR),
     event_utc   TIMESTAMP(6),
     created_at  TIMESTAMP(6),
     updated_at  TIMESTAMP(6),
     expires_at  TIMESTAMP(6),
-    status      VARCHAR2(8),
-    message_id  VARCHAR2(512),
+    status      VARCHAR2(8 CHAR),
+    message_id  VARCHAR2(512 CHAR),
     embedding   CLOB,
     image_b64   CLOB
   );
   TYPE rows_t IS TABLE OF row_t INDEX BY PLS_INTEGER;
-  TYPE number_list_t IS TABLE OF NUMBER;
-  TYPE text_list_t IS TABLE OF VARCHAR2(512);
+  TYPE text_list_t IS TABLE OF VARCHAR2(512 CHAR);
   TYPE clob_list_t IS TABLE OF CLOB;
-  TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(600);
+  TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(32767);
 
   FUNCTION is_memory_type(p_record_type IN VARCHAR2) RETURN BOOLEAN IS
   BEGIN
@@ -53,21 +53,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN NOT p_searchable AND p_record_type IN ('thread', 'summary');
   END is_known_type;
 
-  FUNCTION seq_text(p_seqs IN number_list_t) RETURN CLOB IS
-    l_arr JSON_ARRAY_T := JSON_ARRAY_T();
-  BEGIN
-    IF p_seqs IS NOT NULL THEN
-      FOR i IN 1 .. p_seqs.COUNT LOOP
-        l_arr.append(p_seqs(i));
-      END LOOP;
-    END IF;
-    RETURN l_arr.to_clob;
-  END seq_text;
-
   FUNCTION record_types(p_types IN JSON_ARRAY_T, p_searchable IN BOOLEAN) RETURN CLOB IS
     l_out  JSON_ARRAY_T := JSON_ARRAY_T();
     l_el   JSON_ELEMENT_T;
-    l_type VARCHAR2(4000);
+    l_type VARCHAR2(4000 CHAR);
   BEGIN
     IF p_types IS NULL THEN
       AGENT_MEMORY_ERRORS.invalid_argument('record_types must be a list of record type names');
@@ -111,7 +100,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
 
   FUNCTION records_json(p_seqs IN CLOB, p_include_bytes IN BOOLEAN) RETURN JSON_ARRAY_T IS
     l_out   JSON_ARRAY_T := JSON_ARRAY_T();
-    l_seqs  number_list_t;
+    l_seqs  AGENT_MEMORY_CODEC.number_list_t;
     l_types text_list_t;
     l_docs  clob_list_t;
     l_obj   JSON_OBJECT_T;
@@ -152,7 +141,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       IF p_include_bytes AND l_types(i) = 'image' THEN
         BEGIN
           SELECT i.bytes INTO l_bytes FROM AGENT_MEMORY_IMAGES i WHERE i.seq = l_seqs(i);
-          l_obj.put('image_bytes', AGENT_MEMORY_CODEC.blob_to_base64(l_bytes));
+          l_obj.put('image_bytes', AGENT_MEMORY_CODEC.string_element(AGENT_MEMORY_CODEC.blob_to_base64(l_bytes)));
         EXCEPTION
           WHEN NO_DATA_FOUND THEN
             NULL;
@@ -170,13 +159,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_types   CLOB;
     l_el      JSON_ELEMENT_T;
     l_filter  JSON;
+    l_filter_doc CLOB;
     l_limit   NUMBER;
-    l_flags   number_list_t := number_list_t(0, 0, 0, 0);
+    l_flags   AGENT_MEMORY_CODEC.number_list_t := AGENT_MEMORY_CODEC.number_list_t(0, 0, 0, 0);
     l_values  text_list_t := text_list_t(NULL, NULL, NULL, NULL);
     l_columns text_list_t := text_list_t('user_id', 'agent_id', 'thread_id', 'message_id');
     l_sql     VARCHAR2(32767);
     l_cursor  SYS_REFCURSOR;
-    l_seqs    number_list_t;
+    l_seqs    AGENT_MEMORY_CODEC.number_list_t;
     l_empty   JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
     IF l_query.has('ids') THEN
@@ -207,6 +197,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       IF l_el IS NOT NULL AND NOT l_el.is_null THEN
         l_filter := l_el.to_json;
         AGENT_MEMORY_FILTER.validate(l_filter);
+        l_filter_doc := l_el.to_clob;  -- bound as text, JSON(:b_filter) in the SQL
       END IF;
     END IF;
     IF l_query.has('limit') AND NOT l_query.get('limit').is_null THEN
@@ -218,13 +209,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_sql := 'WITH p AS (SELECT :b_now AS now_ts, :b_ids AS ids, :b_types AS types,'
           || ' :b_has_user AS has_user, :b_user AS user_id, :b_has_agent AS has_agent,'
           || ' :b_agent AS agent_id, :b_has_thread AS has_thread, :b_thread AS thread_id,'
-          || ' :b_has_message AS has_message, :b_message AS message_id, :b_filter AS f FROM dual)'
+          || ' :b_has_message AS has_message, :b_message AS message_id, JSON(:b_filter) AS f'
+          || ' FROM dual)'
           || ' SELECT r.seq FROM AGENT_MEMORY_RECORDS r CROSS JOIN p flt'
           || ' WHERE (r.expires_at IS NULL OR r.expires_at > flt.now_ts)'
           || ' AND (flt.ids IS NULL OR r.id IN (SELECT jt.v FROM p p2, JSON_TABLE(p2.ids, ''$[*]'''
-          || ' COLUMNS (v VARCHAR2(512) PATH ''$'')) jt))'
+          || ' COLUMNS (v VARCHAR2(512 CHAR) PATH ''$'')) jt))'
           || ' AND (flt.types IS NULL OR r.record_type IN (SELECT jt.v FROM p p3,'
-          || ' JSON_TABLE(p3.types, ''$[*]'' COLUMNS (v VARCHAR2(16) PATH ''$'')) jt))'
+          || ' JSON_TABLE(p3.types, ''$[*]'' COLUMNS (v VARCHAR2(16 CHAR) PATH ''$'')) jt))'
           || ' AND (flt.has_user = 0 OR DECODE(r.user_id, flt.user_id, 1, 0) = 1)'
           || ' AND (flt.has_agent = 0 OR DECODE(r.agent_id, flt.agent_id, 1, 0) = 1)'
           || ' AND (flt.has_thread = 0 OR DECODE(r.thread_id, flt.thread_id, 1, 0) = 1)'
@@ -235,20 +227,21 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     -- dynamic-sql: get_records candidates (text assembled above: literals + prefilter)
     OPEN l_cursor FOR l_sql
       USING l_now, l_ids, l_types, l_flags(1), l_values(1), l_flags(2), l_values(2),
-            l_flags(3), l_values(3), l_flags(4), l_values(4), l_filter, NVL(l_limit, 2147483647);
+            l_flags(3), l_values(3), l_flags(4), l_values(4), l_filter_doc,
+            NVL(l_limit, 2147483647);
     FETCH l_cursor BULK COLLECT INTO l_seqs;
     CLOSE l_cursor;
-    RETURN records_json(seq_text(l_seqs),
+    RETURN records_json(AGENT_MEMORY_CODEC.number_list_json(l_seqs),
                         NVL(AGENT_MEMORY_CODEC.opt_boolean(l_query, 'include_bytes', 'include_bytes'), FALSE)
                        ).to_json;
   END get_records;
 
   FUNCTION list_messages(p_thread_id IN VARCHAR2, p_start IN NUMBER, p_end IN NUMBER,
                          p_include_bytes IN BOOLEAN) RETURN JSON IS
-    l_thread VARCHAR2(512) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
+    l_thread VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
     l_now    TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_all    number_list_t;
-    l_pick   number_list_t := number_list_t();
+    l_all    AGENT_MEMORY_CODEC.number_list_t;
+    l_pick   AGENT_MEMORY_CODEC.number_list_t := AGENT_MEMORY_CODEC.number_list_t();
     l_len    PLS_INTEGER;
     l_from   PLS_INTEGER;
     l_to     PLS_INTEGER;
@@ -275,7 +268,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       l_pick.EXTEND;
       l_pick(l_pick.COUNT) := l_all(i);
     END LOOP;
-    RETURN records_json(seq_text(l_pick), NVL(p_include_bytes, FALSE)).to_json;
+    RETURN records_json(AGENT_MEMORY_CODEC.number_list_json(l_pick), NVL(p_include_bytes, FALSE)).to_json;
   END list_messages;
 
   -- -- writing ---------------------------------------------------------------------------
@@ -285,9 +278,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   -- Mirrors restored_time in python/oracleagentmemory/stores/embedded/store.py.
   FUNCTION restored_time(p_values IN JSON_OBJECT_T, p_key IN VARCHAR2, p_where IN VARCHAR2)
     RETURN TIMESTAMP IS
-    l_text VARCHAR2(4000);
+    l_text VARCHAR2(4000 CHAR);
   BEGIN
-    l_text := AGENT_MEMORY_CODEC.opt_string(p_values, p_key, p_where || '.' || p_key);
+    l_text := AGENT_MEMORY_CODEC.opt_timestamp(p_values, p_key, p_where || '.' || p_key);
     IF l_text IS NULL THEN
       RETURN NULL;
     END IF;
@@ -304,36 +297,38 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
                        p_attach IN BOOLEAN, p_message IN row_t)
     RETURN row_t IS
     l_row    row_t;
-    l_status VARCHAR2(4000);
-    l_given  VARCHAR2(4000);
+    l_status VARCHAR2(4000 CHAR);
+    l_given  VARCHAR2(4000 CHAR);
+    l_type   VARCHAR2(4000 CHAR);
   BEGIN
     IF p_attach THEN
-      l_row.record_type := 'image';
+      l_type := 'image';
     ELSE
-      l_row.record_type := AGENT_MEMORY_CODEC.opt_string(p_record, 'record_type', p_where || '.record_type');
+      l_type := AGENT_MEMORY_CODEC.opt_text(p_record, 'record_type', p_where || '.record_type', 4000);
     END IF;
-    IF l_row.record_type IS NULL OR NOT is_known_type(l_row.record_type, FALSE) THEN
+    IF l_type IS NULL OR NOT is_known_type(l_type, FALSE) THEN
       AGENT_MEMORY_ERRORS.invalid_argument(p_where || '.record_type must be one of ' || c_all_types
-        || ', got ' || AGENT_MEMORY_CODEC.quoted(l_row.record_type));
+        || ', got ' || AGENT_MEMORY_CODEC.quoted(l_type));
     END IF;
-    l_given := AGENT_MEMORY_CODEC.opt_string(p_record, 'id', p_where || '.id');
+    l_row.record_type := l_type;
+    l_given := AGENT_MEMORY_CODEC.opt_text(p_record, 'id', p_where || '.id', 4000);
     l_row.id := AGENT_MEMORY_CODEC.check_id(NVL(l_given, AGENT_MEMORY_CODEC.new_id), p_where || '.id');
     l_row.id_space := id_space_of(l_row.record_type);
     IF p_record.has('content') AND NOT p_record.get('content').is_string THEN
       AGENT_MEMORY_ERRORS.invalid_argument(p_where || '.content must be a string');
     END IF;
     l_row.content := NVL(AGENT_MEMORY_CODEC.opt_clob(p_record, 'content', p_where || '.content'), EMPTY_CLOB());
-    l_row.event_ts := AGENT_MEMORY_CODEC.opt_string(p_record, 'timestamp', p_where || '.timestamp');
+    l_row.event_ts := AGENT_MEMORY_CODEC.opt_timestamp(p_record, 'timestamp', p_where || '.timestamp');
     IF l_row.event_ts IS NOT NULL THEN
       l_row.event_utc := AGENT_MEMORY_CODEC.parse_iso(l_row.event_ts, p_where || '.timestamp');
     END IF;
-    l_status := NVL(AGENT_MEMORY_CODEC.opt_string(p_record, 'status', p_where || '.status'), 'VALID');
+    l_status := NVL(AGENT_MEMORY_CODEC.opt_text(p_record, 'status', p_where || '.status', 4000), 'VALID');
     IF l_status NOT IN ('VALID', 'INVALID') THEN
       AGENT_MEMORY_ERRORS.invalid_argument(p_where || '.status must be VALID or INVALID');
     END IF;
     l_row.status := l_status;
     l_row.parts := AGENT_MEMORY_CODEC.opt_array_text(p_record, 'parts', p_where || '.parts');
-    l_row.mime_type := AGENT_MEMORY_CODEC.opt_string(p_record, 'mime_type', p_where || '.mime_type');
+    l_row.mime_type := AGENT_MEMORY_CODEC.opt_text(p_record, 'mime_type', p_where || '.mime_type', 255);
     l_row.config := AGENT_MEMORY_CODEC.opt_object_text(p_record, 'config', p_where || '.config');
     l_row.image_b64 := AGENT_MEMORY_CODEC.opt_clob(p_record, 'image_bytes', p_where || '.image_bytes');
     IF p_attach THEN
@@ -345,7 +340,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       l_row.agent_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'agent_id', p_where || '.agent_id');
       l_row.thread_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'thread_id', p_where || '.thread_id');
     END IF;
-    l_row.role := AGENT_MEMORY_CODEC.opt_string(p_record, 'role', p_where || '.role');
+    l_row.role := AGENT_MEMORY_CODEC.opt_text(p_record, 'role', p_where || '.role', 4000);
     l_row.metadata := AGENT_MEMORY_CODEC.opt_object_text(p_record, 'metadata', p_where || '.metadata');
     -- Imports may restore the bookkeeping times: created_at (also the CREATED_AT anchor of
     -- the TTL), updated_at (defaults to created_at) and expires_at, which, when the key is
@@ -417,10 +412,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_el      JSON_ELEMENT_T;
     l_rows    rows_t;
     l_seen    seen_t;
-    l_key     VARCHAR2(600);
+    l_key     VARCHAR2(600 CHAR);
     l_ids     JSON_ARRAY_T := JSON_ARRAY_T();
     l_now     TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_link_id VARCHAR2(512);
+    l_link_id VARCHAR2(512 CHAR);
     l_none    row_t;
   BEGIN
     IF p_records IS NULL THEN
@@ -466,24 +461,24 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
 
   FUNCTION update_record(p_record_id IN VARCHAR2, p_record_types IN JSON, p_changes IN JSON,
                          p_thread_id IN VARCHAR2) RETURN JSON IS
-    l_id        VARCHAR2(512) := AGENT_MEMORY_CODEC.check_id(p_record_id, 'record_id');
+    l_id        VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_record_id, 'record_id');
     l_types     CLOB := types_member(p_record_types, FALSE);
     l_changes   JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_changes, 'changes');
     l_now       TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
     l_keys      JSON_KEY_LIST;
-    l_unknown   VARCHAR2(4000);
+    l_unknown   VARCHAR2(4000 CHAR);
     l_seq       NUMBER;
     l_created   TIMESTAMP;
-    l_event_ts  VARCHAR2(64);
+    l_event_ts  VARCHAR2(64 CHAR);
     l_event_utc TIMESTAMP;
     l_content   CLOB;
     l_embedding CLOB;
     l_metadata  CLOB;
-    l_status    VARCHAR2(4000);
+    l_status    VARCHAR2(4000 CHAR);
     l_expires   TIMESTAMP;
     l_parts     CLOB;
     l_config    CLOB;
-    l_mime      VARCHAR2(255);
+    l_mime      VARCHAR2(255 CHAR);
     l_image     CLOB;
     l_bytes     BLOB;
     l_any       BOOLEAN := FALSE;
@@ -493,7 +488,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_images    rows_t;
     l_keep      JSON_ARRAY_T := JSON_ARRAY_T();
     l_keep_text CLOB;
-    l_stale     number_list_t;
+    l_stale     AGENT_MEMORY_CODEC.number_list_t;
     l_links     NUMBER;
     l_follow    TIMESTAMP;
     f_images    NUMBER := 0;
@@ -523,7 +518,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     SELECT MIN(r.seq) INTO l_seq
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.id = l_id
-       AND r.record_type IN (SELECT jt.v FROM JSON_TABLE(l_types, '$[*]' COLUMNS (v VARCHAR2(16) PATH '$')) jt)
+       AND r.record_type IN (SELECT jt.v FROM JSON_TABLE(l_types, '$[*]' COLUMNS (v VARCHAR2(16 CHAR) PATH '$')) jt)
        AND (r.expires_at IS NULL OR r.expires_at > l_now)
        AND (p_thread_id IS NULL OR r.thread_id = p_thread_id);
     IF l_seq IS NULL THEN
@@ -557,13 +552,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       f_metadata := 1;
     END IF;
     IF l_changes.has('timestamp') THEN
-      l_event_ts := AGENT_MEMORY_CODEC.opt_string(l_changes, 'timestamp', 'timestamp');
+      l_event_ts := AGENT_MEMORY_CODEC.opt_timestamp(l_changes, 'timestamp', 'timestamp');
       l_event_utc := CASE WHEN l_event_ts IS NULL THEN NULL
                           ELSE AGENT_MEMORY_CODEC.parse_iso(l_event_ts, 'timestamp') END;
       f_timestamp := 1;
     END IF;
     IF l_changes.has('status') THEN
-      l_status := AGENT_MEMORY_CODEC.opt_string(l_changes, 'status', 'status');
+      l_status := AGENT_MEMORY_CODEC.opt_text(l_changes, 'status', 'status', 4000);
       IF l_status IS NULL OR l_status NOT IN ('VALID', 'INVALID') THEN
         AGENT_MEMORY_ERRORS.invalid_argument('status must be VALID or INVALID');
       END IF;
@@ -582,7 +577,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       f_config := 1;
     END IF;
     IF l_changes.has('mime_type') THEN
-      l_mime := AGENT_MEMORY_CODEC.opt_string(l_changes, 'mime_type', 'mime_type');
+      l_mime := AGENT_MEMORY_CODEC.opt_text(l_changes, 'mime_type', 'mime_type', 255);
       f_mime := 1;
     END IF;
     IF l_changes.has('replace_images') AND l_message.record_type = 'message' THEN
@@ -647,11 +642,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
        WHERE r.record_type = 'image'
          AND r.message_id = l_message.id
          AND NOT EXISTS (SELECT 1
-                           FROM JSON_TABLE(l_keep_text, '$[*]' COLUMNS (v VARCHAR2(512) PATH '$')) k
+                           FROM JSON_TABLE(l_keep_text, '$[*]' COLUMNS (v VARCHAR2(512 CHAR) PATH '$')) k
                           WHERE k.v = r.id)
        ORDER BY r.seq;
       IF l_stale.COUNT > 0 THEN
-        l_links := delete_seqs(seq_text(l_stale));
+        l_links := delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_stale));
       END IF;
       -- (b) listed images with bytes are inserted, or replace the image of that id; listed
       --     ids without bytes are kept as stored
@@ -707,7 +702,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       DELETE FROM AGENT_MEMORY_RECORDS r
        WHERE r.record_type = 'image'
          AND r.message_id IN (SELECT m.id FROM JSON_TABLE(l_messages, '$[*]'
-                                COLUMNS (id VARCHAR2(512) PATH '$')) m);
+                                COLUMNS (id VARCHAR2(512 CHAR) PATH '$')) m);
     END IF;
     RETURN l_links;
   END delete_seqs;
@@ -716,7 +711,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
                           p_thread_id IN VARCHAR2) RETURN NUMBER IS
     l_ids     CLOB := AGENT_MEMORY_CODEC.id_list(AGENT_MEMORY_CODEC.to_array(p_record_ids, 'record_ids'), 'record_id');
     l_types   CLOB := types_member(p_record_types, FALSE);
-    l_seqs    number_list_t;
+    l_seqs    AGENT_MEMORY_CODEC.number_list_t;
     l_rtypes  text_list_t;
     l_msgids  text_list_t;
     l_links   NUMBER;
@@ -724,8 +719,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     SELECT r.seq, r.record_type, r.message_id
       BULK COLLECT INTO l_seqs, l_rtypes, l_msgids
       FROM AGENT_MEMORY_RECORDS r
-     WHERE r.id IN (SELECT jt.v FROM JSON_TABLE(l_ids, '$[*]' COLUMNS (v VARCHAR2(512) PATH '$')) jt)
-       AND r.record_type IN (SELECT jt.v FROM JSON_TABLE(l_types, '$[*]' COLUMNS (v VARCHAR2(16) PATH '$')) jt)
+     WHERE r.id IN (SELECT jt.v FROM JSON_TABLE(l_ids, '$[*]' COLUMNS (v VARCHAR2(512 CHAR) PATH '$')) jt)
+       AND r.record_type IN (SELECT jt.v FROM JSON_TABLE(l_types, '$[*]' COLUMNS (v VARCHAR2(16 CHAR) PATH '$')) jt)
        AND (p_thread_id IS NULL OR r.thread_id = p_thread_id)
        FOR UPDATE;
     FOR i IN 1 .. l_seqs.COUNT LOOP
@@ -735,17 +730,17 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       END IF;
     END LOOP;
     IF l_seqs.COUNT > 0 THEN
-      l_links := delete_seqs(seq_text(l_seqs));
+      l_links := delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_seqs));
     END IF;
     RETURN l_seqs.COUNT;
   END delete_records;
 
   FUNCTION delete_cascade(p_owner_type IN VARCHAR2, p_owner_id IN VARCHAR2) RETURN JSON IS
-    l_owner_id   VARCHAR2(512);
-    l_owner_type VARCHAR2(16);
+    l_owner_id   VARCHAR2(512 CHAR);
+    l_owner_type VARCHAR2(16 CHAR);
     l_owner      NUMBER;
     l_threads    CLOB;
-    l_seqs       number_list_t;
+    l_seqs       AGENT_MEMORY_CODEC.number_list_t;
     l_links      NUMBER := 0;
     l_result     JSON_OBJECT_T := JSON_OBJECT_T();
   BEGIN
@@ -777,16 +772,16 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         OR (p_owner_type = 'thread' AND r.thread_id = l_owner_id)
         OR (r.record_type = l_owner_type AND r.id = l_owner_id)
         OR r.thread_id IN (SELECT t.id FROM JSON_TABLE(NVL(l_threads, '[]'), '$[*]'
-                             COLUMNS (id VARCHAR2(512) PATH '$')) t)
+                             COLUMNS (id VARCHAR2(512 CHAR) PATH '$')) t)
      ORDER BY r.seq;
     IF l_threads IS NOT NULL THEN
       DELETE FROM AGENT_MEMORY_RELATIONS rel
        WHERE rel.thread_id IN (SELECT t.id FROM JSON_TABLE(l_threads, '$[*]'
-                                 COLUMNS (id VARCHAR2(512) PATH '$')) t);
+                                 COLUMNS (id VARCHAR2(512 CHAR) PATH '$')) t);
       l_links := SQL%ROWCOUNT;
     END IF;
     IF l_seqs.COUNT > 0 THEN
-      l_links := l_links + delete_seqs(seq_text(l_seqs));
+      l_links := l_links + delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_seqs));
     END IF;
     l_result.put('owner', l_owner);
     l_result.put('records', l_seqs.COUNT);

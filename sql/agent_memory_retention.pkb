@@ -1,10 +1,10 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RETENTION AS
-  c_job_name CONSTANT VARCHAR2(128) := 'AGENT_MEMORY_PURGE_JOB';
+  c_job_name CONSTANT VARCHAR2(128 CHAR) := 'AGENT_MEMORY_PURGE_JOB';
 
   FUNCTION expires_at(p_values IN JSON_OBJECT_T, p_created_at IN TIMESTAMP,
                       p_event_utc IN TIMESTAMP, p_where IN VARCHAR2) RETURN TIMESTAMP IS
     l_days   NUMBER;
-    l_anchor VARCHAR2(32);
+    l_anchor VARCHAR2(32 CHAR);
   BEGIN
     l_days := AGENT_MEMORY_CODEC.opt_number(p_values, 'ttl_days', p_where || '.ttl_days');
     IF l_days IS NULL THEN
@@ -13,7 +13,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RETENTION AS
     IF l_days < 0 THEN
       AGENT_MEMORY_ERRORS.invalid_argument(p_where || '.ttl_days must not be negative');
     END IF;
-    l_anchor := NVL(AGENT_MEMORY_CODEC.opt_string(p_values, 'ttl_anchor', p_where || '.ttl_anchor'),
+    l_anchor := NVL(AGENT_MEMORY_CODEC.opt_text(p_values, 'ttl_anchor', p_where || '.ttl_anchor', 32),
                     'CREATED_AT');
     IF l_anchor NOT IN ('CREATED_AT', 'TIMESTAMP') THEN
       AGENT_MEMORY_ERRORS.invalid_argument(p_where || '.ttl_anchor must be CREATED_AT or TIMESTAMP');

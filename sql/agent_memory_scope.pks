@@ -19,7 +19,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SCOPE AUTHID DEFINER AS
   TYPE dimension_t IS RECORD (
     present BOOLEAN := FALSE,
     exact   BOOLEAN := FALSE,
-    value   VARCHAR2(512)
+    value   VARCHAR2(512 CHAR)
   );
   TYPE scope_t IS RECORD (
     user_dim   dimension_t,

@@ -1,13 +1,12 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
-  TYPE number_list_t IS TABLE OF NUMBER;
-  TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(4000);
+  TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(32767);
 
   -- The keyword stoplist, rendered from oracleagentmemory/stores/stoplist.py (the embedded
   -- backend uses the same list), each word between spaces. It holds every word of Oracle
   -- Text's documented default English stoplists (up to 11g and from 12.2), so a query does
   -- not ask for a word the default index leaves out; tests/oracle_store checks the list of
   -- the actual database.
-  c_stop_words CONSTANT VARCHAR2(4000) := ' '
+  c_stop_words CONSTANT VARCHAR2(4000 CHAR) := ' '
     || 'a about above after again all almost also although am an and '
     || 'any are as at be because been before being below between both '
     || 'but by can co corp could d did do does doing down '
@@ -26,7 +25,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
 
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2 IS
     l_word  VARCHAR2(32767);
-    l_query VARCHAR2(4000);
+    l_query VARCHAR2(4000 CHAR);
     l_seen  seen_t;
     l_i     PLS_INTEGER := 1;
   BEGIN
@@ -47,7 +46,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   FUNCTION search(p_request IN JSON) RETURN JSON IS
     l_request    JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_request, 'search request', FALSE);
     l_now        TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_strategy   VARCHAR2(4000);
+    l_strategy   VARCHAR2(4000 CHAR);
     l_query_text CLOB;
     l_types      CLOB;
     l_el         JSON_ELEMENT_T;
@@ -57,18 +56,21 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     l_invalid    BOOLEAN;
     l_scope      AGENT_MEMORY_SCOPE.scope_t;
     l_filter     JSON;
+    l_filter_doc CLOB;
+    l_near       AGENT_MEMORY_CODEC.number_list_t;
+    l_near_doc   CLOB;
+    l_rows       NUMBER;
     l_vector     CLOB;
-    l_text       VARCHAR2(4000);
+    l_text       VARCHAR2(4000 CHAR);
     l_use_vector BOOLEAN;
     l_use_text   BOOLEAN;
-    l_vec_cte    VARCHAR2(4000);
-    l_kw_cte     VARCHAR2(4000);
-    l_scored     VARCHAR2(4000);
+    l_vec_cte    VARCHAR2(4000 CHAR);
+    l_kw_cte     VARCHAR2(4000 CHAR);
+    l_scored     VARCHAR2(4000 CHAR);
     l_sql        VARCHAR2(32767);
     l_cursor     SYS_REFCURSOR;
-    l_seqs       number_list_t;
-    l_dists      number_list_t;
-    l_seq_array  JSON_ARRAY_T := JSON_ARRAY_T();
+    l_seqs       AGENT_MEMORY_CODEC.number_list_t;
+    l_dists      AGENT_MEMORY_CODEC.number_list_t;
     l_records    JSON_ARRAY_T;
     l_record     JSON_OBJECT_T;
     l_hit        JSON_OBJECT_T;
@@ -109,6 +111,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     IF l_request.has('metadata_filter') AND NOT l_request.get('metadata_filter').is_null THEN
       l_filter := l_request.get('metadata_filter').to_json;
       AGENT_MEMORY_FILTER.validate(l_filter);
+      l_filter_doc := l_request.get('metadata_filter').to_clob;
     END IF;
     l_invalid := TRUE;
     IF l_request.has('include_invalid') AND NOT l_request.get('include_invalid').is_null THEN
@@ -127,6 +130,35 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     END IF;
     IF l_use_text THEN
       l_text := text_query(DBMS_LOB.SUBSTR(l_query_text, 4000, 1));
+    END IF;
+
+    -- -- approximate preselection for a large, loosely scoped VECTOR search ---------------------
+    -- Exact VECTOR_DISTANCE over the candidates is kept whenever a scope dimension is exact
+    -- or a metadata filter narrows the rows (few candidates). Without either, on a store of
+    -- more than c_approx_min_rows rows (optimizer statistics), the vector index preselects
+    -- the c_approx_pool_factor * max_results nearest visible records with
+    -- FETCH APPROX FIRST ... WITH TARGET ACCURACY, and the exact ranking (affinity included)
+    -- runs over those. Checked: approximate search with a vector index,
+    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/approximate-search-using-ivf.html
+    --   row limiting clause FETCH APPROX[IMATE] FIRST ... WITH TARGET ACCURACY,
+    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SELECT.html
+    IF l_strategy = 'VECTOR' AND l_filter IS NULL
+       AND NOT (l_scope.user_dim.present AND l_scope.user_dim.exact)
+       AND NOT (l_scope.agent_dim.present AND l_scope.agent_dim.exact)
+       AND NOT (l_scope.thread_dim.present AND l_scope.thread_dim.exact) THEN
+      SELECT NVL(MAX(t.num_rows), 0) INTO l_rows
+        FROM user_tables t
+       WHERE t.table_name = 'AGENT_MEMORY_RECORDS';
+      IF l_rows > c_approx_min_rows THEN
+        l_rows := l_max * c_approx_pool_factor;
+        SELECT r.seq BULK COLLECT INTO l_near
+          FROM AGENT_MEMORY_RECORDS r
+         WHERE r.embedding IS NOT NULL
+           AND (r.expires_at IS NULL OR r.expires_at > l_now)
+         ORDER BY VECTOR_DISTANCE(r.embedding, TO_VECTOR(l_vector, 384, FLOAT32), COSINE)
+         FETCH APPROX FIRST l_rows ROWS ONLY WITH TARGET ACCURACY 95;
+        l_near_doc := AGENT_MEMORY_CODEC.number_list_json(l_near);
+      END IF;
     END IF;
 
     -- -- candidates, scores, ranking: one statement -------------------------------------------
@@ -155,18 +187,22 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
       END;
     -- Dynamic SQL text of search: constant fragments chosen by strategy plus
     -- AGENT_MEMORY_FILTER.prefilter() (field names matching AGENT_MEMORY_FILTER.c_safe_key only); every
-    -- value is a bind, each placeholder appears once.
+    -- value is a bind, each placeholder appears once. JSON documents are bound as CLOB text
+    -- and made JSON in SQL with JSON(:b) (a PL/SQL JSON value in USING is not documented;
+    -- the JSON constructor is: https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON-Type-Constructor.html).
     l_sql := 'WITH p AS (SELECT :b_now AS now_ts, :b_types AS types, :b_invalid AS incl_invalid,'
           || ' :b_ue AS u_exact, :b_un AS u_nonexact, :b_uv AS u_val,'
           || ' :b_ae AS a_exact, :b_an AS a_nonexact, :b_av AS a_val,'
           || ' :b_te AS t_exact, :b_tn AS t_nonexact, :b_tv AS t_val,'
-          || ' :b_filter AS f, :b_qv AS qv, :b_win AS win FROM dual),'
+          || ' JSON(:b_filter) AS f, :b_qv AS qv, :b_win AS win, :b_near AS near FROM dual),'
           || ' cand AS (SELECT r.seq, r.user_id, r.agent_id, r.thread_id, r.embedding'
           || ' FROM AGENT_MEMORY_RECORDS r CROSS JOIN p flt'
           || ' WHERE r.record_type IN (SELECT jt.v FROM p p2, JSON_TABLE(p2.types, ''$[*]'''
-          || ' COLUMNS (v VARCHAR2(16) PATH ''$'')) jt)'
+          || ' COLUMNS (v VARCHAR2(16 CHAR) PATH ''$'')) jt)'
           || ' AND (r.expires_at IS NULL OR r.expires_at > flt.now_ts)'
           || ' AND (flt.incl_invalid = 1 OR r.status = ''VALID'')'
+          || ' AND (flt.near IS NULL OR r.seq IN (SELECT jn.seq FROM p pn, JSON_TABLE(pn.near,'
+          || ' ''$[*]'' COLUMNS (seq NUMBER PATH ''$'')) jn))'
           || ' AND (flt.u_exact = 0 OR DECODE(r.user_id, flt.u_val, 1, 0) = 1)'
           || ' AND (flt.a_exact = 0 OR DECODE(r.agent_id, flt.a_val, 1, 0) = 1)'
           || ' AND (flt.t_exact = 0 OR DECODE(r.thread_id, flt.t_val, 1, 0) = 1)'
@@ -196,7 +232,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
               CASE WHEN l_scope.thread_dim.present AND l_scope.thread_dim.exact THEN 1 ELSE 0 END,
               CASE WHEN l_scope.thread_dim.present AND NOT l_scope.thread_dim.exact THEN 1 ELSE 0 END,
               l_scope.thread_dim.value,
-              l_filter, l_vector, GREATEST(l_max, c_rrf_window), l_text, l_max;
+              l_filter_doc, l_vector, GREATEST(l_max, c_rrf_window), l_near_doc, l_text, l_max;
     ELSE
       -- dynamic-sql: search candidates and scores, without a text query
       OPEN l_cursor FOR l_sql
@@ -210,16 +246,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
               CASE WHEN l_scope.thread_dim.present AND l_scope.thread_dim.exact THEN 1 ELSE 0 END,
               CASE WHEN l_scope.thread_dim.present AND NOT l_scope.thread_dim.exact THEN 1 ELSE 0 END,
               l_scope.thread_dim.value,
-              l_filter, l_vector, GREATEST(l_max, c_rrf_window), l_max;
+              l_filter_doc, l_vector, GREATEST(l_max, c_rrf_window), l_near_doc, l_max;
     END IF;
     FETCH l_cursor BULK COLLECT INTO l_seqs, l_dists;
     CLOSE l_cursor;
 
     -- -- hits with their linked records ------------------------------------------------------
-    FOR i IN 1 .. l_seqs.COUNT LOOP
-      l_seq_array.append(l_seqs(i));
-    END LOOP;
-    l_records := AGENT_MEMORY_RECORD_API.records_json(l_seq_array.to_clob, FALSE);
+    l_records := AGENT_MEMORY_RECORD_API.records_json(AGENT_MEMORY_CODEC.number_list_json(l_seqs), FALSE);
     FOR i IN 1 .. l_seqs.COUNT LOOP
       l_record := TREAT(l_records.get(i - 1) AS JSON_OBJECT_T);
       l_linked := JSON_ARRAY_T();

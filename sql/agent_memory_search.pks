@@ -7,7 +7,8 @@ AS
    *   1. candidates: requested types, not expired, VALID unless include_invalid, every exact
    *      scope dimension IS its value, then the metadata filter;
    *   2. scoring: VECTOR cosine distance (VECTOR_DISTANCE ... COSINE, exact over the
-   *      candidates); KEYWORD Oracle Text CONTAINS over the query's words ORed, distance
+   *      candidates; on a large store without an exact scope or filter over the records
+   *      the vector index preselects approximately, see c_approx_min_rows); KEYWORD Oracle Text CONTAINS over the query's words ORed, distance
    *      1 / (1 + score); HYBRID reciprocal-rank fusion (k = 60) of the best
    *      GREATEST(max_results, c_rrf_window) of each ranking, distance 1 - rrf / rrf_max;
    *   3. non-exact scope dimensions matching the record rank it c_affinity closer;
@@ -24,6 +25,11 @@ AS
   -- HYBRID fuses the best GREATEST(max_results, c_rrf_window) of each ranking.
   c_rrf_window CONSTANT PLS_INTEGER := 10;
   c_max_hops  CONSTANT PLS_INTEGER := 5;
+  -- A VECTOR search without an exact scope dimension or metadata filter on a store of more
+  -- than c_approx_min_rows rows lets the vector index preselect c_approx_pool_factor times
+  -- max_results records (FETCH APPROX FIRST ... WITH TARGET ACCURACY 95).
+  c_approx_min_rows    CONSTANT PLS_INTEGER := 100000;
+  c_approx_pool_factor CONSTANT PLS_INTEGER := 20;
 
   -- The SearchRequest -> [SearchHit] operation (documented in AGENT_MEMORY).
   FUNCTION search(p_request IN JSON) RETURN JSON;

@@ -21,9 +21,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
    *                 closed: a record that belongs to nobody is not shared with everybody);
    *                 images follow their record, relations need both endpoints to be its own.
    *                 Administration members (reset_store, set_schema_version, purge job) refuse.
-   *   UNRESTRICTED  nothing bound, and the session user is the store owner or a database user
-   *                 the owner registered with trust_service: exactly the behaviour of the
-   *                 store contract without isolation (no predicate is added).
+   *   UNRESTRICTED  nothing bound, and the session user is the store owner, a database user
+   *                 the owner registered with trust_service, or CTXSYS (Oracle Text
+   *                 maintaining the text index): exactly the behaviour of the store contract
+   *                 without isolation (no predicate is added).
    *   NONE          nothing bound and an untrusted database user: no record is visible and
    *                 every write is rejected. A runtime user must bind an end user (or be
    *                 trusted) before it can use the store.
@@ -42,11 +43,12 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
    * directly, and the database calls the policy functions. trust_service / distrust_service
    * refuse any session user but the owner.
    */
-  c_namespace   CONSTANT VARCHAR2(128) := 'AGENT_MEMORY_CTX';
-  c_end_user    CONSTANT VARCHAR2(30)  := 'END_USER_ID';
-  c_max_user_id CONSTANT PLS_INTEGER   := 512;  -- the width of user_id in AGENT_MEMORY_RECORDS
+  c_namespace   CONSTANT VARCHAR2(128 CHAR) := 'AGENT_MEMORY_CTX';
+  c_end_user    CONSTANT VARCHAR2(30 CHAR)  := 'END_USER_ID';
+  c_max_user_id CONSTANT PLS_INTEGER   := 512;  -- characters: the width of user_id in AGENT_MEMORY_RECORDS
 
   -- Bind the end user of this session (until clear_end_user or the end of the session).
+  -- -20007 where apply_policies found no DBMS_RLS (Standard Edition 2): isolation unavailable.
   --   p_user_id  the user_id of the end user's records; -20001 when NULL or longer than 512
   PROCEDURE set_end_user(p_user_id IN VARCHAR2);
 
@@ -76,6 +78,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   -- Owner only: (re)create the VPD policy AM_END_USER_ISOLATION on AGENT_MEMORY_RECORDS,
   -- AGENT_MEMORY_IMAGES and AGENT_MEMORY_RELATIONS (run by agent_memory_isolation.sql at install and
   -- upgrade; DBMS_RLS.ADD_POLICY commits). Needs EXECUTE ON SYS.DBMS_RLS granted directly.
+  -- Without fine-grained access control (ORA-00439, Standard Edition 2) it records
+  -- end_user_isolation = UNAVAILABLE in AGENT_MEMORY_META and warns instead of failing.
   PROCEDURE apply_policies;
 
   -- VPD policy functions (DBMS_RLS calls them with the schema and object name and adds the

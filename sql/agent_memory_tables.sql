@@ -1,14 +1,17 @@
 -- Tables of the agent-memory store "AGENT_MEMORY" (schema version 1).
 -- Rendered from sql/templates/tables.sql.j2 by oracleagentmemory.stores.oracle_sql.render;
 -- mirrors python/oracleagentmemory/stores/embedded/schema.py (same rows, same uniqueness).
+-- Idempotent: every table and index is created IF NOT EXISTS and the facts are merged, so a
+-- second run after a partial install completes it (IF [NOT] EXISTS for CREATE/ALTER/DROP,
+-- Oracle Database 23ai: https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/release-changes.html).
 -- Checked: CREATE TABLE, JSON data type, VECTOR data type
 --   https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/create-tables-using-vector-data-type.html
 --   https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/json-data-type.html
 
 -- Key/value facts about the store: schema_version, embedding_dimension, search_strategy, ...
-CREATE TABLE AGENT_MEMORY_META (
-  meta_key   VARCHAR2(128)  NOT NULL,
-  meta_value VARCHAR2(4000),
+CREATE TABLE IF NOT EXISTS AGENT_MEMORY_META (
+  meta_key   VARCHAR2(128 CHAR)  NOT NULL,
+  meta_value VARCHAR2(4000 CHAR),
   CONSTRAINT AGENT_MEMORY_META_PK PRIMARY KEY (meta_key)
 );
 
@@ -16,27 +19,27 @@ CREATE TABLE AGENT_MEMORY_META (
 -- id is unique per id space: the memory-like types share the space 'memory', every other
 -- type is its own space. created_at / updated_at / expires_at are UTC; event_ts keeps the
 -- caller's ISO-8601 text as given and event_utc its parsed UTC value (TTL anchor).
-CREATE TABLE AGENT_MEMORY_RECORDS (
+CREATE TABLE IF NOT EXISTS AGENT_MEMORY_RECORDS (
   seq          NUMBER GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 ORDER) NOT NULL,
-  id           VARCHAR2(512)  NOT NULL,
-  id_space     VARCHAR2(16)   NOT NULL,
-  record_type  VARCHAR2(16)   NOT NULL,
-  user_id      VARCHAR2(512),
-  agent_id     VARCHAR2(512),
-  thread_id    VARCHAR2(512),
-  role         VARCHAR2(4000),
+  id           VARCHAR2(512 CHAR)  NOT NULL,
+  id_space     VARCHAR2(16 CHAR)   NOT NULL,
+  record_type  VARCHAR2(16 CHAR)   NOT NULL,
+  user_id      VARCHAR2(512 CHAR),
+  agent_id     VARCHAR2(512 CHAR),
+  thread_id    VARCHAR2(512 CHAR),
+  role         VARCHAR2(4000 CHAR),
   content      CLOB           DEFAULT EMPTY_CLOB() NOT NULL,
   metadata     JSON,
   parts        JSON,
   config       JSON,
-  mime_type    VARCHAR2(255),
-  event_ts     VARCHAR2(64),
+  mime_type    VARCHAR2(255 CHAR),
+  event_ts     VARCHAR2(64 CHAR),
   event_utc    TIMESTAMP(6),
   created_at   TIMESTAMP(6)   NOT NULL,
   updated_at   TIMESTAMP(6)   NOT NULL,
   expires_at   TIMESTAMP(6),
-  status       VARCHAR2(8)    DEFAULT 'VALID' NOT NULL,
-  message_id   VARCHAR2(512),
+  status       VARCHAR2(8 CHAR)    DEFAULT 'VALID' NOT NULL,
+  message_id   VARCHAR2(512 CHAR),
   embedding    VECTOR(384, FLOAT32),
   CONSTRAINT AGENT_MEMORY_RECORDS_PK PRIMARY KEY (seq),
   CONSTRAINT AGENT_MEMORY_RECORDS_ID_UK UNIQUE (id_space, id),
@@ -49,15 +52,15 @@ CREATE TABLE AGENT_MEMORY_RECORDS (
   CONSTRAINT AGENT_MEMORY_RECORDS_STATUS_CK CHECK (status IN ('VALID', 'INVALID'))
 );
 
-CREATE INDEX AGENT_MEMORY_RECORDS_TYPE_USER_IX ON AGENT_MEMORY_RECORDS (record_type, user_id);
-CREATE INDEX AGENT_MEMORY_RECORDS_THREAD_IX ON AGENT_MEMORY_RECORDS (thread_id, record_type);
-CREATE INDEX AGENT_MEMORY_RECORDS_AGENT_IX ON AGENT_MEMORY_RECORDS (agent_id);
-CREATE INDEX AGENT_MEMORY_RECORDS_EXPIRY_IX ON AGENT_MEMORY_RECORDS (expires_at);
-CREATE INDEX AGENT_MEMORY_RECORDS_MESSAGE_IX ON AGENT_MEMORY_RECORDS (message_id);
-CREATE INDEX AGENT_MEMORY_RECORDS_ID_IX ON AGENT_MEMORY_RECORDS (id);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RECORDS_TYPE_USER_IX ON AGENT_MEMORY_RECORDS (record_type, user_id);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RECORDS_THREAD_IX ON AGENT_MEMORY_RECORDS (thread_id, record_type);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RECORDS_AGENT_IX ON AGENT_MEMORY_RECORDS (agent_id);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RECORDS_EXPIRY_IX ON AGENT_MEMORY_RECORDS (expires_at);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RECORDS_MESSAGE_IX ON AGENT_MEMORY_RECORDS (message_id);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RECORDS_ID_IX ON AGENT_MEMORY_RECORDS (id);
 
 -- Image payloads, one per image record; removed with their record.
-CREATE TABLE AGENT_MEMORY_IMAGES (
+CREATE TABLE IF NOT EXISTS AGENT_MEMORY_IMAGES (
   seq   NUMBER NOT NULL,
   bytes BLOB   NOT NULL,
   CONSTRAINT AGENT_MEMORY_IMAGES_PK PRIMARY KEY (seq),
@@ -67,35 +70,39 @@ CREATE TABLE AGENT_MEMORY_IMAGES (
 
 -- Directed relations between memory-like records of one thread. pair_low / pair_high are
 -- the sorted endpoint ids, so the unique key allows one stored direction per pair.
-CREATE TABLE AGENT_MEMORY_RELATIONS (
+CREATE TABLE IF NOT EXISTS AGENT_MEMORY_RELATIONS (
   seq                    NUMBER GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 ORDER) NOT NULL,
-  id                     VARCHAR2(512) NOT NULL,
-  thread_id              VARCHAR2(512) NOT NULL,
-  source_id              VARCHAR2(512) NOT NULL,
-  source_type            VARCHAR2(16)  NOT NULL,
-  target_id              VARCHAR2(512) NOT NULL,
-  target_type            VARCHAR2(16)  NOT NULL,
-  relation_type          VARCHAR2(128) NOT NULL,
-  opposite_relation_type VARCHAR2(128) NOT NULL,
-  event_ts               VARCHAR2(64),
+  id                     VARCHAR2(512 CHAR) NOT NULL,
+  thread_id              VARCHAR2(512 CHAR) NOT NULL,
+  source_id              VARCHAR2(512 CHAR) NOT NULL,
+  source_type            VARCHAR2(16 CHAR)  NOT NULL,
+  target_id              VARCHAR2(512 CHAR) NOT NULL,
+  target_type            VARCHAR2(16 CHAR)  NOT NULL,
+  relation_type          VARCHAR2(128 CHAR) NOT NULL,
+  opposite_relation_type VARCHAR2(128 CHAR) NOT NULL,
+  event_ts               VARCHAR2(64 CHAR),
   metadata               JSON,
   created_at             TIMESTAMP(6)  NOT NULL,
-  pair_low               VARCHAR2(512) GENERATED ALWAYS AS (LEAST(source_id, target_id)) VIRTUAL,
-  pair_high              VARCHAR2(512) GENERATED ALWAYS AS (GREATEST(source_id, target_id)) VIRTUAL,
+  pair_low               VARCHAR2(512 CHAR) GENERATED ALWAYS AS (LEAST(source_id, target_id)) VIRTUAL,
+  pair_high              VARCHAR2(512 CHAR) GENERATED ALWAYS AS (GREATEST(source_id, target_id)) VIRTUAL,
   CONSTRAINT AGENT_MEMORY_RELATIONS_PK PRIMARY KEY (seq),
   CONSTRAINT AGENT_MEMORY_RELATIONS_ID_UK UNIQUE (id),
   CONSTRAINT AGENT_MEMORY_RELATIONS_PAIR_UK UNIQUE (pair_low, pair_high),
   CONSTRAINT AGENT_MEMORY_RELATIONS_SELF_CK CHECK (source_id <> target_id)
 );
 
-CREATE INDEX AGENT_MEMORY_RELATIONS_SOURCE_IX ON AGENT_MEMORY_RELATIONS (source_id);
-CREATE INDEX AGENT_MEMORY_RELATIONS_TARGET_IX ON AGENT_MEMORY_RELATIONS (target_id);
-CREATE INDEX AGENT_MEMORY_RELATIONS_THREAD_IX ON AGENT_MEMORY_RELATIONS (thread_id);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_SOURCE_IX ON AGENT_MEMORY_RELATIONS (source_id);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_TARGET_IX ON AGENT_MEMORY_RELATIONS (target_id);
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_THREAD_IX ON AGENT_MEMORY_RELATIONS (thread_id);
 
-INSERT INTO AGENT_MEMORY_META (meta_key, meta_value) VALUES ('schema_version', '1');
-INSERT INTO AGENT_MEMORY_META (meta_key, meta_value) VALUES ('embedding_dimension', '384');
-INSERT INTO AGENT_MEMORY_META (meta_key, meta_value) VALUES ('search_strategy', 'VECTOR');
-INSERT INTO AGENT_MEMORY_META (meta_key, meta_value) VALUES ('vector_index', 'HNSW');
-INSERT INTO AGENT_MEMORY_META (meta_key, meta_value) VALUES ('sync_mode', 'ON_COMMIT');
-INSERT INTO AGENT_MEMORY_META (meta_key, meta_value) VALUES ('embedding_model', '');
+-- The store's facts, written once: a re-run keeps the values of the first install.
+MERGE INTO AGENT_MEMORY_META m
+USING (SELECT 'schema_version' AS k, '1' AS v FROM dual
+       UNION ALL SELECT 'embedding_dimension', '384' FROM dual
+       UNION ALL SELECT 'search_strategy', 'VECTOR' FROM dual
+       UNION ALL SELECT 'vector_index', 'IVF' FROM dual
+       UNION ALL SELECT 'sync_mode', 'ON_COMMIT' FROM dual
+       UNION ALL SELECT 'embedding_model', '' FROM dual) s
+   ON (m.meta_key = s.k)
+ WHEN NOT MATCHED THEN INSERT (meta_key, meta_value) VALUES (s.k, s.v);
 COMMIT;

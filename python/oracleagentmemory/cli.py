@@ -85,12 +85,12 @@ def _oracle_arguments(parser: argparse.ArgumentParser) -> None:
                         help="environment variable holding the password (else it is asked)")
     parser.add_argument("--store-id", default="AGENT_MEMORY",
                         help="store prefix: names the facade package and the tables")
-    parser.add_argument("--dimension", type=int, default=384, help="vector dimension")
-    parser.add_argument("--vector-index", choices=["HNSW", "IVF"], default="HNSW")
-    parser.add_argument("--search-strategy", choices=["VECTOR", "KEYWORD", "HYBRID"],
-                        default="VECTOR")
-    parser.add_argument("--sync-mode", choices=["ON_COMMIT", "MANUAL", "AUTO"],
-                        default="ON_COMMIT")
+    # Left out, these mean the installed store's own choice (upgrade refuses another one),
+    # or for a new store: 384, IVF, VECTOR, ON_COMMIT.
+    parser.add_argument("--dimension", type=int, help="vector dimension (new store: 384)")
+    parser.add_argument("--vector-index", choices=["HNSW", "IVF"])
+    parser.add_argument("--search-strategy", choices=["VECTOR", "KEYWORD", "HYBRID"])
+    parser.add_argument("--sync-mode", choices=["ON_COMMIT", "MANUAL", "AUTO"])
     parser.add_argument("--embedding-model", help="in-database ONNX model name (optional)")
 
 

@@ -48,15 +48,16 @@ def test_every_store_table_gets_the_policy_for_every_statement_type_with_update_
 def test_predicates_are_constant_text_reading_the_context():
     body = dict(render.render_install())["agent_memory_session.pkb"]
     for constant in ("c_records", "c_images", "c_relations"):
-        match = re.search(rf"{constant}\s+CONSTANT VARCHAR2\(\d+\) :=(.*?);\n", body, flags=re.S)
+        match = re.search(rf"{constant}\s+CONSTANT VARCHAR2\(\d+ CHAR\) :=(.*?);\n", body,
+                          flags=re.S)
         assert match, constant
         operands = re.sub(r"'(?:[^']|'')*'", "''", match.group(1)).split("||")
         assert {op.strip() for op in operands} == {"''"}, constant
         text = "".join(re.findall(r"'((?:[^']|'')*)'", match.group(1)))
-        assert "SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 512)" in text
+        assert "SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000)" in text
     # a bound session never falls back to "no predicate"; an untrusted unbound one is denied
     assert "WHEN 'BOUND' THEN p_bound" in body
-    assert "ELSE c_deny" in body and "c_deny        CONSTANT VARCHAR2(10) := '1 = 0';" in body
+    assert "ELSE c_deny" in body and "c_deny        CONSTANT VARCHAR2(10 CHAR) := '1 = 0';" in body
 
 
 def test_administration_members_need_an_unrestricted_session_and_contract_members_do_not():

@@ -1,8 +1,9 @@
 """End-user binding of the Oracle store, against recording stand-ins for oracledb.
 
 With ``end_user_id`` every operation runs between ``<prefix>_SESSION.SET_END_USER`` and
-``CLEAR_END_USER`` on the same connection (so a pooled connection never leaves bound and a
-bound connection never serves another store); without it the calls are exactly as before.
+``CLEAR_END_USER`` in one anonymous block, so one round trip (issue 13: it used to take
+three) on one connection, and the block unbinds also when the operation fails (so a pooled
+connection never leaves bound); without it the calls are exactly as before.
 """
 
 from __future__ import annotations
@@ -39,27 +40,37 @@ def test_an_unbound_store_sends_only_the_operation():
         "BEGIN :result := AGENT_MEMORY.GET_RECORDS(p_query => :p_query); END;"]
 
 
-def test_a_bound_store_binds_and_unbinds_around_each_operation_on_one_connection():
+def bound(call: str, session: str = "AGENT_MEMORY_SESSION") -> str:
+    return (f"BEGIN {session}.SET_END_USER(p_user_id => :am_end_user); {call}; "
+            f"{session}.CLEAR_END_USER; EXCEPTION WHEN OTHERS THEN BEGIN "
+            f"{session}.CLEAR_END_USER; EXCEPTION WHEN OTHERS THEN NULL; END; RAISE; END;")
+
+
+def test_a_bound_store_binds_and_unbinds_in_the_same_block_one_round_trip_each():
     store, pool = open_store(end_user_id="user-A", GET_RECORDS=[{"id": "a1"}], PURGE_EXPIRED=2)
     assert store.get_records({"user_id": "B"}) == [{"id": "a1"}]
     assert store.purge_expired() == 2
     assert [(statement, binds) for _, statement, binds in pool.log] == [
-        ("BEGIN AGENT_MEMORY_SESSION.SET_END_USER(p_user_id => :p_user_id); END;",
-         {"p_user_id": "user-A"}),
-        ("BEGIN :result := AGENT_MEMORY.GET_RECORDS(p_query => :p_query); END;",
-         {"p_query": {"user_id": "B"}}),
-        ("BEGIN AGENT_MEMORY_SESSION.CLEAR_END_USER(); END;", {}),
-        ("BEGIN AGENT_MEMORY_SESSION.SET_END_USER(p_user_id => :p_user_id); END;",
-         {"p_user_id": "user-A"}),
-        ("BEGIN :result := AGENT_MEMORY.PURGE_EXPIRED(p_commit => :p_commit); END;",
-         {"p_commit": True}),
-        ("BEGIN AGENT_MEMORY_SESSION.CLEAR_END_USER(); END;", {}),
+        (bound(":result := AGENT_MEMORY.GET_RECORDS(p_query => :p_query)"),
+         {"am_end_user": "user-A", "p_query": {"user_id": "B"}}),
+        (bound(":result := AGENT_MEMORY.PURGE_EXPIRED(p_commit => :p_commit)"),
+         {"am_end_user": "user-A", "p_commit": True}),
     ]
-    # each triple ran on one connection, though the pool hands out different ones
-    connections = [name for name, _, _ in pool.log]
-    assert connections[0:3] == [connections[0]] * 3
-    assert connections[3:6] == [connections[3]] * 3
-    assert connections[0] != connections[3]
+
+
+def test_the_wrapping_members_exist_in_the_session_spec():
+    from oracleagentmemory.devtools.plsql_units import package_units
+    from oracleagentmemory.devtools.sql_parsing import parse_source
+    from oracleagentmemory.devtools.sql_sources import SqlSource
+    from oracleagentmemory.stores.oracle import CLEAR_END_USER, SET_END_USER
+    from oracleagentmemory.stores.oracle_sql.render import render_install
+
+    spec = dict(render_install())["agent_memory_session.pks"]
+    [unit] = package_units([parse_source(SqlSource("sql/agent_memory_session.pks", spec))])
+    [set_end_user] = unit.members(SET_END_USER)
+    [clear_end_user] = unit.members(CLEAR_END_USER)
+    assert [p.name.lower() for p in set_end_user.params] == ["p_user_id"]
+    assert clear_end_user.params == ()
 
 
 def test_the_end_user_is_a_bind_never_sql_text():
@@ -68,17 +79,14 @@ def test_the_end_user_is_a_bind_never_sql_text():
     store.list_links("t")
     first_statement, first_binds = pool.log[0][1], pool.log[0][2]
     assert hostile not in first_statement
-    assert first_binds == {"p_user_id": hostile}
+    assert first_binds == {"am_end_user": hostile, "p_thread_id": "t"}
 
 
 def test_a_custom_prefix_binds_through_its_own_session_package():
     store, pool = open_store(end_user_id="u", store_id="MEM_T1", DESCRIBE={"backend": "oracle"})
     store.describe()
     assert [statement for _, statement, _ in pool.log] == [
-        "BEGIN MEM_T1_SESSION.SET_END_USER(p_user_id => :p_user_id); END;",
-        "BEGIN :result := MEM_T1.DESCRIBE(); END;",
-        "BEGIN MEM_T1_SESSION.CLEAR_END_USER(); END;",
-    ]
+        bound(":result := MEM_T1.DESCRIBE()", session="MEM_T1_SESSION")]
 
 
 def test_a_failing_operation_still_unbinds_and_raises_its_own_error():
@@ -86,8 +94,12 @@ def test_a_failing_operation_still_unbinds_and_raises_its_own_error():
     store, pool = open_store(end_user_id="u", UPDATE_LINK=violation)
     with pytest.raises(StoreError, match="ORA-28115"):
         store.update_link("l", "t", {"relation_type": "supports"})
-    assert pool.log[-1][1] == "BEGIN AGENT_MEMORY_SESSION.CLEAR_END_USER(); END;"
-    assert pool.log[-1][0] == pool.log[0][0]
+    [(_, statement, _)] = pool.log
+    # the block's own handler unbinds, then re-raises the operation's error
+    handler = statement[statement.index("EXCEPTION WHEN OTHERS THEN BEGIN"):]
+    assert handler.startswith("EXCEPTION WHEN OTHERS THEN BEGIN AGENT_MEMORY_SESSION"
+                              ".CLEAR_END_USER;")
+    assert handler.endswith("RAISE; END;")
 
 
 def test_binding_failure_stops_the_operation():
@@ -97,7 +109,7 @@ def test_binding_failure_stops_the_operation():
     with pytest.raises(StoreError, match="ORA-01031"):
         store.get_records({})
     assert [statement for _, statement, _ in pool.log] == [
-        "BEGIN AGENT_MEMORY_SESSION.SET_END_USER(p_user_id => :p_user_id); END;"]
+        bound(":result := AGENT_MEMORY.GET_RECORDS(p_query => :p_query)")]
 
 
 def test_a_bound_store_refuses_to_install_a_missing_schema():
@@ -108,9 +120,17 @@ def test_a_bound_store_refuses_to_install_a_missing_schema():
     assert not any("CREATE TABLE" in statement for _, statement, _ in pool.log)
 
 
-@pytest.mark.parametrize("bad", ["", 7, "x" * 513, "é" * 257])
+@pytest.mark.parametrize("bad", ["", 7, "x" * 513, "é" * 513])
 def test_invalid_end_user_ids_are_rejected_before_any_call(bad):
     pool = FakePool()
     with pytest.raises(InvalidArgumentError):
         OracleBackend(pool, embedding_dimension=3, end_user_id=bad)
     assert pool.log == []
+
+
+def test_an_end_user_id_of_512_non_ascii_characters_is_bound():
+    # ids are VARCHAR2(512 CHAR): 512 characters whatever their bytes (issue 13, defect 2)
+    user = "中" * 512
+    store, pool = open_store(end_user_id=user, LIST_LINKS=[])
+    store.list_links("t")
+    assert pool.log[0][2] == {"am_end_user": user, "p_thread_id": "t"}

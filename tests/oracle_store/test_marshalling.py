@@ -22,13 +22,7 @@ from oracleagentmemory.stores.errors import (  # noqa: E402
 from oracleagentmemory.stores.oracle import OracleBackend  # noqa: E402
 from oracleagentmemory.stores.protocol import StoreBackend  # noqa: E402
 from tests.support.fake_oracledb import FakeConnection, database_error  # noqa: E402
-
-
-def store_with(**answers):
-    connection = FakeConnection(**answers)
-    store = OracleBackend(connection, embedding_dimension=3)
-    connection.log.clear()
-    return store, connection
+from tests.support.oracle import backend_on_double as store_with  # noqa: E402
 
 
 def test_every_contract_operation_has_the_same_signature_on_oracle():
@@ -107,7 +101,8 @@ def test_create_if_necessary_installs_and_warns_without_create_job():
     with pytest.warns(UserWarning, match="CREATE JOB"):
         OracleBackend(connection, embedding_dimension=3)
     statements = [block for block, _ in connection.calls]
-    assert any(s.startswith("CREATE TABLE AGENT_MEMORY_RECORDS") for s in statements)
+    assert any(s.startswith("CREATE TABLE IF NOT EXISTS AGENT_MEMORY_RECORDS")
+               for s in statements)
     assert any(s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY") for s in statements)
     assert not any(s.rstrip().endswith(";") and s.startswith("CREATE TABLE")
                    for s in statements)

@@ -50,7 +50,7 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_isolation AS
 
   FUNCTION ids(p_records IN JSON) RETURN VARCHAR2 IS
     l_arr JSON_ARRAY_T := TREAT(JSON_ELEMENT_T.load(p_records) AS JSON_ARRAY_T);
-    l_out VARCHAR2(4000);
+    l_out VARCHAR2(4000 CHAR);
   BEGIN
     FOR i IN 0 .. l_arr.get_size - 1 LOOP
       l_out := l_out || CASE WHEN i > 0 THEN ',' END

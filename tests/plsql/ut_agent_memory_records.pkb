@@ -35,7 +35,7 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
   END mem;
 
   FUNCTION ids(p_records IN JSON_ARRAY_T) RETURN VARCHAR2 IS
-    l_out VARCHAR2(4000);
+    l_out VARCHAR2(4000 CHAR);
   BEGIN
     FOR i IN 0 .. p_records.get_size - 1 LOOP
       l_out := l_out || CASE WHEN i > 0 THEN ',' END
@@ -346,5 +346,67 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
     l_msg := upd('msg1', 'message', '{"replace_images": null}');
     ut.expect(get('{"record_types": ["image"], "message_id": "msg1"}').get_size).to_equal(0);
   END replace_images_validation;
+
+  -- p_count characters of 3 bytes each in AL32UTF8 (U+4E2D): 512 of them are 1536 bytes,
+  -- which a byte-sized VARCHAR2(512) could not hold. A loop, not RPAD: RPAD counts display
+  -- width, and CJK characters are two columns wide.
+  FUNCTION cjk(p_count IN PLS_INTEGER) RETURN VARCHAR2 IS
+    l_text VARCHAR2(32767);
+  BEGIN
+    FOR i IN 1 .. p_count LOOP
+      l_text := l_text || TO_CHAR(UNISTR('\4E2D'));
+    END LOOP;
+    RETURN l_text;
+  END cjk;
+
+  PROCEDURE non_ascii_ids IS
+    l_ids  JSON_ARRAY_T;
+    l_id   VARCHAR2(512 CHAR) := cjk(512);
+    l_rec  JSON_OBJECT_T;
+  BEGIN
+    l_ids := write('[{"record_type": "memory", "id": "' || l_id || '", "user_id": "' || l_id
+      || '", "agent_id": "' || l_id || '", "thread_id": "' || l_id || '", "content": "x",'
+      || ' "embedding": ' || unit(1) || '}]');
+    ut.expect(l_ids.get_string(0)).to_equal(l_id);
+    l_rec := one(l_id);
+    ut.expect(l_rec.get_string('user_id')).to_equal(l_id);
+    ut.expect(l_rec.get_string('thread_id')).to_equal(l_id);
+    ut.expect(get('{"user_id": "' || l_id || '"}').get_size).to_equal(1);
+  END non_ascii_ids;
+
+  PROCEDURE overlong_id IS
+    l_ids JSON_ARRAY_T;
+  BEGIN
+    l_ids := write('[' || mem(cjk(513)) || ']');
+  END overlong_id;
+
+  PROCEDURE overlong_timestamp IS
+    l_ids JSON_ARRAY_T;
+  BEGIN
+    l_ids := write('[' || mem('m1', ', "timestamp": "2024-01-01T00:00:00' || RPAD('0', 300, '0') || '"') || ']');
+  END overlong_timestamp;
+
+  PROCEDURE overlong_record_type IS
+    l_ids JSON_ARRAY_T;
+  BEGIN
+    l_ids := write('[{"record_type": "' || RPAD('m', 5000, 'm') || '"}]');
+  END overlong_record_type;
+
+  PROCEDURE large_image IS
+    l_b64 CLOB;
+    l_ids JSON_ARRAY_T;
+    l_out CLOB;
+  BEGIN
+    -- 40000 base64 characters (30000 bytes): more than a VARCHAR2 of PL/SQL holds
+    DBMS_LOB.CREATETEMPORARY(l_b64, TRUE);
+    FOR i IN 1 .. 40 LOOP
+      DBMS_LOB.WRITEAPPEND(l_b64, 1000, RPAD('AAAA', 1000, 'AAAA'));
+    END LOOP;
+    l_ids := write('[{"record_type": "image", "id": "big1", "embedding": null, "image_bytes": "'
+      || l_b64 || '"}]');
+    l_out := one('big1', 'image').get_clob('image_bytes');
+    ut.expect(DBMS_LOB.GETLENGTH(l_out)).to_equal(40000);
+    ut.expect(DBMS_LOB.COMPARE(l_out, l_b64)).to_equal(0);
+  END large_image;
 END ut_agent_memory_records;
 /

@@ -45,5 +45,18 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_records AS
   PROCEDURE images_follow_expiry;
   --%test(replace_images is validated before anything changes; null deletes every image)
   PROCEDURE replace_images_validation;
+  --%test(issue 13: ids, scopes and labels of 512 non-ASCII characters round-trip)
+  PROCEDURE non_ascii_ids;
+  --%test(issue 13: an id of 513 characters is an invalid argument, not ORA-06502)
+  --%throws(-20001)
+  PROCEDURE overlong_id;
+  --%test(issue 13: an overlong timestamp is an invalid argument, not ORA-06502)
+  --%throws(-20001)
+  PROCEDURE overlong_timestamp;
+  --%test(issue 13: an overlong record_type is an invalid argument, not ORA-06502)
+  --%throws(-20001)
+  PROCEDURE overlong_record_type;
+  --%test(issue 13: image bytes whose base64 text passes 32K round-trip)
+  PROCEDURE large_image;
 END ut_agent_memory_records;
 /

@@ -18,7 +18,7 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_search AS
 
   FUNCTION ids(p_request IN CLOB) RETURN VARCHAR2 IS
     l_hits JSON_ARRAY_T := TREAT(JSON_ELEMENT_T.load(agent_memory.search(p_request => j(p_request))) AS JSON_ARRAY_T);
-    l_out  VARCHAR2(4000);
+    l_out  VARCHAR2(4000 CHAR);
   BEGIN
     FOR i IN 0 .. l_hits.get_size - 1 LOOP
       l_out := l_out || CASE WHEN i > 0 THEN ',' END
@@ -67,7 +67,7 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_search AS
   END status_and_filter;
 
   PROCEDURE search_rows_from_sql IS
-    l_ids VARCHAR2(4000);
+    l_ids VARCHAR2(4000 CHAR);
   BEGIN
     SELECT LISTAGG(h.record_id, ',') WITHIN GROUP (ORDER BY h.rank)
       INTO l_ids

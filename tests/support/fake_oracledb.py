@@ -1,34 +1,138 @@
-"""Recording stand-ins for python-oracledb connections, pools and cursors.
+"""Recording stand-ins for python-oracledb connections, pools and cursors that return what
+the real driver returns.
 
-They answer PL/SQL blocks by the member they call (``answers`` maps member name to a
-result, or to an exception to raise) and log every statement with its plain bind values,
-so tests can check what the Oracle store sends without a database.
+They answer PL/SQL blocks by the facade member they call (``answers`` maps member name to
+the value the PL/SQL returned, or to an exception to raise) and log every statement with
+its bind values as the database would receive them, so tests can check what the Oracle
+store sends without a database.
+
+The double is deliberately not kinder than the driver (ARCHITECTURE.md section 4). Each
+mapping below follows the python-oracledb 26.1 documentation or source:
+
+* JSON values (``DB_TYPE_JSON`` IN and OUT binds) travel as OSON. Python ``int``,
+  ``float`` and ``Decimal`` become JSON NUMBER, and a NUMBER comes back as
+  ``decimal.Decimal``; null/true/false/str/list/dict map to None/True/False/str/list/dict;
+  a CLOB inside JSON comes back as ``str``. Anything else (a numpy scalar, a set, a
+  non-str key) is refused with DPY-3003 "Python type ... is not supported".
+  https://python-oracledb.readthedocs.io/en/stable/user_guide/json_data_type.html
+  ("IN Bind Type Mapping", "Query and OUT Bind Type Mapping"); the encoder is
+  ``OsonTreeSegment.encode_node`` in src/oracledb/impl/base/oson.pyx. It is Cython
+  (``cdef``) and cannot be called without a server connection, so the round trip is
+  re-stated here: a number goes through ``str()`` into an Oracle NUMBER, which keeps no
+  trailing zeros.
+* CLOB / BLOB values arrive as LOB objects, read with ``.read()`` ("Using CLOB, BLOB,
+  NCLOB and BFILE Data", https://python-oracledb.readthedocs.io/en/stable/user_guide/lob_data.html).
+* ``DB_TYPE_VECTOR`` values come back as ``array.array`` ("Using VECTOR Data",
+  https://python-oracledb.readthedocs.io/en/stable/user_guide/vector_data_type.html).
+* A NUMBER OUT bind of ``DB_TYPE_NUMBER`` is ``int`` when integral, else ``float`` (the
+  default ``oracledb.defaults.fetch_decimals`` is False).
+* ORA errors are raised as the driver raises them: ``errors._Error(message, code=...)``
+  decides the class (``IntegrityError`` for ORA-00001, ``DatabaseError`` otherwise) and
+  ``.full_code``, and thin mode appends a "Help:" line to messages of codes outside
+  20000-20999 ("Catching Exceptions",
+  https://python-oracledb.readthedocs.io/en/latest/user_guide/exception_handling.html).
 """
 
 from __future__ import annotations
 
+import array
+import datetime
 import re
+from decimal import Decimal
 
 import oracledb
+from oracledb import errors as driver_errors
 
-_MEMBER = re.compile(r"\b\w+\.(\w+)\s*[(;]")
+_CALL = re.compile(r"\b(\w+)\.(\w+)\s*[(;]")
+_RESULT_CALL = re.compile(r":result\s*:=\s*\w+\.(\w+)\s*[(;]")
+_CREATE = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+)?"
+                     r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
+                     re.IGNORECASE)
+_DROP = re.compile(r"\s*DROP\s+(TABLE|INDEX|VIEW|PACKAGE)\s+(?:IF\s+EXISTS\s+)?(\w+)",
+                   re.IGNORECASE)
+_META_ROW = re.compile(r"SELECT '(\w+)'(?: AS k)?, '([^']*)'")
+_META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE meta_key = '(\w+)'")
 
 
-class FakeError:
-    def __init__(self, code: int, message: str) -> None:
-        self.code, self.message = code, message
+def database_error(code: int, message: str) -> Exception:
+    """The exception python-oracledb raises for ``ORA-<code>: message``."""
+    error = driver_errors._Error(message=f"ORA-{code:05d}: {message}", code=code)
+    return error.exc_type(error)
 
 
-def database_error(code: int, message: str) -> oracledb.DatabaseError:
-    return oracledb.DatabaseError(FakeError(code, f"ORA-{code:05d}: {message}"))
+def through_oson(value):
+    """``value`` after a trip through OSON: what the database stores for a JSON IN bind and
+    what the driver returns for a JSON OUT bind or column."""
+    if value is None or isinstance(value, (bool, str, bytes)):
+        return value
+    if isinstance(value, (int, float, Decimal)):
+        return _oracle_number(value)
+    if isinstance(value, (datetime.date, datetime.timedelta)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [through_oson(item) for item in value]
+    if isinstance(value, dict):
+        if not all(isinstance(key, str) for key in value):
+            raise TypeError("dictionary keys of a JSON value must be str")
+        return {key: through_oson(item) for key, item in value.items()}
+    error = driver_errors._create_err(driver_errors.ERR_PYTHON_TYPE_NOT_SUPPORTED,
+                                      typ=type(value).__name__)
+    raise error.exc_type(error)
+
+
+def _oracle_number(value) -> Decimal:
+    """An Oracle NUMBER read back as Decimal: str() of the value, at most 40 significant
+    digits, no trailing zeros (NUMBER keeps no scale). NaN and infinity have no NUMBER."""
+    number = Decimal(str(value))
+    if not number.is_finite():
+        raise ValueError(f"{value!r} cannot be stored as an Oracle NUMBER")
+    number = number.normalize()
+    if number == number.to_integral_value():
+        return Decimal(int(number))
+    return number
+
+
+class FakeLob:
+    """A LOB locator: the value is read with ``read()`` (str for CLOB, bytes for BLOB)."""
+
+    def __init__(self, value) -> None:
+        self._value = value
+
+    def read(self, offset: int = 1, amount: int | None = None):
+        end = None if amount is None else offset - 1 + amount
+        return self._value[offset - 1:end]
+
+    def size(self) -> int:
+        return len(self._value)
 
 
 class FakeVar:
+    """``cursor.var(kind)``: IN values are stored as the database receives them, OUT
+    values are returned as the driver maps them."""
+
     def __init__(self, kind) -> None:
         self.kind, self.value = kind, None
 
     def setvalue(self, _position, value) -> None:
-        self.value = value
+        self.value = through_oson(value) if self.kind is oracledb.DB_TYPE_JSON else value
+
+    def set_result(self, value) -> None:
+        """What the PL/SQL assigned to this OUT bind, in the driver's Python type."""
+        if value is None or isinstance(value, Exception):
+            self.value = None
+        elif self.kind is oracledb.DB_TYPE_JSON:
+            self.value = through_oson(value)
+        elif self.kind in (oracledb.DB_TYPE_NUMBER, int):
+            number = _oracle_number(value)
+            self.value = int(number) if number == number.to_integral_value() else float(number)
+        elif self.kind is oracledb.DB_TYPE_BOOLEAN:
+            self.value = bool(value)
+        elif self.kind in (oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_BLOB):
+            self.value = FakeLob(value)
+        elif self.kind is oracledb.DB_TYPE_VECTOR:
+            self.value = array.array("f", value)
+        else:
+            self.value = value
 
     def getvalue(self):
         return self.value
@@ -37,6 +141,7 @@ class FakeVar:
 class FakeCursor:
     def __init__(self, connection: FakeConnection) -> None:
         self.connection = connection
+        self._rows: list[tuple] = []
 
     def __enter__(self):
         return self
@@ -52,21 +157,35 @@ class FakeCursor:
         plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
                  if k != "result"}
         self.connection.log.append((self.connection.name, statement, plain))
-        match = _MEMBER.search(statement) if statement.startswith("BEGIN") else None
-        answer = self.connection.answers.get(match.group(1)) if match else None
-        if isinstance(answer, Exception):
-            raise answer
-        if "result" in binds:
-            binds["result"].value = answer
-        if "v" in binds:
-            binds["v"].value = self.connection.release
+        for text, failure in self.connection.failures.items():
+            if text in statement:
+                raise failure
+        self._rows = self.connection.query_rows(statement)
+        self.connection.apply_ddl(statement)
+        if statement.lstrip().upper().startswith(("BEGIN", "DECLARE")):
+            self._run_block(statement, binds)
         return self
 
+    def _run_block(self, statement, binds) -> None:
+        """Answer every facade call of a PL/SQL block in order: an exception answer is
+        raised (with the block's own handler doing nothing else), the ``:result`` member's
+        answer is assigned to the result bind."""
+        calls = [member for _, member in _CALL.findall(statement)]
+        result_member = _RESULT_CALL.search(statement)
+        for member in calls:
+            answer = self.connection.answers.get(member)
+            if isinstance(answer, Exception):
+                raise answer
+        if "result" in binds and result_member:
+            binds["result"].set_result(self.connection.answers.get(result_member.group(1)))
+        if "v" in binds:
+            binds["v"].set_result(self.connection.release)
+
     def fetchall(self):
-        return []
+        return list(self._rows)
 
     def fetchone(self):
-        return (self.connection.models_loaded,)
+        return self._rows[0] if self._rows else None
 
 
 class FakeConnection:
@@ -78,13 +197,66 @@ class FakeConnection:
         self.answers.update(more_answers)
         self.release = 23
         self.models_loaded = 1
+        self.objects: list[tuple] = []
+        """Rows of all_objects (current schema) the store's probes see: (name, type, status)."""
+        self.schema = ("APP", "APP")
+        """(CURRENT_SCHEMA, SESSION_USER) of the session."""
+        self.meta: dict[str, str] = {}
+        """The store's <prefix>_META rows (upgrade reads them)."""
+        self.errors: list[tuple] = []
+        """Rows of user_errors: (name, type, line, position, text)."""
+        self.failures: dict[str, Exception] = {}
+        """Statements that fail: a text they contain -> the error the database raises."""
 
     @property
     def calls(self) -> list[tuple[str, dict]]:
         return [(statement, binds) for _, statement, binds in self.log]
 
+    def query_rows(self, statement: str) -> list[tuple]:
+        """Rows of the few dictionary queries the store runs."""
+        text = " ".join(statement.split()).lower()
+        if "from user_mining_models" in text:
+            return [(self.models_loaded,)]
+        if "from user_errors" in text:
+            return list(self.errors)
+        if "from all_objects" in text:
+            return list(self.objects)
+        if "sys_context('userenv', 'current_schema')" in text and "from dual" in text:
+            return [self.schema]
+        if text.startswith("select meta_key, meta_value from"):
+            return sorted(self.meta.items())
+        return []
+
+    def apply_ddl(self, statement: str) -> None:
+        """Keep the catalog the probes read: objects that CREATE makes and DROP removes,
+        the META rows the install MERGE and UPDATE write."""
+        created = _CREATE.match(statement)
+        if created:
+            kind = " ".join(created.group(1).upper().split())
+            row = (created.group(2).upper(), kind, "VALID")
+            if row in self.objects:
+                if not re.search(r"\bOR\s+REPLACE\b|\bIF\s+NOT\s+EXISTS\b",
+                                 statement[:created.end()], re.IGNORECASE):
+                    raise database_error(955, "name is already used by an existing object")
+            else:
+                self.objects.append(row)
+        dropped = _DROP.match(statement)
+        if dropped:
+            name = dropped.group(2).upper()
+            self.objects = [row for row in self.objects
+                            if row[0] != name or not row[1].startswith(dropped.group(1).upper())]
+        if re.match(r"\s*MERGE INTO \w+_META\b", statement):
+            for key, value in _META_ROW.findall(statement):
+                self.meta.setdefault(key, value)
+        update = _META_UPDATE.match(statement)
+        if update:
+            self.meta[update.group(2)] = update.group(1)
+
     def cursor(self):
         return FakeCursor(self)
+
+    def commit(self) -> None:
+        self.log.append((self.name, "COMMIT", {}))
 
     def close(self) -> None:
         return None

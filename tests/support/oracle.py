@@ -27,3 +27,15 @@ def open_oracle_test_store(dimension: int):  # pragma: no cover - needs a databa
 
     return OracleBackend(oracle_pool(), embedding_dimension=dimension,
                              schema_policy="RECREATE")
+
+
+def backend_on_double(**answers):
+    """An OracleBackend over a fresh FakeConnection answering ``answers`` (member -> value
+    or exception), with the opening calls cleared from its log: (store, connection)."""
+    from oracleagentmemory.stores.oracle import OracleBackend
+    from tests.support.fake_oracledb import FakeConnection
+
+    connection = FakeConnection(**answers)
+    store = OracleBackend(connection, embedding_dimension=3)
+    connection.log.clear()
+    return store, connection

@@ -15,6 +15,7 @@ import re
 
 from oracleagentmemory.devtools.findings import Finding
 from oracleagentmemory.devtools.sql_parsing import ParsedFile
+from oracleagentmemory.devtools.sql_regions import blank_comments, line_col, sql_regions
 
 CHECK = "accessible-by"
 _SPEC_HEAD = re.compile(
@@ -22,17 +23,14 @@ _SPEC_HEAD = re.compile(
     r"\b(?:AS|IS)\b",
     re.IGNORECASE | re.DOTALL,
 )
-_SQL_START = re.compile(r"\b(?:SELECT|INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE)
-_LOOP = re.compile(r"\bLOOP\b", re.IGNORECASE)
 _CALL = re.compile(r"\b(\w+)\s*\.\s*(\w+)\s*\(")
-_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 def restricted_packages(parsed: list[ParsedFile]) -> set[str]:
     """Upper-case names of the packages whose spec has an ACCESSIBLE BY clause."""
     names: set[str] = set()
     for p in parsed:
-        for head in _SPEC_HEAD.finditer(_blank_comments(p.source.text)):
+        for head in _SPEC_HEAD.finditer(blank_comments(p.source.text)):
             if re.search(r"\bACCESSIBLE\s+BY\b", head.group(2), re.IGNORECASE):
                 names.add(head.group(1).upper())
     return names
@@ -42,28 +40,14 @@ def check_accessible_by(parsed: list[ParsedFile]) -> list[Finding]:
     restricted = restricted_packages(parsed)
     findings: list[Finding] = []
     for p in parsed:
-        text = _blank_comments(p.source.text)
-        start = 0
-        for end in [m.start() for m in re.finditer(";", text)] + [len(text)]:
-            statement = text[start:end]
-            sql = _SQL_START.search(statement)
-            if sql:
-                loop = _LOOP.search(statement, sql.start())
-                stop = loop.start() if loop else len(statement)
-                for call in _CALL.finditer(statement, sql.start(), stop):
-                    if call.group(1).upper() in restricted:
-                        offset = start + call.start()
-                        line = text.count("\n", 0, offset) + 1
-                        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
-                        findings.append(Finding(
-                            p.rel_path, line, col, CHECK,
-                            f"{call.group(1)}.{call.group(2)} is called inside a SQL statement,"
-                            f" but {call.group(1)} is ACCESSIBLE BY: the accessor check fails"
-                            " for calls through SQL; call it in PL/SQL and bind the result"))
-            start = end + 1
+        text = blank_comments(p.source.text)
+        for start, stop in sql_regions(text):
+            for call in _CALL.finditer(text, start, stop):
+                if call.group(1).upper() in restricted:
+                    line, col = line_col(text, call.start())
+                    findings.append(Finding(
+                        p.rel_path, line, col, CHECK,
+                        f"{call.group(1)}.{call.group(2)} is called inside a SQL statement,"
+                        f" but {call.group(1)} is ACCESSIBLE BY: the accessor check fails"
+                        " for calls through SQL; call it in PL/SQL and bind the result"))
     return findings
-
-
-def _blank_comments(text: str) -> str:
-    """The text with comments replaced by spaces (newlines kept, so positions hold)."""
-    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)

@@ -24,8 +24,13 @@ any. Checks (ARCHITECTURE.md section 4, issue 6):
    ``-- dynamic-sql: whitelisted <why>`` comment (``dynamic_sql``).
 6. ``accessible-by``: no package with an ACCESSIBLE BY clause is called inside a SQL
    statement, static or dynamic, where Oracle's accessor check fails (``accessible_by``).
+7. ``char-semantics``: every VARCHAR2/CHAR length states CHAR (or BYTE on purpose), and no
+   BYTE variable holds a value checked in characters (``length_semantics``).
+8. ``lob-substr``: no DBMS_LOB.SUBSTR inside SQL takes more than 1000 characters, which
+   may not fit the 4000-byte SQL VARCHAR2 it returns (``length_semantics``).
 
-Checks 2 to 5 read the syntax trees (6 reads the text), so a file with syntax errors is
+Checks 1, 6, 7 and 8 also run on the renderings of other store options (``variants``).
+Checks 2 to 5 read the syntax trees (6 to 8 read the text), so a file with syntax errors is
 still analysed as far as the parser got; fix syntax errors first.
 """
 
@@ -47,6 +52,7 @@ from oracleagentmemory.devtools.dynamic_sql import (
 )
 from oracleagentmemory.devtools.findings import Finding
 from oracleagentmemory.devtools.index_ddl import check_index_ddl
+from oracleagentmemory.devtools.length_semantics import check_length_semantics
 from oracleagentmemory.devtools.plsql_units import package_units
 from oracleagentmemory.devtools.python_calls import ORACLE_STORE, check_python_calls
 from oracleagentmemory.devtools.schema_catalog import build_catalog
@@ -54,6 +60,7 @@ from oracleagentmemory.devtools.schema_refs import check_schema_refs
 from oracleagentmemory.devtools.spec_body import check_spec_body
 from oracleagentmemory.devtools.sql_parsing import TARGET_VERSION, ParsedFile, parse_source
 from oracleagentmemory.devtools.sql_sources import SQL_DIRS, discover_sources
+from oracleagentmemory.devtools.variants import VARIANTS, rendered_variants
 
 #: The parser release whose gaps ``parser_gaps`` documents (dev dependency pin).
 PINNED_PARSER = "0.1.8"
@@ -87,17 +94,21 @@ def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
                         f"from {', '.join(sql_dirs)}")
     if not parsed:
         report.notes.append("no .sql/.pks/.pkb files yet: nothing to parse")
+    variants = [parse_source(source) for source in rendered_variants(root)]
+    if variants:
+        report.notes.append(f"{len(variants)} file(s) of {len(VARIANTS)} other renderings "
+                            "checked for syntax, index DDL, accessible-by and lengths")
     masked = sum(len(p.masked) for p in parsed)
     if masked:
         report.notes.append(f"{masked} parser-gap construct(s) masked (see parser_gaps)")
-    for p in parsed:
+    for p in parsed + variants:
         for statement in p.statements:
             for error in statement.errors:
                 report.findings.append(Finding(p.rel_path, error.line, error.col, "syntax",
                                                error.message))
     catalog = build_catalog([p for p in parsed if p.source.top_dir in DDL_DIRS])
     report.notes.append(f"schema catalog: {catalog.describe()}")
-    report.findings += check_index_ddl(parsed, catalog)
+    report.findings += check_index_ddl(parsed + variants, catalog)
     units = package_units(parsed)
     report.notes.append(f"{sum(not u.is_body for u in units)} package spec(s), "
                         f"{sum(u.is_body for u in units)} package body(ies)")
@@ -109,7 +120,8 @@ def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
     report.dynamic_sql = find_dynamic_sql(parsed)
     report.findings += check_dynamic_sql(report.dynamic_sql)
     report.notes.append(f"{len(report.dynamic_sql)} dynamic SQL site(s) under sql/")
-    report.findings += check_accessible_by(parsed)
+    report.findings += check_accessible_by(parsed + variants)
+    report.findings += check_length_semantics(parsed + variants)
     report.findings.sort()
     return report
 

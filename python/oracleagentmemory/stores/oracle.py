@@ -10,10 +10,15 @@ member names and keyword binds named after the PL/SQL parameters: the static gat
 this file and checks every such call against the facade specification (``PACKAGE_ALIASES``
 maps the alias to the spec it checks; at run time the alias is the store's own prefix).
 
-End-user isolation: with ``end_user_id`` the store binds that end user on every connection it
-uses, for the duration of one operation (``SESSION.SET_END_USER`` before, ``CLEAR_END_USER``
-after, on the same connection), so the database's VPD policy restricts every statement to
-that user's records (docs/oracle.md, "End-user isolation"). Without it nothing changes.
+End-user isolation: with ``end_user_id`` every operation's block binds that end user first
+(``SESSION.SET_END_USER``) and unbinds it afterwards (``CLEAR_END_USER``, also when the call
+fails), in the same block and so in the same round trip, so the database's VPD policy
+restricts every statement to that user's records and a pooled connection goes back unbound
+(docs/oracle.md, "End-user isolation"). Without it nothing changes.
+
+Install: ``install`` creates what is missing (a second run completes a partial install),
+``install_state`` tells "not installed", "partly installed" and "not visible" (no grant)
+apart, and ``upgrade`` re-renders with the store's own recorded choices.
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -37,7 +43,9 @@ from oracleagentmemory.stores.errors import (
 from oracleagentmemory.stores.oracle_sql.render import (
     DEFAULT_DIMENSION,
     DEFAULT_PREFIX,
+    DEFAULT_VECTOR_INDEX,
     SCHEMA_VERSION,
+    object_names,
     render_install,
     render_uninstall,
     validate_prefix,
@@ -48,14 +56,23 @@ PACKAGE_ALIASES = {"API": "AGENT_MEMORY", "SESSION": "AGENT_MEMORY_SESSION"}
 """Alias -> package whose spec the static gate checks the calls below against (the default
 store's names; at run time the AGENT_MEMORY prefix is replaced by the store's own)."""
 
+SET_END_USER = "SET_END_USER"
+CLEAR_END_USER = "CLEAR_END_USER"
+END_USER_BIND = "am_end_user"
+"""The SESSION members and the bind that wrap an operation of a store bound to an end user
+(tests/oracle_store checks them against the session package spec)."""
+
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
 """Facade functions returning NUMBER or BOOLEAN; every other function returns JSON."""
 
 MINIMUM_RELEASE = 23
+MAX_ID_LENGTH = 512
+"""Ids (user_id included) are VARCHAR2(512 CHAR): 512 characters, whatever their bytes."""
 _ORA_PREFIX = re.compile(r"^ORA-\d{5}:\s*")
 _MISSING_OBJECT_CODES = {4043, 6550, 942}
-"""ORA-04043 object does not exist, ORA-06550 PL/SQL compilation error, ORA-00942 table."""
+"""ORA-04043 object does not exist, ORA-06550 PL/SQL compilation error, ORA-00942 table:
+the store may be missing, partly installed or not granted; install_state tells which."""
 
 
 def _plain(value: Any) -> Any:
@@ -75,18 +92,32 @@ def _plain_field(key: str, value: Any) -> Any:
     return _plain(value)
 
 
-def _decoded(value: Any) -> Any:
-    """Contract values from facade output: base64 image bytes back to bytes."""
+def _decoded(value: Any, key: str | None = None) -> Any:
+    """Contract values from facade output, converted once at this boundary: JSON numbers
+    arrive as ``decimal.Decimal`` (python-oracledb maps JSON NUMBER to Decimal on query and
+    OUT binds, https://python-oracledb.readthedocs.io/en/stable/user_guide/json_data_type.html)
+    and become ``int`` when integral, else ``float`` (a distance is always a float); base64
+    image bytes become bytes."""
     if isinstance(value, dict):
-        return {key: (base64.b64decode(item) if key == "image_bytes" and isinstance(item, str)
-                      else _decoded(item)) for key, item in value.items()}
+        return {name: _decoded(item, name) for name, item in value.items()}
     if isinstance(value, list):
         return [_decoded(item) for item in value]
+    if isinstance(value, Decimal):
+        if key == "distance" or value != value.to_integral_value():
+            return float(value)
+        return int(value)
+    if key == "image_bytes" and isinstance(value, str):
+        return base64.b64decode(value)
     return value
 
 
 class OracleBackend:
-    """The Oracle backend. ``connection`` is an ``oracledb`` connection or pool."""
+    """The Oracle backend. ``connection`` is an ``oracledb`` connection or pool.
+
+    ``search_strategy``, ``sync_mode`` and ``vector_index`` left as None mean "the store's
+    own" for an installed store and the defaults for a new one; given values that differ
+    from an installed store's are refused by ``upgrade``.
+    """
 
     backend = "oracle"
 
@@ -95,30 +126,31 @@ class OracleBackend:
         connection: Any,
         embedding_dimension: int | None = None,
         schema_policy: str = "CREATE_IF_NECESSARY",
-        search_strategy: str = "VECTOR",
+        search_strategy: str | None = None,
         store_id: str = DEFAULT_PREFIX,
-        sync_mode: str = "ON_COMMIT",
-        vector_index: str = "HNSW",
+        sync_mode: str | None = None,
+        vector_index: str | None = None,
         embedding_model: str | None = None,
         progress: Callable[[str], None] | None = None,
         end_user_id: str | None = None,
     ) -> None:
         if end_user_id is not None and (not isinstance(end_user_id, str) or not end_user_id
-                                        or len(end_user_id.encode("utf-8")) > 512):
-            raise InvalidArgumentError("end_user_id must be a non-empty str of at most 512 bytes")
+                                        or len(end_user_id) > MAX_ID_LENGTH):
+            raise InvalidArgumentError(
+                f"end_user_id must be a non-empty str of at most {MAX_ID_LENGTH} characters")
         self._source = connection
         self._lock = threading.Lock()
-        self._local = threading.local()
         self._closed = False
         self.end_user_id = end_user_id
         self.facade = validate_prefix(store_id)
         self.embedding_dimension = embedding_dimension
-        self.search_strategy = search_strategy
-        self._install_options = {
-            "prefix": self.facade, "dimension": embedding_dimension or DEFAULT_DIMENSION,
-            "vector_index": vector_index, "search_strategy": search_strategy,
-            "sync_mode": sync_mode, "embedding_model": embedding_model,
+        self.search_strategy = search_strategy or "VECTOR"
+        self._given = {
+            "dimension": embedding_dimension, "vector_index": vector_index,
+            "search_strategy": search_strategy, "sync_mode": sync_mode,
+            "embedding_model": embedding_model.upper() if embedding_model else None,
         }
+        """The options the caller chose (None: not chosen), for install and upgrade."""
         self._progress = progress or (lambda message: None)
         self._apply_schema_policy(schema_policy)
 
@@ -126,38 +158,14 @@ class OracleBackend:
 
     @contextmanager
     def _connection(self) -> Iterator[Any]:
-        pinned = getattr(self._local, "conn", None)
-        if pinned is not None:  # inside _bound: the end user is bound on this connection
-            yield pinned
-            return
         if self._closed:
             raise StoreError("the store is closed")
         if hasattr(self._source, "acquire"):
-            with self._source.acquire() as conn, self._bound(conn):
+            with self._source.acquire() as conn:
                 yield conn
         else:
-            with self._lock, self._bound(self._source):
+            with self._lock:
                 yield self._source
-
-    @contextmanager
-    def _bound(self, conn: Any) -> Iterator[None]:
-        """Bind ``end_user_id`` on ``conn`` for one operation, and unbind it afterwards so a
-        pooled connection goes back without an end user."""
-        if self.end_user_id is None:
-            yield
-            return
-        self._local.conn = conn
-        try:
-            self._call("SESSION.SET_END_USER", p_user_id=self.end_user_id)
-            try:
-                yield
-            except BaseException:
-                with suppress(Exception):
-                    self._call("SESSION.CLEAR_END_USER")
-                raise
-            self._call("SESSION.CLEAR_END_USER")
-        finally:
-            self._local.conn = None
 
     def _member(self, member: str) -> str:
         alias, name = member.split(".")
@@ -165,19 +173,33 @@ class OracleBackend:
             raise ValueError(f"unknown package alias {alias!r}")
         return f"{self.facade}{PACKAGE_ALIASES[alias][len(DEFAULT_PREFIX):]}.{name}"
 
+    def _block(self, call: str, binds: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The anonymous block of one operation and its binds. With ``end_user_id`` the same
+        block binds the end user first and unbinds it afterwards, also when the call fails,
+        so an operation stays one round trip and a pooled connection goes back unbound."""
+        if self.end_user_id is None:
+            return f"BEGIN {call}; END;", binds
+        session = self._member("SESSION.SET_END_USER").rsplit(".", 1)[0]
+        block = (f"BEGIN {session}.{SET_END_USER}(p_user_id => :{END_USER_BIND}); {call}; "
+                 f"{session}.{CLEAR_END_USER}; "
+                 f"EXCEPTION WHEN OTHERS THEN BEGIN {session}.{CLEAR_END_USER}; "
+                 "EXCEPTION WHEN OTHERS THEN NULL; END; RAISE; END;")
+        return block, {END_USER_BIND: self.end_user_id, **binds}
+
     def _call_function(self, member: str, **binds: Any) -> Any:
         """Run one facade function; JSON results come back as Python values."""
         import oracledb
 
         name = member.split(".")[1]
         arguments = ", ".join(f"{key} => :{key}" for key in binds)
-        block = f"BEGIN :result := {self._member(member)}({arguments}); END;"
         result_type = (oracledb.DB_TYPE_NUMBER if name in RETURNS_NUMBER
                        else oracledb.DB_TYPE_BOOLEAN if name in RETURNS_BOOLEAN
                        else oracledb.DB_TYPE_JSON)
         with self._connection() as conn, conn.cursor() as cursor:
             result = cursor.var(result_type)
-            self._execute(cursor, block, {"result": result, **self._binds(cursor, binds)})
+            block, values = self._block(f":result := {self._member(member)}({arguments})",
+                                        self._binds(cursor, binds))
+            self._execute(cursor, block, {"result": result, **values})
             value = result.getvalue()
         if name in RETURNS_NUMBER:
             return int(value or 0)
@@ -188,9 +210,10 @@ class OracleBackend:
     def _call(self, member: str, **binds: Any) -> None:
         """Run one facade procedure."""
         arguments = ", ".join(f"{key} => :{key}" for key in binds)
-        block = f"BEGIN {self._member(member)}({arguments}); END;"
         with self._connection() as conn, conn.cursor() as cursor:
-            self._execute(cursor, block, self._binds(cursor, binds))
+            block, values = self._block(f"{self._member(member)}({arguments})",
+                                        self._binds(cursor, binds))
+            self._execute(cursor, block, values)
 
     @staticmethod
     def _binds(cursor: Any, binds: dict[str, Any]) -> dict[str, Any]:
@@ -222,24 +245,78 @@ class OracleBackend:
             return
         try:
             self._call("API.CHECK_SCHEMA", p_dimension=self.embedding_dimension)
-        except _MissingSchema:
-            if policy == "REQUIRE_EXISTING":
+        except _MissingSchema as missing:
+            state = self.install_state()
+            if state["state"] == "not_visible":
                 raise SchemaError(
-                    f"the agent-memory store {self.facade} is not installed (REQUIRE_EXISTING)"
+                    f"the agent-memory store {self.facade} is not visible in schema "
+                    f"{state['schema']}: it is not installed there, or this user lacks "
+                    f"EXECUTE on {state['schema']}.{self.facade} (install/grants_runtime.sql)"
                 ) from None
-            if self.end_user_id is not None:
+            if state["state"] == "installed":
                 raise SchemaError(
-                    f"the agent-memory store {self.facade} is not installed, and a store bound "
-                    "to an end user does not install: install as the owner, then open it with "
-                    "REQUIRE_EXISTING"
+                    f"the agent-memory store {self.facade} is installed but cannot be called "
+                    f"({missing}); check the grants (install/grants_owner.sql) and "
+                    "SELECT * FROM user_errors"
                 ) from None
+            if policy == "REQUIRE_EXISTING" or self.end_user_id is not None:
+                raise SchemaError(_state_message(self.facade, state, policy,
+                                                 self.end_user_id is not None)) from None
             self.install()
             return
         if policy == "RECREATE":
             self._call("API.RESET_STORE", p_commit=True)
 
+    def install_state(self) -> dict[str, Any]:
+        """Which objects of this store exist in the current schema, told apart as
+        ``installed``, ``not_installed``, ``partly_installed`` (``missing`` and ``invalid``
+        list them) and ``not_visible`` (another user's schema shows nothing: not installed
+        there, or no EXECUTE grant)."""
+        expected = _created_objects(render_install(**self._render_options({})))
+        with self._connection() as conn, conn.cursor() as cursor:
+            self._execute(cursor, _SCHEMA_QUERY, {})
+            schema, user = cursor.fetchone() or (None, None)
+            present = {key: status for key, status in self._existing_objects(cursor).items()
+                       if key in expected}  # not another store whose prefix starts alike
+        if schema != user and not present:
+            return {"state": "not_visible", "schema": schema, "missing": [], "invalid": []}
+        missing = [f"{kind} {name}" for kind, name in expected if (kind, name) not in present]
+        invalid = [f"{kind} {name}" for (kind, name), status in sorted(present.items())
+                   if status != "VALID"]
+        state = ("not_installed" if not present else
+                 "installed" if not missing and not invalid else "partly_installed")
+        return {"state": state, "schema": schema, "missing": missing, "invalid": invalid}
+
+    def _existing_objects(self, cursor: Any) -> dict[tuple[str, str], str]:
+        """(object type, name) -> status of this store's objects in the current schema."""
+        self._execute(cursor, _OBJECTS_QUERY,
+                      {"prefix": self.facade.replace("_", "\\_") + "%"})
+        return {(kind, name): status for name, kind, status in cursor.fetchall()}
+
+    def _render_options(self, stored: dict[str, str]) -> dict[str, Any]:
+        """Rendering options: the caller's choice, else the store's recorded one, else the
+        default."""
+        given = self._given
+
+        def pick(key: str, default: Any) -> Any:
+            if given[key] is not None:
+                return given[key]
+            return stored.get(key) or default
+
+        dimension = pick("dimension", DEFAULT_DIMENSION)
+        return {"prefix": self.facade, "dimension": int(dimension),
+                "vector_index": pick("vector_index", DEFAULT_VECTOR_INDEX),
+                "search_strategy": pick("search_strategy", "VECTOR"),
+                "sync_mode": pick("sync_mode", "ON_COMMIT"),
+                "embedding_model": pick("embedding_model", None)}
+
     def install(self) -> None:
-        """Render and run the install scripts of this store (needs the owner's privileges)."""
+        """Create whatever of this store is missing (needs the owner's privileges).
+
+        Tables and indexes that exist are kept (a second run completes a partial install),
+        packages and views are re-created. An HNSW index the database cannot hold (no vector
+        memory pool) becomes IVF, with a warning.
+        """
         with self._connection() as conn, conn.cursor() as cursor:
             release = cursor.var(int)
             cursor.execute("BEGIN :v := DBMS_DB_VERSION.VERSION; END;", {"v": release})
@@ -248,29 +325,53 @@ class OracleBackend:
                     f"agent memory needs Oracle AI Database 23ai or later; this database is "
                     f"release {release.getvalue()}"
                 )
-            model = self._install_options["embedding_model"]
+            self._execute(cursor, _SCHEMA_QUERY, {})
+            schema, user = cursor.fetchone() or (None, None)
+            if schema != user:
+                raise SchemaError(f"install the store as the owner: this session works in "
+                                  f"schema {schema} as user {user}")
+            options = self._render_options(self._stored_options(cursor))
+            model = options["embedding_model"]
             if model:
                 cursor.execute("SELECT COUNT(*) FROM user_mining_models WHERE model_name = :m",
-                               {"m": model.upper()})
+                               {"m": model})
                 if not cursor.fetchone()[0]:
                     raise SchemaError(
-                        f"the embedding model {model.upper()} is not loaded in this schema; "
+                        f"the embedding model {model} is not loaded in this schema; "
                         "load it first with install/load_onnx_model.sql"
                     )
-            for name, text in render_install(**self._install_options):
+            existing = self._existing_objects(cursor)
+            vector_index = object_names(self.facade)["ix_vector"]
+            fell_back = False
+            for name, text in render_install(**options):
                 self._progress(f"running {name}")
                 for statement in split_script(text):
-                    self._execute(cursor, statement, {})
+                    created = _created_object(statement)
+                    if created in existing and created[0] in ("TABLE", "INDEX"):
+                        self._progress(f"  kept {created[0]} {created[1]}")
+                        continue
+                    if created == ("INDEX", vector_index) and options["vector_index"] == "HNSW":
+                        fell_back = self._create_hnsw(cursor, statement, options)
+                    else:
+                        self._execute(cursor, statement, {})
+            if fell_back:
+                cursor.execute(f"UPDATE {object_names(self.facade)['t_meta']} SET meta_value = "
+                               "'IVF' WHERE meta_key = 'vector_index'")
+                conn.commit()
             cursor.execute(
                 "SELECT name, type, line, position, text FROM user_errors"
                 " WHERE name LIKE :prefix ESCAPE '\\' ORDER BY name, type, sequence",
                 {"prefix": self.facade.replace("_", "\\_") + "%"},
             )
             errors = cursor.fetchall()
+            isolation = self._stored_options(cursor).get("end_user_isolation")
         if errors:
-            raise SchemaError("the store's packages did not compile: " + "; ".join(
-                f"{name} {kind} {line}:{position} {text.strip()}"
-                for name, kind, line, position, text in errors[:10]))
+            raise SchemaError(_compile_message(errors))
+        if isolation == "UNAVAILABLE":
+            warnings.warn(
+                "end-user isolation is not available in this database edition (DBMS_RLS "
+                "is Enterprise Edition only): the store works for its owner and trusted "
+                "services, and refuses to bind an end user", UserWarning, stacklevel=3)
         if not self._call_function("API.ENSURE_PURGE_JOB"):
             warnings.warn(
                 "the purge job was not created (no CREATE JOB privilege): expired records "
@@ -278,14 +379,72 @@ class OracleBackend:
                 UserWarning, stacklevel=3,
             )
 
-    def upgrade(self) -> None:
-        """Re-create the packages (CREATE OR REPLACE keeps grants), then record the version.
+    def _create_hnsw(self, cursor: Any, statement: str, options: dict[str, Any]) -> bool:
+        """Create the HNSW index; where the vector memory pool is missing or full, create
+        the IVF one instead and warn. True when it fell back."""
+        import oracledb
 
-        Schema version 1 is the first, so there are no table steps yet; later versions add
-        theirs here, each guarded by the installed version.
+        try:
+            cursor.execute(statement)
+            return False
+        except oracledb.DatabaseError as error:
+            code = getattr(error.args[0], "code", None) if error.args else None
+            if code not in _VECTOR_POOL_CODES:
+                raise _translate(error) from error
+        warnings.warn(
+            f"HNSW needs the vector memory pool (ORA-{code:05d}; set VECTOR_MEMORY_SIZE, "
+            "docs/oracle.md): the store uses an IVF vector index instead",
+            UserWarning, stacklevel=4)
+        ivf = dict(render_install(**{**options, "vector_index": "IVF"}))
+        index = object_names(self.facade)["ix_vector"]
+        for ivf_statement in split_script(ivf[f"{self.facade.lower()}_indexes.sql"]):
+            if _created_object(ivf_statement) == ("INDEX", index):
+                self._execute(cursor, ivf_statement, {})
+        return True
+
+    def _stored_options(self, cursor: Any) -> dict[str, str]:
+        """The store's recorded facts (its META rows), or {} when there is no store yet."""
+        import oracledb
+
+        table = object_names(self.facade)["t_meta"]
+        try:
+            cursor.execute(f"SELECT meta_key, meta_value FROM {table}")
+        except oracledb.DatabaseError as error:
+            if getattr(error.args[0], "code", None) == 942:  # ORA-00942: no such table
+                return {}
+            raise _translate(error) from error
+        rows = dict(cursor.fetchall())
+        if not rows:
+            return {}
+        return {"dimension": rows.get("embedding_dimension"),
+                **{key: rows.get(key) for key in ("vector_index", "search_strategy",
+                                                  "sync_mode", "schema_version",
+                                                  "end_user_isolation")},
+                "embedding_model": rows.get("embedding_model") or None}
+
+    def upgrade(self) -> None:
+        """Re-create the packages (CREATE OR REPLACE keeps grants) with the store's own
+        dimension, model, strategy and index choices, then record the version.
+
+        The choices come from the store's META rows, not from the arguments: an argument
+        that names another value is refused. Schema version 1 is the first, so there are no
+        table steps yet; later versions add theirs here, each guarded by the installed
+        version.
         """
         with self._connection() as conn, conn.cursor() as cursor:
-            for name, text in render_install(**self._install_options):
+            stored = self._stored_options(cursor)
+            if not stored:
+                raise SchemaError(f"no agent-memory store {self.facade} here; install it first")
+            stored_model = stored["embedding_model"]
+            for key, value in self._given.items():
+                recorded = stored_model if key == "embedding_model" else stored.get(key)
+                if value is not None and str(value) != str(recorded):
+                    raise SchemaError(
+                        f"the store {self.facade} was installed with {key} {recorded}, not "
+                        f"{value}: upgrade keeps the store's own choices (leave the option "
+                        "out, or uninstall and install to change it)")
+            options = self._render_options(stored)
+            for name, text in render_install(**options):
                 if name.endswith((".pks", ".pkb", "_isolation.sql")):
                     self._progress(f"running {name}")
                     for statement in split_script(text):
@@ -356,6 +515,65 @@ class OracleBackend:
     def close(self) -> None:
         """Forget the connection (the caller owns and closes its connection or pool)."""
         self._closed = True
+
+
+_SCHEMA_QUERY = ("SELECT SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA'), "
+                 "SYS_CONTEXT('USERENV', 'SESSION_USER') FROM dual")
+_OBJECTS_QUERY = ("SELECT object_name, object_type, status FROM all_objects"
+                  " WHERE owner = SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA')"
+                  " AND object_name LIKE :prefix ESCAPE '\\'")
+"""ALL_OBJECTS of the current schema: the owner sees every object of the store, a runtime
+user working in the owner's schema only what it has privileges on."""
+_CREATED = re.compile(
+    r"^CREATE\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+|SEARCH\s+)?"
+    r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
+    re.IGNORECASE)
+_VECTOR_POOL_CODES = frozenset({51950, 51961, 51962, 52307})
+"""The vector memory pool cannot be used / is out of space (Database Error Messages,
+https://docs.oracle.com/en/error-help/db/ora-51950, .../oci-51962, .../ora-52307)."""
+_MISSING_GRANT = re.compile(r"PLS-00201: identifier '([\w.$#]+)' must be declared")
+
+
+def _created_object(statement: str) -> tuple[str, str] | None:
+    """(USER_OBJECTS type, name) of the object a CREATE statement makes, else None."""
+    match = _CREATED.match(statement)
+    if not match:
+        return None
+    return " ".join(match.group(1).upper().split()), match.group(2).upper()
+
+
+def _created_objects(scripts: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Every object an installation creates, in order."""
+    objects = [_created_object(statement) for _, text in scripts
+               for statement in split_script(text)]
+    return [created for created in objects if created is not None]
+
+
+def _state_message(facade: str, state: dict[str, Any], policy: str, bound: bool) -> str:
+    if state["state"] == "not_installed":
+        what = f"the agent-memory store {facade} is not installed"
+    else:
+        gaps = ", ".join(state["missing"] + [f"{item} (invalid)" for item in state["invalid"]])
+        what = (f"the agent-memory store {facade} is partly installed (missing: {gaps}); "
+                "install it again as the owner to complete it")
+    if bound:
+        return (f"{what}, and a store bound to an end user does not install: install as the "
+                "owner, then open it with REQUIRE_EXISTING")
+    return f"{what} ({policy})"
+
+
+def _compile_message(errors: list[tuple]) -> str:
+    """Compile errors of the store's packages; an identifier the owner may not see is a
+    missing grant (install/grants_owner.sql)."""
+    grants = sorted({match.group(1) for *_, text in errors
+                     for match in [_MISSING_GRANT.search(text)] if match})
+    message = "the store's packages did not compile: " + "; ".join(
+        f"{name} {kind} {line}:{position} {text.strip()}"
+        for name, kind, line, position, text in errors[:10])
+    if grants:
+        message += (f". Missing grant: the owner needs EXECUTE on {', '.join(grants)} "
+                    "(install/grants_owner.sql)")
+    return message
 
 
 class _MissingSchema(StoreError):

@@ -11,6 +11,7 @@ static gate can parse it; tests/oracle_sql/test_render.py checks it equals a fre
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 from dataclasses import dataclass
@@ -27,6 +28,9 @@ SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
 VECTOR_INDEXES = ("HNSW", "IVF")
+DEFAULT_VECTOR_INDEX = "IVF"
+"""IVF, because it needs no vector memory pool: a stock Oracle Database Free may have
+VECTOR_MEMORY_SIZE 0, where an HNSW index cannot be created (docs/oracle.md)."""
 SEARCH_STRATEGIES = get_args(Strategy)
 SYNC_MODES = ("ON_COMMIT", "MANUAL", "AUTO")
 MAX_DIMENSION = 65535
@@ -38,9 +42,9 @@ MODEL_PATTERN = re.compile(r"^[A-Z][A-Z0-9_$#]{0,122}$")
 """An in-database model name (unquoted identifier rules of DBMS_VECTOR.LOAD_ONNX_MODEL)."""
 
 MAINTENANCE_CLAUSES = {
-    # SearchIndexSyncMode -> Oracle Text index maintenance preference (hybrid vector index
-    # and search index share them; docs: CREATE HYBRID VECTOR INDEX, "Index Maintenance
-    # Preferences").
+    # SearchIndexSyncMode -> Oracle Text CONTEXT index maintenance parameters (docs: Oracle
+    # Text "Using Automatic Maintenance for an Index"; SYNC (ON COMMIT) / SYNC (MANUAL) need
+    # MAINTENANCE MANUAL, since automatic maintenance is the 23ai default).
     "ON_COMMIT": "MAINTENANCE MANUAL SYNC (ON COMMIT)",
     "MANUAL": "MAINTENANCE MANUAL SYNC (MANUAL)",
     "AUTO": "MAINTENANCE AUTO",
@@ -119,7 +123,7 @@ def validate_prefix(prefix: str) -> str:
 def validate_options(
     prefix: str = DEFAULT_PREFIX,
     dimension: int = DEFAULT_DIMENSION,
-    vector_index: str = "HNSW",
+    vector_index: str = DEFAULT_VECTOR_INDEX,
     search_strategy: str = "VECTOR",
     sync_mode: str = "ON_COMMIT",
     embedding_model: str | None = None,
@@ -167,7 +171,7 @@ def object_names(prefix: str) -> dict[str, str]:
         "search": f"{prefix}_SEARCH",
         "admin": f"{prefix}_ADMIN",
         "session": f"{prefix}_SESSION",
-        "context": f"{prefix}_CTX",
+        "context": context_name(prefix),
         "t_meta": f"{prefix}_META",
         "t_records": f"{prefix}_RECORDS",
         "t_images": f"{prefix}_IMAGES",
@@ -178,6 +182,22 @@ def object_names(prefix: str) -> dict[str, str]:
         "ix_text": f"{prefix}_RECORDS_TIX",
         "job": f"{prefix}_PURGE_JOB",
     }
+
+
+MAX_CONTEXT_NAME = 30
+"""DBMS_SESSION.SET_CONTEXT takes a namespace of at most 30 bytes,
+https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_s17.htm (later releases
+allow longer identifiers elsewhere, but this is the limit the package documents)."""
+
+
+def context_name(prefix: str) -> str:
+    """The application context of a store: PREFIX_CTX, or for prefixes too long for 30
+    bytes a shortened prefix plus 8 hex digits of its hash (still one name per prefix)."""
+    name = f"{prefix}_CTX"
+    if len(name) <= MAX_CONTEXT_NAME:
+        return name
+    digest = hashlib.sha256(prefix.encode("ascii")).hexdigest()[:8].upper()
+    return f"{prefix[:MAX_CONTEXT_NAME - 13]}_{digest}_CTX"
 
 
 def templates_dir() -> Path:
@@ -191,9 +211,9 @@ def templates_dir() -> Path:
     return Path(__file__).resolve().parents[4] / "sql" / "templates"
 
 
-def _environment() -> jinja2.Environment:
+def _environment(templates: Path | None = None) -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=jinja2.FileSystemLoader(str(templates or templates_dir())),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=True,
@@ -203,7 +223,6 @@ def _environment() -> jinja2.Environment:
 
 
 def _context(options: StoreOptions) -> dict[str, object]:
-    hybrid_index = options.search_strategy == "HYBRID" and options.embedding_model is not None
     return {
         "prefix": options.prefix,
         "n": object_names(options.prefix),
@@ -213,7 +232,6 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "sync_mode": options.sync_mode,
         "maintenance_clause": MAINTENANCE_CLAUSES[options.sync_mode],
         "embedding_model": options.embedding_model,
-        "hybrid_index": hybrid_index,
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
     }
@@ -230,16 +248,18 @@ def _stop_word_lines(per_line: int = 12) -> list[str]:
 def render_install(
     prefix: str = DEFAULT_PREFIX,
     dimension: int = DEFAULT_DIMENSION,
-    vector_index: str = "HNSW",
+    vector_index: str = DEFAULT_VECTOR_INDEX,
     search_strategy: str = "VECTOR",
     sync_mode: str = "ON_COMMIT",
     embedding_model: str | None = None,
+    templates: Path | None = None,
 ) -> list[tuple[str, str]]:
-    """Every install script of one store as (file name, SQL text), in install order."""
+    """Every install script of one store as (file name, SQL text), in install order
+    (``templates``: another template folder, e.g. the static gate's checkout)."""
     options = validate_options(
         prefix, dimension, vector_index, search_strategy, sync_mode, embedding_model
     )
-    env = _environment()
+    env = _environment(templates)
     context = _context(options)
     stem = options.prefix.lower()
     return [

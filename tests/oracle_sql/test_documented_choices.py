@@ -1,0 +1,59 @@
+"""The safe choices issue 13 asked for where the documentation left doubt, pinned on the
+rendered SQL (docs/oracle.md, "Decisions taken from the documentation")."""
+
+from __future__ import annotations
+
+import re
+
+from oracleagentmemory.stores.oracle_sql.render import render_install
+
+BODIES = {name: text for name, text in render_install(embedding_model="DOC_MODEL",
+                                                      search_strategy="HYBRID")
+          if name.endswith(".pkb")}
+
+
+def _declared_json(body: str) -> set[str]:
+    return {name.lower() for name in re.findall(r"^\s+(\w+)\s+JSON;", body, re.MULTILINE)}
+
+
+def test_no_plsql_json_value_is_bound_into_dynamic_sql():
+    # JSON documents travel as CLOB text and become JSON in SQL through JSON(:b)
+    checked = 0
+    for name, body in BODIES.items():
+        json_variables = _declared_json(body)
+        for using in re.findall(r"\bUSING\b(.*?);", body, flags=re.S):
+            bound = {word.lower() for word in re.findall(r"\b[lp]_\w+\b", using)}
+            assert not bound & json_variables, (name, bound & json_variables)
+            checked += 1
+    assert checked >= 3
+    assert "JSON(:b_filter) AS f" in BODIES["agent_memory_search.pkb"]
+    assert "JSON(:b_filter) AS f" in BODIES["agent_memory_record_api.pkb"]
+
+
+def test_large_loosely_scoped_vector_searches_let_the_index_preselect():
+    body = BODIES["agent_memory_search.pkb"]
+    block = body[body.index("IF l_strategy = 'VECTOR' AND l_filter IS NULL"):]
+    block = block[:block.index("-- -- candidates, scores, ranking")]
+    for dimension in ("user_dim", "agent_dim", "thread_dim"):
+        assert f"NOT (l_scope.{dimension}.present AND l_scope.{dimension}.exact)" in block
+    assert "IF l_rows > c_approx_min_rows THEN" in block
+    assert "FETCH APPROX FIRST l_rows ROWS ONLY WITH TARGET ACCURACY 95" in block
+    # the exact ranking then runs over the preselected records only
+    assert "AND (flt.near IS NULL OR r.seq IN (SELECT jn.seq FROM p pn" in body
+
+
+def test_the_model_is_called_only_through_documented_plsql_and_sql_entry_points():
+    body = BODIES["agent_memory_record_api.pkb"]
+    assert "VECTOR_EMBEDDING(" not in body  # needs a VARCHAR2 input, at most 4000 bytes
+    assert "DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING(" in body
+
+
+def test_the_sqlplus_upgrade_refuses_a_store_with_other_choices_before_compiling():
+    # issue 13 defect 5 for the DBA path: install/upgrade.sql carries the default rendering
+    from pathlib import Path
+
+    script = (Path(__file__).resolve().parents[2] / "install" / "upgrade.sql").read_text()
+    check = script.index("meta_key = 'embedding_dimension' AND meta_value <> '384'")
+    assert "meta_key = 'embedding_model' AND meta_value IS NOT NULL" in script
+    assert "meta_key = 'sync_mode' AND meta_value <> 'ON_COMMIT'" in script
+    assert check < script.index("@@packages.sql")
