@@ -4,8 +4,9 @@ Defect 2: ids are checked in characters, but VARCHAR2(512) columns and variables
 bytes, so a valid non-ASCII id failed with ORA-12899/ORA-06502. Defect 3: the in-database
 embedding took DBMS_LOB.SUBSTR(p_text, 2000, 1) inside SQL, where the result is a SQL
 VARCHAR2 of at most 4000 bytes: 2000 CJK characters failed. The static gate's length
-checks (devtools/length_semantics.py) must find nothing in any rendering, and the PL/SQL
-that guards a timestamp must measure it before copying it into a smaller variable.
+checks (oracleagentmemory_devtools/length_semantics.py) must find nothing in any
+rendering, and the PL/SQL that guards a timestamp must measure it before copying it into a
+smaller variable.
 (tests/plsql/ut_agent_memory_records runs the same cases on a database.)
 """
 
@@ -16,9 +17,6 @@ from itertools import product
 
 import pytest
 
-from oracleagentmemory.devtools.length_semantics import check_length_semantics
-from oracleagentmemory.devtools.sql_parsing import ParsedFile
-from oracleagentmemory.devtools.sql_sources import SqlSource
 from oracleagentmemory.stores.oracle_sql.render import (
     SEARCH_STRATEGIES,
     VECTOR_INDEXES,
@@ -27,6 +25,9 @@ from oracleagentmemory.stores.oracle_sql.render import (
     render_all,
     render_install,
 )
+from oracleagentmemory_devtools.length_semantics import check_length_semantics
+from oracleagentmemory_devtools.sql_parsing import ParsedFile
+from oracleagentmemory_devtools.sql_sources import SqlSource
 
 RENDERINGS = [
     {"embedding_model": model, "search_strategy": strategy, "vector_index": index}

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from oracleagentmemory.devtools.parser_gaps import mask_parser_gaps
 from oracleagentmemory.stores.errors import ERRORS_BY_CODE, InvalidArgumentError
 from oracleagentmemory.stores.oracle_sql import render
 from oracleagentmemory.stores.protocol import StoreBackend
+from oracleagentmemory_devtools.parser_gaps import mask_parser_gaps
 
 ROOT = Path(__file__).resolve().parents[2]
 SQL_DIR = ROOT / "sql"

@@ -59,11 +59,11 @@ def test_a_bound_store_binds_and_unbinds_in_the_same_block_one_round_trip_each()
 
 
 def test_the_wrapping_members_exist_in_the_session_spec():
-    from oracleagentmemory.devtools.plsql_units import package_units
-    from oracleagentmemory.devtools.sql_parsing import parse_source
-    from oracleagentmemory.devtools.sql_sources import SqlSource
     from oracleagentmemory.stores.oracle import CLEAR_END_USER, SET_END_USER
     from oracleagentmemory.stores.oracle_sql.render import render_install
+    from oracleagentmemory_devtools.plsql_units import package_units
+    from oracleagentmemory_devtools.sql_parsing import parse_source
+    from oracleagentmemory_devtools.sql_sources import SqlSource
 
     spec = dict(render_install())["agent_memory_session.pks"]
     [unit] = package_units([parse_source(SqlSource("sql/agent_memory_session.pks", spec))])

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from oracleagentmemory.devtools.dynamic_sql import find_dynamic_sql
-from oracleagentmemory.devtools.sql_parsing import parse_source
-from oracleagentmemory.devtools.sql_sources import discover_sources
-from oracleagentmemory.devtools.static_gate import run_gate
+from oracleagentmemory_devtools.dynamic_sql import find_dynamic_sql
+from oracleagentmemory_devtools.sql_parsing import parse_source
+from oracleagentmemory_devtools.sql_sources import discover_sources
+from oracleagentmemory_devtools.static_gate import run_gate
 from tests.static_gate.conftest import edit, position
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

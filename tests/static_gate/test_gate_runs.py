@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracleagentmemory.devtools.static_gate import main, run_gate
+from oracleagentmemory_devtools.static_gate import main, run_gate
 from tests.static_gate.conftest import FIXTURE_REPO, edit, position
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

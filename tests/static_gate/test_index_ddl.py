@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from oracleagentmemory.devtools.index_ddl import check_index_ddl
-from oracleagentmemory.devtools.schema_catalog import build_catalog
-from oracleagentmemory.devtools.sql_parsing import parse_source
-from oracleagentmemory.devtools.sql_sources import SqlSource
+from oracleagentmemory_devtools.index_ddl import check_index_ddl
+from oracleagentmemory_devtools.schema_catalog import build_catalog
+from oracleagentmemory_devtools.sql_parsing import parse_source
+from oracleagentmemory_devtools.sql_sources import SqlSource
 
 TABLE = """CREATE TABLE docs (id NUMBER, body CLOB, meta JSON, emb VECTOR(8, FLOAT32));
 """

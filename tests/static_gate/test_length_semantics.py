@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracleagentmemory.devtools.static_gate import run_gate
+from oracleagentmemory_devtools.static_gate import run_gate
 from tests.static_gate.conftest import position
 
 BODY = """CREATE OR REPLACE PACKAGE BODY am_lengths AS

@@ -7,8 +7,8 @@ from pathlib import Path
 import parseora
 import pytest
 
-from oracleagentmemory.devtools.parser_gaps import PARSER_GAPS, mask_parser_gaps
-from oracleagentmemory.devtools.sql_sources import discover_sources
+from oracleagentmemory_devtools.parser_gaps import PARSER_GAPS, mask_parser_gaps
+from oracleagentmemory_devtools.sql_sources import discover_sources
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FIXTURE_ROOT = Path(__file__).parent / "fixtures" / "repo"

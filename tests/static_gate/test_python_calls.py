@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from oracleagentmemory.devtools.static_gate import run_gate
+from oracleagentmemory_devtools.static_gate import run_gate
 from tests.static_gate.conftest import edit, position
 
 STORE = "python/oracleagentmemory/stores/oracle.py"

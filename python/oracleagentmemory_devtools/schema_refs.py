@@ -24,15 +24,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oracleagentmemory.devtools.findings import Finding
-from oracleagentmemory.devtools.plsql_units import declared_names
-from oracleagentmemory.devtools.schema_catalog import (
+from oracleagentmemory_devtools.findings import Finding
+from oracleagentmemory_devtools.plsql_units import declared_names
+from oracleagentmemory_devtools.schema_catalog import (
     SchemaCatalog,
     main_block,
     select_list_columns,
 )
-from oracleagentmemory.devtools.sql_parsing import ParsedFile
-from oracleagentmemory.devtools.syntax_tree import Node, identifier, name_parts
+from oracleagentmemory_devtools.sql_parsing import ParsedFile
+from oracleagentmemory_devtools.syntax_tree import Node, identifier, name_parts
 
 CHECK = "schema"
 

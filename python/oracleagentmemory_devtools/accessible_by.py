@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from oracleagentmemory.devtools.findings import Finding
-from oracleagentmemory.devtools.sql_parsing import ParsedFile
-from oracleagentmemory.devtools.sql_regions import blank_comments, line_col, sql_regions
+from oracleagentmemory_devtools.findings import Finding
+from oracleagentmemory_devtools.sql_parsing import ParsedFile
+from oracleagentmemory_devtools.sql_regions import blank_comments, line_col, sql_regions
 
 CHECK = "accessible-by"
 _SPEC_HEAD = re.compile(

@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 import parseora
 
-from oracleagentmemory.devtools.parser_gaps import mask_parser_gaps
-from oracleagentmemory.devtools.sql_sources import SqlSource
-from oracleagentmemory.devtools.syntax_tree import Node, attach_positions, parse_tree_text
+from oracleagentmemory_devtools.parser_gaps import mask_parser_gaps
+from oracleagentmemory_devtools.sql_sources import SqlSource
+from oracleagentmemory_devtools.syntax_tree import Node, attach_positions, parse_tree_text
 
 #: The Oracle release the code targets; constructs newer than it are parser warnings.
 TARGET_VERSION = "23ai"

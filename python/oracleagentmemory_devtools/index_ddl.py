@@ -33,10 +33,10 @@ from __future__ import annotations
 
 import re
 
-from oracleagentmemory.devtools.findings import Finding
-from oracleagentmemory.devtools.schema_catalog import SchemaCatalog
-from oracleagentmemory.devtools.sql_parsing import ParsedFile
-from oracleagentmemory.devtools.syntax_tree import Node, identifier
+from oracleagentmemory_devtools.findings import Finding
+from oracleagentmemory_devtools.schema_catalog import SchemaCatalog
+from oracleagentmemory_devtools.sql_parsing import ParsedFile
+from oracleagentmemory_devtools.syntax_tree import Node, identifier
 
 CHECK = "index-ddl"
 METRICS = frozenset({"EUCLIDEAN", "L2_SQUARED", "EUCLIDEAN_SQUARED", "COSINE", "DOT",

@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from oracleagentmemory.devtools.findings import Finding
-from oracleagentmemory.devtools.sql_parsing import ParsedFile
-from oracleagentmemory.devtools.syntax_tree import Node, identifier, name_parts
+from oracleagentmemory_devtools.findings import Finding
+from oracleagentmemory_devtools.sql_parsing import ParsedFile
+from oracleagentmemory_devtools.syntax_tree import Node, identifier, name_parts
 
 CHECK = "dynamic-sql"
 #: Folders whose PL/SQL is scanned for dynamic SQL.

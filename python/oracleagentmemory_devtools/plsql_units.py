@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oracleagentmemory.devtools.sql_parsing import ParsedFile, ParsedStatement
-from oracleagentmemory.devtools.syntax_tree import Node, identifier, name_parts
+from oracleagentmemory_devtools.sql_parsing import ParsedFile, ParsedStatement
+from oracleagentmemory_devtools.syntax_tree import Node, identifier, name_parts
 
 _MODE_WORDS = ("IN", "OUT", "NOCOPY")
 #: Unit options that change how a function is called, so spec and body must agree on them.

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from oracleagentmemory.devtools.sql_parsing import ParsedFile
-from oracleagentmemory.devtools.syntax_tree import Node, identifier, name_parts
+from oracleagentmemory_devtools.sql_parsing import ParsedFile
+from oracleagentmemory_devtools.syntax_tree import Node, identifier, name_parts
 
 
 @dataclass

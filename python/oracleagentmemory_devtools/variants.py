@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from oracleagentmemory.devtools.sql_sources import SqlSource
+from oracleagentmemory_devtools.sql_sources import SqlSource
 
 #: Option sets that, together with the default, reach every branch of the templates.
 VARIANTS: tuple[dict[str, str], ...] = (

@@ -24,8 +24,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
-from oracleagentmemory.devtools.findings import Finding
-from oracleagentmemory.devtools.plsql_units import PackageUnit
+from oracleagentmemory_devtools.findings import Finding
+from oracleagentmemory_devtools.plsql_units import PackageUnit
 
 CHECK = "python-calls"
 #: Where the Oracle backend lives, relative to the repository root.

@@ -1,6 +1,6 @@
 """The static gate: keeps the Oracle code honest on machines without an Oracle database.
 
-Run ``python -m oracleagentmemory.devtools.static_gate [--root .] [--list-dynamic-sql]``;
+Run ``python -m oracleagentmemory_devtools.static_gate [--root .] [--list-dynamic-sql]``;
 it prints one ``path:line:col: [check] message`` line per problem and exits 1 if there is
 any. Checks (ARCHITECTURE.md section 4, issue 6):
 
@@ -44,23 +44,23 @@ from pathlib import Path
 
 import parseora
 
-from oracleagentmemory.devtools.accessible_by import check_accessible_by
-from oracleagentmemory.devtools.dynamic_sql import (
+from oracleagentmemory_devtools.accessible_by import check_accessible_by
+from oracleagentmemory_devtools.dynamic_sql import (
     DynamicSqlSite,
     check_dynamic_sql,
     find_dynamic_sql,
 )
-from oracleagentmemory.devtools.findings import Finding
-from oracleagentmemory.devtools.index_ddl import check_index_ddl
-from oracleagentmemory.devtools.length_semantics import check_length_semantics
-from oracleagentmemory.devtools.plsql_units import package_units
-from oracleagentmemory.devtools.python_calls import ORACLE_STORE, check_python_calls
-from oracleagentmemory.devtools.schema_catalog import build_catalog
-from oracleagentmemory.devtools.schema_refs import check_schema_refs
-from oracleagentmemory.devtools.spec_body import check_spec_body
-from oracleagentmemory.devtools.sql_parsing import TARGET_VERSION, ParsedFile, parse_source
-from oracleagentmemory.devtools.sql_sources import SQL_DIRS, discover_sources
-from oracleagentmemory.devtools.variants import VARIANTS, rendered_variants
+from oracleagentmemory_devtools.findings import Finding
+from oracleagentmemory_devtools.index_ddl import check_index_ddl
+from oracleagentmemory_devtools.length_semantics import check_length_semantics
+from oracleagentmemory_devtools.plsql_units import package_units
+from oracleagentmemory_devtools.python_calls import ORACLE_STORE, check_python_calls
+from oracleagentmemory_devtools.schema_catalog import build_catalog
+from oracleagentmemory_devtools.schema_refs import check_schema_refs
+from oracleagentmemory_devtools.spec_body import check_spec_body
+from oracleagentmemory_devtools.sql_parsing import TARGET_VERSION, ParsedFile, parse_source
+from oracleagentmemory_devtools.sql_sources import SQL_DIRS, discover_sources
+from oracleagentmemory_devtools.variants import VARIANTS, rendered_variants
 
 #: The parser release whose gaps ``parser_gaps`` documents (dev dependency pin).
 PINNED_PARSER = "0.1.8"
@@ -129,7 +129,7 @@ def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
 def main(argv: list[str] | None = None) -> int:
     """Command line entry point; returns the process exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m oracleagentmemory.devtools.static_gate",
+        prog="python -m oracleagentmemory_devtools.static_gate",
         description="Static checks of the Oracle SQL/PL/SQL and its Python callers.")
     parser.add_argument("--root", type=Path, default=Path("."),
                         help="repository root (default: current directory)")

@@ -8,8 +8,8 @@ presence of defaults, return type and PIPELINED/SQL_MACRO. Private body members 
 
 from __future__ import annotations
 
-from oracleagentmemory.devtools.findings import Finding
-from oracleagentmemory.devtools.plsql_units import PackageUnit, Subprogram
+from oracleagentmemory_devtools.findings import Finding
+from oracleagentmemory_devtools.plsql_units import PackageUnit, Subprogram
 
 CHECK = "spec-body"
 

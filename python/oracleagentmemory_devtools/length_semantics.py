@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import re
 
-from oracleagentmemory.devtools.findings import Finding
-from oracleagentmemory.devtools.sql_parsing import ParsedFile
-from oracleagentmemory.devtools.sql_regions import blank_comments, line_col, sql_regions
+from oracleagentmemory_devtools.findings import Finding
+from oracleagentmemory_devtools.sql_parsing import ParsedFile
+from oracleagentmemory_devtools.sql_regions import blank_comments, line_col, sql_regions
 
 CHAR_CHECK = "char-semantics"
 LOB_CHECK = "lob-substr"
