@@ -1,8 +1,7 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
-  c_all_types        CONSTANT VARCHAR2(200 CHAR) :=
-    'memory, fact, guideline, preference, message, image, user_profile, agent_profile, thread, summary';
-  c_searchable_types CONSTANT VARCHAR2(200 CHAR) :=
-    'memory, fact, guideline, preference, message, image, user_profile, agent_profile';
+  -- The record-type vocabulary, rendered from python/oracleagentmemory/_vocabulary.py.
+  c_all_types        CONSTANT VARCHAR2(200 CHAR) := 'memory, fact, guideline, preference, message, image, user_profile, agent_profile, thread, summary';
+  c_searchable_types CONSTANT VARCHAR2(200 CHAR) := 'memory, fact, guideline, preference, message, image, user_profile, agent_profile';
   -- Characters embedded in one piece: 1000 characters take at most 4000 bytes in AL32UTF8.
   c_single_max       CONSTANT PLS_INTEGER := 1000;
 
@@ -46,11 +45,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
 
   FUNCTION is_known_type(p_record_type IN VARCHAR2, p_searchable IN BOOLEAN) RETURN BOOLEAN IS
   BEGIN
-    IF p_record_type IN ('memory', 'fact', 'guideline', 'preference', 'message', 'image',
-                         'user_profile', 'agent_profile') THEN
-      RETURN TRUE;
+    IF p_searchable THEN
+      RETURN p_record_type IN ('memory', 'fact', 'guideline', 'preference', 'message', 'image', 'user_profile', 'agent_profile');
     END IF;
-    RETURN NOT p_searchable AND p_record_type IN ('thread', 'summary');
+    RETURN p_record_type IN ('memory', 'fact', 'guideline', 'preference', 'message', 'image', 'user_profile', 'agent_profile', 'thread', 'summary');
   END is_known_type;
 
   FUNCTION record_types(p_types IN JSON_ARRAY_T, p_searchable IN BOOLEAN) RETURN CLOB IS

@@ -12,7 +12,6 @@ AS
    * Static SQL everywhere except get_records, whose candidate query carries the compiled
    * metadata prefilter (see the dynamic-sql tag in the body).
    */
-  c_memory_types     CONSTANT VARCHAR2(100 CHAR) := 'memory,fact,guideline,preference';
 
   -- The contract operations (see AGENT_MEMORY for their documentation). None commits.
   FUNCTION write_records(p_records IN JSON, p_links IN JSON, p_replace IN BOOLEAN) RETURN JSON;

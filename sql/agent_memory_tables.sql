@@ -43,9 +43,9 @@ CREATE TABLE IF NOT EXISTS AGENT_MEMORY_RECORDS (
   embedding    VECTOR(384, FLOAT32),
   CONSTRAINT AGENT_MEMORY_RECORDS_PK PRIMARY KEY (seq),
   CONSTRAINT AGENT_MEMORY_RECORDS_ID_UK UNIQUE (id_space, id),
+  -- the vocabulary below is rendered from python/oracleagentmemory/_vocabulary.py
   CONSTRAINT AGENT_MEMORY_RECORDS_TYPE_CK CHECK (record_type IN (
-    'memory', 'fact', 'guideline', 'preference', 'message', 'image',
-    'user_profile', 'agent_profile', 'thread', 'summary')),
+    'memory', 'fact', 'guideline', 'preference', 'message', 'image', 'user_profile', 'agent_profile', 'thread', 'summary')),
   CONSTRAINT AGENT_MEMORY_RECORDS_SPACE_CK CHECK (
     id_space = CASE WHEN record_type IN ('memory', 'fact', 'guideline', 'preference')
                     THEN 'memory' ELSE record_type END),

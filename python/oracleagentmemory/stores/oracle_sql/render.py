@@ -20,6 +20,7 @@ from typing import get_args
 
 import jinja2
 
+from oracleagentmemory import _vocabulary
 from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
@@ -212,7 +213,7 @@ def templates_dir() -> Path:
 
 
 def _environment(templates: Path | None = None) -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates or templates_dir())),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
@@ -220,6 +221,54 @@ def _environment(templates: Path | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters.update(sql_in=sql_in, words=words, json_list=json_list)
+    return env
+
+
+VOCABULARY_WORD = re.compile(r"^[A-Za-z_]+$")
+"""A vocabulary name written into SQL text: letters and underscores only."""
+
+
+def _vocabulary_words(names: tuple[str, ...]) -> tuple[str, ...]:
+    """``names`` checked before they become SQL literals (ValueError otherwise)."""
+    for name in names:
+        if not VOCABULARY_WORD.match(name):
+            raise ValueError(f"vocabulary name {name!r} cannot be rendered into SQL")
+    return names
+
+
+def sql_in(names: tuple[str, ...], escaped: bool = False) -> str:
+    """The names as the items of a SQL IN list: ``'a', 'b'`` (``''a'', ''b''`` inside a
+    string literal when ``escaped``)."""
+    quote = "''" if escaped else "'"
+    return ", ".join(f"{quote}{name}{quote}" for name in _vocabulary_words(names))
+
+
+def words(names: tuple[str, ...], last: str = ", ") -> str:
+    """The names for a message: ``a, b, c`` (``a, b or c`` with ``last=" or "``)."""
+    checked = _vocabulary_words(names)
+    if len(checked) < 2:
+        return "".join(checked)
+    return ", ".join(checked[:-1]) + last + checked[-1]
+
+
+def json_list(names: tuple[str, ...]) -> str:
+    """The names as a JSON array text: ``["a","b"]``."""
+    return "[" + ",".join(f'"{name}"' for name in _vocabulary_words(names)) + "]"
+
+
+def _vocabulary_context() -> dict[str, tuple[str, ...]]:
+    """The record-type vocabulary (oracleagentmemory._vocabulary, the one source) for the
+    templates: check constraints, the id-space rule and the PL/SQL lists render from it."""
+    return {
+        "memory_types": _vocabulary.MEMORY_TYPES,
+        "searchable_types": _vocabulary.SEARCHABLE_TYPES,
+        "all_types": _vocabulary.ALL_TYPES,
+        "unembedded_types": tuple(t for t in _vocabulary.ALL_TYPES
+                                  if t not in _vocabulary.SEARCHABLE_TYPES),
+        "statuses": _vocabulary.STATUSES,
+        "ttl_anchors": _vocabulary.TTL_ANCHORS,
+    }
 
 
 def _context(options: StoreOptions) -> dict[str, object]:
@@ -234,6 +283,7 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "embedding_model": options.embedding_model,
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
+        **_vocabulary_context(),
     }
 
 
