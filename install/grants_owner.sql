@@ -25,10 +25,12 @@ DECLARE
                                            -- a database run shows the install passes without it
     'CREATE VIEW',                         -- <prefix>_RECORDS_V / _RELATIONS_V (isolation views)
     'CREATE PROCEDURE',                    -- the packages
+    'CREATE TYPE',                         -- <prefix>_NUMBER_LIST / _TEXT_LIST collection types
     'CREATE JOB',                          -- the purge job (install warns and continues without it)
     'CREATE MINING MODEL',                 -- load_onnx_model.sql only; revoke if you embed client-side
     'EXECUTE ON SYS.DBMS_RLS',             -- install adds the end-user isolation VPD policies
     'EXECUTE ON CTXSYS.CTX_DDL',           -- text index sync from the admin package
+    'EXECUTE ON SYS.DBMS_CRYPTO',          -- random bytes of generated ids (version 4 UUIDs)
     'EXECUTE ON SYS.DBMS_VECTOR',          -- load_onnx_model.sql only (ONNX model loading)
     'EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN', -- chunking and embedding of long texts (model stores);
                                            -- owned by CTXSYS (Oracle Text), not SYS

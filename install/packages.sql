@@ -1,6 +1,8 @@
--- Every package of the store AGENT_MEMORY, specifications before bodies, then a check that
--- all of them compiled. Not run on its own: install.sql and upgrade.sql call it with @@
--- (paths are relative to this directory).
+-- The collection types and every package of the store AGENT_MEMORY, specifications before
+-- bodies, then a check that all of them compiled. Not run on its own: install.sql and
+-- upgrade.sql call it with @@ (paths are relative to this directory).
+PROMPT == collection types (kept when they exist)
+@@../sql/agent_memory_types.sql
 PROMPT == package specifications
 @@../sql/agent_memory_errors.pks
 @@../sql/agent_memory_codec.pks

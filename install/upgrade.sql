@@ -1,17 +1,25 @@
 -- Upgrade the agent-memory store AGENT_MEMORY in the current schema to the schema version of
--- these scripts. Run as the store owner:   sql owner/password@db @upgrade.sql
+-- these scripts (2). Run as the store owner:   sql owner/password@db @upgrade.sql
 -- Steps: refuse a store newer than the scripts or installed with other choices than these
--- default scripts (dimension, model, sync mode: use `oracleagentmemory upgrade`), run the DDL steps of every missing version
--- (none yet: version 1 is the first), re-create every package (CREATE OR REPLACE keeps
--- grants), (re)create the isolation views and policies, record the version.
+-- default scripts (dimension, model, sync mode: use `oracleagentmemory upgrade`), run the
+-- table steps of every missing version, create the collection types and re-create every
+-- package (CREATE OR REPLACE keeps grants), (re)create the isolation views and policies,
+-- record the version. Version 2 needs the CREATE TYPE privilege and EXECUTE on
+-- SYS.DBMS_CRYPTO: a DBA re-runs grants_owner.sql first (granting again is harmless).
+-- Version steps (the same as TABLE_STEPS in python/oracleagentmemory/stores/oracle.py):
+--   2: relations.thread_id may be NULL (client-level links). Checked: ALTER TABLE ... MODIFY
+--      (column NULL), https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
+--      ORA-01451 (already nullable: the step ran before), https://docs.oracle.com/en/error-help/db/ora-01451
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
 
-PROMPT == reading the installed schema version
+PROMPT == reading the installed schema version, running the table steps
 DECLARE
-  c_target CONSTANT PLS_INTEGER := 1;
+  c_target CONSTANT PLS_INTEGER := 2;
   l_current NUMBER;
+  e_already_nullable EXCEPTION;
+  PRAGMA EXCEPTION_INIT(e_already_nullable, -1451);
 BEGIN
   SELECT TO_NUMBER(MIN(meta_value)) INTO l_current
     FROM agent_memory_meta
@@ -35,8 +43,16 @@ BEGIN
       || ' (it keeps the store''s own choices) instead');
   END LOOP;
   DBMS_OUTPUT.PUT_LINE('installed schema version ' || l_current || ', target ' || c_target);
-  -- Version steps go here, each guarded by l_current, e.g.
-  --   IF l_current < 2 THEN <ALTER TABLE ... through a reviewed static statement> END IF;
+  IF l_current < 2 THEN
+    BEGIN
+      -- dynamic-sql: constant DDL of version 2 (DDL cannot be static PL/SQL)
+      EXECUTE IMMEDIATE 'ALTER TABLE agent_memory_relations MODIFY (thread_id NULL)';
+      DBMS_OUTPUT.PUT_LINE('version 2: agent_memory_relations.thread_id may be NULL');
+    EXCEPTION
+      WHEN e_already_nullable THEN
+        NULL;
+    END;
+  END IF;
 END;
 /
 
@@ -51,7 +67,7 @@ PROMPT      EXEC AGENT_MEMORY_SESSION.trust_service('APP_USER')
 
 PROMPT == recording the schema version
 BEGIN
-  AGENT_MEMORY.set_schema_version(p_version => 1);
-  AGENT_MEMORY.check_schema;
+  AGENT_MEMORY.set_schema_version(p_version => 2);
+  AGENT_MEMORY.check_schema(p_version => 2);
 END;
 /

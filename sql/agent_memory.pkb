@@ -145,9 +145,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
       RAISE;
   END delete_links;
 
-  FUNCTION list_links(p_thread_id IN VARCHAR2) RETURN JSON IS
+  FUNCTION list_links(p_query IN JSON DEFAULT NULL) RETURN JSON IS
   BEGIN
-    RETURN AGENT_MEMORY_LINK_GRAPH.list_links(p_thread_id);
+    RETURN AGENT_MEMORY_LINK_GRAPH.list_links(p_query);
   END list_links;
 
   FUNCTION purge_expired(p_commit IN BOOLEAN DEFAULT TRUE) RETURN NUMBER IS
@@ -163,9 +163,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
       RAISE;
   END purge_expired;
 
-  PROCEDURE check_schema(p_dimension IN NUMBER DEFAULT NULL) IS
+  PROCEDURE check_schema(p_dimension IN NUMBER DEFAULT NULL, p_version IN NUMBER DEFAULT NULL) IS
   BEGIN
-    AGENT_MEMORY_ADMIN.check_schema(p_dimension);
+    AGENT_MEMORY_ADMIN.check_schema(p_dimension, p_version);
   END check_schema;
 
   PROCEDURE reset_store(p_commit IN BOOLEAN DEFAULT TRUE) IS

@@ -26,7 +26,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *                          p_changes, p_commit)
    *   delete_links         delete_links(p_selector, p_thread_id,      NUMBER 0 or 1
    *                          p_commit)
-   *   list_links           list_links(p_thread_id)                    JSON array of LinkOut
+   *   list_links           list_links(p_query)                        JSON array of LinkOut
    *   purge_expired        purge_expired(p_commit)                    NUMBER
    *   close                (client side: release the connection; no member)
    *   administration       check_schema, reset_store, sync_text_index, ensure_purge_job,
@@ -48,6 +48,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *     "embedding": null stores no vector. A SearchRequest without query_vector is embedded
    *     the same way.
    *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" is returned as given.
+   *   - A RecordOut of a message carries "seq_no": its insertion sequence, increasing within a
+   *     thread (not necessarily contiguous).
    *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20008 listed in AGENT_MEMORY_ERRORS.
    *
    * AUTHID DEFINER, on purpose: the runtime user gets EXECUTE on this package only and no
@@ -83,13 +85,16 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   FUNCTION describe RETURN JSON;
 
   -- Insert every record, then every link, atomically; returns the ids in input order
-  -- (generated ids are 32 hex digits).
+  -- (a generated id is a dashed version 4 UUID, xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx).
   --   p_records  JSON array of RecordIn (only record_type is required). Imports may add
   --              "created_at", "updated_at", "expires_at" (ISO-8601, no zone = UTC): kept
   --              as given instead of the clock; created_at is then the CREATED_AT anchor of
   --              ttl_days, updated_at defaults to created_at, and a present "expires_at"
   --              (null = never) replaces the ttl_days computation
   --   p_links    JSON array of LinkIn, may point at records of the same batch (NULL = none);
+  --              with a "thread_id" both endpoints must belong to that thread; without one
+  --              (a client-level link) they may belong to any threads, and the link is stored
+  --              with their thread when both have the same one, else with thread_id null;
   --              an import may add "created_at", kept as given
   --   p_replace  TRUE: an id already used in its id space replaces the old record (and its
   --              links); FALSE: -20003
@@ -156,8 +161,9 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --              strategy VECTOR, max_results 10, num_hops 0, max_linked_results 100,
   --              include_invalid true, record_types every searchable type; without a
   --              query_vector the in-database model (when configured) embeds query_text
-  -- Returns [{"record": RecordOut, "distance": n, "linked": [{"record", "relation_id",
-  -- "relation_type", "via_record_id", "hops"}]}].
+  -- Returns [{"record": RecordOut, "distance": n, "linked": [{"record", "relation",
+  -- "relation_id", "relation_type", "via_record_id", "hops"}]}]: "relation" is the whole
+  -- stored relation (LinkOut), "relation_type" the label read in the walking direction.
   FUNCTION search(p_request IN JSON) RETURN JSON;
 
   -- The same search as rows, for SELECT ... FROM AGENT_MEMORY.search_rows(...).
@@ -166,26 +172,31 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --   https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/PIPELINED-clause.html
   FUNCTION search_rows(p_request IN JSON) RETURN search_rows_t PIPELINED;
 
-  -- Update one relation of a thread; returns 0 (no such relation) or 1.
+  -- Update one relation; returns 0 (no such relation) or 1.
   --   p_relation_id  the relation id
-  --   p_thread_id    its thread
+  --   p_thread_id    its thread (only a relation stored with that thread_id matches); NULL:
+  --                  any relation
   --   p_changes      LinkChanges {"relation_type", "opposite_relation_type", "timestamp",
   --                  "metadata"}; a built-in relation_type fixes the opposite label
   --   p_commit       commit on success
   FUNCTION update_link(p_relation_id IN VARCHAR2, p_thread_id IN VARCHAR2, p_changes IN JSON,
                        p_commit IN BOOLEAN DEFAULT TRUE) RETURN NUMBER;
 
-  -- Delete one relation of a thread by {"id"} or by the whole stored-direction tuple
+  -- Delete one relation by {"id"} or by the whole stored-direction tuple
   -- {"source_id", "source_type", "target_id", "target_type", "relation_type"}; returns 0 or 1.
   --   p_selector   LinkSelector
-  --   p_thread_id  its thread
+  --   p_thread_id  its thread (only a relation stored with that thread_id matches); NULL: any
+  --                relation
   --   p_commit     commit on success
   FUNCTION delete_links(p_selector IN JSON, p_thread_id IN VARCHAR2,
                         p_commit IN BOOLEAN DEFAULT TRUE) RETURN NUMBER;
 
-  -- Relations of a thread in creation order (LinkOut documents).
-  --   p_thread_id  the thread id
-  FUNCTION list_links(p_thread_id IN VARCHAR2) RETURN JSON;
+  -- Relations matching a LinkQuery, oldest first (LinkOut documents).
+  --   p_query  {"ids", "thread_id", "source_id", "source_type", "target_id", "target_type",
+  --            "relation_type", "metadata_filter", "limit"}; every key optional; a key that is
+  --            present matches exactly ("thread_id": null selects the client-level links,
+  --            stored without a thread); "ids": [] matches nothing. NULL = every relation.
+  FUNCTION list_links(p_query IN JSON DEFAULT NULL) RETURN JSON;
 
   -- Physically remove expired records (relations and attached images too); returns the count.
   --   p_commit  commit on success (the purge job passes TRUE)
@@ -194,9 +205,12 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   -- -- administration ------------------------------------------------------------------------
   -- (each member below but check_schema needs an unrestricted session, see the header)
 
-  -- -20007 when the schema version differs from this package's or, when p_dimension is given,
-  -- when the store's vector dimension differs from it.
-  PROCEDURE check_schema(p_dimension IN NUMBER DEFAULT NULL);
+  -- -20007 when the schema version differs from this package's or, when given, from
+  -- p_version (the version the caller was written for), or, when p_dimension is given, when
+  -- the store's vector dimension differs from it.
+  --   p_dimension  the caller's vector dimension
+  --   p_version    the schema version the caller needs
+  PROCEDURE check_schema(p_dimension IN NUMBER DEFAULT NULL, p_version IN NUMBER DEFAULT NULL);
 
   -- Delete every record, image and relation (SchemaPolicy RECREATE on a matching schema).
   PROCEDURE reset_store(p_commit IN BOOLEAN DEFAULT TRUE);

@@ -23,14 +23,15 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
     RETURN l_out.to_json;
   END describe;
 
-  PROCEDURE check_schema(p_dimension IN NUMBER) IS
+  PROCEDURE check_schema(p_dimension IN NUMBER, p_version IN NUMBER) IS
     l_version   NUMBER;
     l_dimension NUMBER;
   BEGIN
     l_version := TO_NUMBER(meta('schema_version'));
-    IF l_version IS NULL OR l_version <> c_schema_version THEN
+    IF l_version IS NULL OR l_version <> NVL(p_version, c_schema_version)
+       OR l_version <> c_schema_version THEN
       AGENT_MEMORY_ERRORS.schema_error('store schema version is ' || NVL(TO_CHAR(l_version), 'None')
-        || ', this library needs ' || c_schema_version);
+        || ', this library needs ' || NVL(p_version, c_schema_version));
     END IF;
     l_dimension := TO_NUMBER(meta('embedding_dimension'));
     IF p_dimension IS NOT NULL AND l_dimension <> p_dimension THEN

@@ -6,18 +6,19 @@ AS
    *
    * SchemaPolicy is applied by the installer (Python or install/*.sql), which owns the DDL:
    *   REQUIRE_EXISTING     -> AGENT_MEMORY.check_schema raises -20007 when missing/other version
-   *   CREATE_IF_NECESSARY  -> install when AGENT_MEMORY_META is missing, then check_schema
-   *   RECREATE             -> reset_store (same version and dimension) or uninstall + install
+   *   CREATE_IF_NECESSARY  -> install what is missing, upgrade an older store, then check_schema
+   *   CREATE_IF_EMPTY      -> install when nothing of the store exists; else as REQUIRE_EXISTING
+   *   RECREATE             -> as CREATE_IF_NECESSARY, then reset_store
    *   NO_CHECK             -> nothing
    * Upgrade path: install/upgrade.sql runs the version steps, re-creates the packages
    * (CREATE OR REPLACE) and records the new version with set_schema_version.
    *
    * AUTHID DEFINER / ACCESSIBLE BY the facade.
    */
-  c_schema_version CONSTANT PLS_INTEGER := 1;
+  c_schema_version CONSTANT PLS_INTEGER := 2;
 
   FUNCTION describe RETURN JSON;
-  PROCEDURE check_schema(p_dimension IN NUMBER);
+  PROCEDURE check_schema(p_dimension IN NUMBER, p_version IN NUMBER);
   PROCEDURE reset_store;
   PROCEDURE sync_text_index;
   PROCEDURE set_schema_version(p_version IN NUMBER);

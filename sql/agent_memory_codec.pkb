@@ -1,15 +1,4 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
-  FUNCTION number_list_json(p_numbers IN number_list_t) RETURN CLOB IS
-    l_arr JSON_ARRAY_T := JSON_ARRAY_T();
-  BEGIN
-    IF p_numbers IS NOT NULL THEN
-      FOR i IN 1 .. p_numbers.COUNT LOOP
-        l_arr.append(p_numbers(i));
-      END LOOP;
-    END IF;
-    RETURN l_arr.to_clob;
-  END number_list_json;
-
   FUNCTION now_utc RETURN TIMESTAMP IS
   BEGIN
     RETURN SYS_EXTRACT_UTC(SYSTIMESTAMP);
@@ -79,9 +68,20 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
   END check_id;
 
   FUNCTION new_id RETURN VARCHAR2 IS
+    l_hex     VARCHAR2(32 CHAR);
+    l_variant PLS_INTEGER;
   BEGIN
-    -- SYS_GUID: 16 globally unique bytes, printed as 32 hex digits like uuid4().hex
-    RETURN LOWER(RAWTOHEX(SYS_GUID()));
+    -- 16 random bytes as 32 hex digits, then the RFC 4122 version (digit 13 is 4) and
+    -- variant (digit 17 is 8, 9, a or b) bits, dashed like Python's str(uuid.uuid4()).
+    -- DBMS_CRYPTO.RANDOMBYTES(number_bytes) returns cryptographically secure random bytes
+    -- (the owner needs EXECUTE on SYS.DBMS_CRYPTO, install/grants_owner.sql). Checked:
+    --   https://docs.oracle.com/en/database/oracle/oracle-database/19/arpls/DBMS_CRYPTO.html
+    --   (23ai: https://docs.oracle.com/pls/topic/lookup?ctx=en%2Fdatabase%2Foracle%2Foracle-database%2F23%2Fdbseg&id=ARPLS-GUID-4B200807-A740-4A2E-8828-AC0CFF6127D5)
+    l_hex := LOWER(RAWTOHEX(DBMS_CRYPTO.RANDOMBYTES(16)));
+    l_variant := MOD(INSTR('0123456789abcdef', SUBSTR(l_hex, 17, 1)) - 1, 4);
+    RETURN SUBSTR(l_hex, 1, 8) || '-' || SUBSTR(l_hex, 9, 4) || '-4' || SUBSTR(l_hex, 14, 3)
+        || '-' || SUBSTR('89ab', l_variant + 1, 1) || SUBSTR(l_hex, 18, 3)
+        || '-' || SUBSTR(l_hex, 21, 12);
   END new_id;
 
   FUNCTION to_object(p_json IN JSON, p_argument IN VARCHAR2, p_null_ok IN BOOLEAN DEFAULT TRUE)
@@ -275,21 +275,22 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
     RETURN l_el.to_clob;
   END opt_array_text;
 
-  FUNCTION id_list(p_array IN JSON_ARRAY_T, p_argument IN VARCHAR2) RETURN CLOB IS
-    l_out JSON_ARRAY_T := JSON_ARRAY_T();
+  FUNCTION id_list(p_array IN JSON_ARRAY_T, p_argument IN VARCHAR2) RETURN AGENT_MEMORY_TEXT_LIST IS
+    l_out AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
     l_el  JSON_ELEMENT_T;
   BEGIN
     IF p_array IS NULL THEN
-      RETURN '[]';
+      RETURN l_out;
     END IF;
     FOR i IN 0 .. p_array.get_size - 1 LOOP
       l_el := p_array.get(i);
       IF l_el IS NULL OR NOT l_el.is_string THEN
         AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' must be a string');
       END IF;
-      l_out.append(check_id(p_array.get_string(i), p_argument));
+      l_out.EXTEND;
+      l_out(l_out.COUNT) := check_id(p_array.get_string(i), p_argument);
     END LOOP;
-    RETURN l_out.to_clob;
+    RETURN l_out;
   END id_list;
 
   FUNCTION vector_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)

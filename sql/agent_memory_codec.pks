@@ -17,12 +17,6 @@ AS
   c_max_timestamp_length CONSTANT PLS_INTEGER := 64;  -- the width of event_ts
   c_dimension     CONSTANT PLS_INTEGER := 384;
 
-  -- Record sequence numbers, as the packages collect and pass them.
-  TYPE number_list_t IS TABLE OF NUMBER;
-
-  -- The numbers as a JSON array text ('[]' when NULL or empty), for JSON_TABLE in SQL.
-  FUNCTION number_list_json(p_numbers IN number_list_t) RETURN CLOB;
-
   -- Current time in UTC (the store's clock).
   FUNCTION now_utc RETURN TIMESTAMP;
 
@@ -36,7 +30,8 @@ AS
   -- An id of 1 to 512 characters; raises -20001 naming p_argument.
   FUNCTION check_id(p_value IN VARCHAR2, p_argument IN VARCHAR2) RETURN VARCHAR2;
 
-  -- A generated id: 32 lower-case hex digits.
+  -- A generated id: a dashed version 4 UUID, xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx (y is one
+  -- of 8, 9, a, b), from 16 cryptographically random bytes.
   FUNCTION new_id RETURN VARCHAR2;
 
   -- JSON argument as an object / array; NULL gives an empty one when p_null_ok.
@@ -76,8 +71,9 @@ AS
   FUNCTION opt_array_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
     RETURN CLOB;
 
-  -- A JSON array of ids, validated, as JSON text ('[]' when empty).
-  FUNCTION id_list(p_array IN JSON_ARRAY_T, p_argument IN VARCHAR2) RETURN CLOB;
+  -- A JSON array of ids, validated (-20001 naming p_argument), as a collection (empty when
+  -- p_array is NULL or empty).
+  FUNCTION id_list(p_array IN JSON_ARRAY_T, p_argument IN VARCHAR2) RETURN AGENT_MEMORY_TEXT_LIST;
 
   -- A vector member as the text TO_VECTOR reads, checked against the store dimension
   -- (-20006) and for non-numbers (-20001). NULL when absent or JSON null.

@@ -5,6 +5,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   -- Characters embedded in one piece: 1000 characters take at most 4000 bytes in AL32UTF8.
   c_single_max       CONSTANT PLS_INTEGER := 1000;
 
+  -- One record to insert: a checked RecordIn (image already decoded from base64).
   TYPE row_t IS RECORD (
     id          VARCHAR2(512 CHAR),
     id_space    VARCHAR2(16 CHAR),
@@ -26,12 +27,41 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     status      VARCHAR2(8 CHAR),
     message_id  VARCHAR2(512 CHAR),
     embedding   CLOB,
-    image_b64   CLOB
+    image       BLOB
   );
+  -- Rows of one batch, indexed 1 .. COUNT (dense, as FORALL needs).
   TYPE rows_t IS TABLE OF row_t INDEX BY PLS_INTEGER;
-  TYPE text_list_t IS TABLE OF VARCHAR2(512 CHAR);
   TYPE clob_list_t IS TABLE OF CLOB;
+  TYPE blob_list_t IS TABLE OF BLOB;
   TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(32767);
+  TYPE position_t IS TABLE OF PLS_INTEGER INDEX BY VARCHAR2(40 CHAR);
+
+  -- The fields of a RecordChanges document, read and checked before anything is written.
+  -- f_x = 1: the field is present and replaces the stored value.
+  TYPE change_t IS RECORD (
+    f_content   PLS_INTEGER := 0,
+    content     CLOB,
+    f_embedding PLS_INTEGER := 0,
+    embedding   CLOB,
+    f_metadata  PLS_INTEGER := 0,
+    metadata    CLOB,
+    f_timestamp PLS_INTEGER := 0,
+    event_ts    VARCHAR2(64 CHAR),
+    event_utc   TIMESTAMP(6),
+    f_status    PLS_INTEGER := 0,
+    status      VARCHAR2(8 CHAR),
+    f_expires   PLS_INTEGER := 0,
+    expires_at  TIMESTAMP(6),
+    f_parts     PLS_INTEGER := 0,
+    parts       CLOB,
+    f_config    PLS_INTEGER := 0,
+    config      CLOB,
+    f_mime      PLS_INTEGER := 0,
+    mime_type   VARCHAR2(255 CHAR),
+    f_images    PLS_INTEGER := 0,
+    images      rows_t,            -- replace_images, prepared like RecordIn rows
+    keep        AGENT_MEMORY_TEXT_LIST  -- their ids: the attached images that stay
+  );
 
   FUNCTION is_memory_type(p_record_type IN VARCHAR2) RETURN BOOLEAN IS
   BEGIN
@@ -51,8 +81,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN p_record_type IN ('memory', 'fact', 'guideline', 'preference', 'message', 'image', 'user_profile', 'agent_profile', 'thread', 'summary');
   END is_known_type;
 
-  FUNCTION record_types(p_types IN JSON_ARRAY_T, p_searchable IN BOOLEAN) RETURN CLOB IS
-    l_out  JSON_ARRAY_T := JSON_ARRAY_T();
+  FUNCTION record_types(p_types IN JSON_ARRAY_T, p_searchable IN BOOLEAN)
+    RETURN AGENT_MEMORY_TEXT_LIST IS
+    l_out  AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
     l_el   JSON_ELEMENT_T;
     l_type VARCHAR2(4000 CHAR);
   BEGIN
@@ -70,12 +101,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         AGENT_MEMORY_ERRORS.invalid_argument('record_types contains unknown record type '
           || AGENT_MEMORY_CODEC.quoted(l_type) || '; allowed: ' || c_all_types);
       END IF;
-      l_out.append(l_type);
+      l_out.EXTEND;
+      l_out(l_out.COUNT) := l_type;
     END LOOP;
-    RETURN l_out.to_clob;
+    RETURN l_out;
   END record_types;
 
-  FUNCTION types_member(p_json IN JSON, p_searchable IN BOOLEAN) RETURN CLOB IS
+  FUNCTION types_member(p_json IN JSON, p_searchable IN BOOLEAN) RETURN AGENT_MEMORY_TEXT_LIST IS
     l_el JSON_ELEMENT_T;
   BEGIN
     IF p_json IS NULL THEN
@@ -96,20 +128,42 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
 
   -- -- reading ---------------------------------------------------------------------------
 
-  FUNCTION records_json(p_seqs IN CLOB, p_include_bytes IN BOOLEAN) RETURN JSON_ARRAY_T IS
-    l_out   JSON_ARRAY_T := JSON_ARRAY_T();
-    l_seqs  AGENT_MEMORY_CODEC.number_list_t;
-    l_types text_list_t;
-    l_docs  clob_list_t;
-    l_obj   JSON_OBJECT_T;
+  -- One RecordOut from the JSON_OBJECT text records_json selected: a message gains its
+  -- seq_no, an image its base64 bytes when asked for.
+  FUNCTION record_object(p_seq IN NUMBER, p_record_type IN VARCHAR2, p_doc IN CLOB,
+                         p_include_bytes IN BOOLEAN) RETURN JSON_OBJECT_T IS
+    l_obj   JSON_OBJECT_T := JSON_OBJECT_T.parse(p_doc);
     l_bytes BLOB;
   BEGIN
-    IF p_seqs IS NULL THEN
+    IF p_record_type = 'message' THEN
+      l_obj.put('seq_no', p_seq);
+    END IF;
+    IF p_include_bytes AND p_record_type = 'image' THEN
+      BEGIN
+        SELECT i.bytes INTO l_bytes FROM AGENT_MEMORY_IMAGES i WHERE i.seq = p_seq;
+        l_obj.put('image_bytes', AGENT_MEMORY_CODEC.string_element(AGENT_MEMORY_CODEC.blob_to_base64(l_bytes)));
+      EXCEPTION
+        WHEN NO_DATA_FOUND THEN
+          NULL;
+      END;
+    END IF;
+    RETURN l_obj;
+  END record_object;
+
+  FUNCTION records_json(p_seqs IN AGENT_MEMORY_NUMBER_LIST, p_include_bytes IN BOOLEAN)
+    RETURN JSON_ARRAY_T IS
+    l_out   JSON_ARRAY_T := JSON_ARRAY_T();
+    l_seqs  AGENT_MEMORY_NUMBER_LIST;
+    l_types AGENT_MEMORY_TEXT_LIST;
+    l_docs  clob_list_t;
+    l_at    position_t;
+    l_key   VARCHAR2(40 CHAR);
+  BEGIN
+    IF p_seqs IS NULL OR p_seqs.COUNT = 0 THEN
       RETURN l_out;
     END IF;
-    -- Checked: JSON_OBJECT ... RETURNING CLOB, JSON_TABLE FOR ORDINALITY,
+    -- Checked: JSON_OBJECT ... RETURNING CLOB,
     --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON_OBJECT.html
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON_TABLE.html
     SELECT r.seq, r.record_type,
            JSON_OBJECT(
              'id'          VALUE r.id,
@@ -131,41 +185,40 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
              'config'      VALUE r.config
              NULL ON NULL RETURNING CLOB)
       BULK COLLECT INTO l_seqs, l_types, l_docs
-      FROM JSON_TABLE(p_seqs, '$[*]' COLUMNS (pos FOR ORDINALITY, seq NUMBER PATH '$')) s
-      JOIN AGENT_MEMORY_RECORDS r ON r.seq = s.seq
-     ORDER BY s.pos;
-    FOR i IN 1 .. l_docs.COUNT LOOP
-      l_obj := JSON_OBJECT_T.parse(l_docs(i));
-      IF p_include_bytes AND l_types(i) = 'image' THEN
-        BEGIN
-          SELECT i.bytes INTO l_bytes FROM AGENT_MEMORY_IMAGES i WHERE i.seq = l_seqs(i);
-          l_obj.put('image_bytes', AGENT_MEMORY_CODEC.string_element(AGENT_MEMORY_CODEC.blob_to_base64(l_bytes)));
-        EXCEPTION
-          WHEN NO_DATA_FOUND THEN
-            NULL;
-        END;
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE r.seq IN (SELECT s.COLUMN_VALUE FROM TABLE(p_seqs) s);
+    -- the rows come back in no particular order: emit them in the order of p_seqs
+    FOR i IN 1 .. l_seqs.COUNT LOOP
+      l_at(TO_CHAR(l_seqs(i))) := i;
+    END LOOP;
+    FOR k IN 1 .. p_seqs.COUNT LOOP
+      l_key := TO_CHAR(p_seqs(k));
+      IF l_at.EXISTS(l_key) THEN
+        l_out.append(record_object(l_seqs(l_at(l_key)), l_types(l_at(l_key)),
+                                   l_docs(l_at(l_key)), p_include_bytes));
       END IF;
-      l_out.append(l_obj);
     END LOOP;
     RETURN l_out;
   END records_json;
 
   FUNCTION get_records(p_query IN JSON) RETURN JSON IS
-    l_query   JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_query, 'query');
-    l_now     TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_ids     CLOB;
-    l_types   CLOB;
-    l_el      JSON_ELEMENT_T;
-    l_filter  JSON;
+    l_query     JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_query, 'query');
+    l_now       TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
+    l_ids       AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
+    l_types     AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
+    l_has_ids   NUMBER := 0;
+    l_has_types NUMBER := 0;
+    l_el        JSON_ELEMENT_T;
+    l_filter    JSON;
     l_filter_doc CLOB;
-    l_limit   NUMBER;
-    l_flags   AGENT_MEMORY_CODEC.number_list_t := AGENT_MEMORY_CODEC.number_list_t(0, 0, 0, 0);
-    l_values  text_list_t := text_list_t(NULL, NULL, NULL, NULL);
-    l_columns text_list_t := text_list_t('user_id', 'agent_id', 'thread_id', 'message_id');
-    l_sql     VARCHAR2(32767);
-    l_cursor  SYS_REFCURSOR;
-    l_seqs    AGENT_MEMORY_CODEC.number_list_t;
-    l_empty   JSON_ARRAY_T := JSON_ARRAY_T();
+    l_limit     NUMBER;
+    l_flags     AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST(0, 0, 0, 0);
+    l_values    AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST(NULL, NULL, NULL, NULL);
+    l_columns   AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST('user_id', 'agent_id', 'thread_id', 'message_id');
+    l_sql       VARCHAR2(32767);
+    l_cursor    SYS_REFCURSOR;
+    l_seqs      AGENT_MEMORY_NUMBER_LIST;
+    l_empty     JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
     IF l_query.has('ids') THEN
       l_el := l_query.get('ids');
@@ -176,6 +229,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         RETURN l_empty.to_json;
       END IF;
       l_ids := AGENT_MEMORY_CODEC.id_list(TREAT(l_el AS JSON_ARRAY_T), 'ids');
+      l_has_ids := 1;
     END IF;
     IF l_query.has('record_types') THEN
       l_el := l_query.get('record_types');
@@ -183,6 +237,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         AGENT_MEMORY_ERRORS.invalid_argument('record_types must be a list of record type names');
       END IF;
       l_types := record_types(TREAT(l_el AS JSON_ARRAY_T), FALSE);
+      l_has_types := 1;
     END IF;
     FOR i IN 1 .. l_columns.COUNT LOOP
       IF l_query.has(l_columns(i)) THEN
@@ -203,18 +258,17 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     -- Dynamic SQL text of get_records: constant text plus AGENT_MEMORY_FILTER.prefilter(), whose
     -- only variable parts are field names matching AGENT_MEMORY_FILTER.c_safe_key; every value is
-    -- a bind (the p CTE binds each once, in order).
-    l_sql := 'WITH p AS (SELECT :b_now AS now_ts, :b_ids AS ids, :b_types AS types,'
+    -- a bind, each placeholder appears once (binds are positional). The id and type lists
+    -- are bound as collections and read with TABLE().
+    l_sql := 'WITH p AS (SELECT :b_now AS now_ts, :b_has_ids AS has_ids, :b_has_types AS has_types,'
           || ' :b_has_user AS has_user, :b_user AS user_id, :b_has_agent AS has_agent,'
           || ' :b_agent AS agent_id, :b_has_thread AS has_thread, :b_thread AS thread_id,'
           || ' :b_has_message AS has_message, :b_message AS message_id, JSON(:b_filter) AS f'
           || ' FROM dual)'
           || ' SELECT r.seq FROM AGENT_MEMORY_RECORDS r CROSS JOIN p flt'
           || ' WHERE (r.expires_at IS NULL OR r.expires_at > flt.now_ts)'
-          || ' AND (flt.ids IS NULL OR r.id IN (SELECT jt.v FROM p p2, JSON_TABLE(p2.ids, ''$[*]'''
-          || ' COLUMNS (v VARCHAR2(512 CHAR) PATH ''$'')) jt))'
-          || ' AND (flt.types IS NULL OR r.record_type IN (SELECT jt.v FROM p p3,'
-          || ' JSON_TABLE(p3.types, ''$[*]'' COLUMNS (v VARCHAR2(16 CHAR) PATH ''$'')) jt))'
+          || ' AND (flt.has_ids = 0 OR r.id IN (SELECT i.COLUMN_VALUE FROM TABLE(:b_ids) i))'
+          || ' AND (flt.has_types = 0 OR r.record_type IN (SELECT t.COLUMN_VALUE FROM TABLE(:b_types) t))'
           || ' AND (flt.has_user = 0 OR DECODE(r.user_id, flt.user_id, 1, 0) = 1)'
           || ' AND (flt.has_agent = 0 OR DECODE(r.agent_id, flt.agent_id, 1, 0) = 1)'
           || ' AND (flt.has_thread = 0 OR DECODE(r.thread_id, flt.thread_id, 1, 0) = 1)'
@@ -224,12 +278,12 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
           || ' ORDER BY r.seq FETCH FIRST :b_limit ROWS ONLY';
     -- dynamic-sql: get_records candidates (text assembled above: literals + prefilter)
     OPEN l_cursor FOR l_sql
-      USING l_now, l_ids, l_types, l_flags(1), l_values(1), l_flags(2), l_values(2),
-            l_flags(3), l_values(3), l_flags(4), l_values(4), l_filter_doc,
+      USING l_now, l_has_ids, l_has_types, l_flags(1), l_values(1), l_flags(2), l_values(2),
+            l_flags(3), l_values(3), l_flags(4), l_values(4), l_filter_doc, l_ids, l_types,
             NVL(l_limit, 2147483647);
     FETCH l_cursor BULK COLLECT INTO l_seqs;
     CLOSE l_cursor;
-    RETURN records_json(AGENT_MEMORY_CODEC.number_list_json(l_seqs),
+    RETURN records_json(l_seqs,
                         NVL(AGENT_MEMORY_CODEC.opt_boolean(l_query, 'include_bytes', 'include_bytes'), FALSE)
                        ).to_json;
   END get_records;
@@ -238,8 +292,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
                          p_include_bytes IN BOOLEAN) RETURN JSON IS
     l_thread VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id');
     l_now    TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_all    AGENT_MEMORY_CODEC.number_list_t;
-    l_pick   AGENT_MEMORY_CODEC.number_list_t := AGENT_MEMORY_CODEC.number_list_t();
+    l_all    AGENT_MEMORY_NUMBER_LIST;
+    l_pick   AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
     l_len    PLS_INTEGER;
     l_from   PLS_INTEGER;
     l_to     PLS_INTEGER;
@@ -266,8 +320,125 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       l_pick.EXTEND;
       l_pick(l_pick.COUNT) := l_all(i);
     END LOOP;
-    RETURN records_json(AGENT_MEMORY_CODEC.number_list_json(l_pick), NVL(p_include_bytes, FALSE)).to_json;
+    RETURN records_json(l_pick, NVL(p_include_bytes, FALSE)).to_json;
   END list_messages;
+
+  -- -- deleting --------------------------------------------------------------------------
+
+  FUNCTION delete_seqs(p_seqs IN AGENT_MEMORY_NUMBER_LIST) RETURN NUMBER IS
+    l_ids      AGENT_MEMORY_TEXT_LIST;
+    l_spaces   AGENT_MEMORY_TEXT_LIST;
+    l_types    AGENT_MEMORY_TEXT_LIST;
+    l_memories AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
+    l_messages AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
+    l_links    NUMBER;
+  BEGIN
+    IF p_seqs IS NULL OR p_seqs.COUNT = 0 THEN
+      RETURN 0;
+    END IF;
+    SELECT r.id, r.id_space, r.record_type
+      BULK COLLECT INTO l_ids, l_spaces, l_types
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE r.seq IN (SELECT s.COLUMN_VALUE FROM TABLE(p_seqs) s);
+    FOR i IN 1 .. l_ids.COUNT LOOP
+      IF l_spaces(i) = 'memory' THEN
+        l_memories.EXTEND;
+        l_memories(l_memories.COUNT) := l_ids(i);
+      END IF;
+      IF l_types(i) = 'message' THEN
+        l_messages.EXTEND;
+        l_messages(l_messages.COUNT) := l_ids(i);
+      END IF;
+    END LOOP;
+    DELETE FROM AGENT_MEMORY_RELATIONS rel
+     WHERE rel.source_id IN (SELECT m.COLUMN_VALUE FROM TABLE(l_memories) m)
+        OR rel.target_id IN (SELECT m.COLUMN_VALUE FROM TABLE(l_memories) m);
+    l_links := SQL%ROWCOUNT;
+    DELETE FROM AGENT_MEMORY_RECORDS r
+     WHERE r.seq IN (SELECT s.COLUMN_VALUE FROM TABLE(p_seqs) s);
+    IF l_messages.COUNT > 0 THEN
+      DELETE FROM AGENT_MEMORY_RECORDS r
+       WHERE r.record_type = 'image'
+         AND r.message_id IN (SELECT m.COLUMN_VALUE FROM TABLE(l_messages) m);
+    END IF;
+    RETURN l_links;
+  END delete_seqs;
+
+  FUNCTION delete_records(p_record_ids IN JSON, p_record_types IN JSON,
+                          p_thread_id IN VARCHAR2) RETURN NUMBER IS
+    l_ids     AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_CODEC.id_list(AGENT_MEMORY_CODEC.to_array(p_record_ids, 'record_ids'),
+                                                   'record_id');
+    l_types   AGENT_MEMORY_TEXT_LIST := types_member(p_record_types, FALSE);
+    l_seqs    AGENT_MEMORY_NUMBER_LIST;
+    l_rtypes  AGENT_MEMORY_TEXT_LIST;
+    l_msgids  AGENT_MEMORY_TEXT_LIST;
+    l_links   NUMBER;
+  BEGIN
+    SELECT r.seq, r.record_type, r.message_id
+      BULK COLLECT INTO l_seqs, l_rtypes, l_msgids
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE r.id IN (SELECT i.COLUMN_VALUE FROM TABLE(l_ids) i)
+       AND r.record_type IN (SELECT t.COLUMN_VALUE FROM TABLE(l_types) t)
+       AND (p_thread_id IS NULL OR r.thread_id = p_thread_id)
+       FOR UPDATE;
+    FOR i IN 1 .. l_seqs.COUNT LOOP
+      IF l_rtypes(i) = 'image' AND l_msgids(i) IS NOT NULL THEN
+        AGENT_MEMORY_ERRORS.attached_image(
+          'the image is attached to a message; delete or update the message instead');
+      END IF;
+    END LOOP;
+    l_links := delete_seqs(l_seqs);
+    RETURN l_seqs.COUNT;
+  END delete_records;
+
+  FUNCTION delete_cascade(p_owner_type IN VARCHAR2, p_owner_id IN VARCHAR2) RETURN JSON IS
+    l_owner_id   VARCHAR2(512 CHAR);
+    l_owner_type VARCHAR2(16 CHAR);
+    l_owner      NUMBER;
+    l_threads    AGENT_MEMORY_TEXT_LIST;
+    l_seqs       AGENT_MEMORY_NUMBER_LIST;
+    l_links      NUMBER := 0;
+    l_result     JSON_OBJECT_T := JSON_OBJECT_T();
+  BEGIN
+    IF p_owner_type IS NULL OR p_owner_type NOT IN ('thread', 'user', 'agent') THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('owner_type must be thread, user or agent');
+    END IF;
+    l_owner_id := AGENT_MEMORY_CODEC.check_id(p_owner_id, 'owner_id');
+    l_owner_type := CASE p_owner_type WHEN 'user' THEN 'user_profile'
+                                      WHEN 'agent' THEN 'agent_profile'
+                                      ELSE 'thread' END;
+    SELECT COUNT(*) INTO l_owner
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE r.record_type = l_owner_type
+       AND r.id = l_owner_id;
+    IF p_owner_type = 'thread' THEN
+      l_threads := AGENT_MEMORY_TEXT_LIST(l_owner_id);
+    ELSE
+      SELECT r.id BULK COLLECT INTO l_threads
+        FROM AGENT_MEMORY_RECORDS r
+       WHERE r.record_type = 'thread'
+         AND ((p_owner_type = 'user' AND r.user_id = l_owner_id)
+           OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id));
+    END IF;
+    SELECT r.seq BULK COLLECT INTO l_seqs
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE (p_owner_type = 'user' AND r.user_id = l_owner_id)
+        OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id)
+        OR (p_owner_type = 'thread' AND r.thread_id = l_owner_id)
+        OR (r.record_type = l_owner_type AND r.id = l_owner_id)
+        OR r.thread_id IN (SELECT t.COLUMN_VALUE FROM TABLE(l_threads) t)
+     ORDER BY r.seq;
+    IF l_threads.COUNT > 0 THEN
+      DELETE FROM AGENT_MEMORY_RELATIONS rel
+       WHERE rel.thread_id IN (SELECT t.COLUMN_VALUE FROM TABLE(l_threads) t);
+      l_links := SQL%ROWCOUNT;
+    END IF;
+    l_links := l_links + delete_seqs(l_seqs);
+    l_result.put('owner', l_owner);
+    l_result.put('records', l_seqs.COUNT);
+    l_result.put('links', l_links);
+    RETURN l_result.to_json;
+  END delete_cascade;
 
   -- -- writing ---------------------------------------------------------------------------
 
@@ -328,7 +499,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_row.parts := AGENT_MEMORY_CODEC.opt_array_text(p_record, 'parts', p_where || '.parts');
     l_row.mime_type := AGENT_MEMORY_CODEC.opt_text(p_record, 'mime_type', p_where || '.mime_type', 255);
     l_row.config := AGENT_MEMORY_CODEC.opt_object_text(p_record, 'config', p_where || '.config');
-    l_row.image_b64 := AGENT_MEMORY_CODEC.opt_clob(p_record, 'image_bytes', p_where || '.image_bytes');
+    -- decoded here, with the rest of the validation, before anything is written
+    l_row.image := AGENT_MEMORY_CODEC.base64_to_blob(
+                     AGENT_MEMORY_CODEC.opt_clob(p_record, 'image_bytes', p_where || '.image_bytes'));
     IF p_attach THEN
       l_row.user_id := p_message.user_id;
       l_row.agent_id := p_message.agent_id;
@@ -365,55 +538,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN l_row;
   END prepare_row;
 
-  PROCEDURE insert_row(p_row IN row_t, p_replace IN BOOLEAN) IS
-    l_existing NUMBER;
-    l_seq      NUMBER;
-    l_links    NUMBER;
-    l_bytes    BLOB;
-  BEGIN
-    SELECT MIN(r.seq) INTO l_existing
-      FROM AGENT_MEMORY_RECORDS r
-     WHERE r.id_space = p_row.id_space
-       AND r.id = p_row.id;
-    IF l_existing IS NOT NULL THEN
-      IF NOT p_replace THEN
-        AGENT_MEMORY_ERRORS.duplicate_record('a ' || p_row.id_space || ' record with id '
-          || AGENT_MEMORY_CODEC.quoted(p_row.id) || ' already exists');
-      END IF;
-      l_links := delete_seqs('[' || TO_CHAR(l_existing) || ']');
-    END IF;
-    -- Checked: TO_VECTOR(text, dimensions, FLOAT32),
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/to_vector.html
-    INSERT INTO AGENT_MEMORY_RECORDS (
-      id, id_space, record_type, user_id, agent_id, thread_id, role, content, metadata,
-      parts, config, mime_type, event_ts, event_utc, created_at, updated_at, expires_at,
-      status, message_id, embedding)
-    VALUES (
-      p_row.id, p_row.id_space, p_row.record_type, p_row.user_id, p_row.agent_id,
-      p_row.thread_id, p_row.role, p_row.content, JSON(p_row.metadata), JSON(p_row.parts),
-      JSON(p_row.config), p_row.mime_type, p_row.event_ts, p_row.event_utc, p_row.created_at,
-      p_row.updated_at, p_row.expires_at, p_row.status, p_row.message_id,
-      TO_VECTOR(p_row.embedding, 384, FLOAT32))
-    RETURNING seq INTO l_seq;
-    IF p_row.image_b64 IS NOT NULL THEN
-      -- Decoded here, not inside the INSERT: an ACCESSIBLE BY unit cannot be called from SQL
-      -- (the accessor check fails for calls through static or dynamic SQL). Checked:
-      --   https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/ACCESSIBLE-BY-clause.html
-      l_bytes := AGENT_MEMORY_CODEC.base64_to_blob(p_row.image_b64);
-      INSERT INTO AGENT_MEMORY_IMAGES (seq, bytes) VALUES (l_seq, l_bytes);
-    END IF;
-  END insert_row;
-
-  FUNCTION write_records(p_records IN JSON, p_links IN JSON, p_replace IN BOOLEAN) RETURN JSON IS
+  -- Every RecordIn of a write_records call checked (the whole batch before anything is
+  -- written), as rows 1 .. n; -20003 when the batch names one id of an id space twice.
+  FUNCTION prepare_rows(p_records IN JSON, p_now IN TIMESTAMP) RETURN rows_t IS
     l_records JSON_ARRAY_T;
-    l_links   JSON_ARRAY_T;
     l_el      JSON_ELEMENT_T;
     l_rows    rows_t;
     l_seen    seen_t;
     l_key     VARCHAR2(600 CHAR);
-    l_ids     JSON_ARRAY_T := JSON_ARRAY_T();
-    l_now     TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_link_id VARCHAR2(512 CHAR);
     l_none    row_t;
   BEGIN
     IF p_records IS NULL THEN
@@ -424,367 +556,401 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       AGENT_MEMORY_ERRORS.invalid_argument('records must be a list of record objects');
     END IF;
     l_records := TREAT(l_el AS JSON_ARRAY_T);
-    -- validate the whole batch before writing anything
     FOR i IN 0 .. l_records.get_size - 1 LOOP
       l_el := l_records.get(i);
       IF NOT l_el.is_object THEN
         AGENT_MEMORY_ERRORS.invalid_argument('records[' || i || '] must be a dict');
       END IF;
-      l_rows(i) := prepare_row(TREAT(l_el AS JSON_OBJECT_T), l_now, 'records[' || i || ']',
-                               FALSE, l_none);
-      l_key := l_rows(i).id_space || '/' || l_rows(i).id;
+      l_rows(i + 1) := prepare_row(TREAT(l_el AS JSON_OBJECT_T), p_now, 'records[' || i || ']',
+                                   FALSE, l_none);
+      l_key := l_rows(i + 1).id_space || '/' || l_rows(i + 1).id;
       IF l_seen.EXISTS(l_key) THEN
         AGENT_MEMORY_ERRORS.duplicate_record('records contains the same id twice');
       END IF;
       l_seen(l_key) := TRUE;
     END LOOP;
-    l_links := AGENT_MEMORY_CODEC.to_array(p_links, 'links');
-    IF l_rows.COUNT > 0 THEN
-      FOR i IN l_rows.FIRST .. l_rows.LAST LOOP
-        insert_row(l_rows(i), NVL(p_replace, FALSE));
-        l_ids.append(l_rows(i).id);
-      END LOOP;
+    RETURN l_rows;
+  END prepare_rows;
+
+  -- Insert checked rows (and their image bytes) with one FORALL statement each.
+  -- Checked: FORALL ... INSERT ... RETURNING ... BULK COLLECT INTO (one returned value per
+  -- iteration, in order), fields referenced as rows(i).field,
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/lnpls/FORALL-statement.html
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/bulk-sql-and-bulk-binding.html
+  --   https://docs.oracle.com/en/error-help/db/pls-00674
+  --   TO_VECTOR(text, dimensions, FLOAT32),
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/to_vector.html
+  PROCEDURE insert_rows(p_rows IN rows_t) IS
+    l_seqs       AGENT_MEMORY_NUMBER_LIST;
+    l_image_seqs AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
+    l_images     blob_list_t := blob_list_t();
+  BEGIN
+    IF p_rows.COUNT = 0 THEN
+      RETURN;
     END IF;
-    FOR i IN 0 .. l_links.get_size - 1 LOOP
-      l_el := l_links.get(i);
-      IF NOT l_el.is_object THEN
-        AGENT_MEMORY_ERRORS.invalid_link('each link must be a dict');
+    FORALL i IN 1 .. p_rows.COUNT
+      INSERT INTO AGENT_MEMORY_RECORDS (
+        id, id_space, record_type, user_id, agent_id, thread_id, role, content, metadata,
+        parts, config, mime_type, event_ts, event_utc, created_at, updated_at, expires_at,
+        status, message_id, embedding)
+      VALUES (
+        p_rows(i).id, p_rows(i).id_space, p_rows(i).record_type, p_rows(i).user_id,
+        p_rows(i).agent_id, p_rows(i).thread_id, p_rows(i).role, p_rows(i).content,
+        JSON(p_rows(i).metadata), JSON(p_rows(i).parts), JSON(p_rows(i).config),
+        p_rows(i).mime_type, p_rows(i).event_ts, p_rows(i).event_utc, p_rows(i).created_at,
+        p_rows(i).updated_at, p_rows(i).expires_at, p_rows(i).status, p_rows(i).message_id,
+        TO_VECTOR(p_rows(i).embedding, 384, FLOAT32))
+      RETURNING seq BULK COLLECT INTO l_seqs;
+    FOR i IN 1 .. p_rows.COUNT LOOP
+      IF p_rows(i).image IS NOT NULL THEN
+        l_image_seqs.EXTEND;
+        l_image_seqs(l_image_seqs.COUNT) := l_seqs(i);
+        l_images.EXTEND;
+        l_images(l_images.COUNT) := p_rows(i).image;
       END IF;
-      l_link_id := AGENT_MEMORY_LINK_GRAPH.insert_link(TREAT(l_el AS JSON_OBJECT_T), l_now);
+    END LOOP;
+    FORALL i IN 1 .. l_image_seqs.COUNT
+      INSERT INTO AGENT_MEMORY_IMAGES (seq, bytes) VALUES (l_image_seqs(i), l_images(i));
+  END insert_rows;
+
+  -- Insert rows none of which may exist yet: one lookup for the whole batch, then the
+  -- inserts. The first id already used, in input order, is the one reported (-20003), as
+  -- if the rows were inserted one by one.
+  PROCEDURE insert_new_rows(p_rows IN rows_t) IS
+    l_ids    AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
+    l_spaces AGENT_MEMORY_TEXT_LIST;
+    l_found  AGENT_MEMORY_TEXT_LIST;
+    l_taken  seen_t;
+  BEGIN
+    FOR i IN 1 .. p_rows.COUNT LOOP
+      l_ids.EXTEND;
+      l_ids(i) := p_rows(i).id;
+    END LOOP;
+    SELECT r.id_space, r.id BULK COLLECT INTO l_spaces, l_found
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE r.id IN (SELECT i.COLUMN_VALUE FROM TABLE(l_ids) i);
+    FOR i IN 1 .. l_found.COUNT LOOP
+      l_taken(l_spaces(i) || '/' || l_found(i)) := TRUE;
+    END LOOP;
+    FOR i IN 1 .. p_rows.COUNT LOOP
+      IF l_taken.EXISTS(p_rows(i).id_space || '/' || p_rows(i).id) THEN
+        AGENT_MEMORY_ERRORS.duplicate_record('a ' || p_rows(i).id_space || ' record with id '
+          || AGENT_MEMORY_CODEC.quoted(p_rows(i).id) || ' already exists');
+      END IF;
+    END LOOP;
+    insert_rows(p_rows);
+  END insert_new_rows;
+
+  -- Insert one row, replacing (with its links) the record that holds its id, if any.
+  PROCEDURE replace_row(p_row IN row_t) IS
+    l_existing NUMBER;
+    l_links    NUMBER;
+    l_single   rows_t;
+  BEGIN
+    SELECT MIN(r.seq) INTO l_existing
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE r.id_space = p_row.id_space
+       AND r.id = p_row.id;
+    IF l_existing IS NOT NULL THEN
+      l_links := delete_seqs(AGENT_MEMORY_NUMBER_LIST(l_existing));
+    END IF;
+    l_single(1) := p_row;
+    insert_rows(l_single);
+  END replace_row;
+
+  FUNCTION write_records(p_records IN JSON, p_links IN JSON, p_replace IN BOOLEAN) RETURN JSON IS
+    l_now   TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
+    l_rows  rows_t := prepare_rows(p_records, l_now);
+    l_links JSON_ARRAY_T := AGENT_MEMORY_CODEC.to_array(p_links, 'links');
+    l_ids   JSON_ARRAY_T := JSON_ARRAY_T();
+  BEGIN
+    IF NVL(p_replace, FALSE) THEN
+      -- one by one, as the embedded store: replacing a message also removes the images
+      -- attached to it that earlier rows of the batch wrote
+      FOR i IN 1 .. l_rows.COUNT LOOP
+        replace_row(l_rows(i));
+      END LOOP;
+    ELSE
+      insert_new_rows(l_rows);
+    END IF;
+    AGENT_MEMORY_LINK_GRAPH.insert_links(l_links, l_now);
+    FOR i IN 1 .. l_rows.COUNT LOOP
+      l_ids.append(l_rows(i).id);
     END LOOP;
     RETURN l_ids.to_json;
   END write_records;
 
   -- -- updating --------------------------------------------------------------------------
 
-  FUNCTION update_record(p_record_id IN VARCHAR2, p_record_types IN JSON, p_changes IN JSON,
-                         p_thread_id IN VARCHAR2) RETURN JSON IS
-    l_id        VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_record_id, 'record_id');
-    l_types     CLOB := types_member(p_record_types, FALSE);
-    l_changes   JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_changes, 'changes');
-    l_now       TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_keys      JSON_KEY_LIST;
-    l_unknown   VARCHAR2(4000 CHAR);
-    l_seq       NUMBER;
-    l_created   TIMESTAMP;
-    l_event_ts  VARCHAR2(64 CHAR);
-    l_event_utc TIMESTAMP;
-    l_content   CLOB;
-    l_embedding CLOB;
-    l_metadata  CLOB;
-    l_status    VARCHAR2(4000 CHAR);
-    l_expires   TIMESTAMP;
-    l_parts     CLOB;
-    l_config    CLOB;
-    l_mime      VARCHAR2(255 CHAR);
-    l_image     CLOB;
-    l_bytes     BLOB;
-    l_any       BOOLEAN := FALSE;
-    l_message   row_t;
-    l_el        JSON_ELEMENT_T;
-    l_listed    JSON_ARRAY_T;
-    l_images    rows_t;
-    l_keep      JSON_ARRAY_T := JSON_ARRAY_T();
-    l_keep_text CLOB;
-    l_stale     AGENT_MEMORY_CODEC.number_list_t;
-    l_links     NUMBER;
-    l_follow    TIMESTAMP;
-    f_images    NUMBER := 0;
-    f_content   NUMBER := 0;
-    f_embedding NUMBER := 0;
-    f_metadata  NUMBER := 0;
-    f_timestamp NUMBER := 0;
-    f_status    NUMBER := 0;
-    f_expires   NUMBER := 0;
-    f_parts     NUMBER := 0;
-    f_config    NUMBER := 0;
-    f_mime      NUMBER := 0;
+  PROCEDURE check_change_keys(p_changes IN JSON_OBJECT_T) IS
+    l_keys    JSON_KEY_LIST := p_changes.get_keys;
+    l_unknown VARCHAR2(4000 CHAR);
   BEGIN
-    l_keys := l_changes.get_keys;
-    IF l_keys IS NOT NULL THEN
-      FOR i IN 1 .. l_keys.COUNT LOOP
-        IF NVL(l_keys(i), '?') NOT IN ('content', 'embedding', 'metadata', 'timestamp', 'status',
-                                       'ttl_days', 'ttl_anchor', 'parts', 'config', 'mime_type',
-                                       'image_bytes', 'replace_images') THEN
-          l_unknown := l_unknown || CASE WHEN l_unknown IS NOT NULL THEN ', ' END || l_keys(i);
-        END IF;
-      END LOOP;
+    IF l_keys IS NULL THEN
+      RETURN;
     END IF;
+    FOR i IN 1 .. l_keys.COUNT LOOP
+      IF NVL(l_keys(i), '?') NOT IN ('content', 'embedding', 'metadata', 'timestamp', 'status',
+                                     'ttl_days', 'ttl_anchor', 'parts', 'config', 'mime_type',
+                                     'image_bytes', 'replace_images') THEN
+        l_unknown := l_unknown || CASE WHEN l_unknown IS NOT NULL THEN ', ' END || l_keys(i);
+      END IF;
+    END LOOP;
     IF l_unknown IS NOT NULL THEN
       AGENT_MEMORY_ERRORS.invalid_argument('unknown change fields: ' || l_unknown);
     END IF;
+  END check_change_keys;
+
+  -- The seq of the visible record p_id among p_types (and of p_thread_id when given), or NULL.
+  FUNCTION find_visible(p_id IN VARCHAR2, p_types IN AGENT_MEMORY_TEXT_LIST,
+                        p_thread_id IN VARCHAR2, p_now IN TIMESTAMP) RETURN NUMBER IS
+    l_seq NUMBER;
+  BEGIN
     SELECT MIN(r.seq) INTO l_seq
       FROM AGENT_MEMORY_RECORDS r
-     WHERE r.id = l_id
-       AND r.record_type IN (SELECT jt.v FROM JSON_TABLE(l_types, '$[*]' COLUMNS (v VARCHAR2(16 CHAR) PATH '$')) jt)
-       AND (r.expires_at IS NULL OR r.expires_at > l_now)
+     WHERE r.id = p_id
+       AND r.record_type IN (SELECT t.COLUMN_VALUE FROM TABLE(p_types) t)
+       AND (r.expires_at IS NULL OR r.expires_at > p_now)
        AND (p_thread_id IS NULL OR r.thread_id = p_thread_id);
-    IF l_seq IS NULL THEN
-      RETURN NULL;
-    END IF;
-    SELECT r.created_at, r.event_ts, r.event_utc, r.id, r.record_type, r.user_id, r.agent_id,
-           r.thread_id
-      INTO l_created, l_event_ts, l_event_utc, l_message.id, l_message.record_type,
-           l_message.user_id, l_message.agent_id, l_message.thread_id
+    RETURN l_seq;
+  END find_visible;
+
+  -- The record to update, locked: its id, type, scope and the times its expiry counts from.
+  FUNCTION locked_row(p_seq IN NUMBER) RETURN row_t IS
+    l_row row_t;
+  BEGIN
+    SELECT r.id, r.record_type, r.user_id, r.agent_id, r.thread_id, r.created_at, r.event_ts,
+           r.event_utc
+      INTO l_row.id, l_row.record_type, l_row.user_id, l_row.agent_id, l_row.thread_id,
+           l_row.created_at, l_row.event_ts, l_row.event_utc
       FROM AGENT_MEMORY_RECORDS r
-     WHERE r.seq = l_seq
+     WHERE r.seq = p_seq
        FOR UPDATE;
-    IF l_changes.has('content') THEN
-      l_content := AGENT_MEMORY_CODEC.opt_clob(l_changes, 'content', 'content');
-      IF l_content IS NULL AND NOT l_changes.get('content').is_string THEN
+    RETURN l_row;
+  END locked_row;
+
+  -- content, and the embedding: given, or (new content without an "embedding" key)
+  -- computed in the database when a model is configured.
+  PROCEDURE read_content(p_changes IN JSON_OBJECT_T, p_change IN OUT NOCOPY change_t) IS
+  BEGIN
+    IF p_changes.has('content') THEN
+      p_change.content := AGENT_MEMORY_CODEC.opt_clob(p_changes, 'content', 'content');
+      IF p_change.content IS NULL AND NOT p_changes.get('content').is_string THEN
         AGENT_MEMORY_ERRORS.invalid_argument('content must be a string');
       END IF;
-      l_content := NVL(l_content, EMPTY_CLOB());
-      f_content := 1;
+      p_change.content := NVL(p_change.content, EMPTY_CLOB());
+      p_change.f_content := 1;
     END IF;
-    IF l_changes.has('embedding') THEN
-      l_embedding := AGENT_MEMORY_CODEC.vector_text(l_changes, 'embedding', 'embedding');
-      f_embedding := 1;
-    ELSIF f_content = 1 AND AGENT_MEMORY_CODEC.has_key(l_changes, 'content') THEN
-      -- new content without an "embedding" key: re-embed in the database when a model exists
-      l_embedding := embed_text(l_content);
-      f_embedding := CASE WHEN l_embedding IS NULL THEN 0 ELSE 1 END;
+    IF p_changes.has('embedding') THEN
+      p_change.embedding := AGENT_MEMORY_CODEC.vector_text(p_changes, 'embedding', 'embedding');
+      p_change.f_embedding := 1;
+    ELSIF p_change.f_content = 1 THEN
+      p_change.embedding := embed_text(p_change.content);
+      p_change.f_embedding := CASE WHEN p_change.embedding IS NULL THEN 0 ELSE 1 END;
     END IF;
-    IF l_changes.has('metadata') THEN
-      l_metadata := AGENT_MEMORY_CODEC.opt_object_text(l_changes, 'metadata', 'metadata');
-      f_metadata := 1;
+  END read_content;
+
+  -- metadata (whole), timestamp, status, and the expiry when ttl_days or ttl_anchor is
+  -- present (anchored on the original creation time or the new or stored event time).
+  PROCEDURE read_state(p_changes IN JSON_OBJECT_T, p_target IN row_t,
+                       p_change IN OUT NOCOPY change_t) IS
+    l_status VARCHAR2(4000 CHAR);
+  BEGIN
+    IF p_changes.has('metadata') THEN
+      p_change.metadata := AGENT_MEMORY_CODEC.opt_object_text(p_changes, 'metadata', 'metadata');
+      p_change.f_metadata := 1;
     END IF;
-    IF l_changes.has('timestamp') THEN
-      l_event_ts := AGENT_MEMORY_CODEC.opt_timestamp(l_changes, 'timestamp', 'timestamp');
-      l_event_utc := CASE WHEN l_event_ts IS NULL THEN NULL
-                          ELSE AGENT_MEMORY_CODEC.parse_iso(l_event_ts, 'timestamp') END;
-      f_timestamp := 1;
+    p_change.event_utc := p_target.event_utc;
+    IF p_changes.has('timestamp') THEN
+      p_change.event_ts := AGENT_MEMORY_CODEC.opt_timestamp(p_changes, 'timestamp', 'timestamp');
+      p_change.event_utc := CASE WHEN p_change.event_ts IS NULL THEN NULL
+                                 ELSE AGENT_MEMORY_CODEC.parse_iso(p_change.event_ts, 'timestamp') END;
+      p_change.f_timestamp := 1;
     END IF;
-    IF l_changes.has('status') THEN
-      l_status := AGENT_MEMORY_CODEC.opt_text(l_changes, 'status', 'status', 4000);
+    IF p_changes.has('status') THEN
+      l_status := AGENT_MEMORY_CODEC.opt_text(p_changes, 'status', 'status', 4000);
       IF l_status IS NULL OR l_status NOT IN ('VALID', 'INVALID') THEN
         AGENT_MEMORY_ERRORS.invalid_argument('status must be VALID or INVALID');
       END IF;
-      f_status := 1;
+      p_change.status := l_status;
+      p_change.f_status := 1;
     END IF;
-    IF l_changes.has('ttl_days') OR l_changes.has('ttl_anchor') THEN
-      l_expires := AGENT_MEMORY_RETENTION.expires_at(l_changes, l_created, l_event_utc, 'changes');
-      f_expires := 1;
+    IF p_changes.has('ttl_days') OR p_changes.has('ttl_anchor') THEN
+      p_change.expires_at := AGENT_MEMORY_RETENTION.expires_at(p_changes, p_target.created_at,
+                                                          p_change.event_utc, 'changes');
+      p_change.f_expires := 1;
     END IF;
-    IF l_changes.has('parts') THEN
-      l_parts := AGENT_MEMORY_CODEC.opt_array_text(l_changes, 'parts', 'parts');
-      f_parts := 1;
-    END IF;
-    IF l_changes.has('config') THEN
-      l_config := AGENT_MEMORY_CODEC.opt_object_text(l_changes, 'config', 'config');
-      f_config := 1;
-    END IF;
-    IF l_changes.has('mime_type') THEN
-      l_mime := AGENT_MEMORY_CODEC.opt_text(l_changes, 'mime_type', 'mime_type', 255);
-      f_mime := 1;
-    END IF;
-    IF l_changes.has('replace_images') AND l_message.record_type = 'message' THEN
-      -- A message's attached images (validated before anything is written; a non-message
-      -- ignores the key, as the embedded store does). Each image is prepared like a RecordIn
-      -- of write_records, with the message's id and scope (see prepare_row).
-      l_el := l_changes.get('replace_images');
-      IF l_el IS NULL OR l_el.is_null THEN
-        l_listed := JSON_ARRAY_T();
-      ELSIF l_el.is_array THEN
-        l_listed := TREAT(l_el AS JSON_ARRAY_T);
-      ELSE
-        AGENT_MEMORY_ERRORS.invalid_argument('replace_images must be a list of record objects');
-      END IF;
-      FOR i IN 0 .. l_listed.get_size - 1 LOOP
-        l_el := l_listed.get(i);
-        IF NOT l_el.is_object THEN
-          AGENT_MEMORY_ERRORS.invalid_argument('records[' || i || '] must be a dict');
-        END IF;
-        l_images(i) := prepare_row(TREAT(l_el AS JSON_OBJECT_T), l_now, 'records[' || i || ']',
-                                   TRUE, l_message);
-        l_keep.append(l_images(i).id);
-      END LOOP;
-      l_keep_text := l_keep.to_clob;
-      f_images := 1;
-    END IF;
-    l_any := f_content + f_embedding + f_metadata + f_timestamp + f_status + f_expires
-           + f_parts + f_config + f_mime > 0;
-    IF l_any THEN
-      UPDATE AGENT_MEMORY_RECORDS r
-         SET r.content    = CASE WHEN f_content = 1 THEN l_content ELSE r.content END,
-             r.embedding  = CASE WHEN f_embedding = 1
-                                 THEN TO_VECTOR(l_embedding, 384, FLOAT32)
-                                 ELSE r.embedding END,
-             r.metadata   = CASE WHEN f_metadata = 1 THEN JSON(l_metadata) ELSE r.metadata END,
-             r.event_ts   = CASE WHEN f_timestamp = 1 THEN l_event_ts ELSE r.event_ts END,
-             r.event_utc  = CASE WHEN f_timestamp = 1 THEN l_event_utc ELSE r.event_utc END,
-             r.status     = CASE WHEN f_status = 1 THEN l_status ELSE r.status END,
-             r.expires_at = CASE WHEN f_expires = 1 THEN l_expires ELSE r.expires_at END,
-             r.parts      = CASE WHEN f_parts = 1 THEN JSON(l_parts) ELSE r.parts END,
-             r.config     = CASE WHEN f_config = 1 THEN JSON(l_config) ELSE r.config END,
-             r.mime_type  = CASE WHEN f_mime = 1 THEN l_mime ELSE r.mime_type END,
-             r.updated_at = l_now
-       WHERE r.seq = l_seq;
-    END IF;
-    IF l_changes.has('image_bytes') THEN
-      l_image := AGENT_MEMORY_CODEC.opt_clob(l_changes, 'image_bytes', 'image_bytes');
-      IF l_image IS NOT NULL THEN
-        l_bytes := AGENT_MEMORY_CODEC.base64_to_blob(l_image);  -- not inside SQL: ACCESSIBLE BY
-        MERGE INTO AGENT_MEMORY_IMAGES i
-        USING (SELECT l_seq AS seq FROM dual) s
-           ON (i.seq = s.seq)
-         WHEN MATCHED THEN UPDATE SET i.bytes = l_bytes
-         WHEN NOT MATCHED THEN INSERT (seq, bytes) VALUES (s.seq, l_bytes);
-      END IF;
-    END IF;
-    IF f_images = 1 THEN
-      -- (a) attached images not listed go, through the common delete path (their bytes rows
-      --     go with them: AGENT_MEMORY_IMAGES references the record ON DELETE CASCADE)
-      SELECT r.seq BULK COLLECT INTO l_stale
-        FROM AGENT_MEMORY_RECORDS r
-       WHERE r.record_type = 'image'
-         AND r.message_id = l_message.id
-         AND NOT EXISTS (SELECT 1
-                           FROM JSON_TABLE(l_keep_text, '$[*]' COLUMNS (v VARCHAR2(512 CHAR) PATH '$')) k
-                          WHERE k.v = r.id)
-       ORDER BY r.seq;
-      IF l_stale.COUNT > 0 THEN
-        l_links := delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_stale));
-      END IF;
-      -- (b) listed images with bytes are inserted, or replace the image of that id; listed
-      --     ids without bytes are kept as stored
-      IF l_images.COUNT > 0 THEN
-        FOR i IN l_images.FIRST .. l_images.LAST LOOP
-          IF l_images(i).image_b64 IS NOT NULL THEN
-            insert_row(l_images(i), TRUE);
-          END IF;
-        END LOOP;
-      END IF;
-    END IF;
-    IF l_message.record_type = 'message' AND f_images + f_expires > 0 THEN
-      -- (c) attached images always carry their message's expiry
-      SELECT r.expires_at INTO l_follow FROM AGENT_MEMORY_RECORDS r WHERE r.seq = l_seq;
-      UPDATE AGENT_MEMORY_RECORDS r
-         SET r.expires_at = l_follow,
-             r.updated_at = l_now
-       WHERE r.record_type = 'image'
-         AND r.message_id = l_message.id;
-    END IF;
-    RETURN TREAT(records_json('[' || TO_CHAR(l_seq) || ']', FALSE).get(0) AS JSON_OBJECT_T).to_json;
-  END update_record;
+  END read_state;
 
-  -- -- deleting --------------------------------------------------------------------------
-
-  FUNCTION delete_seqs(p_seqs IN CLOB) RETURN NUMBER IS
-    l_links    NUMBER := 0;
-    l_messages CLOB;
+  -- parts, config, mime_type.
+  PROCEDURE read_extras(p_changes IN JSON_OBJECT_T, p_change IN OUT NOCOPY change_t) IS
   BEGIN
-    IF p_seqs IS NULL THEN
-      RETURN 0;
+    IF p_changes.has('parts') THEN
+      p_change.parts := AGENT_MEMORY_CODEC.opt_array_text(p_changes, 'parts', 'parts');
+      p_change.f_parts := 1;
     END IF;
-    DELETE FROM AGENT_MEMORY_RELATIONS rel
-     WHERE rel.source_id IN (SELECT r.id
-                               FROM AGENT_MEMORY_RECORDS r
-                               JOIN JSON_TABLE(p_seqs, '$[*]' COLUMNS (seq NUMBER PATH '$')) s
-                                 ON r.seq = s.seq
-                              WHERE r.id_space = 'memory')
-        OR rel.target_id IN (SELECT r.id
-                               FROM AGENT_MEMORY_RECORDS r
-                               JOIN JSON_TABLE(p_seqs, '$[*]' COLUMNS (seq NUMBER PATH '$')) s
-                                 ON r.seq = s.seq
-                              WHERE r.id_space = 'memory');
-    l_links := SQL%ROWCOUNT;
-    SELECT JSON_ARRAYAGG(r.id RETURNING CLOB)
-      INTO l_messages
-      FROM AGENT_MEMORY_RECORDS r
-      JOIN JSON_TABLE(p_seqs, '$[*]' COLUMNS (seq NUMBER PATH '$')) s ON r.seq = s.seq
-     WHERE r.record_type = 'message';
-    DELETE FROM AGENT_MEMORY_RECORDS r
-     WHERE r.seq IN (SELECT s.seq FROM JSON_TABLE(p_seqs, '$[*]' COLUMNS (seq NUMBER PATH '$')) s);
-    IF l_messages IS NOT NULL THEN
-      DELETE FROM AGENT_MEMORY_RECORDS r
-       WHERE r.record_type = 'image'
-         AND r.message_id IN (SELECT m.id FROM JSON_TABLE(l_messages, '$[*]'
-                                COLUMNS (id VARCHAR2(512 CHAR) PATH '$')) m);
+    IF p_changes.has('config') THEN
+      p_change.config := AGENT_MEMORY_CODEC.opt_object_text(p_changes, 'config', 'config');
+      p_change.f_config := 1;
     END IF;
-    RETURN l_links;
-  END delete_seqs;
+    IF p_changes.has('mime_type') THEN
+      p_change.mime_type := AGENT_MEMORY_CODEC.opt_text(p_changes, 'mime_type', 'mime_type', 255);
+      p_change.f_mime := 1;
+    END IF;
+  END read_extras;
 
-  FUNCTION delete_records(p_record_ids IN JSON, p_record_types IN JSON,
-                          p_thread_id IN VARCHAR2) RETURN NUMBER IS
-    l_ids     CLOB := AGENT_MEMORY_CODEC.id_list(AGENT_MEMORY_CODEC.to_array(p_record_ids, 'record_ids'), 'record_id');
-    l_types   CLOB := types_member(p_record_types, FALSE);
-    l_seqs    AGENT_MEMORY_CODEC.number_list_t;
-    l_rtypes  text_list_t;
-    l_msgids  text_list_t;
-    l_links   NUMBER;
+  -- replace_images of a message: each listed image prepared like a RecordIn of
+  -- write_records, with the message's id and scope (see prepare_row). A record that is not
+  -- a message ignores the key, as the embedded store does.
+  PROCEDURE read_images(p_changes IN JSON_OBJECT_T, p_target IN row_t, p_now IN TIMESTAMP,
+                        p_change IN OUT NOCOPY change_t) IS
+    l_el     JSON_ELEMENT_T;
+    l_listed JSON_ARRAY_T;
   BEGIN
-    SELECT r.seq, r.record_type, r.message_id
-      BULK COLLECT INTO l_seqs, l_rtypes, l_msgids
+    IF NOT p_changes.has('replace_images') OR p_target.record_type <> 'message' THEN
+      RETURN;
+    END IF;
+    l_el := p_changes.get('replace_images');
+    IF l_el IS NULL OR l_el.is_null THEN
+      l_listed := JSON_ARRAY_T();
+    ELSIF l_el.is_array THEN
+      l_listed := TREAT(l_el AS JSON_ARRAY_T);
+    ELSE
+      AGENT_MEMORY_ERRORS.invalid_argument('replace_images must be a list of record objects');
+    END IF;
+    p_change.keep := AGENT_MEMORY_TEXT_LIST();
+    FOR i IN 0 .. l_listed.get_size - 1 LOOP
+      l_el := l_listed.get(i);
+      IF NOT l_el.is_object THEN
+        AGENT_MEMORY_ERRORS.invalid_argument('records[' || i || '] must be a dict');
+      END IF;
+      p_change.images(i + 1) := prepare_row(TREAT(l_el AS JSON_OBJECT_T), p_now,
+                                            'records[' || i || ']', TRUE, p_target);
+      p_change.keep.EXTEND;
+      p_change.keep(i + 1) := p_change.images(i + 1).id;
+    END LOOP;
+    p_change.f_images := 1;
+  END read_images;
+
+  -- A RecordChanges document, every field checked before anything is written.
+  FUNCTION read_changes(p_changes IN JSON_OBJECT_T, p_target IN row_t, p_now IN TIMESTAMP)
+    RETURN change_t IS
+    l_change change_t;
+  BEGIN
+    read_content(p_changes, l_change);
+    read_state(p_changes, p_target, l_change);
+    read_extras(p_changes, l_change);
+    read_images(p_changes, p_target, p_now, l_change);
+    RETURN l_change;
+  END read_changes;
+
+  -- Replace the present fields of the record in one UPDATE (updated_at too).
+  PROCEDURE apply_changes(p_seq IN NUMBER, p_change IN change_t, p_now IN TIMESTAMP) IS
+  BEGIN
+    IF p_change.f_content + p_change.f_embedding + p_change.f_metadata + p_change.f_timestamp
+       + p_change.f_status + p_change.f_expires + p_change.f_parts + p_change.f_config
+       + p_change.f_mime = 0 THEN
+      RETURN;
+    END IF;
+    UPDATE AGENT_MEMORY_RECORDS r
+       SET r.content    = CASE WHEN p_change.f_content = 1 THEN p_change.content ELSE r.content END,
+           r.embedding  = CASE WHEN p_change.f_embedding = 1
+                               THEN TO_VECTOR(p_change.embedding, 384, FLOAT32)
+                               ELSE r.embedding END,
+           r.metadata   = CASE WHEN p_change.f_metadata = 1 THEN JSON(p_change.metadata) ELSE r.metadata END,
+           r.event_ts   = CASE WHEN p_change.f_timestamp = 1 THEN p_change.event_ts ELSE r.event_ts END,
+           r.event_utc  = CASE WHEN p_change.f_timestamp = 1 THEN p_change.event_utc ELSE r.event_utc END,
+           r.status     = CASE WHEN p_change.f_status = 1 THEN p_change.status ELSE r.status END,
+           r.expires_at = CASE WHEN p_change.f_expires = 1 THEN p_change.expires_at ELSE r.expires_at END,
+           r.parts      = CASE WHEN p_change.f_parts = 1 THEN JSON(p_change.parts) ELSE r.parts END,
+           r.config     = CASE WHEN p_change.f_config = 1 THEN JSON(p_change.config) ELSE r.config END,
+           r.mime_type  = CASE WHEN p_change.f_mime = 1 THEN p_change.mime_type ELSE r.mime_type END,
+           r.updated_at = p_now
+     WHERE r.seq = p_seq;
+  END apply_changes;
+
+  -- image_bytes of the changes: stored as the record's image (inserted or replaced).
+  PROCEDURE store_image_bytes(p_seq IN NUMBER, p_changes IN JSON_OBJECT_T) IS
+    l_image CLOB;
+    l_bytes BLOB;
+  BEGIN
+    IF NOT p_changes.has('image_bytes') THEN
+      RETURN;
+    END IF;
+    l_image := AGENT_MEMORY_CODEC.opt_clob(p_changes, 'image_bytes', 'image_bytes');
+    IF l_image IS NULL THEN
+      RETURN;
+    END IF;
+    l_bytes := AGENT_MEMORY_CODEC.base64_to_blob(l_image);  -- not inside SQL: ACCESSIBLE BY
+    MERGE INTO AGENT_MEMORY_IMAGES i
+    USING (SELECT p_seq AS seq FROM dual) s
+       ON (i.seq = s.seq)
+     WHEN MATCHED THEN UPDATE SET i.bytes = l_bytes
+     WHEN NOT MATCHED THEN INSERT (seq, bytes) VALUES (s.seq, l_bytes);
+  END store_image_bytes;
+
+  -- A message's attached images after replace_images: (a) attached images not listed go,
+  -- through the common delete path (their bytes go with them: AGENT_MEMORY_IMAGES references
+  -- the record ON DELETE CASCADE); (b) listed images with bytes are inserted, or replace the
+  -- image of that id; listed ids without bytes are kept as stored.
+  PROCEDURE replace_attached_images(p_message_id IN VARCHAR2, p_change IN change_t) IS
+    l_keep  AGENT_MEMORY_TEXT_LIST := p_change.keep;
+    l_stale AGENT_MEMORY_NUMBER_LIST;
+    l_links NUMBER;
+  BEGIN
+    SELECT r.seq BULK COLLECT INTO l_stale
       FROM AGENT_MEMORY_RECORDS r
-     WHERE r.id IN (SELECT jt.v FROM JSON_TABLE(l_ids, '$[*]' COLUMNS (v VARCHAR2(512 CHAR) PATH '$')) jt)
-       AND r.record_type IN (SELECT jt.v FROM JSON_TABLE(l_types, '$[*]' COLUMNS (v VARCHAR2(16 CHAR) PATH '$')) jt)
-       AND (p_thread_id IS NULL OR r.thread_id = p_thread_id)
-       FOR UPDATE;
-    FOR i IN 1 .. l_seqs.COUNT LOOP
-      IF l_rtypes(i) = 'image' AND l_msgids(i) IS NOT NULL THEN
-        AGENT_MEMORY_ERRORS.attached_image(
-          'the image is attached to a message; delete or update the message instead');
+     WHERE r.record_type = 'image'
+       AND r.message_id = p_message_id
+       AND NOT EXISTS (SELECT 1 FROM TABLE(l_keep) k WHERE k.COLUMN_VALUE = r.id)
+     ORDER BY r.seq;
+    l_links := delete_seqs(l_stale);
+    FOR i IN 1 .. p_change.images.COUNT LOOP
+      IF p_change.images(i).image IS NOT NULL THEN
+        replace_row(p_change.images(i));
       END IF;
     END LOOP;
-    IF l_seqs.COUNT > 0 THEN
-      l_links := delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_seqs));
-    END IF;
-    RETURN l_seqs.COUNT;
-  END delete_records;
+  END replace_attached_images;
 
-  FUNCTION delete_cascade(p_owner_type IN VARCHAR2, p_owner_id IN VARCHAR2) RETURN JSON IS
-    l_owner_id   VARCHAR2(512 CHAR);
-    l_owner_type VARCHAR2(16 CHAR);
-    l_owner      NUMBER;
-    l_threads    CLOB;
-    l_seqs       AGENT_MEMORY_CODEC.number_list_t;
-    l_links      NUMBER := 0;
-    l_result     JSON_OBJECT_T := JSON_OBJECT_T();
+  -- (c) attached images always carry their message's expiry.
+  PROCEDURE follow_message_expiry(p_seq IN NUMBER, p_message_id IN VARCHAR2,
+                                  p_now IN TIMESTAMP) IS
+    l_follow TIMESTAMP;
   BEGIN
-    IF p_owner_type IS NULL OR p_owner_type NOT IN ('thread', 'user', 'agent') THEN
-      AGENT_MEMORY_ERRORS.invalid_argument('owner_type must be thread, user or agent');
+    SELECT r.expires_at INTO l_follow FROM AGENT_MEMORY_RECORDS r WHERE r.seq = p_seq;
+    UPDATE AGENT_MEMORY_RECORDS r
+       SET r.expires_at = l_follow,
+           r.updated_at = p_now
+     WHERE r.record_type = 'image'
+       AND r.message_id = p_message_id;
+  END follow_message_expiry;
+
+  FUNCTION update_record(p_record_id IN VARCHAR2, p_record_types IN JSON, p_changes IN JSON,
+                         p_thread_id IN VARCHAR2) RETURN JSON IS
+    l_id      VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_record_id, 'record_id');
+    l_types   AGENT_MEMORY_TEXT_LIST := types_member(p_record_types, FALSE);
+    l_changes JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_changes, 'changes');
+    l_now     TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
+    l_seq     NUMBER;
+    l_target  row_t;
+    l_change  change_t;
+  BEGIN
+    check_change_keys(l_changes);
+    l_seq := find_visible(l_id, l_types, p_thread_id, l_now);
+    IF l_seq IS NULL THEN
+      RETURN NULL;
     END IF;
-    l_owner_id := AGENT_MEMORY_CODEC.check_id(p_owner_id, 'owner_id');
-    l_owner_type := CASE p_owner_type WHEN 'user' THEN 'user_profile'
-                                      WHEN 'agent' THEN 'agent_profile'
-                                      ELSE 'thread' END;
-    SELECT COUNT(*) INTO l_owner
-      FROM AGENT_MEMORY_RECORDS r
-     WHERE r.record_type = l_owner_type
-       AND r.id = l_owner_id;
-    IF p_owner_type = 'thread' THEN
-      SELECT JSON_ARRAY(l_owner_id RETURNING CLOB) INTO l_threads FROM dual;
-    ELSE
-      SELECT JSON_ARRAYAGG(r.id RETURNING CLOB)
-        INTO l_threads
-        FROM AGENT_MEMORY_RECORDS r
-       WHERE r.record_type = 'thread'
-         AND ((p_owner_type = 'user' AND r.user_id = l_owner_id)
-           OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id));
+    l_target := locked_row(l_seq);
+    l_change := read_changes(l_changes, l_target, l_now);
+    apply_changes(l_seq, l_change, l_now);
+    store_image_bytes(l_seq, l_changes);
+    IF l_change.f_images = 1 THEN
+      replace_attached_images(l_target.id, l_change);
     END IF;
-    SELECT r.seq BULK COLLECT INTO l_seqs
-      FROM AGENT_MEMORY_RECORDS r
-     WHERE (p_owner_type = 'user' AND r.user_id = l_owner_id)
-        OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id)
-        OR (p_owner_type = 'thread' AND r.thread_id = l_owner_id)
-        OR (r.record_type = l_owner_type AND r.id = l_owner_id)
-        OR r.thread_id IN (SELECT t.id FROM JSON_TABLE(NVL(l_threads, '[]'), '$[*]'
-                             COLUMNS (id VARCHAR2(512 CHAR) PATH '$')) t)
-     ORDER BY r.seq;
-    IF l_threads IS NOT NULL THEN
-      DELETE FROM AGENT_MEMORY_RELATIONS rel
-       WHERE rel.thread_id IN (SELECT t.id FROM JSON_TABLE(l_threads, '$[*]'
-                                 COLUMNS (id VARCHAR2(512 CHAR) PATH '$')) t);
-      l_links := SQL%ROWCOUNT;
+    IF l_target.record_type = 'message' AND l_change.f_images + l_change.f_expires > 0 THEN
+      follow_message_expiry(l_seq, l_target.id, l_now);
     END IF;
-    IF l_seqs.COUNT > 0 THEN
-      l_links := l_links + delete_seqs(AGENT_MEMORY_CODEC.number_list_json(l_seqs));
-    END IF;
-    l_result.put('owner', l_owner);
-    l_result.put('records', l_seqs.COUNT);
-    l_result.put('links', l_links);
-    RETURN l_result.to_json;
-  END delete_cascade;
+    RETURN TREAT(records_json(AGENT_MEMORY_NUMBER_LIST(l_seq), FALSE).get(0) AS JSON_OBJECT_T).to_json;
+  END update_record;
 END AGENT_MEMORY_RECORD_API;
 /

@@ -24,17 +24,20 @@ AS
                           p_thread_id IN VARCHAR2) RETURN NUMBER;
   FUNCTION delete_cascade(p_owner_type IN VARCHAR2, p_owner_id IN VARCHAR2) RETURN JSON;
 
-  -- Delete the records whose seq is in p_seqs (JSON array text), every relation touching the
-  -- memory-like ones and the image records attached to deleted messages. Returns the number
-  -- of relations removed.
-  FUNCTION delete_seqs(p_seqs IN CLOB) RETURN NUMBER;
+  -- Delete the records whose seq is in p_seqs, every relation touching the memory-like ones
+  -- and the image records attached to deleted messages. Returns the number of relations
+  -- removed.
+  FUNCTION delete_seqs(p_seqs IN AGENT_MEMORY_NUMBER_LIST) RETURN NUMBER;
 
-  -- RecordOut documents of the records whose seq is in p_seqs, in that order.
-  FUNCTION records_json(p_seqs IN CLOB, p_include_bytes IN BOOLEAN) RETURN JSON_ARRAY_T;
+  -- RecordOut documents of the records whose seq is in p_seqs, in that order (a message
+  -- carries its seq as "seq_no").
+  FUNCTION records_json(p_seqs IN AGENT_MEMORY_NUMBER_LIST, p_include_bytes IN BOOLEAN)
+    RETURN JSON_ARRAY_T;
 
-  -- A validated record_types list as JSON text. p_searchable restricts it to the searchable
-  -- types (the message then says "unknown or unsearchable").
-  FUNCTION record_types(p_types IN JSON_ARRAY_T, p_searchable IN BOOLEAN) RETURN CLOB;
+  -- A validated record_types list. p_searchable restricts it to the searchable types (the
+  -- message then says "unknown or unsearchable").
+  FUNCTION record_types(p_types IN JSON_ARRAY_T, p_searchable IN BOOLEAN)
+    RETURN AGENT_MEMORY_TEXT_LIST;
 
   -- Is p_record_type one of the memory-like types?
   FUNCTION is_memory_type(p_record_type IN VARCHAR2) RETURN BOOLEAN;

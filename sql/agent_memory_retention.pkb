@@ -30,19 +30,16 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RETENTION AS
 
   FUNCTION purge_expired RETURN NUMBER IS
     l_now   TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
-    l_seqs  CLOB;
-    l_count NUMBER;
+    l_seqs  AGENT_MEMORY_NUMBER_LIST;
     l_links NUMBER;
   BEGIN
-    SELECT COUNT(*), JSON_ARRAYAGG(r.seq ORDER BY r.seq RETURNING CLOB)
-      INTO l_count, l_seqs
+    SELECT r.seq BULK COLLECT INTO l_seqs
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.expires_at IS NOT NULL
-       AND r.expires_at <= l_now;
-    IF l_count > 0 THEN
-      l_links := AGENT_MEMORY_RECORD_API.delete_seqs(l_seqs);
-    END IF;
-    RETURN l_count;
+       AND r.expires_at <= l_now
+     ORDER BY r.seq;
+    l_links := AGENT_MEMORY_RECORD_API.delete_seqs(l_seqs);
+    RETURN l_seqs.COUNT;
   END purge_expired;
 
   FUNCTION ensure_purge_job(p_repeat_interval IN VARCHAR2 DEFAULT 'FREQ=HOURLY;INTERVAL=1')

@@ -14,6 +14,9 @@ AS
    *   3. non-exact scope dimensions matching the record rank it c_affinity closer;
    *   4. links walked by AGENT_MEMORY_LINK_GRAPH.expand for memory-like hits.
    * Without a query_vector the in-database model embeds query_text (when one is configured).
+   * The body runs in four steps: parse (the request, checked and defaulted), preselect (the
+   * approximate candidates of a large unscoped VECTOR search), build and fetch (one
+   * statement, one bind list, for every strategy), hits (records and linked records).
    *
    * AUTHID DEFINER / ACCESSIBLE BY the facade, which exposes it to SQL and PL/SQL.
    * Checked: VECTOR_DISTANCE(v1, v2, COSINE),

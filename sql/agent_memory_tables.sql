@@ -1,4 +1,4 @@
--- Tables of the agent-memory store "AGENT_MEMORY" (schema version 1).
+-- Tables of the agent-memory store "AGENT_MEMORY" (schema version 2).
 -- Rendered from sql/templates/tables.sql.j2 by oracleagentmemory.stores.oracle_sql.render;
 -- mirrors python/oracleagentmemory/stores/embedded/schema.py (same rows, same uniqueness).
 -- Idempotent: every table and index is created IF NOT EXISTS and the facts are merged, so a
@@ -68,12 +68,15 @@ CREATE TABLE IF NOT EXISTS AGENT_MEMORY_IMAGES (
     REFERENCES AGENT_MEMORY_RECORDS (seq) ON DELETE CASCADE
 );
 
--- Directed relations between memory-like records of one thread. pair_low / pair_high are
--- the sorted endpoint ids, so the unique key allows one stored direction per pair.
+-- Directed relations between memory-like records. thread_id is the thread that owns the
+-- relation: both endpoints belong to it; NULL for a client-level relation between records
+-- of different threads (or of none); schema version 1 had it NOT NULL (install/upgrade.sql).
+-- pair_low / pair_high are the sorted endpoint ids, so the unique key allows one stored
+-- direction per pair.
 CREATE TABLE IF NOT EXISTS AGENT_MEMORY_RELATIONS (
   seq                    NUMBER GENERATED ALWAYS AS IDENTITY (START WITH 1 INCREMENT BY 1 ORDER) NOT NULL,
   id                     VARCHAR2(512 CHAR) NOT NULL,
-  thread_id              VARCHAR2(512 CHAR) NOT NULL,
+  thread_id              VARCHAR2(512 CHAR),
   source_id              VARCHAR2(512 CHAR) NOT NULL,
   source_type            VARCHAR2(16 CHAR)  NOT NULL,
   target_id              VARCHAR2(512 CHAR) NOT NULL,
@@ -97,7 +100,7 @@ CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_THREAD_IX ON AGENT_MEMORY_RELA
 
 -- The store's facts, written once: a re-run keeps the values of the first install.
 MERGE INTO AGENT_MEMORY_META m
-USING (SELECT 'schema_version' AS k, '1' AS v FROM dual
+USING (SELECT 'schema_version' AS k, '2' AS v FROM dual
        UNION ALL SELECT 'embedding_dimension', '384' FROM dual
        UNION ALL SELECT 'search_strategy', 'VECTOR' FROM dual
        UNION ALL SELECT 'vector_index', 'IVF' FROM dual

@@ -1,7 +1,7 @@
 -- Drop every object of the agent-memory store "AGENT_MEMORY": purge job, views, packages,
--- indexes, tables (their VPD policies go with them) and, when the owner may, the application
--- context. Rendered from sql/templates/uninstall.sql.j2. Objects that do not exist are
--- skipped (DROP ... IF EXISTS, Oracle Database 23ai).
+-- collection types, indexes, tables (their VPD policies go with them) and, when the owner
+-- may, the application context. Rendered from sql/templates/uninstall.sql.j2. Objects that
+-- do not exist are skipped (DROP ... IF EXISTS, Oracle Database 23ai).
 BEGIN
   DBMS_SCHEDULER.DROP_JOB(job_name => 'AGENT_MEMORY_PURGE_JOB', force => TRUE);
 EXCEPTION
@@ -24,6 +24,8 @@ DROP PACKAGE IF EXISTS AGENT_MEMORY_SCOPE;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_CODEC;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_SESSION;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_ERRORS;
+DROP TYPE IF EXISTS AGENT_MEMORY_NUMBER_LIST;
+DROP TYPE IF EXISTS AGENT_MEMORY_TEXT_LIST;
 DROP INDEX IF EXISTS AGENT_MEMORY_RECORDS_TIX FORCE;
 DROP INDEX IF EXISTS AGENT_MEMORY_RECORDS_VIX;
 DROP TABLE IF EXISTS AGENT_MEMORY_IMAGES PURGE;

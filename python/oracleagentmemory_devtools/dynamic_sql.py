@@ -14,6 +14,8 @@ split on ``||`` and each operand must be one of:
 * a ``CONSTANT`` whose initializer is safe;
 * a local variable every assignment of which (in the enclosing subprogram) is safe;
   a parameter, or a variable filled by ``SELECT ... INTO``, is not;
+* a call of a function of the same package body every ``RETURN`` of which is safe (judged
+  inside that function, so SQL text may be built in one function and run in another);
 * a variable, constant or function whose declaration carries the marker comment
   ``-- dynamic-sql: whitelisted <why>`` (on its line or the line above): for values
   validated in a way the gate cannot see (checked against a fixed list, built from
@@ -213,6 +215,7 @@ class _Analysis:
                  site: Node) -> None:
         self.parsed = parsed
         self.by_path = by_path
+        self.parents = parents
         self.package_decls = package_decls
         self.site = site
         self.scopes: list[dict[str, _Decl]] = []
@@ -235,6 +238,7 @@ class _Analysis:
                 if ref is not None and name_parts(ref):
                     self.unit_names.insert(0, name_parts(ref)[-1])
             node = parents.get(id(node))
+        self.top = top
         self.body_root: Node = self.subprogram or top
         self.package = self.unit_names[0] if self.unit_names else ""
 
@@ -319,7 +323,42 @@ class _Analysis:
             if why is not None:
                 verdict.notes.append(f"{'.'.join(parts)} whitelisted: {why}")
                 return
+        function = self._local_function(parts)
+        if function is not None:
+            self._safe_returns(function, verdict, seen)
+            return
         verdict.problems.append(f"{call.source()!r} is not a DBMS_ASSERT validator")
+
+    def _local_function(self, parts: list[str]) -> Node | None:
+        """The body of function ``parts`` when it is defined in the same package body."""
+        if len(parts) != 1 or self.top.kind != "CreatePackageBody":
+            return None
+        for sub in self.top.find_all("SubprogramDecl"):
+            leaves = [c for c in sub.children if c.is_leaf]
+            if (len(leaves) > 1 and (leaves[0].text or "").upper() == "FUNCTION"
+                    and identifier(leaves[1].text or "") == parts[0]
+                    and sub.child("Block") is not None):
+                return sub
+        return None
+
+    def _safe_returns(self, function: Node, verdict: _Verdict, seen: set[str]) -> None:
+        """Every RETURN of a local function judged in the function's own scope."""
+        leaves = [c for c in function.children if c.is_leaf]
+        key = f"function:{identifier(leaves[1].text or '')}"
+        if key in seen:
+            return                      # recursion: judged by its other returns
+        returns = function.find_all("ReturnStmt")
+        if not returns:
+            verdict.problems.append(f"function {key[9:]} returns nothing the gate can see")
+            return
+        verdict.notes.append(f"{key[9:]} returns built SQL text")
+        for statement in returns:
+            value = next((c for c in statement.children if not c.is_leaf), None)
+            if value is None:
+                continue
+            inner = _Analysis(self.parsed, self.by_path, self.parents, self.package_decls,
+                              statement)
+            inner._safe(value, verdict, seen | {key})
 
     def _safe_name(self, ref: Node, verdict: _Verdict, seen: set[str]) -> None:
         parts = name_parts(ref)

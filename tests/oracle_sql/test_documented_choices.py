@@ -13,7 +13,8 @@ BODIES = {name: text for name, text in render_install(embedding_model="DOC_MODEL
 
 
 def _declared_json(body: str) -> set[str]:
-    return {name.lower() for name in re.findall(r"^\s+(\w+)\s+JSON;", body, re.MULTILINE)}
+    """Variables and record fields declared of type JSON."""
+    return {name.lower() for name in re.findall(r"^\s+(\w+)\s+JSON[;,]", body, re.MULTILINE)}
 
 
 def test_no_plsql_json_value_is_bound_into_dynamic_sql():
@@ -22,24 +23,31 @@ def test_no_plsql_json_value_is_bound_into_dynamic_sql():
     for name, body in BODIES.items():
         json_variables = _declared_json(body)
         for using in re.findall(r"\bUSING\b(.*?);", body, flags=re.S):
-            bound = {word.lower() for word in re.findall(r"\b[lp]_\w+\b", using)}
+            bound = {word.lower() for word in re.findall(r"\w+", using)}
             assert not bound & json_variables, (name, bound & json_variables)
             checked += 1
     assert checked >= 3
+    assert "filter_json" in _declared_json(BODIES["agent_memory_search.pkb"])
     assert "JSON(:b_filter) AS f" in BODIES["agent_memory_search.pkb"]
     assert "JSON(:b_filter) AS f" in BODIES["agent_memory_record_api.pkb"]
 
 
 def test_large_loosely_scoped_vector_searches_let_the_index_preselect():
     body = BODIES["agent_memory_search.pkb"]
-    block = body[body.index("IF l_strategy = 'VECTOR' AND l_filter IS NULL"):]
-    block = block[:block.index("-- -- candidates, scores, ranking")]
-    for dimension in ("user_dim", "agent_dim", "thread_dim"):
-        assert f"NOT (l_scope.{dimension}.present AND l_scope.{dimension}.exact)" in block
-    assert "IF l_rows > c_approx_min_rows THEN" in block
+    block = body[body.index("FUNCTION preselect("):body.index("END preselect;")]
+    # no preselection for another strategy, a metadata filter or an exact scope dimension
+    assert ("IF p_req.strategy <> 'VECTOR' OR p_req.filter_json IS NOT NULL\n"
+            "       OR dim_exact(p_req.scope.user_dim) + dim_exact(p_req.scope.agent_dim)\n"
+            "          + dim_exact(p_req.scope.thread_dim) > 0 THEN\n"
+            "      RETURN NULL;") in block
+    exact = body[body.index("FUNCTION dim_exact("):body.index("END dim_exact;")]
+    assert "CASE WHEN p_dim.present AND p_dim.exact THEN 1 ELSE 0 END" in exact
+    assert "IF l_rows <= c_approx_min_rows THEN\n      RETURN NULL;" in block
     assert "FETCH APPROX FIRST l_rows ROWS ONLY WITH TARGET ACCURACY 95" in block
     # the exact ranking then runs over the preselected records only
-    assert "AND (flt.near IS NULL OR r.seq IN (SELECT jn.seq FROM p pn" in body
+    assert ("AND (flt.has_near = 0 OR r.seq IN (SELECT n.COLUMN_VALUE FROM TABLE(:b_near) n))"
+            in body)
+    assert "l_req.near := preselect(l_req, l_now);" in body
 
 
 def test_the_model_is_called_only_through_documented_plsql_and_sql_entry_points():

@@ -56,8 +56,10 @@ def test_committed_sql_equals_a_fresh_render_of_the_defaults():
 
 def test_install_order_puts_tables_first_and_every_spec_before_any_body():
     names = [name for name, _ in render.render_install()]
-    assert names[:2] == ["agent_memory_tables.sql", "agent_memory_indexes.sql"]
-    kinds = [Path(name).suffix for name in names[2:]]
+    # the collection types before the packages that use them
+    assert names[:3] == ["agent_memory_tables.sql", "agent_memory_indexes.sql",
+                         "agent_memory_types.sql"]
+    kinds = [Path(name).suffix for name in names[3:]]
     assert kinds == sorted(kinds, key=lambda suffix: suffix != ".pks")
     assert names.count("agent_memory.pks") == 1 and names.count("agent_memory.pkb") == 1
 
@@ -74,9 +76,10 @@ def test_install_script_runs_every_rendered_file_in_render_order():
     assert called == [name for name, _ in render.render_install()]
     upgrade = _script("upgrade.sql")
     packages = [name for name, _ in render.render_install() if name.endswith((".pks", ".pkb"))]
-    # upgrade re-creates every package, then re-runs the idempotent isolation script
+    # upgrade creates the missing collection types, re-creates every package, then re-runs
+    # the idempotent isolation script
     assert re.findall(r"^@@\.\./sql/(\S+)$", upgrade, flags=re.M) == [
-        *packages, "agent_memory_isolation.sql"]
+        "agent_memory_types.sql", *packages, "agent_memory_isolation.sql"]
 
 
 # -- identifiers never reach SQL unvalidated --------------------------------------------------
@@ -253,7 +256,7 @@ def test_every_dynamic_sql_site_is_listed_and_tagged():
     # the complete list: the two candidate queries that carry the compiled metadata filter
     assert sorted(sites) == ["agent_memory_record_api.pkb", "agent_memory_search.pkb"]
     assert len(sites["agent_memory_record_api.pkb"]) == 1
-    assert len(sites["agent_memory_search.pkb"]) == 2  # one OPEN per USING list
+    assert len(sites["agent_memory_search.pkb"]) == 1  # one OPEN, one bind list
     for name, text in package_files().items():
         # site tags only; "-- dynamic-sql: whitelisted" marks a validated declaration
         tags = text.count("-- dynamic-sql:") - text.count("-- dynamic-sql: whitelisted")
@@ -269,6 +272,7 @@ def sql_assembly(text: str) -> str:
 def test_dynamic_sql_text_is_built_only_from_literals_and_whitelisted_fragments():
     allowed = {
         "AGENT_MEMORY_FILTER.prefilter(l_filter)",
+        "AGENT_MEMORY_FILTER.prefilter(p_req.filter_json)",
         "l_vec_cte",
         "l_kw_cte",
         "l_scored",
@@ -283,12 +287,15 @@ def test_dynamic_sql_text_is_built_only_from_literals_and_whitelisted_fragments(
         operands.discard("''")
         assert operands <= allowed, (name, operands - allowed)
     search = package_files()["agent_memory_search.pkb"]
-    # the strategy fragments are constant CASE branches (no variable concatenated into them)
+    # the strategy fragments are constant CASE branches (no variable concatenated into them):
+    # what follows each THEN / ELSE, up to the next WHEN / ELSE / END, is literals only
     for fragment in ("l_vec_cte", "l_kw_cte"):
         body = re.search(rf"{fragment} := CASE(.*?)END;", search, flags=re.S).group(1)
-        operands = re.sub(r"'(?:[^']|'')*'", "''", body)
-        assert re.sub(r"WHEN|THEN|ELSE|l_use_vector|l_use_text|AND|IS NOT NULL|l_text|''|\|\||\s",
-                      "", operands) == ""
+        body = re.sub(r"'(?:[^']|'')*'", "''", body)
+        results = re.findall(r"(?:THEN|ELSE)(.*?)(?=WHEN|ELSE|$)", body, flags=re.S)
+        assert len(results) == 2, fragment
+        for result in results:
+            assert re.sub(r"''|\|\||\s", "", result) == "", (fragment, result)
 
 
 def test_prefilter_field_names_are_whitelisted_and_values_are_passed_not_spliced():

@@ -62,7 +62,8 @@ def test_a_new_memory_type_reaches_every_place_that_lists_types(extended_vocabul
     session = extended_vocabulary["agent_memory_session.pkb"]
     assert session.count("''episode''") == 2  # id-space rule of both relation endpoints
     search = extended_vocabulary["agent_memory_search.pkb"]
-    assert '"episode"' in search  # the default record_types of a search
+    requested = re.search(r"FUNCTION requested_types.*?END requested_types", search, re.S)
+    assert "'episode'" in requested.group(0)  # the default record_types of a search
     links = extended_vocabulary["agent_memory_link_graph.pkb"]
     assert "must be one of memory, fact, guideline, preference, episode" in links
 

@@ -132,7 +132,7 @@ def test_upgrade_renders_with_the_stores_own_choices():
     assert "c_dimension     CONSTANT PLS_INTEGER := 768;" in codec
     api = next(s for s in statements
                if s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API"))
-    assert "TO_VECTOR(p_row.embedding, 768, FLOAT32)" in api
+    assert "TO_VECTOR(p_rows(i).embedding, 768, FLOAT32)" in api
     assert '"model": "DOC_MODEL"' in api
     admin = next(s for s in statements
                  if s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN"))
@@ -162,5 +162,5 @@ def test_cli_upgrade_without_options_keeps_a_768_dimension_store(monkeypatch):
     assert cli.main(["upgrade", "--dsn", "db/svc", "--user", "app"], out=out, err=err) == 0, \
         err.getvalue()
     joined = "\n".join(statement for statement, _ in connection.calls)
-    assert "TO_VECTOR(p_row.embedding, 768, FLOAT32)" in joined
+    assert "TO_VECTOR(p_rows(i).embedding, 768, FLOAT32)" in joined
     assert ", 384, FLOAT32" not in joined

@@ -76,10 +76,10 @@ def test_the_wrapping_members_exist_in_the_session_spec():
 def test_the_end_user_is_a_bind_never_sql_text():
     hostile = "A'); DELETE FROM agent_memory_records; --"
     store, pool = open_store(end_user_id=hostile, LIST_LINKS=[])
-    store.list_links("t")
+    store.list_links({"thread_id": "t"})
     first_statement, first_binds = pool.log[0][1], pool.log[0][2]
     assert hostile not in first_statement
-    assert first_binds == {"am_end_user": hostile, "p_thread_id": "t"}
+    assert first_binds == {"am_end_user": hostile, "p_query": {"thread_id": "t"}}
 
 
 def test_a_custom_prefix_binds_through_its_own_session_package():
@@ -132,5 +132,5 @@ def test_an_end_user_id_of_512_non_ascii_characters_is_bound():
     # ids are VARCHAR2(512 CHAR): 512 characters whatever their bytes (issue 13, defect 2)
     user = "中" * 512
     store, pool = open_store(end_user_id=user, LIST_LINKS=[])
-    store.list_links("t")
-    assert pool.log[0][2] == {"am_end_user": user, "p_thread_id": "t"}
+    store.list_links({"thread_id": "t"})
+    assert pool.log[0][2] == {"am_end_user": user, "p_query": {"thread_id": "t"}}

@@ -62,7 +62,7 @@ def test_write_records_sends_one_call_with_json_binds():
     (lambda s: s.search({"query_text": "x", "query_vector": [1, 0, 0]}), "SEARCH", [], []),
     (lambda s: s.update_link("l", "t", {"relation_type": "supports"}), "UPDATE_LINK", 1, 1),
     (lambda s: s.delete_links({"id": "l"}, "t"), "DELETE_LINKS", 0, 0),
-    (lambda s: s.list_links("t"), "LIST_LINKS", [], []),
+    (lambda s: s.list_links({"thread_id": "t"}), "LIST_LINKS", [], []),
     (lambda s: s.purge_expired(), "PURGE_EXPIRED", 4, 4),
 ])
 def test_each_operation_calls_its_member(call, member, answer, expected):

@@ -44,11 +44,13 @@ import oracledb
 from oracledb import errors as driver_errors
 
 _CALL = re.compile(r"\b(\w+)\.(\w+)\s*[(;]")
-_RESULT_CALL = re.compile(r":result\s*:=\s*\w+\.(\w+)\s*[(;]")
+_RESULT_CALL = re.compile(r":result\s*:=\s*(?:\w+\.)?\w+\.(\w+)\s*[(;]")
+"""The member a block assigns to :result: PACKAGE.MEMBER or OWNER.PACKAGE.MEMBER."""
 _CREATE = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+)?"
-                     r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
+                     r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE|TYPE)\s+"
+                     r"(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
                      re.IGNORECASE)
-_DROP = re.compile(r"\s*DROP\s+(TABLE|INDEX|VIEW|PACKAGE)\s+(?:IF\s+EXISTS\s+)?(\w+)",
+_DROP = re.compile(r"\s*DROP\s+(TABLE|INDEX|VIEW|PACKAGE|TYPE)\s+(?:IF\s+EXISTS\s+)?(\w+)",
                    re.IGNORECASE)
 _META_ROW = re.compile(r"SELECT '(\w+)'(?: AS k)?, '([^']*)'")
 _META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE meta_key = '(\w+)'")
@@ -138,6 +140,18 @@ class FakeVar:
         return self.value
 
 
+class InTurn:
+    """Answers of one member for its successive calls (the last one repeats): what the
+    database answers before and after a step of the test changes it, e.g. CHECK_SCHEMA
+    before and after an upgrade."""
+
+    def __init__(self, *answers) -> None:
+        self.answers = list(answers)
+
+    def next(self):
+        return self.answers.pop(0) if len(self.answers) > 1 else self.answers[0]
+
+
 class FakeCursor:
     def __init__(self, connection: FakeConnection) -> None:
         self.connection = connection
@@ -172,12 +186,12 @@ class FakeCursor:
         answer is assigned to the result bind."""
         calls = [member for _, member in _CALL.findall(statement)]
         result_member = _RESULT_CALL.search(statement)
+        answers = {member: self.connection.answer(member) for member in dict.fromkeys(calls)}
         for member in calls:
-            answer = self.connection.answers.get(member)
-            if isinstance(answer, Exception):
-                raise answer
+            if isinstance(answers[member], Exception):
+                raise answers[member]
         if "result" in binds and result_member:
-            binds["result"].set_result(self.connection.answers.get(result_member.group(1)))
+            binds["result"].set_result(answers.get(result_member.group(1)))
         if "v" in binds:
             binds["v"].set_result(self.connection.release)
 
@@ -207,6 +221,11 @@ class FakeConnection:
         """Rows of user_errors: (name, type, line, position, text)."""
         self.failures: dict[str, Exception] = {}
         """Statements that fail: a text they contain -> the error the database raises."""
+
+    def answer(self, member: str):
+        """The answer to one call of ``member`` (an InTurn gives its next one)."""
+        answer = self.answers.get(member)
+        return answer.next() if isinstance(answer, InTurn) else answer
 
     @property
     def calls(self) -> list[tuple[str, dict]]:

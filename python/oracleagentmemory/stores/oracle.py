@@ -18,7 +18,12 @@ restricts every statement to that user's records and a pooled connection goes ba
 
 Install: ``install`` creates what is missing (a second run completes a partial install),
 ``install_state`` tells "not installed", "partly installed" and "not visible" (no grant)
-apart, and ``upgrade`` re-renders with the store's own recorded choices.
+apart, and ``upgrade`` moves an older store to this version (its table steps, then the
+packages re-rendered with the store's own recorded choices).
+
+Another owner's store: with ``schema_owner`` every call names ``OWNER.<prefix>...`` (the
+runtime user needs EXECUTE grants on the facade and session packages, no synonym and no
+``CURRENT_SCHEMA``); such a store is never installed, upgraded or repaired from here.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from oracleagentmemory.stores.oracle_sql.render import (
     object_names,
     render_install,
     render_uninstall,
+    validate_name,
     validate_prefix,
 )
 from oracleagentmemory.stores.oracle_sql.statements import split_script
@@ -65,6 +71,29 @@ END_USER_BIND = "am_end_user"
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
 """Facade functions returning NUMBER or BOOLEAN; every other function returns JSON."""
+
+SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
+                   "NO_CHECK")
+"""What opening does with the store's schema (core/dbschemapolicy.py, by name):
+REQUIRE_EXISTING changes nothing; CREATE_IF_NECESSARY installs what is missing and upgrades
+an older store; CREATE_IF_EMPTY installs only where nothing of the store exists, and
+otherwise requires it complete and current (never upgrades or repairs); RECREATE does what
+CREATE_IF_NECESSARY does, then empties the store; NO_CHECK checks nothing."""
+_CHANGES_SCHEMA = frozenset({"CREATE_IF_NECESSARY", "RECREATE"})
+"""The policies that may upgrade an older store or complete a partial install."""
+
+TABLE_STEPS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    # Version 2: client-level relations have no thread.
+    # Checked: ALTER TABLE ... MODIFY (column NULL),
+    #   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
+    (2, ("ALTER TABLE {t_relations} MODIFY (thread_id NULL)",)),
+)
+"""The table changes of each schema version, run by ``upgrade`` for every version above the
+store's (install/upgrade.sql has the same steps). Object names come from the validated
+prefix; a step that already ran (ORA-01451: the column is already nullable) is skipped."""
+_ALREADY_DONE_CODES = frozenset({1451})
+"""ORA-01451 column to be modified to NULL cannot be modified to NULL,
+https://docs.oracle.com/en/error-help/db/ora-01451 (an interrupted upgrade ran the step)."""
 
 MINIMUM_RELEASE = 23
 MAX_ID_LENGTH = 512
@@ -133,15 +162,21 @@ class OracleBackend:
         embedding_model: str | None = None,
         progress: Callable[[str], None] | None = None,
         end_user_id: str | None = None,
+        schema_owner: str | None = None,
     ) -> None:
         if end_user_id is not None and (not isinstance(end_user_id, str) or not end_user_id
                                         or len(end_user_id) > MAX_ID_LENGTH):
             raise InvalidArgumentError(
                 f"end_user_id must be a non-empty str of at most {MAX_ID_LENGTH} characters")
+        if schema_policy not in SCHEMA_POLICIES:
+            raise InvalidArgumentError(
+                f"schema_policy must be one of {', '.join(SCHEMA_POLICIES)}, got {schema_policy!r}")
         self._source = connection
         self._lock = threading.Lock()
         self._closed = False
         self.end_user_id = end_user_id
+        self.schema_owner = (None if schema_owner is None
+                             else validate_name(schema_owner, "schema_owner"))
         self.facade = validate_prefix(store_id)
         self.embedding_dimension = embedding_dimension
         self.search_strategy = search_strategy or "VECTOR"
@@ -171,7 +206,13 @@ class OracleBackend:
         alias, name = member.split(".")
         if alias not in PACKAGE_ALIASES:
             raise ValueError(f"unknown package alias {alias!r}")
-        return f"{self.facade}{PACKAGE_ALIASES[alias][len(DEFAULT_PREFIX):]}.{name}"
+        package = f"{self.facade}{PACKAGE_ALIASES[alias][len(DEFAULT_PREFIX):]}"
+        return f"{self._qualified(package)}.{name}"
+
+    def _qualified(self, name: str) -> str:
+        """``OWNER.NAME`` for another owner's store, else the name (resolved in the session's
+        current schema)."""
+        return name if self.schema_owner is None else f"{self.schema_owner}.{name}"
 
     def _block(self, call: str, binds: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """The anonymous block of one operation and its binds. With ``end_user_id`` the same
@@ -244,28 +285,65 @@ class OracleBackend:
         if policy == "NO_CHECK":
             return
         try:
-            self._call("API.CHECK_SCHEMA", p_dimension=self.embedding_dimension)
-        except _MissingSchema as missing:
-            state = self.install_state()
-            if state["state"] == "not_visible":
-                raise SchemaError(
-                    f"the agent-memory store {self.facade} is not visible in schema "
-                    f"{state['schema']}: it is not installed there, or this user lacks "
-                    f"EXECUTE on {state['schema']}.{self.facade} (install/grants_runtime.sql)"
-                ) from None
-            if state["state"] == "installed":
-                raise SchemaError(
-                    f"the agent-memory store {self.facade} is installed but cannot be called "
-                    f"({missing}); check the grants (install/grants_owner.sql) and "
-                    "SELECT * FROM user_errors"
-                ) from None
-            if policy == "REQUIRE_EXISTING" or self.end_user_id is not None:
-                raise SchemaError(_state_message(self.facade, state, policy,
-                                                 self.end_user_id is not None)) from None
-            self.install()
-            return
+            self._check_schema()
+        except (_MissingSchema, SchemaError) as problem:
+            self._repair_or_raise(policy, problem)
         if policy == "RECREATE":
             self._call("API.RESET_STORE", p_commit=True)
+
+    def _check_schema(self) -> None:
+        """-20007 unless the store is at this library's version (and dimension, when given)."""
+        self._call("API.CHECK_SCHEMA", p_dimension=self.embedding_dimension,
+                   p_version=SCHEMA_VERSION)
+
+    def _may_change_schema(self) -> bool:
+        """A store bound to an end user, or another owner's, is never installed from here."""
+        return self.end_user_id is None and self.schema_owner is None
+
+    def _repair_or_raise(self, policy: str, problem: Exception) -> None:
+        """After a failed schema check: upgrade an older store, install a missing one or
+        complete a partial install where the policy allows it; else a SchemaError that says
+        which case it is."""
+        older = self._older_version()
+        if older is not None:
+            if policy in _CHANGES_SCHEMA and self._may_change_schema():
+                self.upgrade()
+                self._check_schema()
+                return
+            raise SchemaError(
+                f"the agent-memory store {self.facade} has schema version {older}; this library "
+                f"needs {SCHEMA_VERSION}: upgrade it as the owner (oracleagentmemory upgrade, or "
+                f"install/upgrade.sql); {policy} never upgrades") from None
+        if isinstance(problem, SchemaError):
+            raise problem
+        state = self.install_state()
+        if state["state"] == "not_visible":
+            raise SchemaError(
+                f"the agent-memory store {self.facade} is not visible in schema "
+                f"{state['schema']}: it is not installed there, or this user lacks "
+                f"EXECUTE on {state['schema']}.{self.facade} (install/grants_runtime.sql)"
+            ) from None
+        if state["state"] == "installed":
+            raise SchemaError(
+                f"the agent-memory store {self.facade} is installed but cannot be called "
+                f"({problem}); check the grants (install/grants_owner.sql) and "
+                "SELECT * FROM user_errors"
+            ) from None
+        creates = policy in _CHANGES_SCHEMA or (
+            policy == "CREATE_IF_EMPTY" and state["state"] == "not_installed")
+        if not creates or not self._may_change_schema():
+            raise SchemaError(_state_message(self.facade, state, policy,
+                                             self.end_user_id is not None)) from None
+        self.install()
+
+    def _older_version(self) -> int | None:
+        """The store's recorded schema version when it is older than this library's (the
+        owner reads it from the META table; others see no table and get None)."""
+        with self._connection() as conn, conn.cursor() as cursor:
+            recorded = self._stored_options(cursor).get("schema_version")
+        if recorded is None or not str(recorded).isdigit():
+            return None
+        return int(recorded) if int(recorded) < SCHEMA_VERSION else None
 
     def install_state(self) -> dict[str, Any]:
         """Which objects of this store exist in the current schema, told apart as
@@ -276,6 +354,7 @@ class OracleBackend:
         with self._connection() as conn, conn.cursor() as cursor:
             self._execute(cursor, _SCHEMA_QUERY, {})
             schema, user = cursor.fetchone() or (None, None)
+            schema = self.schema_owner or schema
             present = {key: status for key, status in self._existing_objects(cursor).items()
                        if key in expected}  # not another store whose prefix starts alike
         if schema != user and not present:
@@ -288,9 +367,10 @@ class OracleBackend:
         return {"state": state, "schema": schema, "missing": missing, "invalid": invalid}
 
     def _existing_objects(self, cursor: Any) -> dict[tuple[str, str], str]:
-        """(object type, name) -> status of this store's objects in the current schema."""
+        """(object type, name) -> status of this store's objects in its owner's schema."""
         self._execute(cursor, _OBJECTS_QUERY,
-                      {"prefix": self.facade.replace("_", "\\_") + "%"})
+                      {"owner": self.schema_owner,
+                       "prefix": self.facade.replace("_", "\\_") + "%"})
         return {(kind, name): status for name, kind, status in cursor.fetchall()}
 
     def _render_options(self, stored: dict[str, str]) -> dict[str, Any]:
@@ -327,7 +407,7 @@ class OracleBackend:
                 )
             self._execute(cursor, _SCHEMA_QUERY, {})
             schema, user = cursor.fetchone() or (None, None)
-            if schema != user:
+            if schema != user or self.schema_owner not in (None, user):
                 raise SchemaError(f"install the store as the owner: this session works in "
                                   f"schema {schema} as user {user}")
             options = self._render_options(self._stored_options(cursor))
@@ -347,7 +427,7 @@ class OracleBackend:
                 self._progress(f"running {name}")
                 for statement in split_script(text):
                     created = _created_object(statement)
-                    if created in existing and created[0] in ("TABLE", "INDEX"):
+                    if created in existing and created[0] in ("TABLE", "INDEX", "TYPE"):
                         self._progress(f"  kept {created[0]} {created[1]}")
                         continue
                     if created == ("INDEX", vector_index) and options["vector_index"] == "HNSW":
@@ -406,7 +486,7 @@ class OracleBackend:
         """The store's recorded facts (its META rows), or {} when there is no store yet."""
         import oracledb
 
-        table = object_names(self.facade)["t_meta"]
+        table = self._qualified(object_names(self.facade)["t_meta"])
         try:
             cursor.execute(f"SELECT meta_key, meta_value FROM {table}")
         except oracledb.DatabaseError as error:
@@ -423,14 +503,17 @@ class OracleBackend:
                 "embedding_model": rows.get("embedding_model") or None}
 
     def upgrade(self) -> None:
-        """Re-create the packages (CREATE OR REPLACE keeps grants) with the store's own
-        dimension, model, strategy and index choices, then record the version.
+        """Move the store to this library's schema version: the table steps of every version
+        above the store's (``TABLE_STEPS``), then the collection types and packages
+        re-created (CREATE OR REPLACE keeps grants) with the store's own dimension, model,
+        strategy, index and sync choices, then the new version recorded.
 
         The choices come from the store's META rows, not from the arguments: an argument
-        that names another value is refused. Schema version 1 is the first, so there are no
-        table steps yet; later versions add theirs here, each guarded by the installed
-        version.
+        that names another value is refused. A store newer than this library is refused.
         """
+        if self.schema_owner is not None:
+            raise SchemaError(f"upgrade the store as its owner {self.schema_owner}, not "
+                              "through schema_owner")
         with self._connection() as conn, conn.cursor() as cursor:
             stored = self._stored_options(cursor)
             if not stored:
@@ -443,13 +526,35 @@ class OracleBackend:
                         f"the store {self.facade} was installed with {key} {recorded}, not "
                         f"{value}: upgrade keeps the store's own choices (leave the option "
                         "out, or uninstall and install to change it)")
-            options = self._render_options(stored)
-            for name, text in render_install(**options):
-                if name.endswith((".pks", ".pkb", "_isolation.sql")):
+            installed = int(stored.get("schema_version") or 0)
+            if installed > SCHEMA_VERSION:
+                raise SchemaError(f"the store {self.facade} has schema version {installed}, "
+                                  f"newer than this library ({SCHEMA_VERSION})")
+            self._upgrade_tables(cursor, installed)
+            for name, text in render_install(**self._render_options(stored)):
+                if name.endswith(("_types.sql", ".pks", ".pkb", "_isolation.sql")):
                     self._progress(f"running {name}")
                     for statement in split_script(text):
                         self._execute(cursor, statement, {})
         self._call("API.SET_SCHEMA_VERSION", p_version=SCHEMA_VERSION)
+
+    def _upgrade_tables(self, cursor: Any, installed: int) -> None:
+        """The table steps of the versions above ``installed``, in order."""
+        import oracledb
+
+        names = object_names(self.facade)
+        for version, statements in TABLE_STEPS:
+            if installed >= version:
+                continue
+            for template in statements:
+                statement = template.format(**names)
+                self._progress(f"version {version}: {statement}")
+                try:
+                    cursor.execute(statement)
+                except oracledb.DatabaseError as error:
+                    code = getattr(error.args[0], "code", None) if error.args else None
+                    if code not in _ALREADY_DONE_CODES:
+                        raise _translate(error) from error
 
     def uninstall(self) -> None:
         """Drop every object of this store: purge job, packages, indexes and tables."""
@@ -497,17 +602,18 @@ class OracleBackend:
     def search(self, request: dict[str, Any]) -> list[dict[str, Any]]:
         return self._call_function("API.SEARCH", p_request=dict(request))
 
-    def update_link(self, relation_id: str, thread_id: str, changes: dict[str, Any]) -> int:
+    def update_link(self, relation_id: str, thread_id: str | None,
+                    changes: dict[str, Any]) -> int:
         return self._call_function("API.UPDATE_LINK", p_relation_id=relation_id,
                                    p_thread_id=thread_id, p_changes=dict(changes),
                                    p_commit=True)
 
-    def delete_links(self, selector: dict[str, Any], thread_id: str) -> int:
+    def delete_links(self, selector: dict[str, Any], thread_id: str | None) -> int:
         return self._call_function("API.DELETE_LINKS", p_selector=dict(selector),
                                    p_thread_id=thread_id, p_commit=True)
 
-    def list_links(self, thread_id: str) -> list[dict[str, Any]]:
-        return self._call_function("API.LIST_LINKS", p_thread_id=thread_id)
+    def list_links(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+        return self._call_function("API.LIST_LINKS", p_query=dict(query))
 
     def purge_expired(self) -> int:
         return self._call_function("API.PURGE_EXPIRED", p_commit=True)
@@ -520,13 +626,13 @@ class OracleBackend:
 _SCHEMA_QUERY = ("SELECT SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA'), "
                  "SYS_CONTEXT('USERENV', 'SESSION_USER') FROM dual")
 _OBJECTS_QUERY = ("SELECT object_name, object_type, status FROM all_objects"
-                  " WHERE owner = SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA')"
+                  " WHERE owner = NVL(:owner, SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA'))"
                   " AND object_name LIKE :prefix ESCAPE '\\'")
-"""ALL_OBJECTS of the current schema: the owner sees every object of the store, a runtime
-user working in the owner's schema only what it has privileges on."""
+"""ALL_OBJECTS of the store's owner (schema_owner, else the current schema): the owner sees
+every object of the store, a runtime user only what it has privileges on."""
 _CREATED = re.compile(
     r"^CREATE\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+|SEARCH\s+)?"
-    r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
+    r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE|TYPE)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
     re.IGNORECASE)
 _VECTOR_POOL_CODES = frozenset({51950, 51961, 51962, 52307})
 """The vector memory pool cannot be used / is out of space (Database Error Messages,

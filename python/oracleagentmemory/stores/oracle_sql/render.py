@@ -25,7 +25,10 @@ from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the first; 2: relations.thread_id may be NULL (client-level links), the SQL collection
+types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST. install/upgrade.sql and
+OracleBackend.upgrade move a store from one to the next."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
 VECTOR_INDEXES = ("HNSW", "IVF")
@@ -67,6 +70,7 @@ TEMPLATES = (
     # (template, output file pattern): order is install order; specs before bodies.
     ("tables.sql.j2", "{p}_tables.sql"),
     ("indexes.sql.j2", "{p}_indexes.sql"),
+    ("types.sql.j2", "{p}_types.sql"),
     ("errors.pks.j2", "{p}_errors.pks"),
     ("codec.pks.j2", "{p}_codec.pks"),
     ("scope.pks.j2", "{p}_scope.pks"),
@@ -109,16 +113,22 @@ class StoreOptions:
     embedding_model: str | None
 
 
-def validate_prefix(prefix: str) -> str:
-    """An upper-case SQL name that is not a reserved word (the facade package is named so)."""
-    if not isinstance(prefix, str) or not PREFIX_PATTERN.match(prefix):
+def validate_name(value: str, argument: str) -> str:
+    """An upper-case SQL name of at most 30 characters that is not a reserved word: the only
+    kind of caller value that is written into SQL text (store prefixes, schema owners)."""
+    if not isinstance(value, str) or not PREFIX_PATTERN.match(value):
         raise InvalidArgumentError(
-            f"prefix must match {PREFIX_PATTERN.pattern} (upper-case letters, digits, _), "
-            f"got {prefix!r}"
+            f"{argument} must match {PREFIX_PATTERN.pattern} (upper-case letters, digits, _), "
+            f"got {value!r}"
         )
-    if prefix in RESERVED_WORDS:
-        raise InvalidArgumentError(f"prefix {prefix!r} is an Oracle reserved word")
-    return prefix
+    if value in RESERVED_WORDS:
+        raise InvalidArgumentError(f"{argument} {value!r} is an Oracle reserved word")
+    return value
+
+
+def validate_prefix(prefix: str) -> str:
+    """The store prefix (the facade package is named so), see ``validate_name``."""
+    return validate_name(prefix, "prefix")
 
 
 def validate_options(
@@ -182,6 +192,8 @@ def object_names(prefix: str) -> dict[str, str]:
         "ix_vector": f"{prefix}_RECORDS_VIX",
         "ix_text": f"{prefix}_RECORDS_TIX",
         "job": f"{prefix}_PURGE_JOB",
+        "number_list": f"{prefix}_NUMBER_LIST",
+        "text_list": f"{prefix}_TEXT_LIST",
     }
 
 
@@ -221,7 +233,7 @@ def _environment(templates: Path | None = None) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(sql_in=sql_in, words=words, json_list=json_list)
+    env.filters.update(sql_in=sql_in, words=words)
     return env
 
 
@@ -250,11 +262,6 @@ def words(names: tuple[str, ...], last: str = ", ") -> str:
     if len(checked) < 2:
         return "".join(checked)
     return ", ".join(checked[:-1]) + last + checked[-1]
-
-
-def json_list(names: tuple[str, ...]) -> str:
-    """The names as a JSON array text: ``["a","b"]``."""
-    return "[" + ",".join(f'"{name}"' for name in _vocabulary_words(names)) + "]"
 
 
 def _vocabulary_context() -> dict[str, tuple[str, ...]]:
