@@ -46,7 +46,7 @@ BEGIN
   IF l_current < 2 THEN
     BEGIN
       -- dynamic-sql: constant DDL of version 2 (DDL cannot be static PL/SQL)
-      EXECUTE IMMEDIATE 'ALTER TABLE agent_memory_relations MODIFY (thread_id NULL)';
+      EXECUTE IMMEDIATE 'ALTER TABLE AGENT_MEMORY_RELATIONS MODIFY (thread_id NULL)';
       DBMS_OUTPUT.PUT_LINE('version 2: agent_memory_relations.thread_id may be NULL');
     EXCEPTION
       WHEN e_already_nullable THEN

@@ -151,3 +151,66 @@ def test_oracle_cli_commands(monkeypatch):
     out, err = io.StringIO(), io.StringIO()
     assert cli.main(["status", "--dsn", "db/svc", "--user", "app"], out=out, err=err) == 1
     assert "ORA-01031" in err.getvalue() and "grants_owner.sql" in err.getvalue()
+
+
+# -- schema 2: the contract's link and record changes -------------------------------------
+
+
+def test_list_links_sends_the_link_query_as_one_json_document():
+    query = {"thread_id": None, "source_id": "a", "relation_type": "supports",
+             "metadata_filter": {"tags": {"$array_contains": "x"}}, "limit": 2}
+    store, connection = store_with(LIST_LINKS=[])
+    assert store.list_links(query) == []
+    [(block, binds)] = connection.calls
+    assert block == "BEGIN :result := AGENT_MEMORY.LIST_LINKS(p_query => :p_query); END;"
+    assert binds == {"p_query": query}  # a null thread_id is sent, not dropped
+
+
+@pytest.mark.parametrize("thread_id", [None, "t1"])
+def test_link_changes_and_deletes_send_the_thread_or_null_for_any(thread_id):
+    store, connection = store_with(UPDATE_LINK=1, DELETE_LINKS=1)
+    assert store.update_link("r1", thread_id, {"relation_type": "refines"}) == 1
+    assert store.delete_links({"id": "r1"}, thread_id) == 1
+    (_, update), (_, delete) = connection.calls
+    assert update == {"p_relation_id": "r1", "p_thread_id": thread_id,
+                      "p_changes": {"relation_type": "refines"}, "p_commit": True}
+    assert delete == {"p_selector": {"id": "r1"}, "p_thread_id": thread_id, "p_commit": True}
+
+
+def test_a_linked_hit_carries_the_whole_relation_with_driver_numbers_decoded():
+    relation = {"id": "r1", "thread_id": None, "source_id": "a", "source_type": "memory",
+                "target_id": "b", "target_type": "fact", "relation_type": "supports",
+                "opposite_relation_type": "is_supported_by", "timestamp": None,
+                "metadata": {"weight": 0.25, "votes": 3},
+                "created_at": "2026-01-01T00:00:00.000000Z"}
+    hit = {"record": {"id": "a", "record_type": "memory"}, "distance": 0,
+           "linked": [{"record": {"id": "b", "record_type": "fact"}, "relation": relation,
+                       "relation_id": "r1", "relation_type": "supports",
+                       "via_record_id": "a", "hops": 1}]}
+    store, _ = store_with(SEARCH=[hit])
+    [got] = store.search({"query_vector": [1, 0, 0], "num_hops": 1})
+    [linked] = got["linked"]
+    assert linked["relation"] == relation
+    assert type(linked["relation"]["metadata"]["weight"]) is float
+    assert type(linked["relation"]["metadata"]["votes"]) is int
+    assert type(linked["hops"]) is int and type(got["distance"]) is float
+
+
+def test_message_seq_no_comes_back_as_an_int():
+    store, _ = store_with(LIST_MESSAGES=[{"id": "m1", "record_type": "message", "seq_no": 41},
+                                         {"id": "m2", "record_type": "message", "seq_no": 57}])
+    messages = store.list_messages("t", None, None)
+    assert [m["seq_no"] for m in messages] == [41, 57]
+    assert all(type(m["seq_no"]) is int for m in messages)
+
+
+def test_opening_checks_the_schema_version_this_library_needs():
+    from oracleagentmemory.stores.oracle_sql.render import SCHEMA_VERSION
+
+    connection = FakeConnection()
+    OracleBackend(connection, embedding_dimension=3)
+    [(block, binds)] = connection.calls
+    assert block == ("BEGIN AGENT_MEMORY.CHECK_SCHEMA(p_dimension => :p_dimension, "
+                     "p_version => :p_version); END;")
+    assert binds == {"p_dimension": 3, "p_version": SCHEMA_VERSION}
+    assert SCHEMA_VERSION == 2

@@ -87,3 +87,40 @@ def test_whitelist_marker_needs_a_reason_and_is_listed(repo: Path) -> None:
     assert report.passed
     whitelisted = [s for s in report.dynamic_sql if s.verdict == "whitelisted"]
     assert [s.detail for s in whitelisted] == ["p_table was checked against USER_TABLES above"]
+
+
+BUILDER = """  FUNCTION ids_sql(p_table IN VARCHAR2) RETURN VARCHAR2 IS
+    l_sql VARCHAR2(4000 CHAR);
+  BEGIN
+    l_sql := 'SELECT id FROM ' || c_records;
+    l_sql := l_sql || ' WHERE ROWNUM <= :n';
+    RETURN l_sql;
+  END ids_sql;
+
+  PROCEDURE purge_table("""
+
+
+def _build_in_a_function(repo: Path) -> None:
+    """SQL text built in one function of the package body and opened in another."""
+    edit(repo, BODY, "  PROCEDURE purge_table(", BUILDER)
+    edit(repo, BODY, "OPEN l_cur FOR 'SELECT id FROM ' || c_records || ' WHERE ROWNUM <= :n'",
+         "OPEN l_cur FOR ids_sql(p_table)")
+
+
+def test_sql_text_built_by_a_local_function_is_judged_inside_it(repo: Path) -> None:
+    _build_in_a_function(repo)
+    report = run_gate(repo)
+    assert report.passed, report.findings
+    [site] = [s for s in report.dynamic_sql if s.kind == "OPEN FOR"]
+    assert site.verdict == "validated"
+    assert "IDS_SQL returns built SQL text" in site.detail
+
+
+def test_a_local_function_that_splices_a_parameter_fails_the_gate(repo: Path) -> None:
+    _build_in_a_function(repo)
+    edit(repo, BODY, "l_sql := 'SELECT id FROM ' || c_records;",
+         "l_sql := 'SELECT id FROM ' || p_table;")
+    findings = [f for f in run_gate(repo).findings if f.check == "dynamic-sql"]
+    assert len(findings) == 1, findings
+    assert "parameter P_TABLE reaches SQL text unvalidated" in findings[0].message
+    assert findings[0].message.startswith("OPEN FOR in AM_API.PURGE_TABLE")

@@ -297,8 +297,9 @@ class OracleBackend:
                    p_version=SCHEMA_VERSION)
 
     def _may_change_schema(self) -> bool:
-        """A store bound to an end user, or another owner's, is never installed from here."""
-        return self.end_user_id is None and self.schema_owner is None
+        """A store bound to an end user is never installed nor upgraded from here (and
+        ``install`` / ``upgrade`` refuse a session that is not the store's owner)."""
+        return self.end_user_id is None
 
     def _repair_or_raise(self, policy: str, problem: Exception) -> None:
         """After a failed schema check: upgrade an older store, install a missing one or
@@ -511,10 +512,12 @@ class OracleBackend:
         The choices come from the store's META rows, not from the arguments: an argument
         that names another value is refused. A store newer than this library is refused.
         """
-        if self.schema_owner is not None:
-            raise SchemaError(f"upgrade the store as its owner {self.schema_owner}, not "
-                              "through schema_owner")
         with self._connection() as conn, conn.cursor() as cursor:
+            self._execute(cursor, _SCHEMA_QUERY, {})
+            schema, user = cursor.fetchone() or (None, None)
+            if self.schema_owner not in (None, user):
+                raise SchemaError(f"upgrade the store as its owner {self.schema_owner}: this "
+                                  f"session is user {user}")
             stored = self._stored_options(cursor)
             if not stored:
                 raise SchemaError(f"no agent-memory store {self.facade} here; install it first")
