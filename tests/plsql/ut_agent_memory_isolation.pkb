@@ -171,16 +171,23 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_isolation AS
   BEGIN
     seed;
     agent_memory_session.set_end_user('A');
-    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_thread_id => 'tB')) AS JSON_ARRAY_T);
+    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_query => j('{"thread_id": "tB"}'))) AS JSON_ARRAY_T);
     ut.expect(l_links.get_size).to_equal(0);
     ut.expect(agent_memory.update_link(p_relation_id => 'lb', p_thread_id => 'tB',
                                        p_changes => j('{"relation_type": "refutes"}'), p_commit => FALSE)).to_equal(0);
     ut.expect(agent_memory.delete_links(p_selector => j('{"id": "lb"}'), p_thread_id => 'tB',
                                         p_commit => FALSE)).to_equal(0);
-    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_thread_id => 'tA')) AS JSON_ARRAY_T);
+    -- a NULL thread means any relation: still only the bound user's
+    ut.expect(agent_memory.update_link(p_relation_id => 'lb', p_thread_id => NULL,
+                                       p_changes => j('{"relation_type": "refutes"}'), p_commit => FALSE)).to_equal(0);
+    ut.expect(agent_memory.delete_links(p_selector => j('{"id": "lb"}'), p_thread_id => NULL,
+                                        p_commit => FALSE)).to_equal(0);
+    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_query => j('{}'))) AS JSON_ARRAY_T);
+    ut.expect(l_links.get_size).to_equal(1);
+    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_query => j('{"thread_id": "tA"}'))) AS JSON_ARRAY_T);
     ut.expect(l_links.get_size).to_equal(1);
     agent_memory_session.clear_end_user;
-    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_thread_id => 'tB')) AS JSON_ARRAY_T);
+    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_query => j('{"thread_id": "tB"}'))) AS JSON_ARRAY_T);
     ut.expect(l_links.get_size).to_equal(1);
     ut.expect(TREAT(l_links.get(0) AS JSON_OBJECT_T).get_string('relation_type')).to_equal('supports');
   END links_only_own;

@@ -85,7 +85,8 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
       || ' "timestamp": "2026-01-02T03:04:05+02:00", "status": "INVALID", "embedding": ' || unit(1) || '},'
       || ' {"record_type": "memory", "content": "generated id", "embedding": null}]');
     ut.expect(l_ids.get_string(0)).to_equal('f-1');
-    ut.expect(LENGTH(l_ids.get_string(1))).to_equal(32);
+    -- a generated id is a dashed version 4 UUID
+    ut.expect(l_ids.get_string(1)).to_match('^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$');
     l_rec := TREAT(get('{"ids": ["f-1"]}').get(0) AS JSON_OBJECT_T);
     ut.expect(l_rec.get_string('record_type')).to_equal('fact');
     ut.expect(l_rec.get_string('user_id')).to_equal('u1');
@@ -251,7 +252,7 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
       || ' "target_type": "memory", "relation_type": "supports", "created_at": "2019-03-04T05:06:07+01:00"},'
       || ' {"id": "new", "thread_id": "t1", "source_id": "m2", "source_type": "memory", "target_id": "m3",'
       || ' "target_type": "memory", "relation_type": "supports"}]');
-    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_thread_id => 't1')) AS JSON_ARRAY_T);
+    l_links := TREAT(JSON_ELEMENT_T.load(agent_memory.list_links(p_query => j('{"thread_id": "t1"}'))) AS JSON_ARRAY_T);
     ut.expect(TREAT(l_links.get(0) AS JSON_OBJECT_T).get_string('created_at')).to_equal('2019-03-04T04:06:07.000000Z');
     ut.expect(TREAT(l_links.get(1) AS JSON_OBJECT_T).get_string('created_at')).to_be_like('____-__-__T__:__:__.______Z');
     ut.expect(TREAT(l_links.get(1) AS JSON_OBJECT_T).get_string('created_at')).not_to_equal('2019-03-04T04:06:07.000000Z');
@@ -408,5 +409,52 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
     ut.expect(DBMS_LOB.GETLENGTH(l_out)).to_equal(40000);
     ut.expect(DBMS_LOB.COMPARE(l_out, l_b64)).to_equal(0);
   END large_image;
+  PROCEDURE message_seq_no IS
+    l_ids  JSON_ARRAY_T;
+    l_msgs JSON_ARRAY_T;
+    l_rec  JSON_OBJECT_T;
+  BEGIN
+    l_ids := write('[{"record_type": "message", "id": "q1", "thread_id": "t1", "role": "user",'
+      || ' "content": "one", "embedding": null}, ' || mem('m1') || ']');
+    l_ids := write('[{"record_type": "message", "id": "q2", "thread_id": "t1", "role": "assistant",'
+      || ' "content": "two", "embedding": null}]');
+    l_msgs := TREAT(JSON_ELEMENT_T.load(agent_memory.list_messages(p_thread_id => 't1')) AS JSON_ARRAY_T);
+    ut.expect(l_msgs.get_size).to_equal(2);
+    ut.expect(TREAT(l_msgs.get(1) AS JSON_OBJECT_T).get_number('seq_no'))
+      .to_be_greater_than(TREAT(l_msgs.get(0) AS JSON_OBJECT_T).get_number('seq_no'));
+    l_rec := one('m1');
+    ut.expect(l_rec.has('seq_no')).to_be_false();  -- only messages carry it
+    l_rec := upd('q1', 'message', '{"content": "one, edited"}');
+    ut.expect(l_rec.get_number('seq_no')).to_equal(TREAT(l_msgs.get(0) AS JSON_OBJECT_T).get_number('seq_no'));
+  END message_seq_no;
+
+  PROCEDURE batch_keeps_order_and_bytes IS
+    l_ids JSON_ARRAY_T;
+    l_got JSON_ARRAY_T;
+  BEGIN
+    l_ids := write('[{"record_type": "image", "id": "i1", "content": "a", "image_bytes": "aGVsbG8=", "embedding": null},'
+      || mem('m1') || ','
+      || ' {"record_type": "image", "id": "i2", "content": "b", "image_bytes": "d29ybGQ=", "embedding": null}]');
+    ut.expect(l_ids.get_string(0) || ',' || l_ids.get_string(1) || ',' || l_ids.get_string(2)).to_equal('i1,m1,i2');
+    l_got := get('{"ids": ["i2", "m1", "i1"], "include_bytes": true}');
+    ut.expect(ids(l_got)).to_equal('i1,m1,i2');  -- oldest first: the batch order
+    ut.expect(TREAT(l_got.get(0) AS JSON_OBJECT_T).get_string('image_bytes')).to_equal('aGVsbG8=');
+    ut.expect(TREAT(l_got.get(1) AS JSON_OBJECT_T).has('image_bytes')).to_be_false();
+    ut.expect(TREAT(l_got.get(2) AS JSON_OBJECT_T).get_string('image_bytes')).to_equal('d29ybGQ=');
+  END batch_keeps_order_and_bytes;
+
+  PROCEDURE first_used_id_is_reported IS
+    l_ids JSON_ARRAY_T;
+  BEGIN
+    l_ids := write('[' || mem('a') || ', ' || mem('b') || ']');
+    BEGIN
+      l_ids := write('[' || mem('new') || ', ' || mem('b') || ', ' || mem('a') || ']');
+      ut.fail('an id already used was accepted');
+    EXCEPTION
+      WHEN agent_memory_errors.e_duplicate_record THEN
+        ut.expect(SQLERRM).to_be_like('%record with id ''b'' already exists%');
+    END;
+    ut.expect(get('{"ids": ["new"]}').get_size).to_equal(0);
+  END first_used_id_is_reported;
 END ut_agent_memory_records;
 /

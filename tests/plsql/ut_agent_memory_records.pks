@@ -58,5 +58,11 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_records AS
   PROCEDURE overlong_record_type;
   --%test(issue 13: image bytes whose base64 text passes 32K round-trip)
   PROCEDURE large_image;
+  --%test(schema 2: a message carries seq_no, increasing within its thread; other records do not)
+  PROCEDURE message_seq_no;
+  --%test(a batch with images is stored in input order with its bytes)
+  PROCEDURE batch_keeps_order_and_bytes;
+  --%test(the first id of a batch already used, in input order, is the one reported)
+  PROCEDURE first_used_id_is_reported;
 END ut_agent_memory_records;
 /
