@@ -31,12 +31,24 @@ mapping below follows the python-oracledb 26.1 documentation or source:
   ``.full_code``, and thin mode appends a "Help:" line to messages of codes outside
   20000-20999 ("Catching Exceptions",
   https://python-oracledb.readthedocs.io/en/latest/user_guide/exception_handling.html).
+* The database is one with the default ``MAX_STRING_SIZE = STANDARD``, where a VARCHAR2 in
+  SQL holds at most 4000 bytes (https://docs.oracle.com/database/122/REFRN/MAX_STRING_SIZE.htm):
+  a ``str`` bound into a SQL statement (not a PL/SQL block) of more than 4000 bytes fails
+  with ORA-01461 (https://docs.oracle.com/error-help/db/ora-01461; python-oracledb binds a
+  ``str`` as VARCHAR unless ``setinputsizes`` says otherwise,
+  https://github.com/oracle/python-oracledb/issues/467), and a JSON_TABLE column declared
+  longer than that is ORA-00910. A JSON_TABLE value too long for its column is NULL (the
+  column's default NULL ON ERROR,
+  https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON_TABLE.html), and
+  ``VECTOR_EMBEDDING`` of NULL is NULL; otherwise the in-database model answers
+  ``array.array`` vectors ``[len(text), 1, 1, ...]``.
 """
 
 from __future__ import annotations
 
 import array
 import datetime
+import json
 import re
 from decimal import Decimal
 
@@ -54,6 +66,9 @@ _DROP = re.compile(r"\s*DROP\s+(TABLE|INDEX|VIEW|PACKAGE|TYPE)\s+(?:IF\s+EXISTS\
                    re.IGNORECASE)
 _META_ROW = re.compile(r"SELECT '(\w+)'(?: AS k)?, '([^']*)'")
 _META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE meta_key = '(\w+)'")
+_TEXT_COLUMN = re.compile(r"\btxt VARCHAR2\((\d+)(?:\s+(BYTE|CHAR))?\)", re.IGNORECASE)
+MAX_SQL_VARCHAR2_BYTES = 4000
+"""A VARCHAR2 in SQL with MAX_STRING_SIZE = STANDARD (the database default)."""
 
 
 def database_error(code: int, message: str) -> Exception:
@@ -174,9 +189,12 @@ class FakeCursor:
         for text, failure in self.connection.failures.items():
             if text in statement:
                 raise failure
-        self._rows = self.connection.query_rows(statement)
+        plsql = statement.lstrip().upper().startswith(("BEGIN", "DECLARE"))
+        if not plsql:
+            _check_sql_binds(plain)
+        self._rows = self.connection.query_rows(statement, plain)
         self.connection.apply_ddl(statement)
-        if statement.lstrip().upper().startswith(("BEGIN", "DECLARE")):
+        if plsql:
             self._run_block(statement, binds)
         return self
 
@@ -202,6 +220,14 @@ class FakeCursor:
         return self._rows[0] if self._rows else None
 
 
+def _check_sql_binds(binds: dict) -> None:
+    """ORA-01461 for a str bind of a SQL statement longer than a SQL VARCHAR2."""
+    for position, value in enumerate(binds.values(), start=1):
+        if isinstance(value, str) and len(value.encode("utf-8")) > MAX_SQL_VARCHAR2_BYTES:
+            raise database_error(1461, f"The value at bind position {position} exceeded the "
+                                       "maximum VARCHAR2 length.")
+
+
 class FakeConnection:
     def __init__(self, name: str = "c0", log: list | None = None,
                  answers: dict | None = None, **more_answers) -> None:
@@ -221,6 +247,8 @@ class FakeConnection:
         """Rows of user_errors: (name, type, line, position, text)."""
         self.failures: dict[str, Exception] = {}
         """Statements that fail: a text they contain -> the error the database raises."""
+        self.embedding_dimension = 3
+        """Dimension of the vectors the in-database model answers."""
 
     def answer(self, member: str):
         """The answer to one call of ``member`` (an InTurn gives its next one)."""
@@ -231,9 +259,11 @@ class FakeConnection:
     def calls(self) -> list[tuple[str, dict]]:
         return [(statement, binds) for _, statement, binds in self.log]
 
-    def query_rows(self, statement: str) -> list[tuple]:
-        """Rows of the few dictionary queries the store runs."""
+    def query_rows(self, statement: str, binds: dict | None = None) -> list[tuple]:
+        """Rows of the few dictionary queries the store runs, and of the embedder's query."""
         text = " ".join(statement.split()).lower()
+        if "from json_table(:texts" in text:
+            return self._embedding_rows(statement, binds or {})
         if "from user_mining_models" in text:
             return [(self.models_loaded,)]
         if "from user_errors" in text:
@@ -245,6 +275,21 @@ class FakeConnection:
         if text.startswith("select meta_key, meta_value from"):
             return sorted(self.meta.items())
         return []
+
+    def _embedding_rows(self, statement: str, binds: dict) -> list[tuple]:
+        """One row per text of the JSON array bind: its vector, or NULL when the text does
+        not fit the JSON_TABLE column (NULL ON ERROR)."""
+        size, unit = _TEXT_COLUMN.search(statement).groups()
+        size, unit = int(size), (unit or "BYTE").upper()
+        if size > MAX_SQL_VARCHAR2_BYTES:
+            raise database_error(910, "specified length too long for its datatype")
+        rows = []
+        for text in json.loads(binds["texts"]):
+            length = len(text) if unit == "CHAR" else len(text.encode("utf-8"))
+            fits = length <= size and len(text.encode("utf-8")) <= MAX_SQL_VARCHAR2_BYTES
+            vector = [float(len(text))] + [1.0] * (self.embedding_dimension - 1)
+            rows.append((array.array("f", vector) if fits else None,))
+        return rows
 
     def apply_ddl(self, statement: str) -> None:
         """Keep the catalog the probes read: objects that CREATE makes and DROP removes,

@@ -7,6 +7,13 @@ written from Python and from SQL agree. Texts travel as one JSON array bind per 
 the input order. Only the in-database model's name and input name are written into the SQL
 (identifiers cannot be bound, so they are checked); everything else is bound.
 
+Sizes, for the database default ``MAX_STRING_SIZE = STANDARD``, where a VARCHAR2 in SQL holds
+at most 4000 bytes: the JSON_TABLE column is ``VARCHAR2(4000 BYTE)`` (a larger one is
+ORA-00910), which is also all ``VECTOR_EMBEDDING`` takes; and the JSON array bind is a
+VARCHAR2 too, so a batch holds as many texts as fit 4000 bytes of JSON (a longer bind is
+ORA-01461), at most ``batch_size``, and each text is cut so that it fits alone. A VARCHAR2 bind
+rather than a CLOB keeps a round trip cheap.
+
 Checked against the Oracle documentation:
 - ``VECTOR_EMBEDDING(model USING expr AS input_name)``, returning a ``VECTOR``:
   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/vector_embedding.html
@@ -18,6 +25,10 @@ Checked against the Oracle documentation:
   https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/load_onnx_model-procedure.html
 - python-oracledb fetches ``VECTOR`` values as ``array.array``:
   https://github.com/oracle/python-oracledb/blob/main/doc/src/user_guide/vector_data_type.rst
+- a VARCHAR2 in SQL is at most 4000 bytes with MAX_STRING_SIZE STANDARD, the default
+  (https://docs.oracle.com/database/122/REFRN/MAX_STRING_SIZE.htm): a longer declared
+  length is refused (ORA-00910), a longer bind value is ORA-01461
+  (https://docs.oracle.com/error-help/db/ora-01461)
 """
 
 from __future__ import annotations
@@ -45,12 +56,13 @@ DATABASE_PROVIDER = "database"
 DEFAULT_INPUT_NAME = "DATA"
 DEFAULT_BATCH_SIZE = 64
 MAX_TEXT_BYTES = 4000
-"""Bytes of one text in the JSON_TABLE column (a VARCHAR2 of this size works with either
-MAX_STRING_SIZE setting); longer texts are cut on a character boundary first."""
+"""Bytes of one text in the JSON_TABLE column and of the JSON array bind: a VARCHAR2 in SQL
+holds at most 4000 bytes with the default MAX_STRING_SIZE (STANDARD). Texts are cut on a
+character boundary so that each fits a bind alone."""
 _IDENTIFIER = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
 
 _ROWS = ("FROM JSON_TABLE(:texts, '$[*]' COLUMNS (ord FOR ORDINALITY, "
-         f"txt VARCHAR2({MAX_TEXT_BYTES}) PATH '$')) jt ORDER BY jt.ord")
+         f"txt VARCHAR2({MAX_TEXT_BYTES} BYTE) PATH '$')) jt ORDER BY jt.ord")
 _IN_DATABASE_SQL = "SELECT VECTOR_EMBEDDING({model} USING jt.txt AS {input_name}) " + _ROWS
 _PROVIDER_SQL = "SELECT DBMS_VECTOR.UTL_TO_EMBEDDING(jt.txt, JSON(:params)) " + _ROWS
 
@@ -70,10 +82,38 @@ def check_model_name(model: str) -> str:
     return check_identifier("model", model, qualified=True)
 
 
-def cut_to_bytes(text: str, limit: int) -> str:
-    """``text`` cut so its UTF-8 form fits ``limit`` bytes, never inside a character."""
-    encoded = text.encode("utf-8")
-    return text if len(encoded) <= limit else encoded[:limit].decode("utf-8", "ignore")
+def _json_bytes(texts: list[str]) -> int:
+    """UTF-8 bytes of the JSON array bind that carries ``texts``."""
+    return len(json.dumps(texts, ensure_ascii=False).encode("utf-8"))
+
+
+def cut_to_json_bytes(text: str, limit: int) -> str:
+    """The longest start of ``text`` (whole characters) that a JSON array holding it alone
+    fits in ``limit`` bytes (escapes such as ``\\n`` or ``\\"`` take more bytes than the
+    character)."""
+    if _json_bytes([text]) <= limit:
+        return text
+    fits, too_long = 0, len(text)  # text[:fits] fits, text[:too_long] does not
+    while too_long - fits > 1:
+        middle = (fits + too_long) // 2
+        if _json_bytes([text[:middle]]) <= limit:
+            fits = middle
+        else:
+            too_long = middle
+    return text[:fits]
+
+
+def json_batches(texts: list[str], batch_size: int, limit: int) -> list[list[str]]:
+    """``texts`` in order, in batches of at most ``batch_size`` whose JSON array fits
+    ``limit`` bytes (every text must fit alone)."""
+    batches: list[list[str]] = []
+    for text in texts:
+        if batches and len(batches[-1]) < batch_size \
+                and _json_bytes([*batches[-1], text]) <= limit:
+            batches[-1].append(text)
+        else:
+            batches.append([text])
+    return batches
 
 
 class OracleDBEmbedder(IEmbedder):
@@ -159,11 +199,10 @@ class OracleDBEmbedder(IEmbedder):
         """Float32 array of shape (len(texts), embedding_dimension), one round trip per batch."""
         prefix = (self.query_prefix or "") if is_query else ""
         limit = chars_for_tokens(self._max_input_tokens)
-        items = [cut_to_bytes((prefix + text)[:limit], MAX_TEXT_BYTES)
+        items = [cut_to_json_bytes((prefix + text)[:limit], MAX_TEXT_BYTES)
                  for text in checked_texts(texts)]
         rows: list[np.ndarray] = []
-        for start in range(0, len(items), self.batch_size):
-            batch = items[start:start + self.batch_size]
+        for batch in json_batches(items, self.batch_size, MAX_TEXT_BYTES):
             rows.extend(self._vectors(self._run(batch), len(batch)))
         if not rows:
             return np.zeros((0, self.embedding_dimension), dtype=np.float32)
