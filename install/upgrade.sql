@@ -8,8 +8,10 @@
 -- SYS.DBMS_CRYPTO: a DBA re-runs grants_owner.sql first (granting again is harmless).
 -- Version steps (the same as TABLE_STEPS in python/oracleagentmemory/stores/oracle.py):
 --   2: relations.thread_id may be NULL (client-level links). Checked: ALTER TABLE ... MODIFY
---      (column NULL), https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
---      ORA-01451 (already nullable: the step ran before), https://docs.oracle.com/en/error-help/db/ora-01451
+--      (column NULL), https://docs.oracle.com/cd/B28359_01/server.111/b28286/statements_3001.htm
+--      (23ai column_clauses: https://docs.oracle.com/cd/F82042_01/sqlrf/img_text/column_clauses.html);
+--      ORA-01451 when the column is already nullable (the step ran before; observed in
+--      https://gist.github.com/velll/12043255b542ef87cc0b9787e840accd)
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE

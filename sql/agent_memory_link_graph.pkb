@@ -444,7 +444,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     l_sel := read_link_query(l_query);
     l_limit := NVL(l_sel.limit_rows, 2147483647);
     -- A present key matches exactly, NULL included (DECODE treats two NULLs as equal).
-    -- Checked: DECODE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DECODE.html
+    -- Checked: DECODE (two nulls are equivalent), https://docs.oracle.com/cd/B10500_01/server.920/a96540/functions33a.htm
     SELECT rel.seq BULK COLLECT INTO l_seqs
       FROM AGENT_MEMORY_RELATIONS rel
      WHERE (l_has_ids = 0 OR rel.id IN (SELECT i.COLUMN_VALUE FROM TABLE(l_ids) i))

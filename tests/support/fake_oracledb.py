@@ -37,10 +37,10 @@ mapping below follows the python-oracledb 26.1 documentation or source:
   with ORA-01461 (https://docs.oracle.com/error-help/db/ora-01461; python-oracledb binds a
   ``str`` as VARCHAR unless ``setinputsizes`` says otherwise,
   https://github.com/oracle/python-oracledb/issues/467), and a JSON_TABLE column declared
-  longer than that is ORA-00910. A JSON_TABLE value too long for its column is NULL (the
-  column's default NULL ON ERROR,
-  https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON_TABLE.html), and
-  ``VECTOR_EMBEDDING`` of NULL is NULL; otherwise the in-database model answers
+  longer than that is ORA-00910. A JSON_TABLE value too long for its column is NULL (SQL/JSON
+  functions return NULL rather than raise by default,
+  https://docs.oracle.com/en/database/oracle/oracle-database/26/adjsn/error-clause-sql-query-functions-and-conditions.html),
+  and ``VECTOR_EMBEDDING`` of NULL is NULL; otherwise the in-database model answers
   ``array.array`` vectors ``[len(text), 1, 1, ...]``.
 """
 

@@ -84,16 +84,19 @@ _CHANGES_SCHEMA = frozenset({"CREATE_IF_NECESSARY", "RECREATE"})
 
 TABLE_STEPS: tuple[tuple[int, tuple[str, ...]], ...] = (
     # Version 2: client-level relations have no thread.
-    # Checked: ALTER TABLE ... MODIFY (column NULL),
-    #   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
+    # Checked: ALTER TABLE ... MODIFY (column NULL) (modify_col_properties, inline NULL
+    #   constraint), https://docs.oracle.com/cd/B28359_01/server.111/b28286/statements_3001.htm
+    #   (23ai column_clauses: https://docs.oracle.com/cd/F82042_01/sqlrf/img_text/column_clauses.html)
     (2, ("ALTER TABLE {t_relations} MODIFY (thread_id NULL)",)),
 )
 """The table changes of each schema version, run by ``upgrade`` for every version above the
 store's (install/upgrade.sql has the same steps). Object names come from the validated
 prefix; a step that already ran (ORA-01451: the column is already nullable) is skipped."""
 _ALREADY_DONE_CODES = frozenset({1451})
-"""ORA-01451 column to be modified to NULL cannot be modified to NULL,
-https://docs.oracle.com/en/error-help/db/ora-01451 (an interrupted upgrade ran the step)."""
+"""ORA-01451 "column to be modified to NULL cannot be modified to NULL": the step already ran
+(an interrupted upgrade). Not found in the Oracle error pages available here; observed in
+https://gist.github.com/velll/12043255b542ef87cc0b9787e840accd (a first run against a
+database confirms it, tests/oracle/first_contact.sh runs the upgrade)."""
 
 MINIMUM_RELEASE = 23
 MAX_ID_LENGTH = 512
