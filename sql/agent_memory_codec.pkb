@@ -275,6 +275,26 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
     RETURN l_el.to_clob;
   END opt_array_text;
 
+  FUNCTION positions(p_found IN AGENT_MEMORY_NUMBER_LIST, p_wanted IN AGENT_MEMORY_NUMBER_LIST)
+    RETURN AGENT_MEMORY_NUMBER_LIST IS
+    TYPE index_t IS TABLE OF PLS_INTEGER INDEX BY VARCHAR2(40 CHAR);
+    l_at  index_t;
+    l_key VARCHAR2(40 CHAR);
+    l_out AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
+  BEGIN
+    FOR i IN 1 .. p_found.COUNT LOOP
+      l_at(TO_CHAR(p_found(i))) := i;
+    END LOOP;
+    FOR k IN 1 .. p_wanted.COUNT LOOP
+      l_key := TO_CHAR(p_wanted(k));
+      IF l_at.EXISTS(l_key) THEN
+        l_out.EXTEND;
+        l_out(l_out.COUNT) := l_at(l_key);
+      END IF;
+    END LOOP;
+    RETURN l_out;
+  END positions;
+
   FUNCTION id_list(p_array IN JSON_ARRAY_T, p_argument IN VARCHAR2) RETURN AGENT_MEMORY_TEXT_LIST IS
     l_out AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
     l_el  JSON_ELEMENT_T;

@@ -71,6 +71,11 @@ AS
   FUNCTION opt_array_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
     RETURN CLOB;
 
+  -- For each number of p_wanted that is in p_found, in the order of p_wanted, its index in
+  -- p_found: rows read with TABLE(p_wanted) come back in no particular order.
+  FUNCTION positions(p_found IN AGENT_MEMORY_NUMBER_LIST, p_wanted IN AGENT_MEMORY_NUMBER_LIST)
+    RETURN AGENT_MEMORY_NUMBER_LIST;
+
   -- A JSON array of ids, validated (-20001 naming p_argument), as a collection (empty when
   -- p_array is NULL or empty).
   FUNCTION id_list(p_array IN JSON_ARRAY_T, p_argument IN VARCHAR2) RETURN AGENT_MEMORY_TEXT_LIST;

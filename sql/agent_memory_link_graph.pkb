@@ -1,6 +1,5 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
   TYPE clob_list_t IS TABLE OF CLOB;
-  TYPE position_t IS TABLE OF PLS_INTEGER INDEX BY VARCHAR2(40 CHAR);
   -- Relation ids by a key (an id, or an endpoint pair) for the links of one batch.
   TYPE owner_t IS TABLE OF VARCHAR2(512 CHAR) INDEX BY VARCHAR2(32767);
 
@@ -348,11 +347,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
   END delete_links;
 
   FUNCTION links_json(p_seqs IN AGENT_MEMORY_NUMBER_LIST) RETURN JSON_ARRAY_T IS
-    l_out  JSON_ARRAY_T := JSON_ARRAY_T();
-    l_seqs AGENT_MEMORY_NUMBER_LIST;
-    l_docs clob_list_t;
-    l_at   position_t;
-    l_key  VARCHAR2(40 CHAR);
+    l_out   JSON_ARRAY_T := JSON_ARRAY_T();
+    l_seqs  AGENT_MEMORY_NUMBER_LIST;
+    l_docs  clob_list_t;
+    l_order AGENT_MEMORY_NUMBER_LIST;
   BEGIN
     IF p_seqs IS NULL OR p_seqs.COUNT = 0 THEN
       RETURN l_out;
@@ -374,15 +372,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
       BULK COLLECT INTO l_seqs, l_docs
       FROM AGENT_MEMORY_RELATIONS rel
      WHERE rel.seq IN (SELECT s.COLUMN_VALUE FROM TABLE(p_seqs) s);
-    -- the rows come back in no particular order: emit them in the order of p_seqs
-    FOR i IN 1 .. l_seqs.COUNT LOOP
-      l_at(TO_CHAR(l_seqs(i))) := i;
-    END LOOP;
-    FOR k IN 1 .. p_seqs.COUNT LOOP
-      l_key := TO_CHAR(p_seqs(k));
-      IF l_at.EXISTS(l_key) THEN
-        l_out.append(JSON_OBJECT_T.parse(l_docs(l_at(l_key))));
-      END IF;
+    l_order := AGENT_MEMORY_CODEC.positions(l_seqs, p_seqs);
+    FOR k IN 1 .. l_order.COUNT LOOP
+      l_out.append(JSON_OBJECT_T.parse(l_docs(l_order(k))));
     END LOOP;
     RETURN l_out;
   END links_json;

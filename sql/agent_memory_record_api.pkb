@@ -34,7 +34,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   TYPE clob_list_t IS TABLE OF CLOB;
   TYPE blob_list_t IS TABLE OF BLOB;
   TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(32767);
-  TYPE position_t IS TABLE OF PLS_INTEGER INDEX BY VARCHAR2(40 CHAR);
 
   -- The fields of a RecordChanges document, read and checked before anything is written.
   -- f_x = 1: the field is present and replaces the stored value.
@@ -156,8 +155,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_seqs  AGENT_MEMORY_NUMBER_LIST;
     l_types AGENT_MEMORY_TEXT_LIST;
     l_docs  clob_list_t;
-    l_at    position_t;
-    l_key   VARCHAR2(40 CHAR);
+    l_order AGENT_MEMORY_NUMBER_LIST;
   BEGIN
     IF p_seqs IS NULL OR p_seqs.COUNT = 0 THEN
       RETURN l_out;
@@ -187,16 +185,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       BULK COLLECT INTO l_seqs, l_types, l_docs
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.seq IN (SELECT s.COLUMN_VALUE FROM TABLE(p_seqs) s);
-    -- the rows come back in no particular order: emit them in the order of p_seqs
-    FOR i IN 1 .. l_seqs.COUNT LOOP
-      l_at(TO_CHAR(l_seqs(i))) := i;
-    END LOOP;
-    FOR k IN 1 .. p_seqs.COUNT LOOP
-      l_key := TO_CHAR(p_seqs(k));
-      IF l_at.EXISTS(l_key) THEN
-        l_out.append(record_object(l_seqs(l_at(l_key)), l_types(l_at(l_key)),
-                                   l_docs(l_at(l_key)), p_include_bytes));
-      END IF;
+    l_order := AGENT_MEMORY_CODEC.positions(l_seqs, p_seqs);
+    FOR k IN 1 .. l_order.COUNT LOOP
+      l_out.append(record_object(l_seqs(l_order(k)), l_types(l_order(k)), l_docs(l_order(k)),
+                                 p_include_bytes));
     END LOOP;
     RETURN l_out;
   END records_json;
