@@ -58,8 +58,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     f_mime      PLS_INTEGER := 0,
     mime_type   VARCHAR2(255 CHAR),
     f_images    PLS_INTEGER := 0,
-    images      rows_t,            -- replace_images, prepared like RecordIn rows
-    keep        AGENT_MEMORY_TEXT_LIST  -- their ids: the attached images that stay
+    images      rows_t,              -- replace_images, prepared like RecordIn rows
+    keep        AGENT_MEMORY_TEXT_LIST    -- their ids: the attached images that stay
   );
 
   FUNCTION is_memory_type(p_record_type IN VARCHAR2) RETURN BOOLEAN IS

@@ -2,7 +2,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   TYPE seen_t IS TABLE OF BOOLEAN INDEX BY VARCHAR2(32767);
 
   -- A SearchRequest, checked and defaulted (check_search_request of the embedded backend),
-  -- with what the ranking statement binds.
+  -- with what the ranking statement binds: filter_doc is the filter as text (bound, made
+  -- JSON in SQL), query_vector the TO_VECTOR text (VECTOR, HYBRID), text_query the Oracle
+  -- Text query (KEYWORD, HYBRID; NULL when no word is left), near the approximate
+  -- preselection (NULL: none).
   TYPE request_t IS RECORD (
     strategy        VARCHAR2(8 CHAR),
     query_text      CLOB,
@@ -13,10 +16,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     include_invalid BOOLEAN,
     scope           AGENT_MEMORY_SCOPE.scope_t,
     filter_json     JSON,
-    filter_doc      CLOB,                   -- the filter as text, bound and made JSON in SQL
-    query_vector    CLOB,                   -- TO_VECTOR text (VECTOR, HYBRID)
-    text_query      VARCHAR2(4000 CHAR),    -- Oracle Text query (KEYWORD, HYBRID); NULL: none
-    near            AGENT_MEMORY_NUMBER_LIST     -- approximate preselection; NULL: none
+    filter_doc      CLOB,
+    query_vector    CLOB,
+    text_query      VARCHAR2(4000 CHAR),
+    near            AGENT_MEMORY_NUMBER_LIST
   );
 
   -- The keyword stoplist, rendered from oracleagentmemory/stores/stoplist.py (the embedded
