@@ -180,3 +180,21 @@ def test_the_sqlplus_upgrade_runs_the_same_table_steps_to_the_same_version():
         assert f"IF l_current < {version} THEN" in script
         for step in steps:
             assert f"EXECUTE IMMEDIATE '{step.format(**NAMES)}';" in script
+
+
+def test_opening_upgrades_with_the_stores_own_choices_not_the_clients_defaults():
+    connection = version_1_store(check_schema=InTurn(VERSION_1_FACADE, None))
+    connection.meta.update(search_strategy="HYBRID", sync_mode="MANUAL")
+    # what OracleDBMemoryStore passes: its own strategy and sync defaults
+    OracleBackend(connection, embedding_dimension=384, schema_policy="CREATE_IF_NECESSARY",
+                  search_strategy="VECTOR", sync_mode="ON_COMMIT")
+    admin = next(s for s in statements(connection)
+                 if s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN"))
+    assert "CTX_DDL.SYNC_INDEX" in admin  # MANUAL, as installed
+
+
+def test_the_explicit_upgrade_still_refuses_other_choices():
+    connection = version_1_store()
+    with pytest.raises(SchemaError, match="upgrade keeps the store's own choices"):
+        OracleBackend(connection, schema_policy="NO_CHECK", search_strategy="HYBRID").upgrade()
+    assert changed_schema(connection) == []

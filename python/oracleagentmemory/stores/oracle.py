@@ -311,7 +311,8 @@ class OracleBackend:
         older = self._older_version()
         if older is not None:
             if policy in _CHANGES_SCHEMA and self._may_change_schema():
-                self.upgrade()
+                # the store's own choices; a dimension that differs is refused by the check
+                self._upgrade(dict.fromkeys(self._given))
                 self._check_schema()
                 return
             raise SchemaError(
@@ -377,10 +378,11 @@ class OracleBackend:
                        "prefix": self.facade.replace("_", "\\_") + "%"})
         return {(kind, name): status for name, kind, status in cursor.fetchall()}
 
-    def _render_options(self, stored: dict[str, str]) -> dict[str, Any]:
-        """Rendering options: the caller's choice, else the store's recorded one, else the
-        default."""
-        given = self._given
+    def _render_options(self, stored: dict[str, str],
+                        given: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Rendering options: the caller's choice (``given``, by default the constructor's),
+        else the store's recorded one, else the default."""
+        given = self._given if given is None else given
 
         def pick(key: str, default: Any) -> Any:
             if given[key] is not None:
@@ -515,6 +517,11 @@ class OracleBackend:
         The choices come from the store's META rows, not from the arguments: an argument
         that names another value is refused. A store newer than this library is refused.
         """
+        self._upgrade(self._given)
+
+    def _upgrade(self, given: dict[str, Any]) -> None:
+        """``upgrade`` refusing the choices of ``given`` that differ from the store's (None:
+        not chosen)."""
         with self._connection() as conn, conn.cursor() as cursor:
             self._execute(cursor, _SCHEMA_QUERY, {})
             schema, user = cursor.fetchone() or (None, None)
@@ -525,7 +532,7 @@ class OracleBackend:
             if not stored:
                 raise SchemaError(f"no agent-memory store {self.facade} here; install it first")
             stored_model = stored["embedding_model"]
-            for key, value in self._given.items():
+            for key, value in given.items():
                 recorded = stored_model if key == "embedding_model" else stored.get(key)
                 if value is not None and str(value) != str(recorded):
                     raise SchemaError(
@@ -537,7 +544,7 @@ class OracleBackend:
                 raise SchemaError(f"the store {self.facade} has schema version {installed}, "
                                   f"newer than this library ({SCHEMA_VERSION})")
             self._upgrade_tables(cursor, installed)
-            for name, text in render_install(**self._render_options(stored)):
+            for name, text in render_install(**self._render_options(stored, given)):
                 if name.endswith(("_types.sql", ".pks", ".pkb", "_isolation.sql")):
                     self._progress(f"running {name}")
                     for statement in split_script(text):
