@@ -351,7 +351,8 @@ class OracleBackend:
         return int(recorded) if int(recorded) < SCHEMA_VERSION else None
 
     def install_state(self) -> dict[str, Any]:
-        """Which objects of this store exist in the current schema, told apart as
+        """Which objects of this store exist in its owner's schema (``schema_owner``, else the
+        current schema), told apart as
         ``installed``, ``not_installed``, ``partly_installed`` (``missing`` and ``invalid``
         list them) and ``not_visible`` (another user's schema shows nothing: not installed
         there, or no EXECUTE grant)."""
