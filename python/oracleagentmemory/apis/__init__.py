@@ -3,7 +3,7 @@
 from oracleagentmemory.apis.agentmemory import IAgentMemory
 from oracleagentmemory.apis.contextcard import ContextCard
 from oracleagentmemory.apis.embedders import IEmbedder
-from oracleagentmemory.apis.llms import ILlm
+from oracleagentmemory.apis.llms import ILlm, LlmResponse
 from oracleagentmemory.apis.memorystore import IMemoryStore, PendingRecordBatch
 from oracleagentmemory.apis.message import (
     ImageContent,
@@ -57,6 +57,7 @@ __all__ = [
     "GuidelineRecord",
     "ImageRecord",
     "ILlm",
+    "LlmResponse",
     "IMemoryStore",
     "MemoryRecord",
     "ThreadRecordType",

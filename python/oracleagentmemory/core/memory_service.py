@@ -11,7 +11,7 @@ import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -291,6 +291,12 @@ class MemoryService:
         if self._background is not None:
             self._background.close(timeout)
         self.backend.close()
+
+
+class ServiceHolder(Protocol):
+    """What owns a service (the client): a thread built with ``client=`` uses its service."""
+
+    memory_service: MemoryService
 
 
 def new_record_id() -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
@@ -37,7 +37,12 @@ from oracleagentmemory.core.image_records import describe, image_record, message
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
-from oracleagentmemory.core.memory_service import MemoryService, new_record_id, search_options
+from oracleagentmemory.core.memory_service import (
+    MemoryService,
+    ServiceHolder,
+    new_record_id,
+    search_options,
+)
 from oracleagentmemory.core.message_input import to_messages
 from oracleagentmemory.core.opening import service_for_store
 from oracleagentmemory.core.records import load_messages, to_record
@@ -59,9 +64,6 @@ from oracleagentmemory.core.thread_settings import (
 )
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.protocol import RecordIn, RecordOut
-
-if TYPE_CHECKING:
-    from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 
 __all__ = [
     "CONTEXT_CARD_TOKEN_LIMIT_DEFAULT",
@@ -101,7 +103,7 @@ class OracleThread(IThread):
     def __init__(
         self,
         store: Any,
-        client: OracleAgentMemory | None = None,
+        client: ServiceHolder | None = None,
         thread_id: str | _NotSetMarker = NOT_SET_MARKER,
         user_id: str | _NotSetMarker = NOT_SET_MARKER,
         agent_id: str | _NotSetMarker = NOT_SET_MARKER,
