@@ -49,7 +49,7 @@ from oracleagentmemory.observability.event import (
     ThreadCompletedEvent,
     ThreadStartedEvent,
 )
-from oracleagentmemory.observability.eventlistener import emit_event, has_listeners
+from oracleagentmemory.observability.eventlistener import current_listeners, emit_event
 
 __all__ = ["COMPONENTS", "Observation", "observe_operation", "observed"]
 
@@ -309,7 +309,7 @@ def observe_operation(component: str, method: str, *, operation_kind: OperationK
     ``instance``: the object whose model name or thread ids the events report;
     ``result_name``: what the result is, so a ``*_id`` result is summarised by value.
     """
-    if not has_listeners():
+    if not current_listeners():
         return _NOT_OBSERVED
     spec = _component(component, api_class)
     _check_kind(operation_kind)
@@ -348,7 +348,7 @@ def observed(component: str, *, operation_kind: OperationKind, method: str | Non
         if inspect.iscoroutinefunction(function):
             @functools.wraps(function)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                if not has_listeners():
+                if not current_listeners():
                     return await function(*args, **kwargs)
                 with start(args, kwargs) as operation:
                     result = await function(*args, **kwargs)
@@ -359,7 +359,7 @@ def observed(component: str, *, operation_kind: OperationKind, method: str | Non
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            if not has_listeners():
+            if not current_listeners():
                 return function(*args, **kwargs)
             with start(args, kwargs) as operation:
                 result = function(*args, **kwargs)
