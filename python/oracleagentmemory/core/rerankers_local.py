@@ -72,10 +72,12 @@ class RankFusionReranker(IReranker):
     Score of the document at position *i* (0-based) that is *j*-th by BM25:
     ``1 / (rank_constant + i + 1) + keyword_weight / (rank_constant + j + 1)``; documents
     sharing no keyword with the query get no keyword term. ``documents`` must come in the
-    first ranking's order, best first, as a search returns them.
+    first ranking's order, best first, as a search returns them. The small default
+    ``rank_constant`` (10, where web search often uses 60) lets a strong keyword match
+    climb far: it scored best on the LoCoMo development conversations.
     """
 
-    def __init__(self, *, rank_constant: int = 60, keyword_weight: float = 1.0) -> None:
+    def __init__(self, *, rank_constant: int = 10, keyword_weight: float = 1.0) -> None:
         if isinstance(rank_constant, bool) or not isinstance(rank_constant, int) \
                 or rank_constant < 0:
             raise ValueError(f"rank_constant must be an integer >= 0, got {rank_constant!r}")
