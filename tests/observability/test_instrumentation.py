@@ -189,6 +189,24 @@ def test_llm_events_describe_the_generation():
     assert reply.text == "the answer"
 
 
+def test_embedder_and_llm_inputs_are_found_under_other_parameter_names():
+    class OldEmbedder(Embedder):
+        @observed("embedder", operation_kind=OperationKind.CREATE)
+        def embed(self, inputs):
+            return np.zeros((len(inputs), 2))
+
+    class OldLlm(Llm):
+        @observed("llm", operation_kind=OperationKind.CREATE)
+        def generate(self, messages, **options):
+            return "plain text"
+
+    events, _ = run_observed(lambda: OldEmbedder().embed(["abc"]))
+    assert (events[0].input_count, events[0].text_lengths) == (1, [3])
+    chat = [{"role": "user", "content": "hi"}]
+    events, _ = run_observed(lambda: OldLlm().generate(chat, temperature=0))
+    assert events[0].prompt == chat and events[1].content == "plain text"
+
+
 def test_context_manager_form_with_explicit_ids():
     collect = Collect()
     with register_event_listeners([collect]), observe_operation(

@@ -5,7 +5,9 @@ Registration is scoped with a :class:`contextvars.ContextVar`: listeners registe
 in that block's context, including asyncio tasks created inside it and work handed to
 ``asyncio.to_thread`` (both copy the context). A thread started with ``threading.Thread``
 starts from an empty context; work the library spreads over its own threads for one call
-runs in a copy of the caller's context (``contextvars.copy_context().run``). Calling ``register_event_listeners([...]).__enter__()`` at module level, without a
+runs in a copy of the caller's context (``contextvars.copy_context().run``).
+
+Calling ``register_event_listeners([...]).__enter__()`` at module level, without a
 ``with``, registers the listeners for the rest of that context: "globally" for a script's
 main thread and everything it starts that inherits the context.
 

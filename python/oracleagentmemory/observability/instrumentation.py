@@ -82,8 +82,16 @@ def _model_name(instance: Any) -> str:
     return str(name) if name else type(instance).__name__
 
 
+def _first(arguments: Mapping[str, Any], *names: str) -> Any:
+    """The first of ``names`` that was passed, else the first argument (any name)."""
+    for name in names:
+        if name in arguments:
+            return arguments[name]
+    return next(iter(arguments.values()), None)
+
+
 def _embedder_input(instance: Any, arguments: Mapping[str, Any]) -> Details:
-    texts = arguments.get("texts")
+    texts = _first(arguments, "texts")
     items = [texts] if isinstance(texts, str) else list(texts or ())
     return {
         "model": _model_name(instance),
@@ -116,7 +124,7 @@ def _llm_input(instance: Any, arguments: Mapping[str, Any]) -> Details:
     return {
         "model": _model_name(instance),
         "api_type": _api_type(instance),
-        "prompt": arguments.get("prompt", arguments.get("messages")),
+        "prompt": _first(arguments, "prompt", "messages"),
         "response_json_schema": arguments.get("response_json_schema"),
         "llm_generation_config": dict(options) if options else None,
         "tools": list(tools) if isinstance(tools, (list, tuple)) else None,
