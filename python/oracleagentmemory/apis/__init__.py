@@ -37,6 +37,8 @@ from oracleagentmemory.apis.relations import (
     RecordRelation,
     RelationType,
 )
+from oracleagentmemory.apis.reranker import IReranker, RerankResponse, RerankResponseResult
+from oracleagentmemory.apis.searchconfig import ISearchConfig
 from oracleagentmemory.apis.searchresult import SearchResultFormatConfig
 from oracleagentmemory.apis.summary import Summary
 from oracleagentmemory.apis.thread import IThread
@@ -79,5 +81,9 @@ __all__ = [
     "MessageRecord",
     "build_record",
     "PendingRecordBatch",
+    "IReranker",
+    "RerankResponse",
+    "RerankResponseResult",
+    "ISearchConfig",
     "SearchResultFormatConfig",
 ]
