@@ -170,7 +170,8 @@ def rerank_candidates(query: str, candidates: Sequence[C], reranker: IReranker,
         return window + rest
     response = reranker.rerank(query, [candidate.content for candidate in window])
     order: list[int] = []
-    for result in response.results:  # most relevant first
+    # Best score first, whatever order a (caller's own) reranker answered in.
+    for result in sorted(response.results, key=lambda r: -r.relevance_score):
         if 0 <= result.index < len(window) and result.index not in order:
             order.append(result.index)
     scored = set(order)
