@@ -180,3 +180,16 @@ def test_pruner_llm_makes_the_clients_searches_prune(embedder):
     found = [r.id for r in client.search("tea", user_id="u")]
     assert "drop" not in found and "keep" in found
     client.close()
+
+
+def test_work_on_library_threads_reports_to_the_callers_listeners(client):
+    """A context card searches on a pool of threads; those searches report too."""
+    thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
+    thread.add_messages([{"role": "user", "content": "I like tea"}])
+    thread.add_memory("User likes green tea", memory_type="preference")
+    collect = Collect()
+    with register_event_listeners([collect]):
+        thread.get_context_card(min_relevant_results_by_type={"preference": 1})
+    searches = [e for e in collect.events
+                if isinstance(e, MemoryStoreStartedEvent) and e.method == "search"]
+    assert len(searches) >= 3  # the per-type minimum, then memories and messages

@@ -40,6 +40,7 @@ from oracleagentmemory.core.searchconfig import MemorySearchConfig, TopKMemorySe
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread_settings import SettingsLayer
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
+from oracleagentmemory.stores.end_user_guard import EndUserGuard
 from oracleagentmemory.stores.protocol import (
     LinkIn,
     RecordIn,
@@ -157,9 +158,14 @@ class MemoryService:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
-        """Everything the service calls emits observability events (when anyone listens)."""
+        """Everything the service calls emits observability events (when anyone listens), and
+        an embedded backend gets the end-user row rules the database has on Oracle."""
         if not isinstance(self.backend, ObservedBackend):
-            self.backend = ObservedBackend(self.backend)  # type: ignore[assignment]
+            backend = self.backend
+            settings = getattr(backend, "security_settings", None)
+            if callable(settings):  # a backend without row security of its own
+                backend = EndUserGuard(backend, settings)  # type: ignore[assignment]
+            self.backend = ObservedBackend(backend)  # type: ignore[assignment]
         self.embedder = observed_embedder(self.embedder)
         self.llm = observed_llm(self.llm)
         self.pruner_llm = observed_llm(self.pruner_llm)
