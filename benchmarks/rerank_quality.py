@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
+import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import machine
 from benchmarks.timing_embedder import TimingEmbedder
 
 K = 10
@@ -75,7 +78,10 @@ def main() -> None:
                         help="reranker windows to try (reranker_max_candidates)")
     parser.add_argument("--keyword-weight", type=float, default=1.0)
     parser.add_argument("--strategies", nargs="+", default=["VECTOR", "HYBRID"])
+    parser.add_argument("--out", type=Path,
+                        help="also save the table as JSON here (benchmarks.report shows it)")
     args = parser.parse_args()
+    started = machine.describe()
 
     from oracleagentmemory.core import OracleAgentMemory, SearchStrategy
     from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder
@@ -97,6 +103,7 @@ def main() -> None:
         print(f"{len(questions)} questions, {sum(map(len, sessions.values()))} sessions, "
               f"embedding took {embedder.seconds:.0f}s")
         print(f"{'strategy':8} {'refinement':34} {'recall@5':>9} {'recall@10':>10}")
+        table: list[dict[str, object]] = []
         for strategy in args.strategies:
             with OracleAgentMemory(connection=path, embedder=embedder,
                                    search_strategy=SearchStrategy(strategy)) as client:
@@ -116,6 +123,14 @@ def main() -> None:
                 at5 = sum(recall(f, q.evidence, 5) for f, q in pairs) / len(pairs)
                 at10 = sum(recall(f, q.evidence, K) for f, q in pairs) / len(pairs)
                 print(f"{strategy:8} {name:34} {at5:9.3f} {at10:10.3f}")
+                table.append({"strategy": strategy, "refinement": name,
+                              "recall@5": at5, "recall@10": at10})
+    if args.out:
+        args.out.write_text(json.dumps({
+            "command": f"{machine.interpreter()} -m benchmarks.rerank_quality "
+                       + shlex.join(sys.argv[1:]),
+            "machine": machine.finish(started), "questions": len(questions),
+            "conversations": len(sessions), "rows": table}, indent=1))
 
 
 if __name__ == "__main__":
