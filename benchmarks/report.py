@@ -6,6 +6,7 @@ relative to the numpy floor of the same workload and size, and every peer relati
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,6 +18,8 @@ TARGETS_NOTE = (
     "ingestion with precomputed vectors >= 15,000 records/s; store overhead <= 10 % of "
     "end-to-end ingestion; embedder >= 330 sentences/s; hybrid recall@10 above every peer's."
 )
+SIDE_RUNS_START = "![latency, ingestion and memory by size](report.png)"
+"""The last line of the main report; the side-run sections follow it."""
 WORKLOAD_LABELS = {
     "user": "user scope",
     "user_filter": "user scope + metadata filter",
@@ -147,7 +150,8 @@ def write(results: dict[str, Any], out: Path) -> None:
     add("")
     m = results["machine"]
     probe = results.get("blas_probe", {})
-    add(f"Run {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC on {m['cpus']} CPUs "
+    when = m.get("started_utc") or f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M}"
+    add(f"Run {when} UTC on {m['cpus']} CPUs "
         f"({m['processor']}), Python {m['python']}, {m['platform']}; "
         + ", ".join(f"{k} {v}" for k, v in results.get("versions", {}).items())
         + f". Total run time {results.get('total_seconds', 0) / 60:.1f} min.")
@@ -401,10 +405,86 @@ def write(results: dict[str, Any], out: Path) -> None:
     add("- `num_hops=2` and hybrid are ours only where the peers have no equivalent (LanceDB "
         "has hybrid).")
     add("")
-    add("![latency, ingestion and memory by size](report.png)")
+    add(SIDE_RUNS_START)
     add("")
+    lines.extend(side_runs(out))
     (out / "report.md").write_text("\n".join(lines))
     plot(results, out / "report.png", backends)
+
+
+def _ran_on(m: dict[str, Any]) -> str:
+    threads = ", ".join(f"{k}={v}" for k, v in m.get("threads", {}).items()) or "none set"
+    return (f"Run {m['started_utc']} UTC on {m['cpus']} CPUs ({m['processor']}), Python "
+            f"{m['python']}; thread variables: {threads}; load average "
+            f"{m['load_average_start']:.2f} at the start, {m['load_average_end']:.2f} at the end.")
+
+
+def side_runs(out: Path) -> list[str]:
+    """Sections for the benchmarks that run on their own (their JSON sits next to the report)."""
+    lines: list[str] = []
+    add = lines.append
+    rerank_file = out / "rerank_quality.json"
+    if rerank_file.exists():
+        rerank = json.loads(rerank_file.read_text())
+        add("## Local reranker (LoCoMo)")
+        add("")
+        add("Made by (the data is not part of the project):")
+        add("")
+        add("```bash")
+        add(rerank["command"])
+        add("```")
+        add("")
+        add(_ran_on(rerank["machine"]))
+        add("")
+        add(f"{rerank['questions']} answerable questions (categories 1-4) over "
+            f"{rerank['conversations']} real conversations; every turn is a message of its "
+            "session's thread, searched within the conversation's user through the public "
+            "client. The reranker is `RankFusionReranker` (no network, no model): it fuses "
+            "the store's order with a keyword ranking of the candidates. Each refined row "
+            "reranks the store's top *n* down to 10, from the same candidates as the plain "
+            "row, in the same run.")
+        add("")
+        add("| strategy | refinement | recall@5 | recall@10 | recall@10 vs plain |")
+        add("|---|---|---|---|---|")
+        plain: dict[str, float] = {}
+        for row in rerank["rows"]:
+            base = plain.setdefault(row["strategy"], row["recall@10"])
+            add(f"| {row['strategy'].lower()} | {row['refinement']} | {row['recall@5']:.3f} "
+                f"| {row['recall@10']:.3f} | {row['recall@10'] / base:.2f}x |")
+        add("")
+    overhead_file = out / "observability_overhead.json"
+    if overhead_file.exists():
+        overhead = json.loads(overhead_file.read_text())
+        ns = overhead["ns_per_call"]
+        base = ns["bare method"]
+        add("## Observability cost")
+        add("")
+        add("```bash")
+        add(overhead["command"])
+        add("```")
+        add("")
+        add(_ran_on(overhead["machine"]))
+        add("")
+        add("The same trivial method bare and instrumented, timed side by side (best of the "
+            "repeats, nanoseconds per call). With nobody listening the instrumentation only "
+            "checks for listeners; with a listener it builds and delivers two events.")
+        add("")
+        add("| case | ns per call | added ns |")
+        add("|---|---|---|")
+        for name, value in ns.items():
+            add(f"| {name} | {value:,.0f} | {value - base:,.0f} |")
+        add("")
+        search = overhead.get("search")
+        if search:
+            added = search["instrumented_calls"] * (ns["@observed, no listener"] - base)
+            add(f"One client search over {search['records']:,} memories (same run, vectors "
+                f"that cost nothing to make, so the store is what is timed) takes "
+                f"{search['search_ns'] / 1e3:,.0f} µs and passes through "
+                f"{search['instrumented_calls']} instrumented calls: with nobody listening "
+                f"they add about {added / 1e3:.1f} µs, {added / search['search_ns']:.1%} of "
+                "the search.")
+            add("")
+    return lines
 
 
 def plot(results: dict[str, Any], path: Path, backends: list[str]) -> None:
@@ -467,3 +547,24 @@ def plot(results: dict[str, Any], path: Path, backends: list[str]) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def main() -> None:
+    """Refresh the side-run sections of report.md after running one of them.
+
+    The main sections are left as they are: re-rendering them needs the per-query ids of a
+    full run, which results.json does not keep (``benchmarks.run`` writes the whole report).
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path, nargs="?",
+                        default=Path(__file__).resolve().parent / "results")
+    folder = parser.parse_args().folder
+    report = (folder / "report.md").read_text()
+    head = report[:report.index(SIDE_RUNS_START) + len(SIDE_RUNS_START)]
+    (folder / "report.md").write_text("\n".join([head, "", *side_runs(folder)]))
+
+
+if __name__ == "__main__":
+    main()

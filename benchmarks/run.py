@@ -15,7 +15,6 @@ import argparse
 import importlib.util
 import json
 import os
-import platform
 import shlex
 import shutil
 import subprocess
@@ -24,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks import report
+from benchmarks import machine, report
 
 ROOT = Path(__file__).resolve().parent.parent
 ALL_BACKENDS = ("embedded", "numpy", "chroma", "lancedb", "mem0")
@@ -124,10 +123,9 @@ def main(argv: list[str] | None = None) -> None:
             skipped[name] = f"not installed ({module}); see benchmarks/requirements.txt"
     started = time.perf_counter()
     results: dict[str, Any] = {
-        "command": f"{_interpreter()} -m benchmarks.run "
+        "command": f"{machine.interpreter()} -m benchmarks.run "
         + shlex.join(sys.argv[1:] if argv is None else argv),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                    "platform": platform.platform(), "processor": _cpu_name()},
+        "machine": machine.describe(),
         "blas_mode": args.blas,
         "blas_probe": {} if args.no_blas_probe else blas_probe(),
         "sizes": sizes, "runs": [], "skipped": skipped, "limits": {
@@ -174,6 +172,7 @@ def main(argv: list[str] | None = None) -> None:
             ["--workdir", str(args.workdir / "quality"), "--systems", ",".join(systems)],
             env, args.workdir / "quality.json", log)
     results["total_seconds"] = time.perf_counter() - started
+    results["machine"] = machine.finish(results["machine"])
     _save(args.out, args.workdir, results)
     report.write(results, args.out)
     print(f"report: {args.out / 'report.md'}", flush=True)
@@ -187,24 +186,6 @@ def _save(out: Path, workdir: Path, results: dict[str, Any]) -> None:
         for workload in ((run.get("search") or {}).get("workloads") or {}).values():
             workload.pop("ids", None)
     (out / "results.json").write_text(json.dumps(slim, indent=1))
-
-
-def _interpreter() -> str:
-    """The interpreter as the user would type it (relative to the repo when inside it)."""
-    try:
-        return str(Path(sys.executable).relative_to(ROOT))
-    except ValueError:
-        return "python"
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def _versions() -> dict[str, str]:

@@ -14,9 +14,13 @@ from typing import Any
 
 
 def async_twin(method: Callable[..., Any]) -> Callable[..., Any]:
+    name = method.__name__
+
     @functools.wraps(method)
     async def twin(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return await asyncio.to_thread(method, self, *args, **kwargs)
+        # Looked up per call, so a method wrapped after the class was made (observed
+        # operations) runs wrapped from its twin too.
+        return await asyncio.to_thread(getattr(self, name), *args, **kwargs)
 
     twin.__name__ = f"{method.__name__}_async"
     twin.__qualname__ = f"{method.__qualname__}_async"

@@ -139,10 +139,9 @@ def _oracle_command(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> 
         connection.close()
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
-         err: TextIO | None = None) -> int:
-    out = out or sys.stdout
-    err = err or sys.stderr
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    out, err = sys.stdout, sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["mcp"]:  # the MCP server parses its own options
         from oracleagentmemory.integrations.mcp_server import main as mcp_main

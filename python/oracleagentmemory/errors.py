@@ -9,6 +9,7 @@ while ``except AgentMemoryError`` catches everything of ours and nothing else. S
 from __future__ import annotations
 
 __all__ = [
+    "AccessDeniedError",
     "AgentMemoryError",
     "ArgumentTypeError",
     "InvalidArgumentError",
@@ -46,3 +47,7 @@ class MissingFieldError(AgentMemoryError, KeyError):
 
 class OperationTimeoutError(AgentMemoryError, TimeoutError):
     """A wait (for background extraction, for example) ran out of time."""
+
+
+class AccessDeniedError(AgentMemoryError, PermissionError):
+    """The end user of the current security context may not see or change this."""

@@ -15,9 +15,11 @@ import pytest
 
 from oracleagentmemory.core.embedders import default_embedder
 from tests.conftest import ORACLE_DSN, ORACLE_SKIP_REASON
+from tests.support.dict_memory_store import DictMemoryStore
 
 BACKENDS = [
     "embedded",
+    "caller-store",
     pytest.param("oracle", marks=pytest.mark.skipif(not ORACLE_DSN, reason=ORACLE_SKIP_REASON)),
 ]
 
@@ -373,7 +375,8 @@ def local_embedder():
 
 @pytest.fixture(params=BACKENDS)
 def db_pool(request, tmp_path):
-    """What the pages call ``db_pool``: an embedded file, or a real pool when one is given."""
+    """What the pages call ``db_pool``: an embedded file, a store of the caller's own, or a
+    real pool when one is given."""
     if request.param == "oracle":  # pragma: no cover - needs a database
         from oracleagentmemory.core import OracleAgentMemory, SchemaPolicy
         from tests.support.oracle import oracle_pool
@@ -382,6 +385,9 @@ def db_pool(request, tmp_path):
         OracleAgentMemory(connection=pool, schema_policy=SchemaPolicy.RECREATE).close()
         yield pool
         pool.close()
+        return
+    if request.param == "caller-store":
+        yield DictMemoryStore()  # a store written only against the public interface
         return
     yield str(tmp_path / "memory.db")
 

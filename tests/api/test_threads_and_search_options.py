@@ -9,9 +9,9 @@ import pytest
 from oracleagentmemory.apis.records import RecordStatus
 from oracleagentmemory.core import (
     MemoryExtractionConfig,
-    MemorySearchConfig,
     OracleAgentMemory,
     OracleThread,
+    TopKMemorySearchConfig,
 )
 from oracleagentmemory.core.tokens import estimate_tokens
 
@@ -120,7 +120,7 @@ def test_linked_results_defaults_and_limits(client):
 
 def test_search_config_defaults_apply(client, embedder):
     configured = OracleAgentMemory(store=client.store, embedder=embedder,
-                                   search_config=MemorySearchConfig(max_results=2))
+                                   search_config=TopKMemorySearchConfig(max_results=2))
     for i in range(5):
         configured.add_memory(f"note {i}", user_id="u")
     assert len(configured.search("note", user_id="u")) == 2

@@ -9,6 +9,7 @@ REPLACE, and the install MERGE fills the META rows that upgrade reads.
 
 from __future__ import annotations
 
+import contextlib
 import io
 
 import pytest
@@ -158,9 +159,10 @@ def test_cli_upgrade_without_options_keeps_a_768_dimension_store(monkeypatch):
     connection.answers["DESCRIBE"] = {"backend": "oracle", "embedding_dimension": 768}
     monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
     monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
-    out, err = io.StringIO(), io.StringIO()
-    assert cli.main(["upgrade", "--dsn", "db/svc", "--user", "app"], out=out, err=err) == 0, \
-        err.getvalue()
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = cli.main(["upgrade", "--dsn", "db/svc", "--user", "app"])
+    assert code == 0, err.getvalue()
     joined = "\n".join(statement for statement, _ in connection.calls)
     assert "TO_VECTOR(p_rows(i).embedding, 768, FLOAT32)" in joined
     assert ", 384, FLOAT32" not in joined

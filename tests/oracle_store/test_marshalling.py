@@ -129,27 +129,33 @@ def test_install_with_a_missing_model_fails_clearly():
 
 
 def test_oracle_cli_commands(monkeypatch):
+    import contextlib
     import io
 
     from oracleagentmemory import cli
+
+    def run(*argv: str) -> tuple[int, io.StringIO, io.StringIO]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = cli.main([*argv, "--dsn", "db/svc", "--user", "app"])
+        return code, out, err
 
     connection = FakeConnection(DESCRIBE={"backend": "oracle", "schema_version": 1},
                                 ENSURE_PURGE_JOB=True)
     monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
     monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
     for command in ("install", "upgrade", "status"):
-        out, err = io.StringIO(), io.StringIO()
-        code = cli.main([command, "--dsn", "db/svc", "--user", "app"], out=out, err=err)
+        code, out, err = run(command)
         assert code == 0, err.getvalue()
         assert '"schema_version": 1' in out.getvalue()
-    out, err = io.StringIO(), io.StringIO()
-    assert cli.main(["uninstall", "--dsn", "db/svc", "--user", "app"], out=out, err=err) == 0
+    code, out, err = run("uninstall")
+    assert code == 0
     assert "removed" in out.getvalue()
     assert any("DROP" in block.upper() for block, _ in connection.calls)
 
     connection.answers["CHECK_SCHEMA"] = database_error(1031, "insufficient privileges")
-    out, err = io.StringIO(), io.StringIO()
-    assert cli.main(["status", "--dsn", "db/svc", "--user", "app"], out=out, err=err) == 1
+    code, out, err = run("status")
+    assert code == 1
     assert "ORA-01031" in err.getvalue() and "grants_owner.sql" in err.getvalue()
 
 

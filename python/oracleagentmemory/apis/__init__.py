@@ -3,7 +3,7 @@
 from oracleagentmemory.apis.agentmemory import IAgentMemory
 from oracleagentmemory.apis.contextcard import ContextCard
 from oracleagentmemory.apis.embedders import IEmbedder
-from oracleagentmemory.apis.llms import ILlm
+from oracleagentmemory.apis.llms import ILlm, LlmResponse
 from oracleagentmemory.apis.memorystore import IMemoryStore, PendingRecordBatch
 from oracleagentmemory.apis.message import (
     ImageContent,
@@ -37,6 +37,8 @@ from oracleagentmemory.apis.relations import (
     RecordRelation,
     RelationType,
 )
+from oracleagentmemory.apis.reranker import IReranker, RerankResponse, RerankResponseResult
+from oracleagentmemory.apis.searchconfig import ISearchConfig
 from oracleagentmemory.apis.searchresult import SearchResultFormatConfig
 from oracleagentmemory.apis.summary import Summary
 from oracleagentmemory.apis.thread import IThread
@@ -57,6 +59,7 @@ __all__ = [
     "GuidelineRecord",
     "ImageRecord",
     "ILlm",
+    "LlmResponse",
     "IMemoryStore",
     "MemoryRecord",
     "ThreadRecordType",
@@ -78,5 +81,9 @@ __all__ = [
     "MessageRecord",
     "build_record",
     "PendingRecordBatch",
+    "IReranker",
+    "RerankResponse",
+    "RerankResponseResult",
+    "ISearchConfig",
     "SearchResultFormatConfig",
 ]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
+from oracleagentmemory.errors import ArgumentTypeError
 
 if TYPE_CHECKING:
     from oracleagentmemory.apis.records import Record, RecordStatus
@@ -19,11 +20,19 @@ __all__ = ["SearchResult", "SearchResultFormatConfig"]
 class SearchResultFormatConfig:
     """How a search result renders as prompt text.
 
-    ``include_invalid_results``: whether records with an INVALID status (and linked records
-    that are invalid) are rendered; omitted means yes.
+    ``include_invalid_results``: whether records with an INVALID status are rendered; when
+    False an invalid result renders as '' and invalid linked records are left out. Omitted
+    means yes.
     """
 
     include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER
+
+    def __post_init__(self) -> None:
+        for option in fields(self):
+            value = getattr(self, option.name)
+            if value is not NOT_SET_MARKER and not isinstance(value, bool):
+                raise ArgumentTypeError(
+                    f"{option.name} must be a bool, got {type(value).__name__}")
 
 
 class SearchResult(ABC):

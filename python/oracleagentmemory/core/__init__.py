@@ -22,8 +22,14 @@ from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore
 from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
+from oracleagentmemory.core.reranker import Reranker
 from oracleagentmemory.core.retention import MemoryRetentionConfig
-from oracleagentmemory.core.searchconfig import MemorySearchConfig
+from oracleagentmemory.core.searchconfig import (
+    MemorySearchConfig,
+    PruningEvaluationMode,
+    PruningMemorySearchConfig,
+    TopKMemorySearchConfig,
+)
 from oracleagentmemory.core.searchresult import OracleSearchResult, OracleSearchResultFormatConfig
 from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.thread import OracleThread
@@ -47,6 +53,10 @@ __all__ = [
     "SchemaPolicy",
     "SearchStrategy",
     "MemorySearchConfig",
+    "TopKMemorySearchConfig",
+    "PruningEvaluationMode",
+    "PruningMemorySearchConfig",
+    "Reranker",
     "MemoryLink",
     "MemoryLinkOppositeType",
     "MemoryLinkType",

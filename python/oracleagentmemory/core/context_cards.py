@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
@@ -115,14 +116,21 @@ def _relevant_results(
     wanted = [([record_type], count, excluded_ids)
               for record_type, count in minimums.items() if count > 0]
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for batch in pool.map(search, wanted):
+
+        def run_all(requests: list[tuple[list[str], int, list[str]]]
+                    ) -> list[list[OracleSearchResult]]:
+            # Each search runs in the caller's context: its end user and its listeners.
+            futures = [pool.submit(copy_context().run, search, r) for r in requests]
+            return [future.result() for future in futures]
+
+        for batch in run_all(wanted):
             found.extend(batch)
         seen = {result.id for result in found}
         remaining = limit - len(found)
         if remaining > 0:
             exclude = [*excluded_ids, *(i for i in seen if i)]
-            fills = pool.map(search, [(list(MEMORY_TYPES), remaining, exclude),
-                                      (["message"], remaining, exclude)])
+            fills = run_all([(list(MEMORY_TYPES), remaining, exclude),
+                             (["message"], remaining, exclude)])
             candidates = sorted((r for batch in fills for r in batch),
                                 key=lambda result: result.distance)
             for result in candidates:

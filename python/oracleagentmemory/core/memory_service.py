@@ -11,7 +11,7 @@ import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -32,13 +32,15 @@ from oracleagentmemory.core.arguments import (
 from oracleagentmemory.core.dbsearch import SearchStrategy
 from oracleagentmemory.core.extractors import background
 from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
+from oracleagentmemory.core.observation import ObservedBackend, observed_embedder, observed_llm
 from oracleagentmemory.core.records import contract_record_type, relation_of, to_record
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
-from oracleagentmemory.core.searchconfig import MemorySearchConfig
+from oracleagentmemory.core.search_refinement import candidate_count, refine_results
+from oracleagentmemory.core.searchconfig import MemorySearchConfig, TopKMemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread_settings import SettingsLayer
-from oracleagentmemory.core.tokens import apply_token_budgets
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
+from oracleagentmemory.stores.end_user_guard import EndUserGuard
 from oracleagentmemory.stores.protocol import (
     LinkIn,
     RecordIn,
@@ -53,6 +55,9 @@ DEFAULT_MAX_RESULTS = 10
 DEFAULT_NUM_HOPS = 0
 DEFAULT_MAX_LINKED_RESULTS = 100
 MAX_NUM_HOPS = 5
+
+PLAIN_TOP_K = TopKMemorySearchConfig()
+"""The search config of a search that names none: the best results, no reranking."""
 
 Scope = dict[str, ScopeDimension]
 """Resolved search scope: dimension name -> {"value", "exact"}; absent = unconstrained."""
@@ -71,6 +76,8 @@ class SearchOptions:
     num_hops: int = DEFAULT_NUM_HOPS
     max_linked_results: int = DEFAULT_MAX_LINKED_RESULTS
     include_invalid_results: bool = True
+    config: MemorySearchConfig | None = None
+    """How candidates become results (rerank, prune); None: plain top-k."""
 
 
 def search_options(arguments: Mapping[str, Any],
@@ -115,6 +122,7 @@ def search_options(arguments: Mapping[str, Any],
         num_hops=num_hops,
         max_linked_results=max_linked,
         include_invalid_results=include_invalid,
+        config=config,
     )
 
 
@@ -149,6 +157,19 @@ class MemoryService:
     _background: BackgroundExtractionQueue | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
+    def __post_init__(self) -> None:
+        """Everything the service calls emits observability events (when anyone listens), and
+        an embedded backend gets the end-user row rules the database has on Oracle."""
+        if not isinstance(self.backend, ObservedBackend):
+            backend = self.backend
+            settings = getattr(backend, "security_settings", None)
+            if callable(settings):  # a backend without row security of its own
+                backend = EndUserGuard(backend, settings)  # type: ignore[assignment]
+            self.backend = ObservedBackend(backend)  # type: ignore[assignment]
+        self.embedder = observed_embedder(self.embedder)
+        self.llm = observed_llm(self.llm)
+        self.pruner_llm = observed_llm(self.pruner_llm)
+
     # -- embeddings -------------------------------------------------------------------
 
     def embed(self, texts: Sequence[str], *, is_query: bool = False) -> list[np.ndarray | None]:
@@ -180,6 +201,8 @@ class MemoryService:
         strategy = self.strategy.name
         if query_vector is None and strategy != "KEYWORD":
             query_vector = self.embed([query], is_query=True)[0]
+        config = options.config or PLAIN_TOP_K
+        fetch = candidate_count(config, options.max_results)
         request: SearchRequest = {
             "query_text": query,
             "query_vector": query_vector,
@@ -188,15 +211,17 @@ class MemoryService:
             "record_types": list(options.record_types),
             "metadata_filter": options.metadata_filter,
             "include_invalid": options.include_invalid_results,
-            "max_results": options.max_results + len(exclude_ids),
+            "max_results": fetch + len(exclude_ids),
             "num_hops": options.num_hops,
             "max_linked_results": options.max_linked_results,
         }
         hits = [hit for hit in self.backend.search(request)
-                if hit["record"]["id"] not in exclude_ids][:options.max_results]
-        results = [search_result(hit) for hit in hits]
-        return apply_token_budgets(results, lambda r: r.formatted_content,
-                                   options.token_budget, options.soft_token_budget)
+                if hit["record"]["id"] not in exclude_ids][:fetch]
+        return refine_results(query, [search_result(hit) for hit in hits], config,
+                              max_results=options.max_results,
+                              token_budget=options.token_budget,
+                              soft_token_budget=options.soft_token_budget,
+                              measure=lambda result: result.formatted_content)
 
     # -- memories ---------------------------------------------------------------------
 
@@ -291,6 +316,12 @@ class MemoryService:
         if self._background is not None:
             self._background.close(timeout)
         self.backend.close()
+
+
+class ServiceHolder(Protocol):
+    """What owns a service (the client): a thread built with ``client=`` uses its service."""
+
+    memory_service: MemoryService
 
 
 def new_record_id() -> str:

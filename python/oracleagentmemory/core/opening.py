@@ -58,7 +58,12 @@ def open_store(*, store: Any, connection: Any, embedder: Any, schema_policy: Any
                memory_store_id: Any, table_name_prefix: Any, schema_owner: Any,
                search_strategy: Any, search_index_sync: Any,
                retention: MemoryRetentionConfig) -> OpenedStore:
-    """The store for the client's arguments: the caller's, or one opened on a connection."""
+    """The store for the client's arguments: the caller's, or one opened on a connection.
+
+    A store given as ``connection`` counts as ``store`` (so code written for a pool runs
+    unchanged on a caller's store)."""
+    if store is NOT_SET_MARKER and isinstance(connection, IMemoryStore):
+        store, connection = connection, NOT_SET_MARKER
     if (store is NOT_SET_MARKER) == (connection is NOT_SET_MARKER):
         raise InvalidArgumentError("pass exactly one of store or connection")
     if store is not NOT_SET_MARKER:

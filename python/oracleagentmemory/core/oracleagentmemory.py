@@ -43,11 +43,12 @@ from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import MemoryService, new_record_id, search_options
+from oracleagentmemory.core.observation import AGENT_MEMORY_OPERATIONS, observe_methods
 from oracleagentmemory.core.opening import open_store
 from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore, list_limit
 from oracleagentmemory.core.records import to_record
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_fields
-from oracleagentmemory.core.searchconfig import MemorySearchConfig
+from oracleagentmemory.core.searchconfig import MemorySearchConfig, PruningMemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread import (
     OracleThread,
@@ -88,6 +89,8 @@ def _call_layer(method: str, arguments: dict[str, Any]) -> SettingsLayer:
                                  "memory_extraction_config": extraction})
 
 
+@observe_methods("agent_memory", AGENT_MEMORY_OPERATIONS,
+                 result_names={"add_memory": "memory_id"})
 class OracleAgentMemory(IAgentMemory):
     """Agent memory client backed by Oracle AI Database, an embedded file, or a
     caller-provided store.
@@ -124,6 +127,8 @@ class OracleAgentMemory(IAgentMemory):
         retention = value_or(memory_retention_config, MemoryRetentionConfig())
         if not isinstance(retention, MemoryRetentionConfig):
             raise ArgumentTypeError("memory_retention_config must be a MemoryRetentionConfig")
+        if search_config is NOT_SET_MARKER and pruner_llm is not NOT_SET_MARKER:
+            search_config = PruningMemorySearchConfig(pruner=pruner_llm)
         defaults = _call_layer("OracleAgentMemory", {
             "memory_extraction_config": memory_extraction_config,
             "image_input_limit_config": image_input_limit_config,

@@ -28,6 +28,7 @@ from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import new_record_id, search_result
+from oracleagentmemory.core.observation import MEMORY_STORE_OPERATIONS, observe_methods
 from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
 from oracleagentmemory.core.records import contract_record_type, relation_of, to_record
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
@@ -64,6 +65,7 @@ def _index_text(value: Any) -> str | None:
     return str(value)
 
 
+@observe_methods("memory_store", MEMORY_STORE_OPERATIONS)
 class OracleDBMemoryStore(OracleMemoryStore):
     """The memory store over an Oracle database, or over an embedded file."""
 

@@ -133,6 +133,8 @@ def _render(result: SearchResult, config: SearchResultFormatConfig,
             relation: str | None) -> str:
     record = result.record
     include_invalid = value_or(config.include_invalid_results, True)
+    if not include_invalid and record.status is RecordStatus.INVALID:
+        return ""
     fields: list[tuple[str, Any]] = []
     if relation is not None:
         fields.append(("relation", relation))

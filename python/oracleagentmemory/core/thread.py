@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
@@ -37,8 +37,19 @@ from oracleagentmemory.core.image_records import describe, image_record, message
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
-from oracleagentmemory.core.memory_service import MemoryService, new_record_id, search_options
+from oracleagentmemory.core.memory_service import (
+    MemoryService,
+    ServiceHolder,
+    new_record_id,
+    search_options,
+)
 from oracleagentmemory.core.message_input import to_messages
+from oracleagentmemory.core.observation import (
+    THREAD_OPERATIONS,
+    observe_methods,
+    observed_llm,
+    unobserved,
+)
 from oracleagentmemory.core.opening import service_for_store
 from oracleagentmemory.core.records import load_messages, to_record
 from oracleagentmemory.core.retention import ttl_changes, ttl_fields
@@ -59,9 +70,6 @@ from oracleagentmemory.core.thread_settings import (
 )
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.protocol import RecordIn, RecordOut
-
-if TYPE_CHECKING:
-    from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 
 __all__ = [
     "CONTEXT_CARD_TOKEN_LIMIT_DEFAULT",
@@ -91,6 +99,7 @@ def _per_message(value: Any, count: int, argument: str) -> list[Any]:
     return [value] * count
 
 
+@observe_methods("thread", THREAD_OPERATIONS, result_names={"add_memory": "memory_id"})
 class OracleThread(IThread):
     """A thread backed by an Oracle (or embedded) store.
 
@@ -101,7 +110,7 @@ class OracleThread(IThread):
     def __init__(
         self,
         store: Any,
-        client: OracleAgentMemory | None = None,
+        client: ServiceHolder | None = None,
         thread_id: str | _NotSetMarker = NOT_SET_MARKER,
         user_id: str | _NotSetMarker = NOT_SET_MARKER,
         agent_id: str | _NotSetMarker = NOT_SET_MARKER,
@@ -153,7 +162,7 @@ class OracleThread(IThread):
         check_id(generated["thread_id"], "thread_id")
         self._bind(ThreadContext(
             service=service, thread_id=generated["thread_id"], user_id=generated["user_id"],
-            agent_id=generated["agent_id"], llm=value_or(llm, service.llm),
+            agent_id=generated["agent_id"], llm=observed_llm(value_or(llm, service.llm)),
             settings=resolve_settings(layer.over(service.defaults)),
         ), value_or(metadata, None))
 
@@ -161,7 +170,8 @@ class OracleThread(IThread):
         self._context = context
         self._service = context.service
         self._metadata = metadata
-        self.llm = context.llm
+        self.llm = unobserved(context.llm)
+        """The LLM this thread extracts, summarises and links with (None: no LLM)."""
 
     # -- identity and settings ----------------------------------------------------------
 
@@ -650,7 +660,7 @@ def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _N
     thread = OracleThread.__new__(OracleThread)
     thread._bind(ThreadContext(
         service=service, thread_id=record["id"], user_id=record.get("user_id"),
-        agent_id=record.get("agent_id"), llm=value_or(llm, service.llm),
+        agent_id=record.get("agent_id"), llm=observed_llm(value_or(llm, service.llm)),
         settings=resolve_settings(call.over(stored).over(service.defaults)),
     ), record.get("metadata"))
     return thread

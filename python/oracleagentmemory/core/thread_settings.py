@@ -20,14 +20,16 @@ from oracleagentmemory.core.extractors.memoryextractionconfig import (
     extraction_config_to_json,
     resolve_extraction_config,
 )
+from oracleagentmemory.core.extractors.shortening import (
+    MAX_MESSAGE_TOKEN_LENGTH_DEFAULT,
+    MESSAGE_SHORTENING_INPUT_TOKEN_LIMIT_DEFAULT,
+)
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.searchconfig import MemorySearchConfig
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 CONTEXT_CARD_TOKEN_LIMIT_DEFAULT = 100_000
 CONTEXT_CARD_TYPE_SEARCH_CONCURRENCY_DEFAULT = 5
-MAX_MESSAGE_TOKEN_LENGTH_DEFAULT = 15_000
-MESSAGE_SHORTENING_INPUT_TOKEN_LIMIT_DEFAULT = 30_000
 
 SDK_DEFAULTS: dict[str, Any] = {
     "context_card_token_limit": CONTEXT_CARD_TOKEN_LIMIT_DEFAULT,

@@ -5,6 +5,10 @@ speaks the contract, so this one adapter translates every contract operation int
 that interface. What the caller's store does not promise, this adapter cannot add: writes
 that span several interface calls (records and then links, several deletes) are not one
 transaction, and expiry is the store's business (``purge_expired`` removes nothing).
+
+Thread records travel with a mapping as their content: ``{"settings": ..., "state": ...}``
+(a thread's durable settings and its extraction state); the store keeps them as the
+record's ``runtime_config`` and ``runtime_state``.
 """
 
 from __future__ import annotations
@@ -148,6 +152,8 @@ class InterfaceBackend:
         if "content" in changes:
             given["content"] = changes["content"]
             given["embedding"] = changes.get("embedding")
+        if "config" in changes:
+            given["content"] = changes["config"]
         if "status" in changes:
             given["status"] = RecordStatus(changes["status"])
         if "ttl_days" in changes:
@@ -303,7 +309,7 @@ def _batch(record: RecordIn) -> PendingRecordBatch:
                    else TextContent(text=part.get("text", ""), id=part["id"])
                    for part in record["parts"] or []]
     elif record["record_type"] == "thread":
-        content = (record.get("config") or {}).get("settings") or {}
+        content = record.get("config") or {"settings": {}, "state": {}}
     elif record["record_type"] == "summary":
         content = {"summary": record.get("content") or ""}
     embedding = record.get("embedding")

@@ -17,11 +17,13 @@ work must go somewhere bounded (memory stays capped when the LLM is slow) and ob
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from contextvars import copy_context
 from dataclasses import dataclass
 from typing import Any
 
@@ -125,7 +127,9 @@ class BackgroundExtractionQueue:
                                       f"the queue stayed full ({capacity} jobs) for {timeout}s")
             seq = self._next_seq
             self._next_seq += 1
-            self._queued.append(_Job(seq, thread_id, job, description))
+            # The job runs in the submitter's context: its end user and its listeners.
+            self._queued.append(_Job(seq, thread_id, functools.partial(copy_context().run, job),
+                                     description))
             self._unfinished[seq] = thread_id
             self._start_workers()
             self._cond.notify_all()

@@ -27,10 +27,13 @@ from oracleagentmemory.core.extractors.prompts import (
     build_extraction_prompt,
     to_prompt_message,
 )
-from oracleagentmemory.core.extractors.shortening import shortener_for
+from oracleagentmemory.core.extractors.shortening import (
+    MAX_MESSAGE_TOKEN_LENGTH_DEFAULT,
+    MESSAGE_SHORTENING_INPUT_TOKEN_LIMIT_DEFAULT,
+    shortener_for,
+)
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import parse_json_output
-from oracleagentmemory.core.thread_settings import SDK_DEFAULTS
 
 logger = logging.getLogger(__name__)
 
@@ -109,9 +112,8 @@ class MemoryExtractor:
         summary: str | None,
         config: ResolvedExtractionConfig,
         *,
-        max_message_token_length: int = SDK_DEFAULTS["max_message_token_length"],
-        message_shortening_input_token_limit: int = SDK_DEFAULTS[
-            "message_shortening_input_token_limit"],
+        max_message_token_length: int = MAX_MESSAGE_TOKEN_LENGTH_DEFAULT,
+        message_shortening_input_token_limit: int = MESSAGE_SHORTENING_INPUT_TOKEN_LIMIT_DEFAULT,
     ) -> tuple[list[PromptMessage], BuiltPrompt]:
         """The shortened prompt copies and the prompt the LLM will get (for inspection)."""
         shortener = shortener_for(self.llm, max_message_token_length,
@@ -128,9 +130,8 @@ class MemoryExtractor:
         summary: str | None,
         config: ResolvedExtractionConfig,
         *,
-        max_message_token_length: int = SDK_DEFAULTS["max_message_token_length"],
-        message_shortening_input_token_limit: int = SDK_DEFAULTS[
-            "message_shortening_input_token_limit"],
+        max_message_token_length: int = MAX_MESSAGE_TOKEN_LENGTH_DEFAULT,
+        message_shortening_input_token_limit: int = MESSAGE_SHORTENING_INPUT_TOKEN_LIMIT_DEFAULT,
     ) -> list[ExtractedMemory]:
         """Memories from ``messages`` (the window), with ``summary`` as context.
 

@@ -24,6 +24,11 @@ from oracleagentmemory.core.tokens import estimate_tokens
 
 logger = logging.getLogger(__name__)
 
+MAX_MESSAGE_TOKEN_LENGTH_DEFAULT = 15_000
+"""Prompt copies of longer messages are shortened (the stored message never is)."""
+MESSAGE_SHORTENING_INPUT_TOKEN_LIMIT_DEFAULT = 30_000
+"""The most of an oversized message sent to the LLM that condenses it."""
+
 SHORTENING_SYSTEM_PROMPT = """\
 You condense one chat message so it fits a length limit. Keep every fact, name, number,
 date, decision, preference and instruction it states; drop repetition, boilerplate and

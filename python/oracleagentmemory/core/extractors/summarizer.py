@@ -20,8 +20,11 @@ from oracleagentmemory.core.extractors.prompts import (
     build_prompt,
     to_prompt_message,
 )
-from oracleagentmemory.core.extractors.shortening import shortener_for
-from oracleagentmemory.core.thread_settings import SDK_DEFAULTS
+from oracleagentmemory.core.extractors.shortening import (
+    MAX_MESSAGE_TOKEN_LENGTH_DEFAULT,
+    MESSAGE_SHORTENING_INPUT_TOKEN_LIMIT_DEFAULT,
+    shortener_for,
+)
 from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
 
 logger = logging.getLogger(__name__)
@@ -64,9 +67,8 @@ def summarize(
     token_budget: int | None = None,
     *,
     prompt_token_limit: int = DEFAULT_PROMPT_TOKEN_LIMIT,
-    max_message_token_length: int = SDK_DEFAULTS["max_message_token_length"],
-    message_shortening_input_token_limit: int = SDK_DEFAULTS[
-        "message_shortening_input_token_limit"],
+    max_message_token_length: int = MAX_MESSAGE_TOKEN_LENGTH_DEFAULT,
+    message_shortening_input_token_limit: int = MESSAGE_SHORTENING_INPUT_TOKEN_LIMIT_DEFAULT,
 ) -> str:
     """The previous summary updated with ``messages``, within ``token_budget`` tokens.
 

@@ -23,11 +23,13 @@ from oracleagentmemory.stores.embedded.codec import (
     RECORD_COLUMNS,
     dump_json,
     encode_vector,
+    load_json,
     row_to_link,
     row_to_record,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.search import run_search
+from oracleagentmemory.stores.end_user_guard import SecuritySettings
 from oracleagentmemory.stores.errors import (
     AttachedImageError,
     DuplicateRecordError,
@@ -207,6 +209,26 @@ class EmbeddedBackend:
             "embedding_dimension": self.embedding_dimension,
             "search_strategy": self.search_strategy,
         }
+
+    # -- end-user security (not part of the contract: Oracle keeps it in the database) --
+
+    def security_settings(self) -> SecuritySettings:
+        """The deep data security policies registered on this file and their grants."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT value FROM store_meta WHERE key = 'deep_data_security'").fetchone()
+        data = load_json(row[0]) if row else {}
+        return SecuritySettings(
+            policies=frozenset(data.get("policies", ())),
+            grants=frozenset(tuple(grant) for grant in data.get("grants", ())))
+
+    def save_security_settings(self, settings: SecuritySettings) -> None:
+        value = dump_json({"policies": sorted(settings.policies),
+                           "grants": [list(grant) for grant in sorted(settings.grants)]},
+                          "deep_data_security")
+        with self._write() as conn:
+            conn.execute("INSERT OR REPLACE INTO store_meta (key, value) "
+                         "VALUES ('deep_data_security', ?)", (value,))
 
     def close(self) -> None:
         with self._lock:

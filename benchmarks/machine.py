@@ -1,0 +1,46 @@
+"""What a benchmark ran on: the CPU, the thread settings and the load, recorded with it."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "RAYON_NUM_THREADS")
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def interpreter() -> str:
+    """The interpreter as the user would type it (relative to the repo when inside it)."""
+    try:
+        return str(Path(sys.executable).relative_to(ROOT))
+    except ValueError:
+        return "python"
+
+
+def describe() -> dict[str, Any]:
+    """The machine as it is now; call once when a run starts."""
+    return {"cpus": os.cpu_count(), "processor": cpu_name(),
+            "python": platform.python_version(), "platform": platform.platform(),
+            "threads": {name: os.environ[name] for name in THREAD_VARS if name in os.environ},
+            "load_average_start": os.getloadavg()[0],
+            "started_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M")}
+
+
+def finish(machine: dict[str, Any]) -> dict[str, Any]:
+    """The same record with the load at the end of the run."""
+    return {**machine, "load_average_end": os.getloadavg()[0]}

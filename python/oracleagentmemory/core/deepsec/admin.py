@@ -1,0 +1,210 @@
+"""Administering deep data security: policies on a store, and who is granted them.
+
+``connection`` names the store's database: an embedded location (a file path), an open
+embedded backend, or an ``oracledb`` connection or pool (the Oracle backend keeps policies
+and grants in the database). ``owner_schema`` and ``memory_store_id`` say which store of
+that database (on the embedded backend, a file holds one store and they are checked only
+for being names).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from oracleagentmemory._end_user import current_end_user
+from oracleagentmemory.core.deepsec.policies import POLICIES, DeepDataSecurityPolicy
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+from oracleagentmemory.stores.end_user_guard import GROUP, LOCAL_USER, SecuritySettings
+from oracleagentmemory.stores.opening import is_oracle_connection
+
+__all__ = [
+    "LocalEndUserPrincipal",
+    "OciGroupPrincipal",
+    "Principal",
+    "add_deep_data_security_policies",
+    "get_end_user_username",
+    "grant_agent_memory_policies",
+    "list_agent_memory_granted_policies",
+    "list_deep_data_security_policies",
+    "remove_deep_data_security_policies",
+    "revoke_agent_memory_policies",
+]
+
+
+class Principal:
+    """Whom policies are granted to."""
+
+    kind = ""
+    name = ""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.name == self.name  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.name))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+
+class LocalEndUserPrincipal(Principal):
+    """One end user, by the user name the security context names."""
+
+    kind = LOCAL_USER
+
+    def __init__(self, username: str) -> None:
+        self.username = _name(username, "username")
+        self.name = self.username
+
+
+class OciGroupPrincipal(Principal):
+    """Every end user in a group (an identity-provider group the context lists)."""
+
+    kind = GROUP
+
+    def __init__(self, group_name: str) -> None:
+        self.group_name = _name(group_name, "group_name")
+        self.name = self.group_name
+
+
+_PRINCIPALS: dict[str, Callable[[str], Principal]] = {
+    LOCAL_USER: LocalEndUserPrincipal, GROUP: OciGroupPrincipal}
+
+
+def _name(value: Any, argument: str) -> str:
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{argument} must be a str, got {type(value).__name__}")
+    if not value.strip():
+        raise InvalidArgumentError(f"{argument} must not be empty")
+    return value
+
+
+def _policies(policies: Any) -> list[DeepDataSecurityPolicy]:
+    if not isinstance(policies, (list, tuple)) or not all(
+            isinstance(policy, DeepDataSecurityPolicy) and policy.name in POLICIES
+            for policy in policies):
+        raise ArgumentTypeError(
+            "policies must be a list of UserOwnRowsDeepDataSecurityPolicy / "
+            "GlobalMemoriesDeepDataSecurityPolicy")
+    return list(policies)
+
+
+def _principals(principals: Any) -> list[Principal]:
+    if not isinstance(principals, (list, tuple)) or not all(
+            isinstance(p, (LocalEndUserPrincipal, OciGroupPrincipal)) for p in principals):
+        raise ArgumentTypeError(
+            "principals must be a list of LocalEndUserPrincipal / OciGroupPrincipal")
+    return list(principals)
+
+
+@contextmanager
+def _embedded(connection: Any, owner_schema: Any, memory_store_id: Any) -> Iterator[Any]:
+    """The embedded backend a connection argument names (opened and closed here when given
+    as a path)."""
+    _name(owner_schema, "owner_schema")
+    _name(memory_store_id, "memory_store_id")
+    if is_oracle_connection(connection):
+        raise InvalidArgumentError(
+            "deep data security on the Oracle backend is administered with the "
+            "AGENT_MEMORY_SESSION package (docs/deep-data-security.md); this function "
+            "manages embedded stores")
+    if hasattr(connection, "security_settings"):
+        yield connection
+        return
+    if not isinstance(connection, (str, os.PathLike)):
+        raise ArgumentTypeError("connection must be an embedded store location or backend, "
+                                f"got {type(connection).__name__}")
+    from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+    backend = EmbeddedBackend(connection, schema_policy="REQUIRE_EXISTING")
+    try:
+        yield backend
+    finally:
+        backend.close()
+
+
+def _change(connection: Any, owner_schema: Any, memory_store_id: Any,
+            change: Callable[[SecuritySettings], SecuritySettings]) -> None:
+    with _embedded(connection, owner_schema, memory_store_id) as backend:
+        backend.save_security_settings(change(backend.security_settings()))
+
+
+def add_deep_data_security_policies(connection: Any, owner_schema: str, memory_store_id: str,
+                                    policies: list[DeepDataSecurityPolicy]) -> None:
+    """Register policies on a store (adding one twice changes nothing)."""
+    names = {policy.name for policy in _policies(policies)}
+    _change(connection, owner_schema, memory_store_id,
+            lambda s: SecuritySettings(s.policies | names, s.grants))
+
+
+def remove_deep_data_security_policies(connection: Any, owner_schema: str,
+                                       memory_store_id: str,
+                                       policies: list[DeepDataSecurityPolicy]) -> None:
+    """Unregister policies; their grants go with them."""
+    names = {policy.name for policy in _policies(policies)}
+    _change(connection, owner_schema, memory_store_id,
+            lambda s: SecuritySettings(s.policies - names,
+                                       frozenset(g for g in s.grants if g[2] not in names)))
+
+
+def list_deep_data_security_policies(connection: Any, owner_schema: str,
+                                     memory_store_id: str) -> list[DeepDataSecurityPolicy]:
+    """The policies registered on a store."""
+    with _embedded(connection, owner_schema, memory_store_id) as backend:
+        return [POLICIES[name]() for name in sorted(backend.security_settings().policies)]
+
+
+def grant_agent_memory_policies(connection: Any, memory_store_id: str, owner_schema: str,
+                                principals: list[Principal],
+                                policies: list[DeepDataSecurityPolicy]) -> None:
+    """Grant registered policies to principals (a policy not registered is a ValueError)."""
+    chosen, names = _principals(principals), {p.name for p in _policies(policies)}
+
+    def grant(settings: SecuritySettings) -> SecuritySettings:
+        missing = sorted(names - settings.policies)
+        if missing:
+            raise InvalidArgumentError(f"policies not registered on the store: {missing}; "
+                                       "add them with add_deep_data_security_policies first")
+        return SecuritySettings(settings.policies, settings.grants | {
+            (p.kind, p.name, name) for p in chosen for name in names})
+
+    _change(connection, owner_schema, memory_store_id, grant)
+
+
+def revoke_agent_memory_policies(connection: Any, memory_store_id: str, owner_schema: str,
+                                 principals: list[Principal],
+                                 policies: list[DeepDataSecurityPolicy]) -> None:
+    """Withdraw grants (a grant that does not exist changes nothing)."""
+    chosen, names = _principals(principals), {p.name for p in _policies(policies)}
+    revoked = {(p.kind, p.name, name) for p in chosen for name in names}
+    _change(connection, owner_schema, memory_store_id,
+            lambda s: SecuritySettings(s.policies, s.grants - revoked))
+
+
+def list_agent_memory_granted_policies(connection: Any, memory_store_id: str,
+                                       owner_schema: str
+                                       ) -> list[tuple[Principal, list[DeepDataSecurityPolicy]]]:
+    """Each principal with the policies granted to it, principals in name order."""
+    with _embedded(connection, owner_schema, memory_store_id) as backend:
+        grants = backend.security_settings().grants
+    by_principal: dict[tuple[str, str], list[str]] = {}
+    for kind, name, policy in sorted(grants):
+        by_principal.setdefault((kind, name), []).append(policy)
+    return [(_PRINCIPALS[kind](name), [POLICIES[p]() for p in policies])
+            for (kind, name), policies in by_principal.items()]
+
+
+def get_end_user_username(connection: Any) -> str | None:
+    """The end user the caller acts for: on the Oracle backend the end user bound to the
+    connection's session, else the user of the current security context (None: none)."""
+    if is_oracle_connection(connection):
+        raise InvalidArgumentError(
+            "on the Oracle backend read the bound end user with "
+            "AGENT_MEMORY_SESSION.end_user_id (docs/deep-data-security.md)")
+    user = current_end_user()
+    return None if user is None else user.username
+
+

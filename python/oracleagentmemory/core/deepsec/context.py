@@ -1,0 +1,57 @@
+"""The end-user security context: which end user a block of code acts for."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+from oracleagentmemory._end_user import CURRENT_END_USER, EndUser
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+
+__all__ = ["OracleMemoryEndUserSecurityContext"]
+
+
+def _end_user(security_context: Any) -> EndUser:
+    """An end user from a user name, a mapping (``username``, optional ``groups``) or an
+    object with those attributes."""
+    if isinstance(security_context, EndUser):
+        return security_context
+    if isinstance(security_context, str):
+        username, groups = security_context, ()
+    elif isinstance(security_context, Mapping):
+        username, groups = security_context.get("username"), security_context.get("groups", ())
+    else:
+        username = getattr(security_context, "username", None)
+        groups = getattr(security_context, "groups", ())
+    if not isinstance(username, str) or not username.strip():
+        raise InvalidArgumentError("security_context must name an end user (a non-empty "
+                                   "username)")
+    if isinstance(groups, str) or not isinstance(groups, Sequence) or not all(
+            isinstance(group, str) for group in groups):
+        raise ArgumentTypeError("security_context groups must be a list of group names")
+    return EndUser(username, tuple(groups))
+
+
+class OracleMemoryEndUserSecurityContext:
+    """Inside ``with`` (or ``async with``), every memory operation of this thread or task
+    acts for the given end user: it sees and changes only the rows the deep data security
+    policies granted to that user allow. Contexts nest; leaving one restores the outer."""
+
+    def __init__(self, security_context: Any) -> None:
+        self.end_user = _end_user(security_context)
+        self._tokens: list[Any] = []
+
+    def __enter__(self) -> OracleMemoryEndUserSecurityContext:
+        self._tokens.append(CURRENT_END_USER.set(self.end_user))
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        CURRENT_END_USER.reset(self._tokens.pop())
+
+    async def __aenter__(self) -> OracleMemoryEndUserSecurityContext:
+        return self.__enter__()
+
+    async def __aexit__(self, exc_type: Any, exc: Any, traceback: Any) -> None:
+        self.__exit__(exc_type, exc, traceback)

@@ -1,0 +1,224 @@
+"""Which operations emit observability events, and the observed stand-ins for models.
+
+Every public operation of the client, the thread and the store emits a started and a
+completed event (``observability``); so do the store-contract calls a client makes and
+every embedder and LLM call, whoever wrote the embedder or LLM. The tables below say which
+operation is which kind; nothing is built when nobody listens.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.apis.llms.llm import ILlm, LlmResponse
+from oracleagentmemory.observability.event import OperationKind
+from oracleagentmemory.observability.instrumentation import observe_operation, observed
+from oracleagentmemory.stores.protocol import StoreBackend
+
+CREATE, READ, UPDATE, DELETE = (OperationKind.CREATE, OperationKind.READ,
+                                OperationKind.UPDATE, OperationKind.DELETE)
+
+AGENT_MEMORY_OPERATIONS: dict[str, OperationKind] = {
+    "add_user": CREATE, "add_agent": CREATE, "delete_user": DELETE, "delete_agent": DELETE,
+    "create_thread": CREATE, "get_thread": READ, "update_thread": UPDATE,
+    "delete_thread": DELETE, "add_memory": CREATE, "update_memory": UPDATE,
+    "delete_memory": DELETE, "add_image": CREATE, "update_image": UPDATE,
+    "delete_image": DELETE, "list_images": READ, "list_threads": READ, "list_users": READ,
+    "list_agents": READ, "list_memories": READ, "list_messages": READ,
+    "link_records": CREATE, "update_record_link": UPDATE, "delete_record_link": DELETE,
+    "search": READ, "wait_for_memory_extraction": READ, "purge_expired": DELETE,
+    "close": DELETE,
+}
+THREAD_OPERATIONS: dict[str, OperationKind] = {
+    "add_messages": CREATE, "get_messages": READ, "get_message": READ,
+    "update_message": UPDATE, "delete_message": DELETE, "add_image": CREATE,
+    "update_image": UPDATE, "delete_image": DELETE, "list_images": READ,
+    "add_memory": CREATE, "update_memory": UPDATE, "delete_memory": DELETE, "search": READ,
+    "link_records": CREATE, "update_record_link": UPDATE, "delete_record_link": DELETE,
+    "get_summary": READ, "get_context_card": READ, "wait_for_memory_extraction": READ,
+}
+MEMORY_STORE_OPERATIONS: dict[str, OperationKind] = {
+    "add": CREATE, "add_batches": CREATE, "add_user": CREATE, "add_agent": CREATE,
+    "get": READ, "list": READ, "list_thread_messages": READ, "search": READ,
+    "update": UPDATE, "delete": DELETE, "delete_thread": DELETE, "add_relations": CREATE,
+    "get_relation": READ, "list_relations": READ, "update_relations": UPDATE,
+    "delete_relations": DELETE,
+}
+"""The public store interface's operations (on our OracleDBMemoryStore)."""
+CONTRACT_OPERATIONS: dict[str, OperationKind] = {
+    "describe": READ, "write_records": CREATE, "get_records": READ, "list_messages": READ,
+    "update_record": UPDATE, "delete_records": DELETE, "delete_cascade": DELETE,
+    "search": READ, "update_link": UPDATE, "delete_links": DELETE, "list_links": READ,
+    "purge_expired": DELETE, "close": DELETE,
+}
+"""The store-contract operations a client performs on its backend."""
+
+C = TypeVar("C", bound=type)
+
+
+def observe_methods(component: str, operations: Mapping[str, OperationKind],
+                    result_names: Mapping[str, str] | None = None) -> Callable[[C], C]:
+    """Class decorator: each listed method emits its started and completed events."""
+    def decorate(cls: C) -> C:
+        for name, kind in operations.items():
+            setattr(cls, name, observed(component, operation_kind=kind,
+                                        result_name=(result_names or {}).get(name, ""))(
+                getattr(cls, name)))
+        return cls
+    return decorate
+
+
+class ObservedBackend:
+    """A contract backend whose every operation emits memory-store events."""
+
+    def __init__(self, backend: StoreBackend) -> None:
+        self.inner = backend
+        self.embedding_dimension = getattr(backend, "embedding_dimension", None)
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        with observe_operation("memory_store", name, operation_kind=CONTRACT_OPERATIONS[name],
+                               concrete_class=type(self.inner).__name__,
+                               arguments={"args": args, **kwargs}) as operation:
+            result = getattr(self.inner, name)(*args, **kwargs)
+            operation.set_result(result)
+            return result
+
+    def describe(self) -> dict[str, Any]:
+        return self._call("describe")  # type: ignore[no-any-return]
+
+    def write_records(self, records: Any, links: Any = (), replace: bool = False) -> list[str]:
+        return self._call("write_records", records, links, replace)  # type: ignore[no-any-return]
+
+    def get_records(self, query: Any) -> list[Any]:
+        return self._call("get_records", query)  # type: ignore[no-any-return]
+
+    def list_messages(self, thread_id: str, start: int | None, end: int | None,
+                      include_bytes: bool = False) -> list[Any]:
+        return self._call(  # type: ignore[no-any-return]
+            "list_messages", thread_id, start, end, include_bytes)
+
+    def update_record(self, record_id: str, record_types: Sequence[str], changes: Any,
+                      thread_id: str | None = None) -> Any:
+        return self._call("update_record", record_id, record_types, changes, thread_id)
+
+    def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
+                       thread_id: str | None = None) -> int:
+        return self._call(  # type: ignore[no-any-return]
+            "delete_records", record_ids, record_types, thread_id)
+
+    def delete_cascade(self, owner_type: Any, owner_id: str) -> Any:
+        return self._call("delete_cascade", owner_type, owner_id)
+
+    def search(self, request: Any) -> list[Any]:
+        return self._call("search", request)  # type: ignore[no-any-return]
+
+    def update_link(self, relation_id: str, thread_id: str | None, changes: Any) -> int:
+        return self._call("update_link", relation_id, thread_id, changes)  # type: ignore[no-any-return]
+
+    def delete_links(self, selector: Any, thread_id: str | None) -> int:
+        return self._call("delete_links", selector, thread_id)  # type: ignore[no-any-return]
+
+    def list_links(self, query: Any) -> list[Any]:
+        return self._call("list_links", query)  # type: ignore[no-any-return]
+
+    def purge_expired(self) -> int:
+        return self._call("purge_expired")  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self._call("close")
+
+
+class ObservedEmbedder(IEmbedder):
+    """An embedder (ours or the caller's) whose calls emit embedder events."""
+
+    def __init__(self, inner: IEmbedder) -> None:
+        self.inner = inner
+
+    @property
+    def embedding_dimension(self) -> int:
+        return self.inner.embedding_dimension
+
+    @property
+    def max_input_tokens(self) -> int:
+        return self.inner.max_input_tokens
+
+    def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        with observe_operation("embedder", "embed", operation_kind=CREATE,
+                               concrete_class=type(self.inner).__name__, instance=self.inner,
+                               arguments={"texts": texts, "is_query": is_query}) as operation:
+            vectors = self.inner.embed(texts, is_query=is_query)
+            operation.set_result(vectors)
+            return vectors
+
+    async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        with observe_operation("embedder", "embed", operation_kind=CREATE,
+                               concrete_class=type(self.inner).__name__, instance=self.inner,
+                               arguments={"texts": texts, "is_query": is_query}) as operation:
+            vectors = await self.inner.embed_async(texts, is_query=is_query)
+            operation.set_result(vectors)
+            return vectors
+
+
+class ObservedLlm(ILlm):
+    """An LLM (ours or the caller's) whose calls emit LLM generation events."""
+
+    def __init__(self, inner: ILlm) -> None:
+        self.inner = inner
+
+    @property
+    def supports_vision(self) -> bool:
+        return bool(getattr(self.inner, "supports_vision", True))
+
+    def generate(self, prompt: Any, *, response_json_schema: dict[str, Any] | None = None,
+                 **kwargs: Any) -> LlmResponse:
+        with observe_operation("llm", "generate", operation_kind=CREATE,
+                               concrete_class=type(self.inner).__name__, instance=self.inner,
+                               arguments={"prompt": prompt,
+                                          "response_json_schema": response_json_schema,
+                                          "kwargs": kwargs}) as operation:
+            answer = self.inner.generate(prompt, response_json_schema=response_json_schema,
+                                         **kwargs)
+            operation.set_result(answer)
+            return answer
+
+    async def generate_async(self, prompt: Any, *,
+                             response_json_schema: dict[str, Any] | None = None,
+                             **kwargs: Any) -> LlmResponse:
+        with observe_operation("llm", "generate", operation_kind=CREATE,
+                               concrete_class=type(self.inner).__name__, instance=self.inner,
+                               arguments={"prompt": prompt,
+                                          "response_json_schema": response_json_schema,
+                                          "kwargs": kwargs}) as operation:
+            answer = await self.inner.generate_async(
+                prompt, response_json_schema=response_json_schema, **kwargs)
+            operation.set_result(answer)
+            return answer
+
+
+_OBSERVED_LLMS: weakref.WeakKeyDictionary[ILlm, ObservedLlm] = weakref.WeakKeyDictionary()
+
+
+def observed_llm(llm: ILlm | None) -> ILlm | None:
+    """The observed stand-in of an LLM, one per LLM (per-LLM caches keep working)."""
+    if llm is None or isinstance(llm, ObservedLlm):
+        return llm
+    wrapper = _OBSERVED_LLMS.get(llm)
+    if wrapper is None:
+        wrapper = _OBSERVED_LLMS[llm] = ObservedLlm(llm)
+    return wrapper
+
+
+def unobserved(llm: ILlm | None) -> ILlm | None:
+    """The caller's own LLM behind an observed stand-in."""
+    return llm.inner if isinstance(llm, ObservedLlm) else llm
+
+
+def observed_embedder(embedder: IEmbedder | None) -> IEmbedder | None:
+    if embedder is None or isinstance(embedder, ObservedEmbedder):
+        return embedder
+    return ObservedEmbedder(embedder)

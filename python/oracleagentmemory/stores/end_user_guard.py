@@ -1,0 +1,229 @@
+"""Row rules for an end user, enforced around a backend that has none of its own.
+
+The Oracle backend enforces end-user rules in the database (VPD policies). The embedded
+backend has no such thing, so this guard sits in front of it: inside an end-user security
+context every contract operation sees and changes only the rows the policies granted to
+that end user allow. Outside a context it passes everything through.
+
+Rules (policy names as stored):
+
+* ``user_own_rows``: rows whose ``user_id`` is the end user are visible and writable;
+* ``global_memories``: memory-like rows without a user are visible, never writable;
+* nothing granted: nothing visible, nothing writable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from oracleagentmemory._end_user import EndUser, current_end_user
+from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.errors import AccessDeniedError
+from oracleagentmemory.stores.protocol import StoreBackend
+
+OWN_ROWS = "user_own_rows"
+GLOBAL_MEMORIES = "global_memories"
+POLICY_NAMES = (OWN_ROWS, GLOBAL_MEMORIES)
+LOCAL_USER = "local_user"
+GROUP = "group"
+PRINCIPAL_KINDS = (LOCAL_USER, GROUP)
+
+
+@dataclass(frozen=True)
+class SecuritySettings:
+    """The policies registered on a store and what was granted to whom."""
+
+    policies: frozenset[str] = frozenset()
+    grants: frozenset[tuple[str, str, str]] = frozenset()
+    """(principal kind, principal name, policy name)."""
+
+    def granted(self, user: EndUser) -> frozenset[str]:
+        """The registered policies granted to the user, directly or through a group."""
+        mine = {(LOCAL_USER, user.username), *((GROUP, group) for group in user.groups)}
+        return frozenset(policy for kind, name, policy in self.grants
+                         if (kind, name) in mine and policy in self.policies)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What one end user may do."""
+
+    username: str
+    own_rows: bool
+    global_memories: bool
+    granted: frozenset[str] = field(default=frozenset())
+
+    def visible(self, record: Mapping[str, Any]) -> bool:
+        user = record.get("user_id")
+        if self.own_rows and user == self.username:
+            return True
+        return bool(self.global_memories and user is None
+                    and record.get("record_type") in MEMORY_TYPES)
+
+    def writable(self, record: Mapping[str, Any]) -> bool:
+        return self.own_rows and record.get("user_id") == self.username
+
+
+class EndUserGuard:
+    """A contract backend that applies the current end user's rules to another one."""
+
+    def __init__(self, backend: StoreBackend,
+                 settings: Callable[[], SecuritySettings]) -> None:
+        self.inner = backend
+        self._settings = settings
+        self.embedding_dimension = getattr(backend, "embedding_dimension", None)
+
+    def _rules(self) -> Rules | None:
+        user = current_end_user()
+        if user is None:
+            return None
+        granted = self._settings().granted(user)
+        return Rules(user.username, OWN_ROWS in granted, GLOBAL_MEMORIES in granted, granted)
+
+    def _denied(self, rules: Rules, what: str) -> AccessDeniedError:
+        return AccessDeniedError(f"end user {rules.username!r} may not {what}")
+
+    def _visible_ids(self, rules: Rules, ids: Iterable[str], writable: bool) -> set[str]:
+        """The ids among ``ids`` whose record the rules let the user see (or change)."""
+        records = self.inner.get_records({"ids": sorted(set(ids))})
+        test = rules.writable if writable else rules.visible
+        return {record["id"] for record in records if test(record)}
+
+    # -- passthrough ------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        return self.inner.describe()
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def purge_expired(self) -> int:
+        rules = self._rules()
+        if rules is not None:
+            raise self._denied(rules, "purge the store")
+        return self.inner.purge_expired()
+
+    # -- writes -----------------------------------------------------------------------
+
+    def write_records(self, records: Sequence[Any], links: Sequence[Any] = (),
+                      replace: bool = False) -> list[str]:
+        rules = self._rules()
+        if rules is not None:
+            if not all(rules.writable(record) for record in records):
+                raise self._denied(rules, "write records of another user or of no user")
+            ends = {end for link in links for end in (link.get("source_id"),
+                                                      link.get("target_id")) if end}
+            new = {record.get("id") for record in records}
+            if ends - new - self._visible_ids(rules, ends - new, writable=True):
+                raise self._denied(rules, "link records it does not own")
+        return self.inner.write_records(records, links, replace)
+
+    def update_record(self, record_id: str, record_types: Sequence[str], changes: Any,
+                      thread_id: str | None = None) -> Any:
+        rules = self._rules()
+        if rules is not None and not self._visible_ids(rules, [record_id], writable=True):
+            return None
+        return self.inner.update_record(record_id, record_types, changes, thread_id)
+
+    def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
+                       thread_id: str | None = None) -> int:
+        rules = self._rules()
+        if rules is not None:
+            record_ids = sorted(self._visible_ids(rules, record_ids, writable=True))
+            if not record_ids:
+                return 0
+        return self.inner.delete_records(record_ids, record_types, thread_id)
+
+    def delete_cascade(self, owner_type: Any, owner_id: str) -> Any:
+        rules = self._rules()
+        if rules is not None:
+            allowed = (owner_type == "user" and owner_id == rules.username and rules.own_rows
+                       or owner_type == "thread"
+                       and self._visible_ids(rules, [owner_id], writable=True))
+            if not allowed:
+                raise self._denied(rules, f"delete {owner_type} {owner_id!r}")
+        return self.inner.delete_cascade(owner_type, owner_id)
+
+    # -- reads ------------------------------------------------------------------------
+
+    def get_records(self, query: Any) -> list[Any]:
+        rules = self._rules()
+        if rules is None:
+            return self.inner.get_records(query)
+        limit = query.get("limit")
+        found = [record for record in self.inner.get_records({**query, "limit": None})
+                 if rules.visible(record)]
+        return found[:limit] if limit else found
+
+    def list_messages(self, thread_id: str, start: int | None, end: int | None,
+                      include_bytes: bool = False) -> list[Any]:
+        rules = self._rules()
+        if rules is not None and not self._visible_ids(rules, [thread_id], writable=False):
+            return []
+        messages = self.inner.list_messages(thread_id, start, end, include_bytes)
+        return messages if rules is None else [m for m in messages if rules.visible(m)]
+
+    def search(self, request: Any) -> list[Any]:
+        rules = self._rules()
+        if rules is None:
+            return self.inner.search(request)
+        hits: list[Any] = []
+        if rules.own_rows:
+            hits += self._search_as(request, rules.username, request.get("record_types"))
+        if rules.global_memories:
+            wanted = request.get("record_types") or list(MEMORY_TYPES)
+            memory_types = [t for t in wanted if t in MEMORY_TYPES]
+            if memory_types:
+                hits += self._search_as(request, None, memory_types)
+        hits.sort(key=lambda hit: hit["distance"])
+        return [{**hit, "linked": [item for item in hit["linked"]
+                                   if rules.visible(item["record"])]}
+                for hit in hits[:request.get("max_results", 10)]]
+
+    def _search_as(self, request: Any, user_id: str | None,
+                   record_types: list[str] | None) -> list[Any]:
+        """The search with its user dimension pinned to ``user_id`` (an exact user asked
+        for by the caller that differs finds nothing)."""
+        asked = (request.get("scope") or {}).get("user_id")
+        if asked is not None and asked["exact"] and asked["value"] != user_id:
+            return []
+        scope = {**(request.get("scope") or {}), "user_id": {"value": user_id, "exact": True}}
+        return self.inner.search({**request, "scope": scope,
+                                  "record_types": record_types or []})
+
+    # -- links ------------------------------------------------------------------------
+
+    def _link_allowed(self, rules: Rules, link: Mapping[str, Any], writable: bool) -> bool:
+        ends = [link["source_id"], link["target_id"]]
+        return len(self._visible_ids(rules, ends, writable)) == 2
+
+    def list_links(self, query: Any) -> list[Any]:
+        rules = self._rules()
+        links = self.inner.list_links(query)
+        if rules is None:
+            return links
+        return [link for link in links if self._link_allowed(rules, link, writable=False)]
+
+    def update_link(self, relation_id: str, thread_id: str | None, changes: Any) -> int:
+        rules = self._rules()
+        if rules is not None and not self._owned_link(rules, relation_id):
+            return 0
+        return self.inner.update_link(relation_id, thread_id, changes)
+
+    def delete_links(self, selector: Any, thread_id: str | None) -> int:
+        rules = self._rules()
+        if rules is not None:
+            query = ({"ids": [selector["id"]]} if "id" in selector else
+                     {key: selector[key] for key in ("source_id", "source_type", "target_id",
+                                                     "target_type", "relation_type")
+                      if key in selector})
+            found = self.inner.list_links(query)
+            if not found or not self._link_allowed(rules, found[0], writable=True):
+                return 0
+        return self.inner.delete_links(selector, thread_id)
+
+    def _owned_link(self, rules: Rules, relation_id: str) -> bool:
+        found = self.inner.list_links({"ids": [relation_id]})
+        return bool(found) and self._link_allowed(rules, found[0], writable=True)

@@ -1,0 +1,73 @@
+"""How one search result renders for a prompt, as a format config says."""
+
+from __future__ import annotations
+
+import pytest
+
+from oracleagentmemory.apis.records import FactRecord, MessageRecord, RecordStatus
+from oracleagentmemory.apis.relations import MemoryLink
+from oracleagentmemory.core import OracleSearchResult, OracleSearchResultFormatConfig
+
+MESSAGE = MessageRecord(id="m1", content='Tea <with> milk & "sugar"', role="user",
+                        timestamp="2026-01-01T00:00:00Z", thread_id="t1", user_id="u1",
+                        agent_id="a1", metadata={"topic": "drinks"}, seq_no=7)
+FACT = FactRecord(id="f1", content="likes tea", timestamp="2026-01-02T00:00:00Z")
+STALE = FactRecord(id="f2", content="likes coffee", status=RecordStatus.INVALID)
+
+
+def link(source, target, relation_type, opposite):
+    return MemoryLink(id=f"{source.id}-{target.id}", source_record_id=source.id,
+                      source_record_type=source.record_type, target_record_id=target.id,
+                      target_record_type=target.record_type, relation_type=relation_type,
+                      opposite_relation_type=opposite, timestamp=None, metadata=None,
+                      created_at="2026-01-03T00:00:00Z")
+
+
+def test_default_rendering_is_one_element_named_after_the_record_type():
+    assert OracleSearchResult(0.12345, MESSAGE).formatted_content == (
+        "<message>\n  <record_id>m1</record_id>\n  <timestamp>2026-01-01T00:00:00Z</timestamp>"
+        "\n  <role>user</role>\n  <status>valid</status>\n"
+        '  <content>Tea &lt;with&gt; milk &amp; "sugar"</content>\n</message>')
+
+
+def test_linked_records_nest_with_the_label_read_towards_them():
+    result = OracleSearchResult(0.2, FACT, linked_results=[
+        (link(FACT, STALE, "supersedes", "is_superseded_by"), OracleSearchResult(0.2, STALE)),
+        (link(STALE, FACT, "supports", "is_supported_by"), OracleSearchResult(0.2, STALE))])
+    rendered = result.formatted_content
+    assert "<linked_results>" in rendered
+    assert rendered.count("<fact>") == 3
+    assert "<relation>supersedes</relation>" in rendered      # FACT -> STALE
+    assert "<relation>is_supported_by</relation>" in rendered  # reached against the arrow
+
+
+def test_every_option_switched_on_and_off():
+    everything = OracleSearchResultFormatConfig(
+        show_thread_id=True, show_distance=True, show_timestamp=True, show_role=True,
+        show_user_id=True, show_agent_id=True, show_status=True, show_metadata=True)
+    rendered = OracleSearchResult(0.12345, MESSAGE).format_content(everything)
+    for line in ("<thread_id>t1</thread_id>", "<user_id>u1</user_id>",
+                 "<agent_id>a1</agent_id>", "<distance>0.1235</distance>",
+                 '<metadata>{"topic": "drinks"}</metadata>'):
+        assert line in rendered
+    nothing = OracleSearchResultFormatConfig(show_timestamp=False, show_role=False,
+                                             show_status=False)
+    assert OracleSearchResult(0.1, MESSAGE).format_content(nothing) == (
+        "<message>\n  <record_id>m1</record_id>\n"
+        '  <content>Tea &lt;with&gt; milk &amp; "sugar"</content>\n</message>')
+
+
+def test_invalid_records_can_be_left_out():
+    hidden = OracleSearchResultFormatConfig(include_invalid_results=False)
+    assert OracleSearchResult(0.1, STALE).format_content(hidden) == ""
+    parent = OracleSearchResult(0.1, FACT, linked_results=[
+        (link(FACT, STALE, "supersedes", "is_superseded_by"), OracleSearchResult(0.1, STALE))])
+    assert "likes coffee" in parent.format_content()
+    assert "likes coffee" not in parent.format_content(hidden)
+    configured = OracleSearchResult(0.1, STALE, format_config=hidden)
+    assert configured.formatted_content == ""
+
+
+def test_options_must_be_bools():
+    with pytest.raises(TypeError, match="show_role"):
+        OracleSearchResultFormatConfig(show_role="yes")

@@ -1,0 +1,80 @@
+"""The package's layers import one way only, and no modules import each other in a circle.
+
+Read from the source (every import statement, those under ``TYPE_CHECKING`` too): the
+bottom modules (``_notset``, ``_vocabulary``, ``errors``...) import nothing above them;
+``apis`` (the public interfaces and value types) imports neither ``core`` nor ``stores``;
+``stores`` (the backends) never imports ``core``; and there is no import cycle anywhere.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "python" / "oracleagentmemory"
+
+
+def _module_name(path: Path) -> str:
+    parts = ["oracleagentmemory", *path.relative_to(PACKAGE).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    """Module -> the package modules it imports (a package import counts as its __init__)."""
+    modules = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                base = node.module
+                for alias in node.names:
+                    child = f"{base}.{alias.name}"
+                    targets.add(child if child in modules else base)
+            elif isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+        graph[name] = {t for t in targets if t in modules and t != name}
+    return graph
+
+
+GRAPH = _imports()
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "package"
+
+
+def test_the_layers_import_downwards_only():
+    forbidden = {"apis": {"core", "stores", "integrations", "cli", "devtools"},
+                 "stores": {"core", "integrations", "cli"},
+                 "_notset": {"apis", "core", "stores"}, "errors": {"apis", "core", "stores"},
+                 "_vocabulary": {"apis", "core", "stores"}}
+    wrong = sorted((module, target) for module, targets in GRAPH.items()
+                   for target in targets
+                   if _layer(target) in forbidden.get(_layer(module), set()))
+    assert wrong == []
+
+
+def test_no_modules_import_each_other_in_a_circle():
+    cycles = []
+    state: dict[str, str] = {}
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = "open"
+        for target in sorted(GRAPH[module]):
+            if state.get(target) == "open":
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = "done"
+
+    for module in sorted(GRAPH):
+        if module not in state:
+            visit(module, [module])
+    # A package's __init__ importing its own submodules is how it exports names, not a
+    # circle between concepts: leave out cycles that only pass through an __init__.
+    real = [cycle for cycle in cycles
+            if not any((PACKAGE / Path(*m.split(".")[1:]) / "__init__.py").exists()
+                       for m in cycle)]
+    assert real == []
