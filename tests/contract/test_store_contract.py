@@ -514,6 +514,80 @@ def test_deleting_a_memory_removes_its_links(store):
     assert [link["id"] for link in store.list_links({"thread_id": "t"})] == ["dc"]
 
 
+def _client_link(rid, source, target, **extra):
+    return {"id": rid, "source_id": source, "source_type": "memory", "target_id": target,
+            "target_type": "memory", "relation_type": "supports", **extra}
+
+
+def test_a_client_level_link_may_join_threads_and_keeps_a_shared_thread(store):
+    store.write_records([memory("x", thread_id="t1"), memory("y", thread_id="t2"),
+                         memory("z", thread_id="t1"), memory("free")],
+                        links=[_client_link("xy", "x", "y"), _client_link("xz", "x", "z"),
+                               _client_link("yf", "y", "free")])
+    stored = {link["id"]: link["thread_id"] for link in store.list_links({})}
+    assert stored == {"xy": None, "xz": "t1", "yf": None}
+    assert [link["id"] for link in store.list_links({"thread_id": None})] == ["xy", "yf"]
+    assert [link["id"] for link in store.list_links({"thread_id": "t1"})] == ["xz"]
+    assert store.list_links({"thread_id": "t2"}) == []
+
+
+def test_link_queries_match_every_given_key(store):
+    store.write_records([memory(x, thread_id="t") for x in "abc"], links=[
+        _client_link("ab", "a", "b"), _client_link("bc", "b", "c", relation_type="refines"),
+        _client_link("ac", "a", "c", metadata={"why": "test"})])
+
+    def found(**query):
+        return [link["id"] for link in store.list_links(query)]
+
+    assert found() == ["ab", "bc", "ac"]
+    assert found(source_id="a") == ["ab", "ac"]
+    assert found(target_id="c", source_type="memory") == ["bc", "ac"]
+    assert found(relation_type="refines") == ["bc"]
+    assert found(ids=["ac", "ab", "missing"]) == ["ab", "ac"]
+    assert found(source_id="a", target_id="b") == ["ab"]
+    assert found(metadata_filter={"why": "test"}) == ["ac"]
+    assert found(limit=2) == ["ab", "bc"]
+    assert found(source_id="nobody") == []
+
+
+def test_link_changes_without_a_thread_reach_any_link(store):
+    store.write_records([memory("x", thread_id="t1"), memory("y", thread_id="t2")],
+                        links=[_client_link("xy", "x", "y")])
+    assert store.update_link("xy", "t1", {"relation_type": "refines"}) == 0
+    assert store.update_link("xy", None, {"relation_type": "refines"}) == 1
+    [link] = store.list_links({"ids": ["xy"]})
+    assert (link["relation_type"], link["opposite_relation_type"]) == ("refines",
+                                                                       "is_refined_by")
+    assert store.delete_links({"id": "xy"}, "t2") == 0
+    assert store.delete_links({"id": "xy"}, None) == 1
+    assert store.list_links({}) == []
+
+
+def test_linked_hits_carry_the_whole_relation(store):
+    _chain(store)
+    [hit] = search(store, E1, max_results=1, num_hops=1)
+    [linked] = hit["linked"]
+    relation = linked["relation"]
+    assert relation["id"] == "ab"
+    assert (relation["source_id"], relation["target_id"]) == ("a", "b")
+    assert (relation["relation_type"], relation["opposite_relation_type"]) == (
+        "supports", "is_supported_by")
+    assert relation["thread_id"] == "t"
+
+
+def test_messages_carry_an_increasing_sequence_within_their_thread(store):
+    def message(rid, thread):
+        return {"record_type": "message", "id": rid, "thread_id": thread, "role": "user",
+                "content": rid, "embedding": E1}
+
+    store.write_records([message("m1", "t"), message("m2", "t"), message("o1", "o")])
+    store.write_records([message("m3", "t")])
+    records = {r["id"]: r for r in store.get_records({"record_types": ["message"]})}
+    sequence = [records[rid]["seq_no"] for rid in ("m1", "m2", "m3")]
+    assert all(isinstance(n, int) for n in sequence)
+    assert sequence == sorted(set(sequence))
+
+
 def test_keyword_search_keeps_to_exact_scopes_whatever_the_ids_hold(store):
     odd = 'é "x" OR * NEAR(u)'
     store.write_records([

@@ -91,3 +91,23 @@ def test_the_owner_may_name_itself_and_install():
     assert ("AGENT_MEMORY", "PACKAGE BODY", "VALID") in connection.objects
     assert any(s.startswith("BEGIN :result := AGENTMEM.AGENT_MEMORY.ENSURE_PURGE_JOB(")
                for s, _ in connection.calls)
+
+
+def test_the_public_client_reaches_the_owners_store():
+    from oracleagentmemory.core import OracleAgentMemory
+
+    connection = runtime_session(GET_RECORDS=[], DESCRIBE={"backend": "oracle",
+                                                          "store_id": "AGENT_MEMORY"})
+    client = OracleAgentMemory(connection=connection, embedder=None, schema_owner="AGENTMEM",
+                               schema_policy="require_existing")
+    assert client.list_memories(user_id="u1") == []
+    calls = [block for block, _ in connection.calls]
+    assert calls[0].startswith("BEGIN AGENTMEM.AGENT_MEMORY.CHECK_SCHEMA(")
+    assert any("AGENTMEM.AGENT_MEMORY.GET_RECORDS(" in block for block in calls)
+
+
+def test_schema_owner_is_refused_for_an_embedded_store():
+    from oracleagentmemory.core import OracleAgentMemory
+
+    with pytest.raises(ValueError, match="schema_owner"):
+        OracleAgentMemory(connection=":memory:", embedder=None, schema_owner="AGENTMEM")

@@ -91,10 +91,6 @@ class OracleDBMemoryStore(OracleMemoryStore):
             raise InvalidArgumentError(
                 "memory_store_id and table_name_prefix name the same store; give one, or "
                 f"the same value (got {store_id!r} and {prefix!r})")
-        if schema_owner is not NOT_SET_MARKER:
-            raise InvalidArgumentError(
-                "schema_owner is not supported yet: connect as the schema owner, or use a "
-                "runtime user with synonyms (docs/oracle.md)")
         dimension = vector_dim if vector_dim is not None else (
             embedder.embedding_dimension if embedder is not None else None)
         self.embedder = embedder
@@ -106,7 +102,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
             search_strategy=self.search_strategy.name,
             search_index_sync=SearchIndexSyncMode(
                 value_or(search_index_sync, SearchIndexSyncMode.ON_COMMIT)).name,
-            store_id=store_id or prefix)
+            store_id=store_id or prefix, schema_owner=value_or(schema_owner, None))
         self.memory_store_id: str = str(
             store_id or prefix or self.backend.describe().get("store_id") or "AGENT_MEMORY")
 

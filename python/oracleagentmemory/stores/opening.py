@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from oracleagentmemory.errors import ArgumentTypeError
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import StoreBackend
 
 
@@ -22,10 +22,16 @@ def open_backend(
     search_strategy: str,
     search_index_sync: str = "ON_COMMIT",
     store_id: str | None = None,
+    schema_owner: str | None = None,
 ) -> StoreBackend:
     """The backend for a connection: a StoreBackend as is, an embedded file path or
     ``":memory:"``, or an ``oracledb`` connection or pool. Policy, strategy and sync mode
-    use the contract's upper-case names."""
+    use the contract's upper-case names; ``schema_owner`` names the Oracle schema that holds
+    the store when the connection's user is not its owner."""
+    if schema_owner is not None and not is_oracle_connection(connection):
+        raise InvalidArgumentError(
+            "schema_owner names the Oracle schema of the store; it applies only to an "
+            f"oracledb connection or pool, not to {type(connection).__name__}")
     if isinstance(connection, StoreBackend):
         return connection
     if isinstance(connection, (str, os.PathLike)):
@@ -37,6 +43,8 @@ def open_backend(
         from oracleagentmemory.stores.oracle import OracleBackend
 
         options: dict[str, Any] = {} if store_id is None else {"store_id": store_id}
+        if schema_owner is not None:
+            options["schema_owner"] = schema_owner
         return OracleBackend(connection, embedding_dimension=embedding_dimension,
                              schema_policy=schema_policy, search_strategy=search_strategy,
                              sync_mode=search_index_sync, **options)
