@@ -3,14 +3,19 @@
 Mirrors docs/store-contract.md and the Oracle facade package ``AGENT_MEMORY`` one to one:
 every method is one logical database operation taking and returning JSON-shaped values
 (dicts, lists, str, numbers, None; plus ``bytes`` for image payloads and float sequences
-for vectors). Batch methods are atomic: all rows are written or none.
+or one-dimensional numpy arrays for vectors). Batch methods are atomic: all rows are
+written or none.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, TypedDict, runtime_checkable
 
+import numpy as np
+
+Vector: TypeAlias = Sequence[float] | np.ndarray
+"""An embedding: a float sequence or a one-dimensional numpy array."""
 TtlAnchor = Literal["CREATED_AT", "TIMESTAMP"]
 Strategy = Literal["VECTOR", "KEYWORD", "HYBRID"]
 OwnerType = Literal["thread", "user", "agent"]
@@ -31,7 +36,7 @@ class RecordIn(TypedDict, total=False):
     status: Literal["VALID", "INVALID"]
     ttl_days: float | None
     ttl_anchor: TtlAnchor
-    embedding: Sequence[float] | None
+    embedding: Vector | None
     parts: list[dict[str, Any]] | None
     mime_type: str | None
     image_bytes: bytes | None
@@ -57,8 +62,9 @@ class RecordOut(TypedDict, total=False):
     content: str
     metadata: dict[str, Any] | None
     timestamp: str | None
-    created_at: str
-    updated_at: str
+    created_at: str | None
+    """None only from a store of the caller's, which keeps no bookkeeping times."""
+    updated_at: str | None
     expires_at: str | None
     status: str
     parts: list[dict[str, Any]] | None
@@ -84,15 +90,29 @@ class LinkIn(TypedDict, total=False):
     target_id: str
     target_type: str
     relation_type: str
-    opposite_relation_type: str
+    opposite_relation_type: str | None
+    """None (or absent): a built-in type's fixed opposite, else the same label."""
     timestamp: str | None
     metadata: dict[str, Any] | None
     created_at: str
     """Import only: keep this creation time."""
 
 
-LinkOut = LinkIn
-"""A stored relation reads back with the fields it was written with (``created_at`` set)."""
+class LinkOut(TypedDict, total=False):
+    """A stored relation reads back with the fields it was written with, its opposite label
+    resolved and ``created_at`` set."""
+
+    id: str
+    thread_id: str | None
+    source_id: str
+    source_type: str
+    target_id: str
+    target_type: str
+    relation_type: str
+    opposite_relation_type: str
+    timestamp: str | None
+    metadata: dict[str, Any] | None
+    created_at: str
 
 
 class LinkQuery(TypedDict, total=False):
@@ -121,7 +141,7 @@ class SearchRequest(TypedDict, total=False):
     with its in-database model when one is configured."""
 
     query_text: str
-    query_vector: Sequence[float] | None
+    query_vector: Vector | None
     strategy: Strategy
     scope: dict[str, ScopeDimension]
     record_types: list[str]
@@ -165,7 +185,7 @@ class RecordChanges(TypedDict, total=False):
     """Fields ``update_record`` replaces; absent keys keep their stored value."""
 
     content: str
-    embedding: Sequence[float] | None
+    embedding: Vector | None
     metadata: dict[str, Any] | None
     timestamp: str | None
     status: Literal["VALID", "INVALID"]
