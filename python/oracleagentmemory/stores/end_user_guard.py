@@ -16,12 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from oracleagentmemory._end_user import EndUser, current_end_user
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.errors import AccessDeniedError
 from oracleagentmemory.stores.protocol import (
+    ENDPOINT_KEYS,
     CascadeResult,
     LinkChanges,
     LinkIn,
@@ -45,9 +46,6 @@ POLICY_NAMES = (OWN_ROWS, GLOBAL_MEMORIES)
 LOCAL_USER = "local_user"
 GROUP = "group"
 PRINCIPAL_KINDS = (LOCAL_USER, GROUP)
-_ENDPOINT_KEYS: tuple[Literal["source_id", "source_type", "target_id", "target_type",
-                              "relation_type"], ...] = (
-    "source_id", "source_type", "target_id", "target_type", "relation_type")
 
 
 @dataclass(frozen=True)
@@ -240,7 +238,7 @@ class EndUserGuard:
             if "id" in selector:
                 query["ids"] = [selector["id"]]
             else:
-                for key in _ENDPOINT_KEYS:
+                for key in ENDPOINT_KEYS:
                     if key in selector:
                         query[key] = selector[key]
             found = self.inner.list_links(query)

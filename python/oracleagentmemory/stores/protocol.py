@@ -17,6 +17,7 @@ import numpy as np
 Vector: TypeAlias = Sequence[float] | np.ndarray
 """An embedding: a float sequence or a one-dimensional numpy array."""
 TtlAnchor = Literal["CREATED_AT", "TIMESTAMP"]
+Status = Literal["VALID", "INVALID"]
 Strategy = Literal["VECTOR", "KEYWORD", "HYBRID"]
 OwnerType = Literal["thread", "user", "agent"]
 
@@ -33,7 +34,7 @@ class RecordIn(TypedDict, total=False):
     content: str
     metadata: dict[str, Any] | None
     timestamp: str | None
-    status: Literal["VALID", "INVALID"]
+    status: Status
     ttl_days: float | None
     ttl_anchor: TtlAnchor
     embedding: Vector | None
@@ -188,7 +189,7 @@ class RecordChanges(TypedDict, total=False):
     embedding: Vector | None
     metadata: dict[str, Any] | None
     timestamp: str | None
-    status: Literal["VALID", "INVALID"]
+    status: Status
     ttl_days: float | None
     ttl_anchor: TtlAnchor
     parts: list[dict[str, Any]] | None
@@ -216,6 +217,13 @@ class LinkSelector(TypedDict, total=False):
     target_id: str
     target_type: str
     relation_type: str
+
+
+EndpointKey = Literal["source_id", "source_type", "target_id", "target_type", "relation_type"]
+ENDPOINT_KEYS: tuple[EndpointKey, ...] = (
+    "source_id", "source_type", "target_id", "target_type", "relation_type")
+"""The stored-direction endpoint tuple of a relation (a ``LinkSelector`` without ``id``),
+keys that ``LinkQuery`` shares."""
 
 
 class CascadeResult(TypedDict):
