@@ -54,6 +54,7 @@ from oracleagentmemory.stores.protocol import (
     RecordIn,
     RecordOut,
     RecordQuery,
+    RecordScope,
     SearchHit,
     SearchRequest,
     Vector,
@@ -75,14 +76,6 @@ class _UpdateArguments(TypedDict, total=False):
     status: RecordStatus
     ttl_days: int | None
     ttl_anchor: TimeToLiveAnchor
-
-
-class _ScopeArguments(TypedDict, total=False):
-    """The scope keyword arguments of ``IMemoryStore.list`` a record query sets."""
-
-    user_id: str | None
-    agent_id: str | None
-    thread_id: str | None
 
 
 class _RelationArguments(TypedDict, total=False):
@@ -269,7 +262,7 @@ class InterfaceBackend:
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         types = query.get("record_types") or list(SEARCHABLE_TYPES)
         include_bytes = bool(query.get("include_bytes"))
-        scope: _ScopeArguments = {}
+        scope: RecordScope = {}
         if "user_id" in query:
             scope["user_id"] = query["user_id"]
         if "agent_id" in query:

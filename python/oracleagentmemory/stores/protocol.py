@@ -22,6 +22,14 @@ Strategy = Literal["VECTOR", "KEYWORD", "HYBRID"]
 OwnerType = Literal["thread", "user", "agent"]
 
 
+class RecordScope(TypedDict, total=False):
+    """The scope columns of a record (in ``RecordIn``, ``RecordOut`` and ``RecordQuery``)."""
+
+    user_id: str | None
+    agent_id: str | None
+    thread_id: str | None
+
+
 class RecordIn(TypedDict, total=False):
     """A record to write. Only ``record_type`` is required."""
 
