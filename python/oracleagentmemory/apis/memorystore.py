@@ -112,7 +112,7 @@ class PendingRecordBatch:
         self._initialized = True
 
     def __len__(self) -> int:
-        return len(self.contents)  # type: ignore[arg-type]
+        return len(self.contents)  # type: ignore[arg-type]  # a list after __post_init__
 
     def values(self, name: str, index: int) -> Any:
         """The value of a per-record field for record ``index`` (NOT_SET_MARKER if unset)."""

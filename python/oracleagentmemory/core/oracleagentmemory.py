@@ -63,7 +63,7 @@ from oracleagentmemory.core.thread_settings import (
     layer_from_json,
 )
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
-from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordScope
+from oracleagentmemory.stores.protocol import RecordChanges, RecordIn, RecordOut, RecordScope
 
 __all__ = ["DbStoreBackend", "OracleAgentMemory"]
 
@@ -236,7 +236,7 @@ class OracleAgentMemory(IAgentMemory):
         reject_store_kwargs("create_thread", kwargs)
         arguments = dict(locals())
         call = _call_layer("create_thread", arguments)
-        record = {
+        record: RecordIn = {
             "record_type": "thread",
             "id": check_id(value_or(thread_id, None) or new_record_id(), "thread_id"),
             "user_id": check_optional_id(user_id, "user_id") if user_id is not NOT_SET_MARKER
@@ -247,7 +247,7 @@ class OracleAgentMemory(IAgentMemory):
             "config": {"settings": call.to_json(), "state": {}},
         }
         record["thread_id"] = record["id"]
-        self.memory_service.backend.write_records([record])  # type: ignore[list-item]
+        self.memory_service.backend.write_records([record])
         return open_thread(self.memory_service, self._load_thread(record["id"]), llm,
                            SettingsLayer(search_config=call.search_config,
                                          image_input_limit_config=call.image_input_limit_config))
@@ -307,11 +307,11 @@ class OracleAgentMemory(IAgentMemory):
         record = self._load_thread(thread_id)
         config = record.get("config") or {}
         stored = layer_from_json(config.get("settings"))
-        changes: dict[str, Any] = {"config": {
+        changes: RecordChanges = {"config": {
             **config, "settings": call.over(stored).to_json()}}
-        if metadata is not NOT_SET_MARKER:
+        if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
-        updated = self.memory_service.backend.update_record(thread_id, ["thread"], changes)  # type: ignore[arg-type]
+        updated = self.memory_service.backend.update_record(thread_id, ["thread"], changes)
         if updated is None:
             raise NotFoundError(f"thread {thread_id!r} does not exist")
         return open_thread(self.memory_service, updated, llm, SettingsLayer(

@@ -179,6 +179,8 @@ class OracleThread(IThread):
     def thread_id(self) -> str:
         return self._context.thread_id
 
+    # IThread (like the reference) declares str; a thread created with None, or stored
+    # without an owner, has None here.
     @property
     def user_id(self) -> str:
         return self._context.user_id  # type: ignore[return-value]

@@ -779,10 +779,12 @@ class EmbeddedBackend:
             sets.append("status = ?")
             params.append(changes["status"])
         if "ttl_days" in changes or "ttl_anchor" in changes:
+            created_at = current["created_at"]
+            assert created_at is not None  # a NOT NULL column of this backend's records
             sets.append("expires_at = ?")
             params.append(self._expiry(
                 changes.get("ttl_days"), changes.get("ttl_anchor", "CREATED_AT"),
-                current["created_at"], timestamp, "changes",
+                created_at, timestamp, "changes",
             ))
         extra_keys = [key for key in ("parts", "config", "mime_type") if key in changes]
         if extra_keys:
