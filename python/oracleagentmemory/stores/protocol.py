@@ -51,10 +51,10 @@ class RecordIn(TypedDict, total=False):
     image_bytes: bytes | None
     message_id: str | None
     config: dict[str, Any] | None
-    created_at: str
-    """Import only: keep this creation time instead of the store's clock."""
-    updated_at: str
-    """Import only: keep this update time."""
+    created_at: str | None
+    """Import only: keep this creation time instead of the store's clock (None: the clock)."""
+    updated_at: str | None
+    """Import only: keep this update time (None: the creation time)."""
     expires_at: str | None
     """Import only: keep this expiry verbatim (``ttl_days`` is then ignored)."""
 
