@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TextIO, TypedDict
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES
@@ -243,7 +243,7 @@ def _show(client: OracleAgentMemory, thread_id: str, out: TextIO) -> int:
     return 0
 
 
-def _progress(err: TextIO):
+def _progress(err: TextIO) -> Callable[[str, int], None]:
     def report(kind: str, count: int) -> None:
         if count % 1000 == 0:
             print(f"  {count} {kind}…", file=err)
