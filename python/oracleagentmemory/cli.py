@@ -5,12 +5,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
-from typing import TextIO
+from collections.abc import Callable, Sequence
+from typing import TextIO, TypedDict
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.stores.errors import StoreError
+from oracleagentmemory.stores.protocol import RecordQuery
+
+
+class _SearchScope(TypedDict, total=False):
+    """The scope arguments of ``OracleAgentMemory.search`` the command line sets."""
+
+    user_id: str | None
+    agent_id: str | None
+    thread_id: str | None
+    exact_thread_match: bool
 
 
 def _open(arguments: argparse.Namespace) -> OracleAgentMemory:
@@ -182,7 +192,7 @@ def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _search(client: OracleAgentMemory, arguments: argparse.Namespace, out: TextIO) -> int:
-    scope = {"user_id": arguments.user_id or None}
+    scope: _SearchScope = {"user_id": arguments.user_id or None}
     if arguments.agent_id is not None:
         scope["agent_id"] = arguments.agent_id
     if arguments.thread_id is not None:
@@ -199,7 +209,7 @@ def _search(client: OracleAgentMemory, arguments: argparse.Namespace, out: TextI
 
 
 def _threads(client: OracleAgentMemory, arguments: argparse.Namespace, out: TextIO) -> int:
-    query: dict = {"record_types": ["thread"]}
+    query: RecordQuery = {"record_types": ["thread"]}
     if arguments.user_id is not None:
         query["user_id"] = arguments.user_id
     threads = client.memory_service.backend.get_records(query)
@@ -233,7 +243,7 @@ def _show(client: OracleAgentMemory, thread_id: str, out: TextIO) -> int:
     return 0
 
 
-def _progress(err: TextIO):
+def _progress(err: TextIO) -> Callable[[str, int], None]:
     def report(kind: str, count: int) -> None:
         if count % 1000 == 0:
             print(f"  {count} {kind}…", file=err)

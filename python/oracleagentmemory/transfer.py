@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterable, Iterator
-from typing import IO, Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import IO, Any, Literal
 
 from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.errors import InvalidArgumentError
+from oracleagentmemory.stores.protocol import LinkIn, RecordIn
 
 FORMAT_VERSION = 1
 BATCH_SIZE = 256
-_RESTORED = ("id", "record_type", "user_id", "agent_id", "thread_id", "role", "content",
-             "metadata", "timestamp", "status", "parts", "mime_type", "message_id", "config",
-             "created_at", "updated_at", "expires_at")
+_RestoredKey = Literal["id", "record_type", "user_id", "agent_id", "thread_id", "role",
+                       "content", "metadata", "timestamp", "status", "parts", "mime_type",
+                       "message_id", "config", "created_at", "updated_at", "expires_at"]
+_RESTORED: tuple[_RestoredKey, ...] = (
+    "id", "record_type", "user_id", "agent_id", "thread_id", "role", "content", "metadata",
+    "timestamp", "status", "parts", "mime_type", "message_id", "config", "created_at",
+    "updated_at", "expires_at")
 
 Progress = Callable[[str, int], None]
 
@@ -40,9 +45,11 @@ def export_lines(client: OracleAgentMemory, progress: Progress = _quiet) -> Iter
     for count, record in enumerate(records, start=1):
         if record["record_type"] == "thread":
             thread_ids.append(record["id"])
-        if record.get("image_bytes") is not None:
-            record = {**record, "image_bytes": base64.b64encode(record["image_bytes"]).decode()}
-        yield json.dumps({"kind": "record", "record": record}, ensure_ascii=False)
+        exported: dict[str, Any] = dict(record)
+        image = record.get("image_bytes")
+        if image is not None:
+            exported["image_bytes"] = base64.b64encode(image).decode()
+        yield json.dumps({"kind": "record", "record": exported}, ensure_ascii=False)
         progress("records", count)
     links = 0
     for thread_id in thread_ids:
@@ -60,8 +67,8 @@ def export_store(client: OracleAgentMemory, out: IO[str], progress: Progress = _
 def import_store(client: OracleAgentMemory, lines: Iterable[str],
                  progress: Progress = _quiet) -> dict[str, int]:
     """Write an export into ``client``'s store; returns how many records and links."""
-    batch: list[dict[str, Any]] = []
-    links: list[dict[str, Any]] = []
+    batch: list[RecordIn] = []
+    links: list[LinkIn] = []
     counts = {"records": 0, "links": 0}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -92,14 +99,18 @@ def import_store(client: OracleAgentMemory, lines: Iterable[str],
     return counts
 
 
-def _restorable(record: dict[str, Any]) -> dict[str, Any]:
-    restored = {key: record.get(key) for key in _RESTORED if key in record}
+def _restorable(record: Mapping[str, Any]) -> RecordIn:
+    """An exported record as a record to write (the backend checks every field)."""
+    restored: RecordIn = {}
+    for key in _RESTORED:
+        if key in record:
+            restored[key] = record[key]
     if record.get("image_bytes") is not None:
         restored["image_bytes"] = base64.b64decode(record["image_bytes"])
     return restored
 
 
-def _write(client: OracleAgentMemory, batch: list[dict[str, Any]]) -> int:
+def _write(client: OracleAgentMemory, batch: list[RecordIn]) -> int:
     if not batch:
         return 0
     texts = [r.get("content") or "" for r in batch if _embedded(r)]
@@ -111,7 +122,7 @@ def _write(client: OracleAgentMemory, batch: list[dict[str, Any]]) -> int:
     return len(batch)
 
 
-def _embedded(record: dict[str, Any]) -> bool:
+def _embedded(record: RecordIn) -> bool:
     """Searchable records get a vector; an image only when it has a description."""
     if record["record_type"] == "image":
         return bool(record.get("content"))

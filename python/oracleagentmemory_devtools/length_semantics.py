@@ -90,7 +90,9 @@ def _lob_substr(path: str, text: str) -> list[Finding]:
 
 def _arguments(text: str, start: int) -> list[str]:
     """The top-level comma-separated arguments of the call whose ``(`` ends at ``start``."""
-    depth, current, arguments = 0, [], []
+    depth = 0
+    current: list[str] = []
+    arguments: list[str] = []
     for char in text[start:]:
         if char == "(":
             depth += 1

@@ -47,7 +47,7 @@ def build_catalog(files: list[ParsedFile]) -> SchemaCatalog:
             if name is None:
                 continue
             if statement.kind == "CreateTable":
-                columns = _column_defs(tree.child("TableElements"))
+                columns: dict[str, str] | None = _column_defs(tree.child("TableElements"))
                 query = tree.child("Query")
                 if query is not None and not columns:
                     derived = select_list_columns(query)

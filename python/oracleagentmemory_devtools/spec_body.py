@@ -24,13 +24,13 @@ def check_spec_body(units: list[PackageUnit]) -> list[Finding]:
             findings.append(Finding(body.path, body.line, body.col, CHECK,
                                     f"package body {name} has no package spec"))
     for name, spec in specs.items():
-        body = bodies.get(name)
-        if body is None:
+        spec_body = bodies.get(name)
+        if spec_body is None:
             if spec.subprograms:
                 findings.append(Finding(spec.path, spec.line, spec.col, CHECK,
                                         f"package {name} declares subprograms but has no body"))
             continue
-        findings.extend(_compare(spec, body))
+        findings.extend(_compare(spec, spec_body))
     return findings
 
 

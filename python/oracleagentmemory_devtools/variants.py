@@ -10,11 +10,12 @@ templates and runs the syntax, index-ddl, accessible-by and length checks on the
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from oracleagentmemory_devtools.sql_sources import SqlSource
 
 #: Option sets that, together with the default, reach every branch of the templates.
-VARIANTS: tuple[dict[str, str], ...] = (
+VARIANTS: tuple[dict[str, Any], ...] = (
     {"embedding_model": "DOC_MODEL", "search_strategy": "HYBRID", "vector_index": "IVF",
      "sync_mode": "MANUAL"},
     {"embedding_model": "DOC_MODEL", "search_strategy": "KEYWORD", "vector_index": "HNSW",

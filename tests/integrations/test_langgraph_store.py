@@ -264,6 +264,16 @@ def test_index_config_is_checked(client: OracleAgentMemory) -> None:
     assert OracleAgentMemoryStore(client, index={"dims": 64, "fields": ["a"]}).fields
 
 
+def test_index_dims_without_a_client_embedder_is_a_clear_error() -> None:
+    from tests.support.dict_memory_store import DictMemoryStore
+
+    without_embedder = OracleAgentMemory(connection=DictMemoryStore())
+    assert without_embedder.embedder is None
+    with pytest.raises(ValueError, match="no embedder"):
+        OracleAgentMemoryStore(without_embedder, index={"dims": 64})
+    assert OracleAgentMemoryStore(without_embedder, index={"fields": ["a"]}).fields
+
+
 def test_namespaces_map_to_memory_scopes(client: OracleAgentMemory) -> None:
     assert default_namespace_mapper(("users", "alice", "agents", "travel", "threads", "t1")) \
         == NamespaceScope("alice", "travel", "t1")

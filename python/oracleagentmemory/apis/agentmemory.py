@@ -321,7 +321,7 @@ class IAgentMemory(ABC, AsyncTwins):
     ) -> None:
         """Wait for background extraction accepted before the call."""
 
-    _async_twins = (
+    _async_twins: tuple[str, ...] = (
         "add_agent",
         "add_image",
         "add_memory",

@@ -9,6 +9,7 @@ runs it in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import builtins
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,7 +112,7 @@ class PendingRecordBatch:
         self._initialized = True
 
     def __len__(self) -> int:
-        return len(self.contents)  # type: ignore[arg-type]
+        return len(self.contents)  # type: ignore[arg-type]  # a list after __post_init__
 
     def values(self, name: str, index: int) -> Any:
         """The value of a per-record field for record ``index`` (NOT_SET_MARKER if unset)."""
@@ -236,7 +237,7 @@ class IMemoryStore(ABC):
              agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
              metadata_filter: MetadataFilter | _NotSetMarker = NOT_SET_MARKER,
              include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
-             record_id: str | _NotSetMarker = NOT_SET_MARKER) -> list[Record]:
+             record_id: str | _NotSetMarker = NOT_SET_MARKER) -> builtins.list[Record]:
         """Visible records of a type, oldest first; a given scope value matches exactly."""
 
     async def list_async(
@@ -247,7 +248,7 @@ class IMemoryStore(ABC):
         metadata_filter: MetadataFilter | _NotSetMarker = NOT_SET_MARKER,
         include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
         record_id: str | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[Record]:
+    ) -> builtins.list[Record]:
         return await _in_thread(self.list, record_type, limit=limit, thread_id=thread_id,
                                 user_id=user_id, agent_id=agent_id,
                                 metadata_filter=metadata_filter, include_bytes=include_bytes,
@@ -258,37 +259,37 @@ class IMemoryStore(ABC):
                              range_start_seq_no: int | None = None,
                              range_end_seq_no: int | None = None,
                              include_bytes: bool | _NotSetMarker = NOT_SET_MARKER
-                             ) -> list[MessageRecord]:
+                             ) -> builtins.list[MessageRecord]:
         """Messages of a thread in order: the last ``last_n``, or a seq_no range."""
 
     async def list_thread_messages_async(
         self, thread_id: str, *, last_n: int | None = None,
         range_start_seq_no: int | None = None, range_end_seq_no: int | None = None,
         include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[MessageRecord]:
+    ) -> builtins.list[MessageRecord]:
         return await _in_thread(self.list_thread_messages, thread_id, last_n=last_n,
                                 range_start_seq_no=range_start_seq_no,
                                 range_end_seq_no=range_end_seq_no,
                                 include_bytes=include_bytes)
 
     @abstractmethod
-    def search(self, query: str | None, k: int, *, query_vector: list[float] | None = None,
+    def search(self, query: str | None, k: int, *, query_vector: builtins.list[float] | None = None,
                thread_id: str | None = None, user_id: str | None = None,
                agent_id: str | None = None, exact_user_match: bool = False,
                exact_agent_match: bool = False, exact_thread_match: bool = False,
                record_types: set[str] | None = None, metadata_filter: MetadataFilter = None,
                num_hops: int = 0, max_linked_results: int = 100,
-               include_invalid_results: bool = True) -> list[tuple[Record, float]]:
+               include_invalid_results: bool = True) -> builtins.list[tuple[Record, float]]:
         """The ``k`` best records with their distances (smaller is closer)."""
 
     async def search_async(
-        self, query: str | None, k: int, *, query_vector: list[float] | None = None,
+        self, query: str | None, k: int, *, query_vector: builtins.list[float] | None = None,
         thread_id: str | None = None, user_id: str | None = None,
         agent_id: str | None = None, exact_user_match: bool = False,
         exact_agent_match: bool = False, exact_thread_match: bool = False,
         record_types: set[str] | None = None, metadata_filter: MetadataFilter = None,
         num_hops: int = 0, max_linked_results: int = 100, include_invalid_results: bool = True,
-    ) -> list[tuple[Record, float]]:
+    ) -> builtins.list[tuple[Record, float]]:
         return await _in_thread(
             self.search, query, k, query_vector=query_vector, thread_id=thread_id,
             user_id=user_id, agent_id=agent_id, exact_user_match=exact_user_match,
@@ -349,32 +350,32 @@ class IMemoryStore(ABC):
     @abstractmethod
     def add_relations(
         self,
-        source_record_ids: str | list[str],
-        source_record_types: str | list[str],
-        target_record_ids: str | list[str],
-        target_record_types: str | list[str],
-        relation_types: RelationType | list[RelationType],
-        opposite_relation_types: RelationType | list[RelationType] | _NotSetMarker = (
+        source_record_ids: str | builtins.list[str],
+        source_record_types: str | builtins.list[str],
+        target_record_ids: str | builtins.list[str],
+        target_record_types: str | builtins.list[str],
+        relation_types: RelationType | builtins.list[RelationType],
+        opposite_relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = (
             NOT_SET_MARKER),
-        relation_ids: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        timestamps: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        metadata: MetadataValue | list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[str]:
+        relation_ids: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        timestamps: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: MetadataValue | builtins.list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
+    ) -> builtins.list[str]:
         """Add relations (scalars broadcast); returns their ids in order."""
 
     async def add_relations_async(
         self,
-        source_record_ids: str | list[str],
-        source_record_types: str | list[str],
-        target_record_ids: str | list[str],
-        target_record_types: str | list[str],
-        relation_types: RelationType | list[RelationType],
-        opposite_relation_types: RelationType | list[RelationType] | _NotSetMarker = (
+        source_record_ids: str | builtins.list[str],
+        source_record_types: str | builtins.list[str],
+        target_record_ids: str | builtins.list[str],
+        target_record_types: str | builtins.list[str],
+        relation_types: RelationType | builtins.list[RelationType],
+        opposite_relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = (
             NOT_SET_MARKER),
-        relation_ids: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        timestamps: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        metadata: MetadataValue | list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[str]:
+        relation_ids: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        timestamps: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: MetadataValue | builtins.list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
+    ) -> builtins.list[str]:
         return await _in_thread(self.add_relations, source_record_ids, source_record_types,
                                 target_record_ids, target_record_types, relation_types,
                                 opposite_relation_types, relation_ids, timestamps, metadata)
@@ -415,7 +416,7 @@ class IMemoryStore(ABC):
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
         metadata_filter: MetadataFilter | _NotSetMarker = NOT_SET_MARKER,
         relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[RecordRelation]:
+    ) -> builtins.list[RecordRelation]:
         """Relations matching the given fields, oldest first."""
 
     async def list_relations_async(
@@ -428,7 +429,7 @@ class IMemoryStore(ABC):
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
         metadata_filter: MetadataFilter | _NotSetMarker = NOT_SET_MARKER,
         relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[RecordRelation]:
+    ) -> builtins.list[RecordRelation]:
         return await _in_thread(self.list_relations, relation_type, source_record_id,
                                 source_record_type, target_record_id, target_record_type,
                                 limit, metadata_filter, relation_id)
@@ -436,32 +437,32 @@ class IMemoryStore(ABC):
     @abstractmethod
     def update_relations(
         self,
-        relation_ids: str | list[str],
-        relation_types: RelationType | list[RelationType] | _NotSetMarker = NOT_SET_MARKER,
-        opposite_relation_types: RelationType | list[RelationType] | _NotSetMarker = (
+        relation_ids: str | builtins.list[str],
+        relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = NOT_SET_MARKER,
+        opposite_relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = (
             NOT_SET_MARKER),
-        timestamps: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        metadata: MetadataValue | list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[str]:
+        timestamps: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: MetadataValue | builtins.list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
+    ) -> builtins.list[str]:
         """Replace the given fields of relations; returns the ids that were updated."""
 
     async def update_relations_async(
         self,
-        relation_ids: str | list[str],
-        relation_types: RelationType | list[RelationType] | _NotSetMarker = NOT_SET_MARKER,
-        opposite_relation_types: RelationType | list[RelationType] | _NotSetMarker = (
+        relation_ids: str | builtins.list[str],
+        relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = NOT_SET_MARKER,
+        opposite_relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = (
             NOT_SET_MARKER),
-        timestamps: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        metadata: MetadataValue | list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[str]:
+        timestamps: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: MetadataValue | builtins.list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
+    ) -> builtins.list[str]:
         return await _in_thread(self.update_relations, relation_ids, relation_types,
                                 opposite_relation_types, timestamps, metadata)
 
     @abstractmethod
-    def delete_relations(self, relation_ids: str | list[str]) -> int:
+    def delete_relations(self, relation_ids: str | builtins.list[str]) -> int:
         """Delete relations by id; returns how many existed."""
 
-    async def delete_relations_async(self, relation_ids: str | list[str]) -> int:
+    async def delete_relations_async(self, relation_ids: str | builtins.list[str]) -> int:
         return await _in_thread(self.delete_relations, relation_ids)
 
 

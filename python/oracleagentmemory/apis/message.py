@@ -72,7 +72,7 @@ class ImageContent(MessageContent):
 
     type: ClassVar[str] = "image"
     bytes: bytes | None
-    mime_type: ImageMimeType
+    mime_type: ImageMimeType | None
     description: str | None = None
     _validated_image: Any = field(default=None, init=False, repr=False, compare=False)
 

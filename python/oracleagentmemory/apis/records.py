@@ -60,7 +60,8 @@ class Record:
 
     id: str
     record_type: str = "record"
-    content: str | None = None
+    content: str | dict[str, object] | Sequence[MessageContent] | None = None
+    """Text for most types; a message's parts, a summary's JSON object (see subclasses)."""
     timestamp: str | None = None
     metadata: MetadataValue = None
     status: RecordStatus = RecordStatus.VALID

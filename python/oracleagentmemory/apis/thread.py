@@ -324,7 +324,7 @@ class IThread(ABC, AsyncTwins):
     ) -> None:
         """Wait for background extraction accepted before the call."""
 
-    _async_twins = (
+    _async_twins: tuple[str, ...] = (
         "add_messages",
         "get_messages",
         "get_message",

@@ -13,6 +13,7 @@ from oracleagentmemory._notset import value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.records import RecordStatus
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+from oracleagentmemory.stores.protocol import Status
 
 
 def reject_store_kwargs(method: str, store_kwargs: dict[str, Any]) -> None:
@@ -32,10 +33,11 @@ def check_memory_type(memory_type: Any) -> str:
     return str(memory_type)
 
 
-def check_status(status: Any) -> str:
+def check_status(status: Any) -> Status:
     """The contract's spelling (VALID/INVALID) of a RecordStatus argument."""
     try:
-        return RecordStatus(value_or(status, RecordStatus.VALID)).name
+        valid = RecordStatus(value_or(status, RecordStatus.VALID)) is RecordStatus.VALID
+        return "VALID" if valid else "INVALID"
     except ValueError:
         raise InvalidArgumentError(
             f"status must be a RecordStatus (valid or invalid), got {status!r}") from None

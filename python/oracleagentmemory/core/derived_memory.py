@@ -44,7 +44,7 @@ from oracleagentmemory.core.memory_service import new_record_id
 from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.core.thread_context import ThreadContext
-from oracleagentmemory.stores.protocol import LinkIn, RecordIn
+from oracleagentmemory.stores.protocol import LinkIn, RecordIn, RecordOut
 
 logger = logging.getLogger(__name__)
 
@@ -62,18 +62,18 @@ def _warn(what: str, error: BaseException) -> None:
 # -- persisted per-thread state ---------------------------------------------------------
 
 
-def _thread_record(ctx: ThreadContext) -> dict[str, Any] | None:
+def _thread_record(ctx: ThreadContext) -> RecordOut | None:
     found = ctx.service.backend.get_records({"ids": [ctx.thread_id], "record_types": ["thread"]})
     return found[0] if found else None
 
 
-def _counters(record: dict[str, Any] | None) -> ExtractionCounters:
+def _counters(record: RecordOut | None) -> ExtractionCounters:
     state = ((record.get("config") or {}).get("state") or {}) if record else {}
     return ExtractionCounters.from_dict(state.get("extraction"))
 
 
 def _save_counters(
-    ctx: ThreadContext, record: dict[str, Any] | None, counters: ExtractionCounters
+    ctx: ThreadContext, record: RecordOut | None, counters: ExtractionCounters
 ) -> None:
     """Counters live in the thread record's config, next to (never inside) its settings."""
     if record is None:  # a standalone thread without a thread record keeps no counters
@@ -101,7 +101,8 @@ def _save_summary(ctx: ThreadContext, content: str) -> None:
 
 def after_messages_added(ctx: ThreadContext, message_ids: Sequence[str]) -> None:
     """Plan and run (or queue) extraction and the summary refresh after add_messages."""
-    if ctx.llm is None or not message_ids:
+    llm = ctx.llm
+    if llm is None or not message_ids:
         return
     config = ctx.settings.extraction
     with _STATE_LOCK:
@@ -114,19 +115,20 @@ def after_messages_added(ctx: ThreadContext, message_ids: Sequence[str]) -> None
     window = max(plan.extraction_window, plan.summary_window)
     messages = [to_message(record)
                 for record in ctx.service.backend.list_messages(ctx.thread_id, -window, None)]
-    _dispatch(ctx, lambda: _derive(ctx, plan, messages), config)
+    _dispatch(ctx, lambda: _derive(ctx, llm, plan, messages), config)
 
 
 def after_message_updated(ctx: ThreadContext, message_id: str) -> None:
     """Extract again from the edited message (and its window) after update_message."""
-    if ctx.llm is None:
+    llm = ctx.llm
+    if llm is None:
         return
     config = ctx.settings.extraction
     plan = plan_after_update(_counters(_thread_record(ctx)), config, has_llm=True)
     if not plan.extract:
         return
     messages = _messages_ending_at(ctx, message_id, plan.extraction_window)
-    _dispatch(ctx, lambda: _derive(ctx, plan, messages), config)
+    _dispatch(ctx, lambda: _derive(ctx, llm, plan, messages), config)
 
 
 def _messages_ending_at(ctx: ThreadContext, message_id: str, window: int) -> list[Message]:
@@ -152,7 +154,8 @@ def _dispatch(ctx: ThreadContext, job: Callable[[], None],
         _warn("memory extraction", error)
 
 
-def _derive(ctx: ThreadContext, plan: ExtractionPlan, messages: list[Message]) -> None:
+def _derive(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan,
+            messages: list[Message]) -> None:
     """Extraction with the previous summary as context, links as configured, then the
     summary refresh."""
     config = ctx.settings.extraction
@@ -160,7 +163,7 @@ def _derive(ctx: ThreadContext, plan: ExtractionPlan, messages: list[Message]) -
     if plan.extract:
         window = [_with_image_context(m, config.memory_extraction_image_context)
                   for m in messages[-plan.extraction_window:]]
-        extracted = MemoryExtractor(ctx.llm).extract(
+        extracted = MemoryExtractor(llm).extract(
             window, summary, config,
             max_message_token_length=ctx.settings.max_message_token_length,
             message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
@@ -173,7 +176,7 @@ def _derive(ctx: ThreadContext, plan: ExtractionPlan, messages: list[Message]) -
             _dispatch(ctx, lambda: _link_all(ctx, stored), config)
     if plan.refresh_summary:
         _save_summary(ctx, summarize(
-            ctx.llm, messages[-plan.summary_window:], summary,
+            llm, messages[-plan.summary_window:], summary,
             prompt_token_limit=config.memory_extraction_token_limit or 0,
             max_message_token_length=ctx.settings.max_message_token_length,
             message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
@@ -214,7 +217,7 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
     records: list[RecordIn] = [
         {"record_type": item.memory_type, "id": new_record_id(), "user_id": ctx.user_id,
          "agent_id": ctx.agent_id, "thread_id": ctx.thread_id, "content": item.content,
-         "metadata": item.metadata, "embedding": vector, **ttl}  # type: ignore[typeddict-item]
+         "metadata": item.metadata, "embedding": vector, **ttl}
         for item, vector in zip(dedup.kept, kept_vectors, strict=True)
     ]
     if not records:
@@ -239,25 +242,26 @@ def llm_summary(ctx: ThreadContext, messages: list[Message], except_last: int,
     A whole-thread request reuses the persisted summary (creating it once); a request that
     leaves out the last messages summarises that prefix and persists nothing.
     """
-    if ctx.llm is None:
+    llm = ctx.llm
+    if llm is None:
         return None
     try:
         if except_last == 0:
             stored = persisted_summary(ctx)
             if stored is None:
-                stored = _summarize(ctx, messages)
+                stored = _summarize(ctx, llm, messages)
                 _save_summary(ctx, stored)
             return apply_summary_budget(stored, token_budget)
-        return apply_summary_budget(_summarize(ctx, messages), token_budget)
+        return apply_summary_budget(_summarize(ctx, llm, messages), token_budget)
     except Exception as error:  # noqa: BLE001 - fall back to the transcript
         _warn("summary generation", error)
         return None
 
 
-def _summarize(ctx: ThreadContext, messages: list[Message]) -> str:
+def _summarize(ctx: ThreadContext, llm: ILlm, messages: list[Message]) -> str:
     config = ctx.settings.extraction
     return summarize(
-        ctx.llm, messages, None,
+        llm, messages, None,
         prompt_token_limit=config.memory_extraction_token_limit or 0,
         max_message_token_length=ctx.settings.max_message_token_length,
         message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
@@ -267,19 +271,20 @@ def _summarize(ctx: ThreadContext, messages: list[Message]) -> str:
 def card_summary_and_topics(ctx: ThreadContext, messages: list[Message],
                             except_last: int) -> tuple[str, list[str]] | None:
     """Summary and topics for a context card, or None to use the fallbacks."""
-    if ctx.llm is None:
+    llm = ctx.llm
+    if llm is None:
         return None
     try:
         summary = (persisted_summary(ctx) if except_last == 0 else None)
         if summary is None:
             summary = summarize(
-                ctx.llm, messages, None,
+                llm, messages, None,
                 prompt_token_limit=ctx.settings.context_card_token_limit,
                 max_message_token_length=ctx.settings.max_message_token_length,
                 message_shortening_input_token_limit=(
                     ctx.settings.message_shortening_input_token_limit),
             )
-        topics = extract_topics(ctx.llm, messages, summary,
+        topics = extract_topics(llm, messages, summary,
                                 token_limit=ctx.settings.context_card_token_limit)
         return summary, topics
     except Exception as error:  # noqa: BLE001 - fall back to the transcript card
@@ -293,21 +298,26 @@ def card_summary_and_topics(ctx: ThreadContext, messages: list[Message],
 def link_autonomously(ctx: ThreadContext, memory_id: str, content: str,
                       memory_type: str) -> None:
     """Ask the LLM which memories of this thread the new one relates to; write the links."""
+    llm = ctx.llm
+    if llm is None:  # the callers link only when the thread has an LLM
+        return
     config = ctx.settings.extraction
     try:
-        candidates = [
-            {"id": result.id, "content": result.content, "type": result.record.record_type}
-            for result in ctx.search(content, {
+        related = [
+            result for result in ctx.search(content, {
                 "record_types": list(MEMORY_TYPES), "num_hops": 0,
                 "max_results": LINK_CANDIDATES + 1, "token_budget": 0,
                 "soft_token_budget": 0}, exact_thread=True)
             if result.id != memory_id
         ][:LINK_CANDIDATES]
-        if not candidates:
+        if not related:
             return
-        types = {candidate["id"]: candidate["type"] for candidate in candidates}
+        candidates = [
+            {"id": result.id, "content": result.content, "type": result.record.record_type}
+            for result in related]
+        types = {result.id: result.record.record_type for result in related}
         proposals = propose_links(
-            ctx.llm, content, candidates, new_memory_type=memory_type,
+            llm, content, candidates, new_memory_type=memory_type,
             new_memory_id=memory_id, token_limit=config.memory_link_extraction_token_limit,
             custom_instructions=config.memory_link_extraction_custom_instructions)
     except Exception as error:  # noqa: BLE001 - the memory stays stored

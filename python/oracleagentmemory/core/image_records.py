@@ -7,7 +7,7 @@ description becomes an LLM caption when an LLM is attached.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
@@ -16,8 +16,9 @@ from oracleagentmemory.core.arguments import check_id
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.memory_service import MemoryService, new_record_id
+from oracleagentmemory.core.retention import TtlFields
 from oracleagentmemory.errors import ArgumentTypeError
-from oracleagentmemory.stores.protocol import RecordIn
+from oracleagentmemory.stores.protocol import RecordIn, RecordScope
 
 Captioner = Callable[[bytes, ImageMimeType], str]
 """Makes a description for image bytes ('' when it cannot)."""
@@ -35,12 +36,12 @@ def describe(data: bytes | None, mime: ImageMimeType, description: Any,
 
 
 def image_record(service: MemoryService, *, image_id: Any, data: bytes,
-                 mime: ImageMimeType, description: str, scope: Mapping[str, str | None],
-                 metadata: Any, timestamp: Any, ttl: Mapping[str, Any]) -> RecordIn:
+                 mime: ImageMimeType, description: str, scope: RecordScope,
+                 metadata: Any, timestamp: Any, ttl: TtlFields) -> RecordIn:
     """A checked image record; its description (if any) is embedded for search."""
     record_id = value_or(image_id, None) or new_record_id()
     check_id(record_id, "image_id")
-    return {  # type: ignore[typeddict-item]
+    return {
         "record_type": "image", "id": record_id, **scope,
         "content": description, "metadata": metadata, "timestamp": timestamp,
         "mime_type": mime.value, "image_bytes": bytes(data), **ttl,
@@ -48,8 +49,8 @@ def image_record(service: MemoryService, *, image_id: Any, data: bytes,
     }
 
 
-def message_images(service: MemoryService, message: Message, ttl: Mapping[str, Any],
-                   scope: Mapping[str, str | None], limits: ImageInputLimitConfig,
+def message_images(service: MemoryService, message: Message, ttl: TtlFields,
+                   scope: RecordScope, limits: ImageInputLimitConfig,
                    captioner: Captioner
                    ) -> tuple[list[dict[str, Any]] | None, list[RecordIn]]:
     """Stored parts of a multimodal message and records for its new images.
@@ -70,9 +71,9 @@ def message_images(service: MemoryService, message: Message, ttl: Mapping[str, A
             mime = validate_image(part.bytes, value_or(part.mime_type, NOT_SET_MARKER), limits)
             # An attached image expires with its message; a part without its own
             # timestamp cannot anchor a TIMESTAMP expiry, so it counts from creation.
-            image_ttl = {**ttl, "ttl_anchor": ttl["ttl_anchor"]
-                         if ttl["ttl_anchor"] != "TIMESTAMP" or part.timestamp
-                         else "CREATED_AT"}
+            image_ttl: TtlFields = {**ttl, "ttl_anchor": ttl["ttl_anchor"]
+                                    if ttl["ttl_anchor"] != "TIMESTAMP" or part.timestamp
+                                    else "CREATED_AT"}
             images.append(image_record(
                 service, image_id=part.id, data=part.bytes, mime=mime,
                 description=describe(part.bytes, mime, part.description, captioner),

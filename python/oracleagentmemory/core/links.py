@@ -4,10 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from oracleagentmemory._notset import NOT_SET_MARKER, value_or
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
+from oracleagentmemory.apis.message import MetadataValue
 from oracleagentmemory.core.arguments import check_id
 from oracleagentmemory.core.memory_service import new_record_id
-from oracleagentmemory.stores.protocol import LinkChanges, LinkIn, LinkSelector
+from oracleagentmemory.stores.protocol import (
+    ENDPOINT_KEYS,
+    LinkChanges,
+    LinkIn,
+    LinkQuery,
+    LinkSelector,
+)
 
 
 def new_link(thread_id: str | None, *, source: tuple[Any, Any] | None,
@@ -20,7 +27,7 @@ def new_link(thread_id: str | None, *, source: tuple[Any, Any] | None,
         "thread_id": thread_id,
         "target_id": target[0], "target_type": target[1],
         "relation_type": relation_type,
-        "opposite_relation_type": value_or(opposite_relation_type, None),  # type: ignore[typeddict-item]
+        "opposite_relation_type": value_or(opposite_relation_type, None),
         "timestamp": timestamp, "metadata": metadata,
     }
     if source is not None:
@@ -28,24 +35,50 @@ def new_link(thread_id: str | None, *, source: tuple[Any, Any] | None,
     return link
 
 
-def link_changes(relation_type: Any, opposite_relation_type: Any, timestamp: Any,
-                 metadata: Any) -> LinkChanges:
+def link_changes(relation_type: str | _NotSetMarker,
+                 opposite_relation_type: str | _NotSetMarker,
+                 timestamp: str | None | _NotSetMarker,
+                 metadata: MetadataValue | _NotSetMarker) -> LinkChanges:
     """The fields an update replaces: the ones given (NOT_SET_MARKER keeps the stored)."""
-    return {name: value  # type: ignore[return-value]
-            for name, value in (("relation_type", relation_type),
-                                ("opposite_relation_type", opposite_relation_type),
-                                ("timestamp", timestamp), ("metadata", metadata))
-            if value is not NOT_SET_MARKER}
+    changes: LinkChanges = {}
+    if not isinstance(relation_type, _NotSetMarker):
+        changes["relation_type"] = relation_type
+    if not isinstance(opposite_relation_type, _NotSetMarker):
+        changes["opposite_relation_type"] = opposite_relation_type
+    if not isinstance(timestamp, _NotSetMarker):
+        changes["timestamp"] = timestamp
+    if not isinstance(metadata, _NotSetMarker):
+        changes["metadata"] = metadata
+    return changes
 
 
-def link_selector(source_record_id: Any, source_record_type: Any, target_record_id: Any,
-                  target_record_type: Any, relation_type: Any,
-                  relation_id: Any) -> LinkSelector:
+def link_selector(source_record_id: str | _NotSetMarker,
+                  source_record_type: str | _NotSetMarker,
+                  target_record_id: str | _NotSetMarker,
+                  target_record_type: str | _NotSetMarker,
+                  relation_type: str | _NotSetMarker,
+                  relation_id: str | _NotSetMarker) -> LinkSelector:
     """A relation id alone, or the stored-direction endpoint tuple (the store checks which)."""
-    return {name: value  # type: ignore[return-value]
-            for name, value in (("id", relation_id), ("source_id", source_record_id),
-                                ("source_type", source_record_type),
-                                ("target_id", target_record_id),
-                                ("target_type", target_record_type),
-                                ("relation_type", relation_type))
-            if value is not NOT_SET_MARKER}
+    selector: LinkSelector = {}
+    if not isinstance(relation_id, _NotSetMarker):
+        selector["id"] = relation_id
+    if not isinstance(source_record_id, _NotSetMarker):
+        selector["source_id"] = source_record_id
+    if not isinstance(source_record_type, _NotSetMarker):
+        selector["source_type"] = source_record_type
+    if not isinstance(target_record_id, _NotSetMarker):
+        selector["target_id"] = target_record_id
+    if not isinstance(target_record_type, _NotSetMarker):
+        selector["target_type"] = target_record_type
+    if not isinstance(relation_type, _NotSetMarker):
+        selector["relation_type"] = relation_type
+    return selector
+
+
+def endpoint_query(selector: LinkSelector) -> LinkQuery:
+    """A ``list_links`` query matching the endpoint fields of a selector (not its id)."""
+    query: LinkQuery = {}
+    for key in ENDPOINT_KEYS:
+        if key in selector:
+            query[key] = selector[key]
+    return query

@@ -11,7 +11,7 @@ import threading
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -33,7 +33,12 @@ from oracleagentmemory.core.dbsearch import SearchStrategy
 from oracleagentmemory.core.extractors import background
 from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
 from oracleagentmemory.core.observation import ObservedBackend, observed_embedder, observed_llm
-from oracleagentmemory.core.records import contract_record_type, relation_of, to_record
+from oracleagentmemory.core.records import (
+    contract_record_type,
+    contract_strategy,
+    relation_of,
+    to_record,
+)
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
 from oracleagentmemory.core.search_refinement import candidate_count, refine_results
 from oracleagentmemory.core.searchconfig import MemorySearchConfig, TopKMemorySearchConfig
@@ -45,10 +50,13 @@ from oracleagentmemory.stores.protocol import (
     LinkIn,
     RecordIn,
     RecordOut,
+    RecordQuery,
+    RecordScope,
     ScopeDimension,
     SearchHit,
     SearchRequest,
     StoreBackend,
+    Vector,
 )
 
 DEFAULT_MAX_RESULTS = 10
@@ -59,8 +67,6 @@ MAX_NUM_HOPS = 5
 PLAIN_TOP_K = TopKMemorySearchConfig()
 """The search config of a search that names none: the best results, no reranking."""
 
-Scope = dict[str, ScopeDimension]
-"""Resolved search scope: dimension name -> {"value", "exact"}; absent = unconstrained."""
 
 
 @dataclass(frozen=True)
@@ -164,8 +170,8 @@ class MemoryService:
             backend = self.backend
             settings = getattr(backend, "security_settings", None)
             if callable(settings):  # a backend without row security of its own
-                backend = EndUserGuard(backend, settings)  # type: ignore[assignment]
-            self.backend = ObservedBackend(backend)  # type: ignore[assignment]
+                backend = EndUserGuard(backend, settings)
+            self.backend = ObservedBackend(backend)
         self.embedder = observed_embedder(self.embedder)
         self.llm = observed_llm(self.llm)
         self.pruner_llm = observed_llm(self.pruner_llm)
@@ -189,8 +195,8 @@ class MemoryService:
 
     # -- search -----------------------------------------------------------------------
 
-    def search(self, query: Any, scope: Scope, options: SearchOptions, *,
-               query_vector: Sequence[float] | None = None,
+    def search(self, query: Any, scope: dict[str, ScopeDimension], options: SearchOptions, *,
+               query_vector: Vector | None = None,
                exclude_ids: Sequence[str] = ()) -> list[OracleSearchResult]:
         """Ranked results for ``query`` (best first), linked context and token budgets
         applied. ``query_vector`` saves embedding a text whose vector is known."""
@@ -198,7 +204,7 @@ class MemoryService:
             raise ArgumentTypeError(f"query must be a str, got {type(query).__name__}")
         if not query.strip():
             raise InvalidArgumentError("query must not be empty")
-        strategy = self.strategy.name
+        strategy = contract_strategy(self.strategy)
         if query_vector is None and strategy != "KEYWORD":
             query_vector = self.embed([query], is_query=True)[0]
         config = options.config or PLAIN_TOP_K
@@ -206,7 +212,7 @@ class MemoryService:
         request: SearchRequest = {
             "query_text": query,
             "query_vector": query_vector,
-            "strategy": strategy,  # type: ignore[typeddict-item]
+            "strategy": strategy,
             "scope": scope,
             "record_types": list(options.record_types),
             "metadata_filter": options.metadata_filter,
@@ -225,7 +231,7 @@ class MemoryService:
 
     # -- memories ---------------------------------------------------------------------
 
-    def memory_record(self, content: Any, scope: Mapping[str, str | None], *,
+    def memory_record(self, content: Any, scope: RecordScope, *,
                       memory_id: Any = NOT_SET_MARKER, memory_type: Any = NOT_SET_MARKER,
                       metadata: Any = None, timestamp: Any = None,
                       ttl_days: Any = NOT_SET_MARKER, ttl_anchor: Any = NOT_SET_MARKER,
@@ -244,23 +250,24 @@ class MemoryService:
             "content": content,
             "metadata": metadata,
             "timestamp": timestamp,
-            "status": check_status(status),  # type: ignore[typeddict-item]
-            **ttl_fields(ttl_days, ttl_anchor, self.retention),  # type: ignore[typeddict-item]
+            "status": check_status(status),
+            **ttl_fields(ttl_days, ttl_anchor, self.retention),
             "embedding": embedding if embedding is not None else self.embed([content])[0],
         }
 
     def write_memory(self, record: RecordIn, links: Sequence[LinkIn] = ()) -> str:
         """Write one memory record and the links that start from it, atomically."""
-        links = [{**link, "source_id": record["id"], "source_type": record["record_type"]}
-                 for link in links]  # type: ignore[misc]
-        return self.backend.write_records([record], links=links)[0]
+        starting: list[LinkIn] = [
+            {**link, "source_id": record["id"], "source_type": record["record_type"]}
+            for link in links]
+        return self.backend.write_records([record], links=starting)[0]
 
     def update_memory(self, memory_id: Any, thread_id: str | None, *, content: Any,
                       metadata: Any, timestamp: Any, ttl_days: Any, ttl_anchor: Any,
                       status: Any) -> str:
         """Replace the given fields of a memory-like record (of ``thread_id`` when given)."""
         check_id(memory_id, "memory_id")
-        changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, self.retention)
+        changes = ttl_changes(ttl_days, ttl_anchor, self.retention)
         if content is not NOT_SET_MARKER:
             changes["content"] = check_content(content, "content")
             changes["embedding"] = self.embed([content])[0]
@@ -270,8 +277,7 @@ class MemoryService:
             changes["timestamp"] = timestamp
         if status is not NOT_SET_MARKER:
             changes["status"] = check_status(status)
-        updated = self.backend.update_record(memory_id, list(MEMORY_TYPES), changes,  # type: ignore[arg-type]
-                                             thread_id)
+        updated = self.backend.update_record(memory_id, list(MEMORY_TYPES), changes, thread_id)
         if updated is None:
             where = f" in thread {thread_id!r}" if thread_id else ""
             raise NotFoundError(f"no memory with id {memory_id!r}{where}")
@@ -282,16 +288,17 @@ class MemoryService:
     def find(self, record_id: str, record_types: Sequence[str],
              thread_id: str | None = None) -> RecordOut | None:
         """One visible record by id among types (of ``thread_id`` when given)."""
-        query: dict[str, Any] = {"ids": [record_id], "record_types": list(record_types)}
+        query: RecordQuery = {"ids": [record_id], "record_types": list(record_types)}
         if thread_id is not None:
             query["thread_id"] = thread_id
-        found = self.backend.get_records(query)  # type: ignore[arg-type]
+        found = self.backend.get_records(query)
         return found[0] if found else None
 
-    def owned_threads(self, column: str, owner_id: str) -> list[str]:
+    def owned_threads(self, column: Literal["user_id", "agent_id"], owner_id: str) -> list[str]:
         """Ids of the threads whose ``column`` (user_id or agent_id) is ``owner_id``."""
-        return [record["id"] for record in self.backend.get_records(
-            {"record_types": ["thread"], column: owner_id})]  # type: ignore[misc]
+        query: RecordQuery = {"record_types": ["thread"]}
+        query[column] = owner_id
+        return [record["id"] for record in self.backend.get_records(query)]
 
     # -- background work --------------------------------------------------------------
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -18,7 +18,22 @@ from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm, LlmResponse
 from oracleagentmemory.observability.event import OperationKind
 from oracleagentmemory.observability.instrumentation import observe_operation, observed
-from oracleagentmemory.stores.protocol import StoreBackend
+from oracleagentmemory.stores.protocol import (
+    CascadeResult,
+    LinkChanges,
+    LinkIn,
+    LinkOut,
+    LinkQuery,
+    LinkSelector,
+    OwnerType,
+    RecordChanges,
+    RecordIn,
+    RecordOut,
+    RecordQuery,
+    SearchHit,
+    SearchRequest,
+    StoreBackend,
+)
 
 CREATE, READ, UPDATE, DELETE = (OperationKind.CREATE, OperationKind.READ,
                                 OperationKind.UPDATE, OperationKind.DELETE)
@@ -59,6 +74,8 @@ CONTRACT_OPERATIONS: dict[str, OperationKind] = {
 """The store-contract operations a client performs on its backend."""
 
 C = TypeVar("C", bound=type)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def observe_methods(component: str, operations: Mapping[str, OperationKind],
@@ -80,57 +97,63 @@ class ObservedBackend:
         self.inner = backend
         self.embedding_dimension = getattr(backend, "embedding_dimension", None)
 
-    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+    def _call(self, name: str, operation: Callable[P, R], *args: P.args,
+              **kwargs: P.kwargs) -> R:
+        """Run one of the inner backend's operations (``name``) inside its events."""
         with observe_operation("memory_store", name, operation_kind=CONTRACT_OPERATIONS[name],
                                concrete_class=type(self.inner).__name__,
-                               arguments={"args": args, **kwargs}) as operation:
-            result = getattr(self.inner, name)(*args, **kwargs)
-            operation.set_result(result)
+                               arguments={"args": args, **kwargs}) as observed_operation:
+            result = operation(*args, **kwargs)
+            observed_operation.set_result(result)
             return result
 
     def describe(self) -> dict[str, Any]:
-        return self._call("describe")  # type: ignore[no-any-return]
+        return self._call("describe", self.inner.describe)
 
-    def write_records(self, records: Any, links: Any = (), replace: bool = False) -> list[str]:
-        return self._call("write_records", records, links, replace)  # type: ignore[no-any-return]
+    def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
+                      replace: bool = False) -> list[str]:
+        return self._call("write_records", self.inner.write_records, records, links, replace)
 
-    def get_records(self, query: Any) -> list[Any]:
-        return self._call("get_records", query)  # type: ignore[no-any-return]
+    def get_records(self, query: RecordQuery) -> list[RecordOut]:
+        return self._call("get_records", self.inner.get_records, query)
 
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
-                      include_bytes: bool = False) -> list[Any]:
-        return self._call(  # type: ignore[no-any-return]
-            "list_messages", thread_id, start, end, include_bytes)
+                      include_bytes: bool = False) -> list[RecordOut]:
+        return self._call("list_messages", self.inner.list_messages, thread_id, start, end,
+                          include_bytes)
 
-    def update_record(self, record_id: str, record_types: Sequence[str], changes: Any,
-                      thread_id: str | None = None) -> Any:
-        return self._call("update_record", record_id, record_types, changes, thread_id)
+    def update_record(self, record_id: str, record_types: Sequence[str],
+                      changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
+        return self._call("update_record", self.inner.update_record, record_id, record_types,
+                          changes, thread_id)
 
     def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
                        thread_id: str | None = None) -> int:
-        return self._call(  # type: ignore[no-any-return]
-            "delete_records", record_ids, record_types, thread_id)
+        return self._call("delete_records", self.inner.delete_records, record_ids,
+                          record_types, thread_id)
 
-    def delete_cascade(self, owner_type: Any, owner_id: str) -> Any:
-        return self._call("delete_cascade", owner_type, owner_id)
+    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
+        return self._call("delete_cascade", self.inner.delete_cascade, owner_type, owner_id)
 
-    def search(self, request: Any) -> list[Any]:
-        return self._call("search", request)  # type: ignore[no-any-return]
+    def search(self, request: SearchRequest) -> list[SearchHit]:
+        return self._call("search", self.inner.search, request)
 
-    def update_link(self, relation_id: str, thread_id: str | None, changes: Any) -> int:
-        return self._call("update_link", relation_id, thread_id, changes)  # type: ignore[no-any-return]
+    def update_link(self, relation_id: str, thread_id: str | None,
+                    changes: LinkChanges) -> int:
+        return self._call("update_link", self.inner.update_link, relation_id, thread_id,
+                          changes)
 
-    def delete_links(self, selector: Any, thread_id: str | None) -> int:
-        return self._call("delete_links", selector, thread_id)  # type: ignore[no-any-return]
+    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
+        return self._call("delete_links", self.inner.delete_links, selector, thread_id)
 
-    def list_links(self, query: Any) -> list[Any]:
-        return self._call("list_links", query)  # type: ignore[no-any-return]
+    def list_links(self, query: LinkQuery) -> list[LinkOut]:
+        return self._call("list_links", self.inner.list_links, query)
 
     def purge_expired(self) -> int:
-        return self._call("purge_expired")  # type: ignore[no-any-return]
+        return self._call("purge_expired", self.inner.purge_expired)
 
     def close(self) -> None:
-        self._call("close")
+        self._call("close", self.inner.close)
 
 
 class ObservedEmbedder(IEmbedder):

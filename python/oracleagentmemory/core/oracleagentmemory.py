@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
@@ -63,7 +63,7 @@ from oracleagentmemory.core.thread_settings import (
     layer_from_json,
 )
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
-from oracleagentmemory.stores.protocol import RecordOut
+from oracleagentmemory.stores.protocol import RecordChanges, RecordIn, RecordOut, RecordScope
 
 __all__ = ["DbStoreBackend", "OracleAgentMemory"]
 
@@ -106,7 +106,7 @@ class OracleAgentMemory(IAgentMemory):
         store: IMemoryStore | _NotSetMarker = NOT_SET_MARKER,
         connection: object | _NotSetMarker = NOT_SET_MARKER,
         embedder: IEmbedder | str | _NotSetMarker = NOT_SET_MARKER,
-        llm: ILlm | _NotSetMarker = NOT_SET_MARKER,
+        llm: ILlm | None | _NotSetMarker = NOT_SET_MARKER,
         memory_extraction_config: MemoryExtractionConfig | _NotSetMarker = NOT_SET_MARKER,
         image_input_limit_config: ImageInputLimitConfig | _NotSetMarker = NOT_SET_MARKER,
         schema_policy: SchemaPolicy | str | _NotSetMarker = NOT_SET_MARKER,
@@ -127,7 +127,7 @@ class OracleAgentMemory(IAgentMemory):
         retention = value_or(memory_retention_config, MemoryRetentionConfig())
         if not isinstance(retention, MemoryRetentionConfig):
             raise ArgumentTypeError("memory_retention_config must be a MemoryRetentionConfig")
-        if search_config is NOT_SET_MARKER and pruner_llm is not NOT_SET_MARKER:
+        if search_config is NOT_SET_MARKER and not isinstance(pruner_llm, _NotSetMarker):
             search_config = PruningMemorySearchConfig(pruner=pruner_llm)
         defaults = _call_layer("OracleAgentMemory", {
             "memory_extraction_config": memory_extraction_config,
@@ -171,14 +171,17 @@ class OracleAgentMemory(IAgentMemory):
         """Store an agent profile; its id is the ``agent_id`` the application uses."""
         return self._add_profile("agent_profile", "agent_id", agent_id, information, metadata)
 
-    def _add_profile(self, record_type: str, scope_key: str, profile_id: Any,
-                     information: Any, metadata: Any) -> str:
-        check_id(profile_id, scope_key)
-        check_content(information, "information")
-        return self.memory_service.backend.write_records([{  # type: ignore[list-item]
-            "record_type": record_type, "id": profile_id, scope_key: profile_id,
-            "content": information, "metadata": value_or(metadata, None),
-            "embedding": self.memory_service.embed([information])[0]}])[0]
+    def _add_profile(self, record_type: str, scope_key: Literal["user_id", "agent_id"],
+                     profile_id: object, information: object,
+                     metadata: dict[str, Any] | None | _NotSetMarker) -> str:
+        profile = check_id(profile_id, scope_key)
+        text = check_content(information, "information")
+        record: RecordIn = {
+            "record_type": record_type, "id": profile,
+            "content": text, "metadata": value_or(metadata, None),
+            "embedding": self.memory_service.embed([text])[0]}
+        record[scope_key] = profile
+        return self.memory_service.backend.write_records([record])[0]
 
     def delete_user(self, user_id: str, cascade: bool = True) -> int:
         """Delete a user profile and (by default) everything scoped to the user.
@@ -191,13 +194,15 @@ class OracleAgentMemory(IAgentMemory):
         """Delete an agent profile and (by default) everything scoped to the agent."""
         return self._delete_owner("agent", "agent_id", agent_id, cascade)
 
-    def _delete_owner(self, owner: str, column: str, owner_id: Any, cascade: Any) -> int:
-        check_id(owner_id, column)
+    def _delete_owner(self, owner: Literal["user", "agent"],
+                      column: Literal["user_id", "agent_id"], owner_id: object,
+                      cascade: object) -> int:
+        owner_key = check_id(owner_id, column)
         service = self.memory_service
         if not check_flag(cascade, "cascade"):
-            return service.backend.delete_records([owner_id], [f"{owner}_profile"])
-        service.wait_for_threads(service.owned_threads(column, owner_id))
-        return service.backend.delete_cascade(owner, owner_id)["owner"]  # type: ignore[arg-type]
+            return service.backend.delete_records([owner_key], [f"{owner}_profile"])
+        service.wait_for_threads(service.owned_threads(column, owner_key))
+        return service.backend.delete_cascade(owner, owner_key)["owner"]
 
     # -- threads ----------------------------------------------------------------------
 
@@ -205,8 +210,8 @@ class OracleAgentMemory(IAgentMemory):
         self,
         *,
         thread_id: str | _NotSetMarker = NOT_SET_MARKER,
-        user_id: str | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | _NotSetMarker = NOT_SET_MARKER,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
         metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         llm: ILlm | _NotSetMarker = NOT_SET_MARKER,
         max_message_token_length: int | _NotSetMarker = NOT_SET_MARKER,
@@ -231,7 +236,7 @@ class OracleAgentMemory(IAgentMemory):
         reject_store_kwargs("create_thread", kwargs)
         arguments = dict(locals())
         call = _call_layer("create_thread", arguments)
-        record = {
+        record: RecordIn = {
             "record_type": "thread",
             "id": check_id(value_or(thread_id, None) or new_record_id(), "thread_id"),
             "user_id": check_optional_id(user_id, "user_id") if user_id is not NOT_SET_MARKER
@@ -242,7 +247,7 @@ class OracleAgentMemory(IAgentMemory):
             "config": {"settings": call.to_json(), "state": {}},
         }
         record["thread_id"] = record["id"]
-        self.memory_service.backend.write_records([record])  # type: ignore[list-item]
+        self.memory_service.backend.write_records([record])
         return open_thread(self.memory_service, self._load_thread(record["id"]), llm,
                            SettingsLayer(search_config=call.search_config,
                                          image_input_limit_config=call.image_input_limit_config))
@@ -302,11 +307,11 @@ class OracleAgentMemory(IAgentMemory):
         record = self._load_thread(thread_id)
         config = record.get("config") or {}
         stored = layer_from_json(config.get("settings"))
-        changes: dict[str, Any] = {"config": {
+        changes: RecordChanges = {"config": {
             **config, "settings": call.over(stored).to_json()}}
-        if metadata is not NOT_SET_MARKER:
+        if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
-        updated = self.memory_service.backend.update_record(thread_id, ["thread"], changes)  # type: ignore[arg-type]
+        updated = self.memory_service.backend.update_record(thread_id, ["thread"], changes)
         if updated is None:
             raise NotFoundError(f"thread {thread_id!r} does not exist")
         return open_thread(self.memory_service, updated, llm, SettingsLayer(
@@ -334,9 +339,9 @@ class OracleAgentMemory(IAgentMemory):
         content: str,
         *,
         memory_type: str | _NotSetMarker = NOT_SET_MARKER,
-        user_id: str | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
+        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
+        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
         memory_id: str | _NotSetMarker = NOT_SET_MARKER,
         metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
@@ -356,9 +361,7 @@ class OracleAgentMemory(IAgentMemory):
         reject_store_kwargs("add_memory", store_kwargs)
         if (memory_id_to_link is NOT_SET_MARKER) != (link_type is NOT_SET_MARKER):
             raise InvalidArgumentError("memory_id_to_link and link_type must be given together")
-        scope = {name: check_optional_id(value_or(value, None), name)
-                 for name, value in (("user_id", user_id), ("agent_id", agent_id),
-                                     ("thread_id", thread_id))}
+        scope = _explicit_scope(user_id, agent_id, thread_id)
         links = []
         if memory_id_to_link is not NOT_SET_MARKER:
             target = self.memory_service.find(check_id(memory_id_to_link, "memory_id_to_link"),
@@ -366,16 +369,16 @@ class OracleAgentMemory(IAgentMemory):
             if target is None:
                 raise InvalidArgumentError(f"memory_id_to_link {memory_id_to_link!r} is not a "
                                            "stored memory")
-            scope = {name: value if value is not None else target.get(name)  # type: ignore[misc]
-                     for name, value in scope.items()}
+            scope = _filled_scope(scope, target)
             links.append(new_link(None, source=None,
                                   target=(target["id"], target["record_type"]),
                                   relation_type=link_type, relation_id=link_id,
                                   timestamp=value_or(link_timestamp, None),
                                   metadata=value_or(link_metadata, None)))
+        owner_thread = scope.get("thread_id")
         linking = check_flag(value_or(autonomous_linking, self.llm is not None
-                                      and scope["thread_id"] is not None), "autonomous_linking")
-        if linking and scope["thread_id"] is None:
+                                      and owner_thread is not None), "autonomous_linking")
+        if linking and owner_thread is None:
             raise InvalidArgumentError("autonomous_linking links memories of one thread: "
                                        "give thread_id, or add the memory through the thread")
         record = self.memory_service.memory_record(
@@ -383,9 +386,9 @@ class OracleAgentMemory(IAgentMemory):
             metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
             ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
         new_id = self.memory_service.write_memory(record, links)
-        if linking and self.llm is not None:
-            link_new_memory(self.get_thread(scope["thread_id"]),  # type: ignore[arg-type]
-                            new_id, content, record["record_type"])
+        if linking and self.llm is not None and owner_thread is not None:
+            link_new_memory(self.get_thread(owner_thread), new_id, content,
+                            record["record_type"])
         return new_id
 
     def update_memory(
@@ -409,8 +412,9 @@ class OracleAgentMemory(IAgentMemory):
         """Delete a memory-like record (memory, fact, preference or guideline) by id."""
         check_id(memory_id, "memory_id")
         found = self.memory_service.find(memory_id, MEMORY_TYPES)
-        if found is not None and found.get("thread_id") is not None:
-            self.memory_service.wait_for_threads([found["thread_id"]])  # type: ignore[list-item]
+        owner_thread = found.get("thread_id") if found is not None else None
+        if owner_thread is not None:
+            self.memory_service.wait_for_threads([owner_thread])
         return self.memory_service.backend.delete_records([memory_id], list(MEMORY_TYPES))
 
     # -- images -----------------------------------------------------------------------
@@ -432,9 +436,7 @@ class OracleAgentMemory(IAgentMemory):
     ) -> str:
         """Store an image in any scope; its description is its searchable text."""
         reject_store_kwargs("add_image", store_kwargs)
-        scope = {name: check_optional_id(value_or(value, None), name)
-                 for name, value in (("user_id", user_id), ("agent_id", agent_id),
-                                     ("thread_id", thread_id))}
+        scope = _explicit_scope(user_id, agent_id, thread_id)
         mime = validate_image(image, mime_type, self.memory_service.defaults
                               .image_input_limit_config or ImageInputLimitConfig())
         record = image_record(
@@ -488,9 +490,9 @@ class OracleAgentMemory(IAgentMemory):
 
     # -- listing ----------------------------------------------------------------------
 
-    def _list(self, record_types: Sequence[str], scope: dict[str, Any], metadata_filter: Any,
+    def _list(self, record_types: Sequence[str], scope: RecordScope, metadata_filter: Any,
               limit: Any, include_bytes: bool = False) -> list[Any]:
-        records = self.memory_service.backend.get_records({  # type: ignore[typeddict-item]
+        records = self.memory_service.backend.get_records({
             "record_types": list(record_types), **scope,
             "metadata_filter": value_or(metadata_filter, None),
             "include_bytes": include_bytes, "limit": list_limit(limit)})
@@ -597,7 +599,9 @@ class OracleAgentMemory(IAgentMemory):
 
     # -- search -----------------------------------------------------------------------
 
-    def search(
+    # Returns the concrete results; IAgentMemory (like the reference) declares list[SearchResult],
+    # and a list is invariant, so the narrower list is an override mypy cannot accept.
+    def search(  # type: ignore[override]
         self,
         query: str,
         *,
@@ -662,9 +666,28 @@ class OracleAgentMemory(IAgentMemory):
     _async_twins = (*IAgentMemory._async_twins, "close")
 
 
-def _given_scope(user_id: Any, agent_id: Any, thread_id: Any) -> dict[str, str | None]:
+def _given_scope(user_id: object, agent_id: object, thread_id: object) -> RecordScope:
     """The scope keys a list call was given (None included: it selects unscoped records)."""
-    return {name: check_optional_id(value, name)
-            for name, value in (("user_id", user_id), ("agent_id", agent_id),
-                                ("thread_id", thread_id))
-            if value is not NOT_SET_MARKER}
+    scope: RecordScope = {}
+    if user_id is not NOT_SET_MARKER:
+        scope["user_id"] = check_optional_id(user_id, "user_id")
+    if agent_id is not NOT_SET_MARKER:
+        scope["agent_id"] = check_optional_id(agent_id, "agent_id")
+    if thread_id is not NOT_SET_MARKER:
+        scope["thread_id"] = check_optional_id(thread_id, "thread_id")
+    return scope
+
+
+def _explicit_scope(user_id: object, agent_id: object, thread_id: object) -> RecordScope:
+    """Every scope dimension of a new record: the given id, or None when omitted."""
+    return {"user_id": check_optional_id(value_or(user_id, None), "user_id"),
+            "agent_id": check_optional_id(value_or(agent_id, None), "agent_id"),
+            "thread_id": check_optional_id(value_or(thread_id, None), "thread_id")}
+
+
+def _filled_scope(scope: RecordScope, stored: RecordOut) -> RecordScope:
+    """``scope`` with each dimension that is None taken from a stored record."""
+    user, agent, thread = scope.get("user_id"), scope.get("agent_id"), scope.get("thread_id")
+    return {"user_id": stored.get("user_id") if user is None else user,
+            "agent_id": stored.get("agent_id") if agent is None else agent,
+            "thread_id": stored.get("thread_id") if thread is None else thread}

@@ -8,33 +8,60 @@ open contract backend. Everything the interface asks for maps to contract operat
 from __future__ import annotations
 
 import asyncio
+import builtins
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
-from oracleagentmemory.apis.memorystore import MAX_LIST_LIMIT, PendingRecordBatch
-from oracleagentmemory.apis.message import ImageContent, MessageContent, part_to_dict
+from oracleagentmemory.apis.memorystore import (
+    MAX_LIST_LIMIT,
+    MetadataFilter,
+    PendingRecordBatch,
+    PerRecordEmbeddingsInput,
+    PerRecordIndexTextInput,
+    RecordContentInput,
+)
+from oracleagentmemory.apis.message import (
+    ImageContent,
+    MessageContent,
+    MetadataValue,
+    part_to_dict,
+)
 from oracleagentmemory.apis.records import MessageRecord, Record, RecordStatus, ThreadRecord
-from oracleagentmemory.apis.relations import RecordRelation
+from oracleagentmemory.apis.relations import RecordRelation, RelationType
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core.arguments import check_content, check_id, check_status
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
 from oracleagentmemory.core.images import validate_image
-from oracleagentmemory.core.links import link_changes, link_selector, new_link
+from oracleagentmemory.core.links import endpoint_query, link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import new_record_id, search_result
 from oracleagentmemory.core.observation import MEMORY_STORE_OPERATIONS, observe_methods
 from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
-from oracleagentmemory.core.records import contract_record_type, relation_of, to_record
+from oracleagentmemory.core.records import (
+    contract_record_type,
+    contract_strategy,
+    relation_of,
+    to_record,
+)
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
 from oracleagentmemory.errors import InvalidArgumentError
 from oracleagentmemory.stores.opening import open_backend
-from oracleagentmemory.stores.protocol import LinkIn, LinkQuery, RecordIn, StoreBackend
+from oracleagentmemory.stores.protocol import (
+    LinkIn,
+    OwnerType,
+    RecordChanges,
+    RecordIn,
+    RecordQuery,
+    ScopeDimension,
+    StoreBackend,
+    Vector,
+)
 from oracleagentmemory.stores.timestamps import parse_iso
 
 __all__ = ["DEFAULT_BATCH_SIZE", "OracleDBMemoryStore"]
@@ -42,7 +69,18 @@ __all__ = ["DEFAULT_BATCH_SIZE", "OracleDBMemoryStore"]
 DEFAULT_BATCH_SIZE = 256
 """Texts embedded per embedder call when a batch arrives without vectors."""
 
-_CASCADE_OWNERS = {"thread": "thread", "user_profile": "user", "agent_profile": "agent"}
+_CASCADE_OWNERS: dict[str, OwnerType] = {"thread": "thread", "user_profile": "user",
+                                          "agent_profile": "agent"}
+
+
+class _ContentFields(TypedDict, total=False):
+    """The contract fields a content argument sets (the same in RecordIn and RecordChanges)."""
+
+    content: str
+    parts: list[dict[str, Any]] | None
+    config: dict[str, Any] | None
+    mime_type: str | None
+    image_bytes: bytes | None
 
 
 def _one_vector(value: Any, argument: str) -> np.ndarray | None:
@@ -126,28 +164,31 @@ class OracleDBMemoryStore(OracleMemoryStore):
             raise InvalidArgumentError(
                 f"unexpected store option(s): {', '.join(sorted(store_kwargs))}")
         records: list[RecordIn] = []
+        index_texts: list[str | None] = []
         for batch in batches:
-            records.extend(self._batch_records(batch))
+            for record, index_text in self._batch_records(batch):
+                records.append(record)
+                index_texts.append(index_text)
         missing = [i for i, record in enumerate(records)
                    if record.get("embedding") is None and record.get("content")
                    and record["record_type"] in SEARCHABLE_TYPES]
-        texts = [records[i].pop("_index_text", None) or records[i]["content"]  # type: ignore[misc]
-                 for i in missing]
+        texts = [index_texts[i] or records[i]["content"] for i in missing]
         for index, vector in zip(missing, self._embed(texts), strict=True):
             records[index]["embedding"] = vector
-        for record in records:
-            record.pop("_index_text", None)  # type: ignore[misc]
         return self.backend.write_records(records)
 
     async def _add_prepared_batches_async(self, batches: list[PendingRecordBatch],
                                           **store_kwargs: Any) -> list[str]:
         return await asyncio.to_thread(self._add_prepared_batches, batches, **store_kwargs)
 
-    def _batch_records(self, batch: PendingRecordBatch) -> list[RecordIn]:
+    def _batch_records(self, batch: PendingRecordBatch) -> list[tuple[RecordIn, str | None]]:
+        """The batch's records, each with its index text (what is embedded instead of the
+        content, when given)."""
         record_type = contract_record_type(str(batch.record_type))
-        records = []
-        for i, content in enumerate(batch.contents):  # type: ignore[union-attr]
-            record: dict[str, Any] = {
+        records: list[tuple[RecordIn, str | None]] = []
+        for i in range(len(batch)):
+            index_text = _index_text(batch.values("index_texts", i))
+            record: RecordIn = {
                 "record_type": record_type,
                 "id": value_or(batch.values("record_ids", i), None) or new_record_id(),
                 "metadata": value_or(batch.values("metadata", i), None),
@@ -156,32 +197,37 @@ class OracleDBMemoryStore(OracleMemoryStore):
                 **ttl_fields(batch.values("ttl_days", i), batch.values("ttl_anchor", i),
                              self.retention),
                 "embedding": _one_vector(batch.values("embeddings", i), "embeddings"),
-                "_index_text": _index_text(batch.values("index_texts", i)),
+                "thread_id": value_or(batch.values("thread_ids", i), None),
+                "user_id": value_or(batch.values("user_ids", i), None),
+                "agent_id": value_or(batch.values("agent_ids", i), None),
+                "role": value_or(batch.values("roles", i), None),
+                **_content_fields(record_type, batch.values("contents", i), index_text),
             }
-            for key, name in (("thread_id", "thread_ids"), ("user_id", "user_ids"),
-                              ("agent_id", "agent_ids"), ("role", "roles")):
-                record[key] = value_or(batch.values(name, i), None)
-            record.update(_content_fields(record_type, content, record["_index_text"]))
-            records.append(record)  # type: ignore[arg-type]
-        return records  # type: ignore[return-value]
+            records.append((record, index_text))
+        return records
 
     def add_user(self, user_id: str | _NotSetMarker = NOT_SET_MARKER,
                  information: str | _NotSetMarker = NOT_SET_MARKER,
-                 metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> str:
+                 metadata: MetadataValue | _NotSetMarker = NOT_SET_MARKER) -> str:
         return self._add_profile("user_profile", "user_id", user_id, information, metadata)
 
     def add_agent(self, agent_id: str, information: str,
-                  metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> str:
+                  metadata: MetadataValue | _NotSetMarker = NOT_SET_MARKER) -> str:
         return self._add_profile("agent_profile", "agent_id", agent_id, information, metadata)
 
-    def _add_profile(self, record_type: str, scope_key: str, profile_id: Any,
-                     information: Any, metadata: Any) -> str:
-        check_id(profile_id, scope_key)
-        check_content(information, "information")
-        return self.backend.write_records([{  # type: ignore[list-item]
-            "record_type": record_type, "id": profile_id, scope_key: profile_id,
-            "content": information, "metadata": value_or(metadata, None),
-            "embedding": self._embed([information])[0]}])[0]
+    def _add_profile(self, record_type: str, scope_key: str, profile_id: object,
+                     information: object, metadata: MetadataValue | _NotSetMarker) -> str:
+        profile = check_id(profile_id, scope_key)
+        text = check_content(information, "information")
+        record: RecordIn = {
+            "record_type": record_type, "id": profile,
+            "content": text, "metadata": value_or(metadata, None),
+            "embedding": self._embed([text])[0]}
+        if scope_key == "user_id":
+            record["user_id"] = profile
+        else:
+            record["agent_id"] = profile
+        return self.backend.write_records([record])[0]
 
     # -- reading ----------------------------------------------------------------------
 
@@ -197,28 +243,30 @@ class OracleDBMemoryStore(OracleMemoryStore):
              thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
              user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
              agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-             metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+             metadata_filter: MetadataFilter | _NotSetMarker = NOT_SET_MARKER,
              include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
-             record_id: str | _NotSetMarker = NOT_SET_MARKER) -> list[Record]:
-        query: dict[str, Any] = {
+             record_id: str | _NotSetMarker = NOT_SET_MARKER) -> builtins.list[Record]:
+        query: RecordQuery = {
             "record_types": [contract_record_type(record_type)],
             "metadata_filter": value_or(metadata_filter, None),
             "include_bytes": bool(value_or(include_bytes, False)),
             "limit": list_limit(limit),
         }
-        for key, value in (("thread_id", thread_id), ("user_id", user_id),
-                           ("agent_id", agent_id)):
-            if value is not NOT_SET_MARKER:
-                query[key] = value
+        if not isinstance(thread_id, _NotSetMarker):
+            query["thread_id"] = thread_id
+        if not isinstance(user_id, _NotSetMarker):
+            query["user_id"] = user_id
+        if not isinstance(agent_id, _NotSetMarker):
+            query["agent_id"] = agent_id
         if record_id is not NOT_SET_MARKER:
             query["ids"] = [check_id(record_id, "record_id")]
-        return [to_record(record) for record in self.backend.get_records(query)]  # type: ignore[arg-type]
+        return [to_record(record) for record in self.backend.get_records(query)]
 
     def list_thread_messages(self, thread_id: str, last_n: int | None = None,
                              range_start_seq_no: int | None = None,
                              range_end_seq_no: int | None = None,
                              include_bytes: bool | _NotSetMarker = NOT_SET_MARKER
-                             ) -> list[MessageRecord]:
+                             ) -> builtins.list[MessageRecord]:
         if last_n is not None and (range_start_seq_no is not None
                                    or range_end_seq_no is not None):
             raise InvalidArgumentError("pass last_n or a seq_no range, not both")
@@ -228,31 +276,33 @@ class OracleDBMemoryStore(OracleMemoryStore):
         chosen = [record for record in records
                   if (range_start_seq_no is None or record["seq_no"] >= range_start_seq_no)
                   and (range_end_seq_no is None or record["seq_no"] <= range_end_seq_no)]
-        return [to_record(record) for record in chosen]  # type: ignore[misc]
+        return [message for message in map(to_record, chosen)
+                if isinstance(message, MessageRecord)]
 
-    def search(self, query: str | None, k: int, query_vector: list[float] | None = None,
+    def search(self, query: str | None, k: int,
+               query_vector: builtins.list[float] | None = None,
                thread_id: str | None = None, user_id: str | None = None,
                agent_id: str | None = None, exact_user_match: bool = False,
                exact_agent_match: bool = False, exact_thread_match: bool = False,
                record_types: set[str] | None = None,
-               metadata_filter: dict[str, Any] | None = None, num_hops: int = 0,
+               metadata_filter: MetadataFilter = None, num_hops: int = 0,
                max_linked_results: int = 100,
-               include_invalid_results: bool = True) -> list[tuple[Record, float]]:
+               include_invalid_results: bool = True) -> builtins.list[tuple[Record, float]]:
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise InvalidArgumentError(f"k must be an integer of at least 1, got {k!r}")
         if query is None and query_vector is None:
             raise InvalidArgumentError("give a query text, a query_vector, or both")
-        strategy = self.search_strategy.name
-        vector = query_vector
+        strategy = contract_strategy(self.search_strategy)
+        vector: Vector | None = query_vector
         if vector is None and strategy != "KEYWORD" and query is not None:
-            vector = self._embed([query], is_query=True)[0]  # type: ignore[assignment]
-        scope = {}
+            vector = self._embed([query], is_query=True)[0]
+        scope: dict[str, ScopeDimension] = {}
         for key, value, exact in (("user_id", user_id, exact_user_match),
                                   ("agent_id", agent_id, exact_agent_match),
                                   ("thread_id", thread_id, exact_thread_match)):
             if value is not None or exact:
                 scope[key] = {"value": value, "exact": bool(exact)}
-        hits = self.backend.search({  # type: ignore[typeddict-item]
+        hits = self.backend.search({
             "query_text": query or "", "query_vector": vector, "strategy": strategy,
             "scope": scope,
             "record_types": [contract_record_type(t) for t in sorted(record_types or ())],
@@ -264,21 +314,24 @@ class OracleDBMemoryStore(OracleMemoryStore):
     # -- changing ---------------------------------------------------------------------
 
     def update(self, record_type: str, record_id: str,
-               content: Any = NOT_SET_MARKER, index_text: Any = NOT_SET_MARKER,
-               embedding: Any = NOT_SET_MARKER, metadata: Any = NOT_SET_MARKER,
-               timestamp: Any = NOT_SET_MARKER, ttl_days: Any = NOT_SET_MARKER,
+               content: RecordContentInput | _NotSetMarker = NOT_SET_MARKER,
+               index_text: PerRecordIndexTextInput | None | _NotSetMarker = NOT_SET_MARKER,
+               embedding: PerRecordEmbeddingsInput | None | _NotSetMarker = NOT_SET_MARKER,
+               metadata: MetadataValue | _NotSetMarker = NOT_SET_MARKER,
+               timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+               ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
                ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
                status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
-               text: Any = NOT_SET_MARKER) -> int:
+               text: str | None | _NotSetMarker = NOT_SET_MARKER) -> int:
         if text is not NOT_SET_MARKER:
             if content is not NOT_SET_MARKER:
                 raise InvalidArgumentError("pass content or text (its older name), not both")
             content = text
         contract_type = contract_record_type(record_type)
-        changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, self.retention)
+        changes = ttl_changes(ttl_days, ttl_anchor, self.retention)
         if content is not NOT_SET_MARKER:
-            changes.update(_content_fields(contract_type, content,
-                                           _index_text(index_text)))
+            changes = {**changes, **_content_fields(contract_type, content,
+                                                     _index_text(index_text))}
             given = _one_vector(embedding, "embedding")
             if given is None and contract_type in SEARCHABLE_TYPES:
                 source = _index_text(index_text) or changes.get("content") or ""
@@ -286,20 +339,21 @@ class OracleDBMemoryStore(OracleMemoryStore):
             changes["embedding"] = given
         elif embedding is not NOT_SET_MARKER:
             changes["embedding"] = _one_vector(embedding, "embedding")
-        for key, value in (("metadata", metadata), ("timestamp", timestamp)):
-            if value is not NOT_SET_MARKER:
-                changes[key] = value
+        if not isinstance(metadata, _NotSetMarker):
+            changes["metadata"] = metadata
+        if not isinstance(timestamp, _NotSetMarker):
+            changes["timestamp"] = timestamp
         if status is not NOT_SET_MARKER:
             changes["status"] = check_status(status)
         updated = self.backend.update_record(check_id(record_id, "record_id"),
-                                             [contract_type], changes)  # type: ignore[arg-type]
+                                             [contract_type], changes)
         return 0 if updated is None else 1
 
     def delete(self, record_type: str, record_id: str, cascade: bool = False) -> int:
         contract_type = contract_record_type(record_type)
         check_id(record_id, "record_id")
         if cascade and contract_type in _CASCADE_OWNERS:
-            return self.backend.delete_cascade(_CASCADE_OWNERS[contract_type],  # type: ignore[arg-type]
+            return self.backend.delete_cascade(_CASCADE_OWNERS[contract_type],
                                                record_id)["owner"]
         return self.backend.delete_records([record_id], [contract_type])
 
@@ -310,17 +364,17 @@ class OracleDBMemoryStore(OracleMemoryStore):
 
     def add_relations(
         self,
-        source_record_ids: str | list[str],
-        source_record_types: str | list[str],
-        target_record_ids: str | list[str],
-        target_record_types: str | list[str],
-        relation_types: str | list[str],
-        opposite_relation_types: str | list[str] | _NotSetMarker = NOT_SET_MARKER,
-        relation_ids: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        timestamps: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | list[dict[str, Any] | None] | _NotSetMarker = (
+        source_record_ids: str | builtins.list[str],
+        source_record_types: str | builtins.list[str],
+        target_record_ids: str | builtins.list[str],
+        target_record_types: str | builtins.list[str],
+        relation_types: RelationType | builtins.list[RelationType],
+        opposite_relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = (
             NOT_SET_MARKER),
-    ) -> list[str]:
+        relation_ids: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        timestamps: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: MetadataValue | builtins.list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
+    ) -> builtins.list[str]:
         columns = _broadcast(
             source_record_ids=source_record_ids, source_record_types=source_record_types,
             target_record_ids=target_record_ids, target_record_types=target_record_types,
@@ -337,35 +391,35 @@ class OracleDBMemoryStore(OracleMemoryStore):
         self.backend.write_records([], links=links)
         return [link["id"] for link in links]
 
-    def get_relation(self, source_record_id: Any = NOT_SET_MARKER,
-                     source_record_type: Any = NOT_SET_MARKER,
-                     target_record_id: Any = NOT_SET_MARKER,
-                     target_record_type: Any = NOT_SET_MARKER,
-                     relation_type: Any = NOT_SET_MARKER,
-                     relation_id: Any = NOT_SET_MARKER) -> RecordRelation | None:
+    def get_relation(self, source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+                     source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+                     target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+                     target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+                     relation_type: RelationType | _NotSetMarker = NOT_SET_MARKER,
+                     relation_id: str | _NotSetMarker = NOT_SET_MARKER) -> RecordRelation | None:
         selector = link_selector(source_record_id, source_record_type, target_record_id,
                                  target_record_type, relation_type, relation_id)
         if not selector:
             raise InvalidArgumentError("give relation_id, or the endpoint tuple")
-        query: dict[str, Any] = {key: value for key, value in selector.items() if key != "id"}
+        query = endpoint_query(selector)
         if "id" in selector:
-            query["ids"] = [selector["id"]]  # type: ignore[typeddict-item]
-        found = self.backend.list_links(query)  # type: ignore[arg-type]
+            query["ids"] = [selector["id"]]
+        found = self.backend.list_links(query)
         return relation_of(found[0]) if found else None
 
-    def list_relations(self, relation_type: Any = NOT_SET_MARKER,
-                       source_record_id: Any = NOT_SET_MARKER,
-                       source_record_type: Any = NOT_SET_MARKER,
-                       target_record_id: Any = NOT_SET_MARKER,
-                       target_record_type: Any = NOT_SET_MARKER,
+    def list_relations(self, relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+                       source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+                       source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+                       target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+                       target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
                        limit: int | None | _NotSetMarker = NOT_SET_MARKER,
-                       metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-                       relation_id: Any = NOT_SET_MARKER) -> list[RecordRelation]:
-        query: LinkQuery = {key: value  # type: ignore[assignment]
-                            for key, value in link_selector(
-                                source_record_id, source_record_type, target_record_id,
-                                target_record_type, relation_type, NOT_SET_MARKER).items()}
-        if relation_id is not NOT_SET_MARKER:
+                       metadata_filter: MetadataFilter | _NotSetMarker = NOT_SET_MARKER,
+                       relation_id: str | _NotSetMarker = NOT_SET_MARKER
+                       ) -> builtins.list[RecordRelation]:
+        query = endpoint_query(link_selector(
+            source_record_id, source_record_type, target_record_id, target_record_type,
+            relation_type, NOT_SET_MARKER))
+        if not isinstance(relation_id, _NotSetMarker):
             query["ids"] = [relation_id]
         query["metadata_filter"] = value_or(metadata_filter, None)
         query["limit"] = list_limit(limit)
@@ -373,17 +427,17 @@ class OracleDBMemoryStore(OracleMemoryStore):
 
     def update_relations(
         self,
-        relation_ids: str | list[str],
-        relation_types: str | list[str] | _NotSetMarker = NOT_SET_MARKER,
-        opposite_relation_types: str | list[str] | _NotSetMarker = NOT_SET_MARKER,
-        timestamps: str | None | list[str | None] | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | list[dict[str, Any] | None] | _NotSetMarker = (
+        relation_ids: str | builtins.list[str],
+        relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = NOT_SET_MARKER,
+        opposite_relation_types: RelationType | builtins.list[RelationType] | _NotSetMarker = (
             NOT_SET_MARKER),
-    ) -> list[str]:
+        timestamps: str | None | builtins.list[str | None] | _NotSetMarker = NOT_SET_MARKER,
+        metadata: MetadataValue | builtins.list[MetadataValue] | _NotSetMarker = NOT_SET_MARKER,
+    ) -> builtins.list[str]:
         rows = _broadcast(relation_ids=relation_ids, relation_types=relation_types,
                           opposite_relation_types=opposite_relation_types,
                           timestamps=timestamps, metadata=metadata)
-        updated = []
+        updated: builtins.list[str] = []
         for row in rows:
             changes = link_changes(row["relation_types"], row["opposite_relation_types"],
                                    row["timestamps"], row["metadata"])
@@ -392,7 +446,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
                 updated.append(row["relation_ids"])
         return updated
 
-    def delete_relations(self, relation_ids: str | list[str]) -> int:
+    def delete_relations(self, relation_ids: str | builtins.list[str]) -> int:
         ids = [relation_ids] if isinstance(relation_ids, str) else list(relation_ids)
         return sum(self.backend.delete_links({"id": check_id(i, "relation_ids")}, None)
                    for i in ids)
@@ -411,20 +465,21 @@ class OracleDBMemoryStore(OracleMemoryStore):
         record = self.get("thread", thread_id)
         return record if isinstance(record, ThreadRecord) else None
 
-    def _update_thread_record(self, thread_id: str, *, metadata: Any = NOT_SET_MARKER,
-                              runtime_config: Any = NOT_SET_MARKER,
-                              runtime_state: Any = NOT_SET_MARKER) -> int:
+    def _update_thread_record(
+            self, thread_id: str, *, metadata: MetadataValue | _NotSetMarker = NOT_SET_MARKER,
+            runtime_config: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+            runtime_state: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> int:
         current = self._get_thread_record(thread_id)
         if current is None:
             return 0
-        changes: dict[str, Any] = {}
-        if metadata is not NOT_SET_MARKER:
+        changes: RecordChanges = {}
+        if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
         if runtime_config is not NOT_SET_MARKER or runtime_state is not NOT_SET_MARKER:
             changes["config"] = {
                 "settings": value_or(runtime_config, current.runtime_config) or {},
                 "state": value_or(runtime_state, current.runtime_state) or {}}
-        updated = self.backend.update_record(thread_id, ["thread"], changes)  # type: ignore[arg-type]
+        updated = self.backend.update_record(thread_id, ["thread"], changes)
         return 0 if updated is None else 1
 
     def _get_record_expiration(self, record_type: str, record_id: str) -> datetime | None:
@@ -459,7 +514,7 @@ def _broadcast(**columns: Any) -> list[dict[str, Any]]:
              for name, value in columns.items()} for i in range(count)]
 
 
-def _content_fields(record_type: str, content: Any, index_text: str | None) -> dict[str, Any]:
+def _content_fields(record_type: str, content: object, index_text: str | None) -> _ContentFields:
     """The contract fields a content argument sets for a record type."""
     if record_type == "image":
         if not isinstance(content, (bytes, bytearray)):
@@ -482,8 +537,8 @@ def _content_fields(record_type: str, content: Any, index_text: str | None) -> d
         config = dict(content) if isinstance(content, Mapping) else {}
         return {"config": {"settings": config, "state": {}}, "content": ""}
     if record_type == "summary":
-        text = content.get("summary", "") if isinstance(content, Mapping) else content
-        return {"content": "" if text is None else str(text)}
+        summary = content.get("summary", "") if isinstance(content, Mapping) else content
+        return {"content": "" if summary is None else str(summary)}
     if content is None:
         return {"content": ""}
     if not isinstance(content, str):

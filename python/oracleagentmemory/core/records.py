@@ -18,9 +18,13 @@ from oracleagentmemory._vocabulary import (
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
 from oracleagentmemory.apis.records import Record, RecordStatus, build_record
 from oracleagentmemory.apis.relations import MemoryLink, RecordRelation
-from oracleagentmemory.stores.protocol import LinkOut, RecordOut, StoreBackend
+from oracleagentmemory.core.dbsearch import SearchStrategy
+from oracleagentmemory.stores.protocol import LinkOut, RecordOut, StoreBackend, Strategy
 
 _MEMORY_TYPES = frozenset(MEMORY_TYPES)
+_CONTRACT_STRATEGIES: dict[SearchStrategy, Strategy] = {
+    SearchStrategy.VECTOR: "VECTOR", SearchStrategy.KEYWORD: "KEYWORD",
+    SearchStrategy.HYBRID: "HYBRID"}
 
 
 def public_record_type(contract_type: str) -> str:
@@ -29,6 +33,11 @@ def public_record_type(contract_type: str) -> str:
 
 def contract_record_type(public_type: str) -> str:
     return CONTRACT_RECORD_TYPES.get(public_type, public_type)
+
+
+def contract_strategy(strategy: SearchStrategy) -> Strategy:
+    """The contract's spelling (VECTOR / KEYWORD / HYBRID) of a search strategy."""
+    return _CONTRACT_STRATEGIES[strategy]
 
 
 def contract_status(status: RecordStatus | str) -> str:
@@ -49,8 +58,9 @@ def to_record(data: RecordOut | Mapping[str, Any],
     content: Any = data.get("content")
     if record_type == "message":
         extra["seq_no"] = data.get("seq_no", 0)
-        if data.get("parts"):
-            content = tuple(_to_part(part, {}) for part in data["parts"])
+        parts = data.get("parts")
+        if parts:
+            content = tuple(_to_part(part, {}) for part in parts)
     elif record_type == "image":
         extra.update(mime_type=ImageMimeType(data.get("mime_type") or ImageMimeType.PNG),
                      bytes=data.get("image_bytes"), message_id=data.get("message_id"))
@@ -71,20 +81,20 @@ def to_record(data: RecordOut | Mapping[str, Any],
 
 def relation_of(link: LinkOut | Mapping[str, Any]) -> RecordRelation:
     """A stored link as a MemoryLink (both ends memory-like) or a plain RecordRelation."""
-    fields = {
-        "id": link["id"],
-        "source_record_id": link["source_id"],
-        "source_record_type": link["source_type"],
-        "target_record_id": link["target_id"],
-        "target_record_type": link["target_type"],
-        "relation_type": link["relation_type"],
-        "opposite_relation_type": link["opposite_relation_type"],
-        "timestamp": link.get("timestamp"),
-        "metadata": link.get("metadata"),
-        "created_at": link["created_at"],
-    }
     memory_link = (link["source_type"] in _MEMORY_TYPES and link["target_type"] in _MEMORY_TYPES)
-    return MemoryLink(**fields) if memory_link else RecordRelation(**fields)
+    relation_class = MemoryLink if memory_link else RecordRelation
+    return relation_class(
+        id=link["id"],
+        source_record_id=link["source_id"],
+        source_record_type=link["source_type"],
+        target_record_id=link["target_id"],
+        target_record_type=link["target_type"],
+        relation_type=link["relation_type"],
+        opposite_relation_type=link["opposite_relation_type"],
+        timestamp=link.get("timestamp"),
+        metadata=link.get("metadata"),
+        created_at=link["created_at"],
+    )
 
 
 def to_message(data: Mapping[str, Any],

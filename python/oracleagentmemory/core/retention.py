@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+from oracleagentmemory.stores.protocol import RecordChanges, TtlAnchor
+
+_CONTRACT_ANCHORS: dict[TimeToLiveAnchor, TtlAnchor] = {
+    TimeToLiveAnchor.CREATED_AT: "CREATED_AT", TimeToLiveAnchor.TIMESTAMP: "TIMESTAMP"}
+
+
+class TtlFields(TypedDict):
+    """The contract's TTL fields of a record."""
+
+    ttl_days: int | None
+    ttl_anchor: TtlAnchor
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +59,8 @@ def check_ttl_days(value: Any, argument: str = "ttl_days") -> int | None:
     return value
 
 
-def resolve_ttl_days(value: Any, retention: MemoryRetentionConfig, argument: str = "ttl_days"):
+def resolve_ttl_days(value: Any, retention: MemoryRetentionConfig,
+                     argument: str = "ttl_days") -> int | None:
     """Days until expiry (None = never) for an omitted, None or explicit ``ttl_days``."""
     if value is NOT_SET_MARKER:
         return _default_days(retention)
@@ -66,19 +78,19 @@ def resolve_ttl_days(value: Any, retention: MemoryRetentionConfig, argument: str
     return days
 
 
-def resolve_ttl_anchor(value: Any, argument: str = "ttl_anchor") -> str:
+def resolve_ttl_anchor(value: Any, argument: str = "ttl_anchor") -> TtlAnchor:
     """The contract's anchor name (CREATED_AT or TIMESTAMP) for a TimeToLiveAnchor."""
     if value is NOT_SET_MARKER:
         return "CREATED_AT"
     try:
-        return TimeToLiveAnchor(value).name
+        return _CONTRACT_ANCHORS[TimeToLiveAnchor(value)]
     except ValueError:
         raise InvalidArgumentError(
             f"{argument} must be a TimeToLiveAnchor (created_at or timestamp), got {value!r}"
         ) from None
 
 
-def ttl_fields(ttl_days: Any, ttl_anchor: Any, retention: MemoryRetentionConfig) -> dict:
+def ttl_fields(ttl_days: Any, ttl_anchor: Any, retention: MemoryRetentionConfig) -> TtlFields:
     """The contract's ``ttl_days``/``ttl_anchor`` pair for a new record."""
     return {
         "ttl_days": resolve_ttl_days(ttl_days, retention),
@@ -86,8 +98,9 @@ def ttl_fields(ttl_days: Any, ttl_anchor: Any, retention: MemoryRetentionConfig)
     }
 
 
-def ttl_changes(ttl_days: Any, ttl_anchor: Any, retention: MemoryRetentionConfig) -> dict:
+def ttl_changes(ttl_days: Any, ttl_anchor: Any,
+                retention: MemoryRetentionConfig) -> RecordChanges:
     """The contract's TTL change for an update: empty when both arguments were omitted."""
     if ttl_days is NOT_SET_MARKER and ttl_anchor is NOT_SET_MARKER:
         return {}
-    return ttl_fields(ttl_days, ttl_anchor, retention)
+    return {**ttl_fields(ttl_days, ttl_anchor, retention)}

@@ -15,6 +15,10 @@ from typing import Any
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+from oracleagentmemory.stores.protocol import ScopeDimension
+
+Scope = dict[str, ScopeDimension]
+"""Resolved search scope: dimension name -> {"value", "exact"}; absent = unconstrained."""
 
 DIMENSIONS = (("user_id", "exact_user_match"), ("agent_id", "exact_agent_match"),
               ("thread_id", "exact_thread_match"))
@@ -47,13 +51,14 @@ def _flag(values: dict[str, Any], name: str, default: bool) -> bool:
 
 
 def thread_scope(values: dict[str, Any], user_id: str | None, agent_id: str | None,
-                 thread_id: str) -> dict[str, dict[str, Any]]:
-    defaults = {"user_id": (user_id, True), "agent_id": (agent_id, True),
-                "thread_id": (thread_id, False)}
+                 thread_id: str) -> Scope:
+    defaults: dict[str, tuple[str | None, bool]] = {
+        "user_id": (user_id, True), "agent_id": (agent_id, True),
+        "thread_id": (thread_id, False)}
     return _resolve(values, defaults)
 
 
-def client_scope(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def client_scope(values: dict[str, Any]) -> Scope:
     if values["user_id"] is NOT_SET_MARKER:
         raise InvalidArgumentError(
             "user_id is required for client searches: pass a user id, or None with "
@@ -64,7 +69,7 @@ def client_scope(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
             "exact_user_match=False is not allowed for client searches: client searches "
             "need an exact user scope"
         )
-    resolved: dict[str, dict[str, Any]] = {
+    resolved: Scope = {
         "user_id": {"value": values["user_id"], "exact": True}
     }
     for id_name, flag_name in DIMENSIONS[1:]:
@@ -78,13 +83,14 @@ def client_scope(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return resolved
 
 
-def store_scope(values: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    defaults = {id_name: (None, False) for id_name, _ in DIMENSIONS}
+def store_scope(values: dict[str, Any]) -> Scope:
+    defaults: dict[str, tuple[str | None, bool]] = {
+        id_name: (None, False) for id_name, _ in DIMENSIONS}
     return _resolve(values, defaults)
 
 
-def _resolve(values: dict[str, Any], defaults: dict[str, tuple]) -> dict[str, dict[str, Any]]:
-    resolved = {}
+def _resolve(values: dict[str, Any], defaults: dict[str, tuple[str | None, bool]]) -> Scope:
+    resolved: Scope = {}
     for id_name, flag_name in DIMENSIONS:
         default_value, default_exact = defaults[id_name]
         value = values[id_name]

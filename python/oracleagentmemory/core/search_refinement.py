@@ -104,14 +104,13 @@ def _plan(config: ISearchConfig, max_results: Any) -> _Plan:
     limit = value_or(max_results, resolved("max_results"))
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValueError(f"max_results must be an integer of at least 1, got {limit!r}")
-    pruning = isinstance(config, PruningMemorySearchConfig)
     return _Plan(
         token_budget=resolved("token_budget"),
         soft_token_budget=resolved("soft_token_budget"),
         reranker=resolved("reranker"),
         reranker_max_candidates=resolved("reranker_max_candidates"),
         max_results=limit,
-        pruner=config.pruner if pruning else None,  # type: ignore[attr-defined]
+        pruner=config.pruner if isinstance(config, PruningMemorySearchConfig) else None,
         evaluation_mode=resolved("evaluation_mode"),
         num_probe_points=resolved("num_probe_points"),
         protected_fraction=resolved("protected_fraction"),

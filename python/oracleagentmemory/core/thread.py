@@ -9,7 +9,7 @@ from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import ImageMimeType, Message
-from oracleagentmemory.apis.records import ImageRecord, RecordStatus
+from oracleagentmemory.apis.records import ImageRecord, RecordStatus, ThreadRecordType
 from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.apis.thread import (
     IThread,
@@ -69,7 +69,7 @@ from oracleagentmemory.core.thread_settings import (
     resolve_settings,
 )
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
-from oracleagentmemory.stores.protocol import RecordIn, RecordOut
+from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordQuery, RecordScope
 
 __all__ = [
     "CONTEXT_CARD_TOKEN_LIMIT_DEFAULT",
@@ -159,9 +159,9 @@ class OracleThread(IThread):
                      else new_record_id()
                      for name, value in (("thread_id", thread_id), ("user_id", user_id),
                                          ("agent_id", agent_id))}
-        check_id(generated["thread_id"], "thread_id")
         self._bind(ThreadContext(
-            service=service, thread_id=generated["thread_id"], user_id=generated["user_id"],
+            service=service, thread_id=check_id(generated["thread_id"], "thread_id"),
+            user_id=generated["user_id"],
             agent_id=generated["agent_id"], llm=observed_llm(value_or(llm, service.llm)),
             settings=resolve_settings(layer.over(service.defaults)),
         ), value_or(metadata, None))
@@ -179,6 +179,8 @@ class OracleThread(IThread):
     def thread_id(self) -> str:
         return self._context.thread_id
 
+    # IThread (like the reference) declares str; a thread created with None, or stored
+    # without an owner, has None here.
     @property
     def user_id(self) -> str:
         return self._context.user_id  # type: ignore[return-value]
@@ -253,14 +255,13 @@ class OracleThread(IThread):
             parts, images = message_images(self._service, message, ttl, self._context.scope,
                                            self.settings.image_input_limit_config,
                                            self._caption)
-            records.append({  # type: ignore[typeddict-item]
+            records.append({
                 "record_type": "message", "id": message_id, **self._context.scope,
                 "role": message.role, "content": texts[index], "metadata": metadatas[index],
                 "timestamp": message.timestamp, "parts": parts, **ttl,
                 "embedding": vectors[index],
             })
-            records.extend({**image, "message_id": message_id}  # type: ignore[misc]
-                           for image in images)
+            records.extend({**image, "message_id": message_id} for image in images)
         written = self._service.backend.write_records(records)
         message_ids = [rid for rid, record in zip(written, records, strict=True)
                        if record["record_type"] == "message"]
@@ -275,6 +276,8 @@ class OracleThread(IThread):
                      include_image_bytes: bool | _NotSetMarker = NOT_SET_MARKER
                      ) -> list[Message]:
         """Messages in chronological order; no range gives the most recent window."""
+        first: int | None
+        last: int | None
         if start is NOT_SET_MARKER and end is NOT_SET_MARKER:
             first, last = -DEFAULT_MESSAGE_HISTORY_LIMIT, None
         else:
@@ -313,7 +316,7 @@ class OracleThread(IThread):
         """Update a raw message of this thread; omitted fields keep their stored value."""
         reject_store_kwargs("update_message", kwargs)
         check_id(message_id, "message_id")
-        changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, self._service.retention)
+        changes = ttl_changes(ttl_days, ttl_anchor, self._service.retention)
         if content is not NOT_SET_MARKER:
             message = to_messages([{"role": "user", "content": content}])[0]
             # Attached images always take their message's expiry (the store keeps it so).
@@ -328,10 +331,10 @@ class OracleThread(IThread):
                 if part["type"] == "image" and part["id"] not in new_ids
             ]
             changes["embedding"] = self._service.embed([message.text])[0]
-        if metadata is not NOT_SET_MARKER:
+        if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
         updated = self._service.backend.update_record(
-            message_id, ["message"], changes, self.thread_id)  # type: ignore[arg-type]
+            message_id, ["message"], changes, self.thread_id)
         if updated is None:
             raise NotFoundError(
                 f"message {message_id!r} does not exist in thread {self.thread_id!r}")
@@ -449,21 +452,24 @@ class OracleThread(IThread):
     ) -> str:
         """Add a memory scoped like this thread (or as overridden), optionally linked."""
         reject_store_kwargs("add_memory", store_kwargs)
-        scope: dict[str, str | None] = dict(self._context.scope)
+        scope = self._context.scope
         links = []
         if (memory_id_to_link is NOT_SET_MARKER) != (link_type is NOT_SET_MARKER):
             raise InvalidArgumentError("memory_id_to_link and link_type must be given together")
         if memory_id_to_link is not NOT_SET_MARKER:
             target = self._owned_memory(memory_id_to_link, "memory_id_to_link")
-            scope = {key: target.get(key) for key in scope}  # type: ignore[misc]
+            scope = {"user_id": target.get("user_id"), "agent_id": target.get("agent_id"),
+                     "thread_id": target.get("thread_id")}
             links.append(new_link(
                 self.thread_id, source=None, target=(target["id"], target["record_type"]),
                 relation_type=link_type, relation_id=link_id,
                 timestamp=value_or(link_timestamp, None), metadata=value_or(link_metadata, None)))
-        for key, value in (("user_id", user_id), ("agent_id", agent_id),
-                           ("thread_id", thread_id)):
-            if value is not NOT_SET_MARKER:
-                scope[key] = value  # type: ignore[assignment]
+        if not isinstance(user_id, _NotSetMarker):
+            scope["user_id"] = user_id
+        if not isinstance(agent_id, _NotSetMarker):
+            scope["agent_id"] = agent_id
+        if not isinstance(thread_id, _NotSetMarker):
+            scope["thread_id"] = thread_id
         record = self._service.memory_record(
             content, scope, memory_id=memory_id, memory_type=memory_type,
             metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
@@ -512,7 +518,9 @@ class OracleThread(IThread):
 
     # -- search -----------------------------------------------------------------------
 
-    def search(
+    # Returns the concrete results; IThread (like the reference) declares list[SearchResult],
+    # and a list is invariant, so the narrower list is an override mypy cannot accept.
+    def search(  # type: ignore[override]
         self,
         query: str,
         *,
@@ -614,7 +622,8 @@ class OracleThread(IThread):
         max_relevant_results: int | _NotSetMarker = NOT_SET_MARKER,
         max_recent_messages: int | _NotSetMarker = NOT_SET_MARKER,
         except_last_messages: int | _NotSetMarker = NOT_SET_MARKER,
-        min_relevant_results_by_type: Mapping[str, int] | None | _NotSetMarker = NOT_SET_MARKER,
+        min_relevant_results_by_type: (
+            Mapping[ThreadRecordType, int] | None | _NotSetMarker) = NOT_SET_MARKER,
         metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
         token_budget: int | None | _NotSetMarker = NOT_SET_MARKER,
@@ -672,12 +681,12 @@ def link_new_memory(thread: OracleThread, memory_id: str, content: str,
     derived_memory.link_autonomously(thread._context, memory_id, content, memory_type)
 
 
-def list_images(service: MemoryService, scope: Mapping[str, str | None], image_id: Any,
+def list_images(service: MemoryService, scope: RecordScope, image_id: Any,
                 metadata_filter: Any, include_bytes: Any, limit: Any) -> list[ImageRecord]:
     """Images of a scope (only the scope keys given), oldest first."""
     if value_or(include_bytes, False) and image_id is NOT_SET_MARKER:
         raise InvalidArgumentError("include_bytes=True requires image_id")
-    query: dict[str, Any] = {
+    query: RecordQuery = {
         "record_types": ["image"], **scope,
         "metadata_filter": value_or(metadata_filter, None),
         "include_bytes": bool(value_or(include_bytes, False)),
@@ -685,8 +694,8 @@ def list_images(service: MemoryService, scope: Mapping[str, str | None], image_i
     }
     if image_id is not NOT_SET_MARKER:
         query["ids"] = [check_id(image_id, "image_id")]
-    return [to_record(record)  # type: ignore[misc]
-            for record in service.backend.get_records(query)]  # type: ignore[arg-type]
+    return [image for image in map(to_record, service.backend.get_records(query))
+            if isinstance(image, ImageRecord)]
 
 
 def update_image(service: MemoryService, image_id: str, thread_id: str | None,
@@ -698,7 +707,7 @@ def update_image(service: MemoryService, image_id: str, thread_id: str | None,
     where = f" in thread {thread_id!r}" if thread_id else ""
     if current is None:
         raise NotFoundError(f"image {image_id!r} does not exist{where}")
-    changes: dict[str, Any] = ttl_changes(ttl_days, ttl_anchor, service.retention)
+    changes = ttl_changes(ttl_days, ttl_anchor, service.retention)
     if changes and current.get("message_id") is not None:
         raise InvalidArgumentError(
             "the image is attached to a message: change its expiry with update_message()")
@@ -709,7 +718,8 @@ def update_image(service: MemoryService, image_id: str, thread_id: str | None,
             raise InvalidArgumentError("mime_type must be given together with image")
         mime = validate_image(image, mime_type, limits)
         data = bytes(image)
-        changes.update(image_bytes=data, mime_type=mime.value)
+        changes["image_bytes"] = data
+        changes["mime_type"] = mime.value
     elif mime_type is not NOT_SET_MARKER:
         raise InvalidArgumentError("mime_type can only be given together with image")
     if description is not NOT_SET_MARKER:
@@ -724,8 +734,7 @@ def update_image(service: MemoryService, image_id: str, thread_id: str | None,
         changes["metadata"] = metadata
     if timestamp is not NOT_SET_MARKER:
         changes["timestamp"] = timestamp
-    updated = service.backend.update_record(image_id, ["image"], changes,  # type: ignore[arg-type]
-                                            thread_id)
+    updated = service.backend.update_record(image_id, ["image"], changes, thread_id)
     if updated is None:
         raise NotFoundError(f"image {image_id!r} does not exist{where}")
     return updated["id"]

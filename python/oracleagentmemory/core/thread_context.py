@@ -17,6 +17,7 @@ from oracleagentmemory.core.memory_service import MemoryService, search_options
 from oracleagentmemory.core.records import load_messages
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread_settings import ThreadSettings
+from oracleagentmemory.stores.protocol import RecordScope
 
 
 @dataclass(frozen=True)
@@ -31,7 +32,7 @@ class ThreadContext:
     settings: ThreadSettings
 
     @property
-    def scope(self) -> dict[str, str | None]:
+    def scope(self) -> RecordScope:
         return {"user_id": self.user_id, "agent_id": self.agent_id, "thread_id": self.thread_id}
 
     def search(self, query: str, arguments: Mapping[str, Any], *,

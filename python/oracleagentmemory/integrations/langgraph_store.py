@@ -25,6 +25,7 @@ from typing import Any
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.core.records import contract_strategy
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.errors import InvalidArgumentError
 from oracleagentmemory.integrations.langgraph_filters import (
@@ -42,6 +43,7 @@ from oracleagentmemory.integrations.langgraph_namespaces import (
     part_id,
     prefix_filter,
 )
+from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordQuery
 from oracleagentmemory.stores.timestamps import parse_iso, to_text, utc_now
 
 try:
@@ -102,18 +104,23 @@ class OracleAgentMemoryStore(BaseStore):
                  memory_type: str = "memory") -> None:
         if memory_type not in MEMORY_TYPES:
             raise InvalidArgumentError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}")
-        index = dict(index or {})
-        if index.get("embed") is not None:
+        config: dict[str, Any] = dict(index or {})
+        if config.get("embed") is not None:
             raise InvalidArgumentError("index['embed'] is not used: vectors come from the client's "
                              "embedder; pass only 'fields' (and optionally 'dims')")
-        dims = index.get("dims")
-        if dims is not None and dims != client.embedder.embedding_dimension:
-            raise InvalidArgumentError(f"index['dims'] is {dims} but the client's embedder has "
-                             f"{client.embedder.embedding_dimension} dimensions")
+        dims = config.get("dims")
+        if dims is not None:
+            if client.embedder is None:
+                raise InvalidArgumentError(f"index['dims'] is {dims} but the client has no "
+                                           "embedder to check it against; leave it out")
+            if dims != client.embedder.embedding_dimension:
+                raise InvalidArgumentError(
+                    f"index['dims'] is {dims} but the client's embedder has "
+                    f"{client.embedder.embedding_dimension} dimensions")
         self.client = client
-        self.index_config = index
+        self.index_config = config
         self.fields = [(path, tokenize_path(path) if path != "$" else path)
-                       for path in index.get("fields") or ["$"]]
+                       for path in config.get("fields") or ["$"]]
         self.namespace_mapper = namespace_mapper
         self.memory_type = memory_type
 
@@ -155,8 +162,8 @@ class OracleAgentMemoryStore(BaseStore):
 
     def _records(self, ids: Sequence[str] | None = None,
                  metadata_filter: dict[str, Any] | None = None,
-                 limit: int | None = None) -> list[dict[str, Any]]:
-        query: dict[str, Any] = {"record_types": [self.memory_type], "limit": limit}
+                 limit: int | None = None) -> list[RecordOut]:
+        query: RecordQuery = {"record_types": [self.memory_type], "limit": limit}
         if ids is not None:
             query["ids"] = list(ids)
         if metadata_filter:
@@ -180,7 +187,7 @@ class OracleAgentMemoryStore(BaseStore):
         pushed, partial = store_filter(op.filter)
         base = {**prefix_filter(tuple(op.namespace_prefix)), **pushed}
         if op.query:
-            return self._ranked(op, base)
+            return self._ranked(op, op.query, base)
         primary = {ENVELOPE: {**base[ENVELOPE], "part": 0}, **pushed}
         wanted = op.offset + op.limit
         records = self._records(metadata_filter=primary,
@@ -189,16 +196,17 @@ class OracleAgentMemoryStore(BaseStore):
                 if item is not None and matches(item.value, op.filter)]
         return [_search_item(item, None) for item in kept[op.offset:op.offset + op.limit]]
 
-    def _ranked(self, op: SearchOp, metadata_filter: dict[str, Any]) -> list[SearchItem]:
+    def _ranked(self, op: SearchOp, query: str,
+                metadata_filter: dict[str, Any]) -> list[SearchItem]:
         """Vector (or the client's strategy) ranking; an item scores as its best text."""
-        strategy = self.client.memory_service.strategy.name
+        strategy = contract_strategy(self.client.memory_service.strategy)
         vector = None if strategy == "KEYWORD" else self.client.memory_service.embed(
-            [op.query], is_query=True)[0]
+            [query], is_query=True)[0]
         wanted = op.offset + op.limit
         fetch = max(wanted, 1) * 2
         while True:
             hits = self.client.memory_service.backend.search({
-                "query_text": op.query, "query_vector": vector, "strategy": strategy,
+                "query_text": query, "query_vector": vector, "strategy": strategy,
                 "scope": {}, "record_types": [self.memory_type],
                 "metadata_filter": metadata_filter, "include_invalid": True,
                 "max_results": fetch, "num_hops": 0, "max_linked_results": 0,
@@ -235,7 +243,7 @@ class OracleAgentMemoryStore(BaseStore):
                 fixed_prefix = path[:path.index("*")] if "*" in path else path
                 break
         selector = {ENVELOPE: {**prefix_filter(fixed_prefix)[ENVELOPE], "part": 0}}
-        namespaces = {tuple(record["metadata"][ENVELOPE]["namespace"])
+        namespaces = {tuple(_identity(record)["namespace"])
                       for record in self._records(metadata_filter=selector)}
         kept = [ns for ns in namespaces if all(_does_match(c, ns) for c in conditions)]
         if op.max_depth is not None:
@@ -258,7 +266,7 @@ class OracleAgentMemoryStore(BaseStore):
         existing = {record["id"]: record for record in self._records(
             ids=[item_id(op.namespace, op.key) for op in puts])}
         stale: list[str] = []
-        records: list[dict[str, Any]] = []
+        records: list[RecordIn] = []
         texts = {id(op): self._texts(op) for op in puts if op.value is not None}
         flat = [text for op_texts in texts.values() for text in op_texts]
         vectors = iter(self.client.memory_service.embed(flat))
@@ -268,7 +276,7 @@ class OracleAgentMemoryStore(BaseStore):
             namespace = tuple(op.namespace)
             primary = item_id(namespace, op.key)
             old = existing.get(primary)
-            old_parts = old["metadata"][ENVELOPE].get("parts", 1) if old else 0
+            old_parts = _identity(old).get("parts", 1) if old else 0
             op_texts = texts.get(id(op), [])
             new_parts = max(len(op_texts), 1) if op.value is not None else 0
             stale.extend(part_id(primary, part) for part in range(new_parts, old_parts))
@@ -294,7 +302,13 @@ class OracleAgentMemoryStore(BaseStore):
             self.client.memory_service.backend.write_records(records, replace=True)
 
 
-def _to_item(record: dict[str, Any]) -> Item | None:
+def _identity(record: RecordOut) -> dict[str, Any]:
+    """The item identity in the metadata of a record this store wrote."""
+    identity: dict[str, Any] = (record.get("metadata") or {})[ENVELOPE]
+    return identity
+
+
+def _to_item(record: RecordOut) -> Item | None:
     metadata = record.get("metadata") or {}
     identity = metadata.get(ENVELOPE)
     if not isinstance(identity, dict) or VALUE not in metadata:
@@ -309,7 +323,7 @@ def _search_item(item: Item, score: float | None) -> SearchItem:
                       created_at=item.created_at, updated_at=item.updated_at, score=score)
 
 
-def _time(text: str) -> datetime:
+def _time(text: str | None) -> datetime:
     return parse_iso(text, "created_at")
 
 

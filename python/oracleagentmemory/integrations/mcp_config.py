@@ -58,7 +58,7 @@ class McpServerConfig(BaseModel):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> McpServerConfig:
         """Load from ``ORACLEAGENTMEMORY_MCP_*`` variables (``THREAD_IDS`` comma-separated)."""
-        return cls(**_env_values(os.environ if environ is None else environ))
+        return cls.model_validate(_env_values(os.environ if environ is None else environ))
 
     @classmethod
     def from_args(cls, argv: Sequence[str] | None = None,
@@ -73,7 +73,7 @@ class McpServerConfig(BaseModel):
             values["thread_ids"] = tuple(parsed.thread_ids)
         if parsed.session_thread:
             values["session_thread"] = True
-        return cls(**values)
+        return cls.model_validate(values)
 
 
 def _env_values(environ: Mapping[str, str]) -> dict[str, object]:

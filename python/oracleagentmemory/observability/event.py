@@ -86,7 +86,7 @@ class Event(BaseModel):
                                    whole=True)
         return serialize_value(value, mask=mask, json_mode=info.mode_is_json())
 
-    def model_dump(  # type: ignore[override]
+    def model_dump(
         self, *, mask_sensitive_information: bool = True, **kwargs: Any
     ) -> dict[str, Any]:
         """The event as a dict; sensitive fields and secret-looking keys masked by default."""
@@ -94,7 +94,7 @@ class Event(BaseModel):
                    MASK_CONTEXT_KEY: mask_sensitive_information}
         return super().model_dump(context=context, **kwargs)
 
-    def model_dump_json(  # type: ignore[override]
+    def model_dump_json(
         self, *, mask_sensitive_information: bool = True, **kwargs: Any
     ) -> str:
         """The event as JSON text, masked like :meth:`model_dump`."""

@@ -363,7 +363,7 @@ def observed(component: str, *, operation_kind: OperationKind, method: str | Non
                     operation.set_result(result)
                     return result
 
-            return async_wrapper  # type: ignore[return-value]
+            return async_wrapper  # type: ignore[return-value]  # wraps(function): same call
 
         @functools.wraps(function)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -374,7 +374,7 @@ def observed(component: str, *, operation_kind: OperationKind, method: str | Non
                 operation.set_result(result)
                 return result
 
-        return wrapper  # type: ignore[return-value]
+        return wrapper  # type: ignore[return-value]  # wraps(function): same call
 
     return decorate
 

@@ -21,7 +21,24 @@ from typing import Any
 from oracleagentmemory._end_user import EndUser, current_end_user
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.errors import AccessDeniedError
-from oracleagentmemory.stores.protocol import StoreBackend
+from oracleagentmemory.stores.protocol import (
+    ENDPOINT_KEYS,
+    CascadeResult,
+    LinkChanges,
+    LinkIn,
+    LinkOut,
+    LinkQuery,
+    LinkSelector,
+    OwnerType,
+    RecordChanges,
+    RecordIn,
+    RecordOut,
+    RecordQuery,
+    ScopeDimension,
+    SearchHit,
+    SearchRequest,
+    StoreBackend,
+)
 
 OWN_ROWS = "user_own_rows"
 GLOBAL_MEMORIES = "global_memories"
@@ -107,7 +124,7 @@ class EndUserGuard:
 
     # -- writes -----------------------------------------------------------------------
 
-    def write_records(self, records: Sequence[Any], links: Sequence[Any] = (),
+    def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
                       replace: bool = False) -> list[str]:
         rules = self._rules()
         if rules is not None:
@@ -120,8 +137,8 @@ class EndUserGuard:
                 raise self._denied(rules, "link records it does not own")
         return self.inner.write_records(records, links, replace)
 
-    def update_record(self, record_id: str, record_types: Sequence[str], changes: Any,
-                      thread_id: str | None = None) -> Any:
+    def update_record(self, record_id: str, record_types: Sequence[str],
+                      changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
         rules = self._rules()
         if rules is not None and not self._visible_ids(rules, [record_id], writable=True):
             return None
@@ -136,7 +153,7 @@ class EndUserGuard:
                 return 0
         return self.inner.delete_records(record_ids, record_types, thread_id)
 
-    def delete_cascade(self, owner_type: Any, owner_id: str) -> Any:
+    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
         rules = self._rules()
         if rules is not None:
             allowed = (owner_type == "user" and owner_id == rules.username and rules.own_rows
@@ -148,7 +165,7 @@ class EndUserGuard:
 
     # -- reads ------------------------------------------------------------------------
 
-    def get_records(self, query: Any) -> list[Any]:
+    def get_records(self, query: RecordQuery) -> list[RecordOut]:
         rules = self._rules()
         if rules is None:
             return self.inner.get_records(query)
@@ -158,18 +175,18 @@ class EndUserGuard:
         return found[:limit] if limit else found
 
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
-                      include_bytes: bool = False) -> list[Any]:
+                      include_bytes: bool = False) -> list[RecordOut]:
         rules = self._rules()
         if rules is not None and not self._visible_ids(rules, [thread_id], writable=False):
             return []
         messages = self.inner.list_messages(thread_id, start, end, include_bytes)
         return messages if rules is None else [m for m in messages if rules.visible(m)]
 
-    def search(self, request: Any) -> list[Any]:
+    def search(self, request: SearchRequest) -> list[SearchHit]:
         rules = self._rules()
         if rules is None:
             return self.inner.search(request)
-        hits: list[Any] = []
+        hits: list[SearchHit] = []
         if rules.own_rows:
             hits += self._search_as(request, rules.username, request.get("record_types"))
         if rules.global_memories:
@@ -182,14 +199,15 @@ class EndUserGuard:
                                    if rules.visible(item["record"])]}
                 for hit in hits[:request.get("max_results", 10)]]
 
-    def _search_as(self, request: Any, user_id: str | None,
-                   record_types: list[str] | None) -> list[Any]:
+    def _search_as(self, request: SearchRequest, user_id: str | None,
+                   record_types: list[str] | None) -> list[SearchHit]:
         """The search with its user dimension pinned to ``user_id`` (an exact user asked
         for by the caller that differs finds nothing)."""
         asked = (request.get("scope") or {}).get("user_id")
         if asked is not None and asked["exact"] and asked["value"] != user_id:
             return []
-        scope = {**(request.get("scope") or {}), "user_id": {"value": user_id, "exact": True}}
+        scope: dict[str, ScopeDimension] = {**(request.get("scope") or {}),
+                                            "user_id": {"value": user_id, "exact": True}}
         return self.inner.search({**request, "scope": scope,
                                   "record_types": record_types or []})
 
@@ -199,26 +217,30 @@ class EndUserGuard:
         ends = [link["source_id"], link["target_id"]]
         return len(self._visible_ids(rules, ends, writable)) == 2
 
-    def list_links(self, query: Any) -> list[Any]:
+    def list_links(self, query: LinkQuery) -> list[LinkOut]:
         rules = self._rules()
         links = self.inner.list_links(query)
         if rules is None:
             return links
         return [link for link in links if self._link_allowed(rules, link, writable=False)]
 
-    def update_link(self, relation_id: str, thread_id: str | None, changes: Any) -> int:
+    def update_link(self, relation_id: str, thread_id: str | None,
+                    changes: LinkChanges) -> int:
         rules = self._rules()
         if rules is not None and not self._owned_link(rules, relation_id):
             return 0
         return self.inner.update_link(relation_id, thread_id, changes)
 
-    def delete_links(self, selector: Any, thread_id: str | None) -> int:
+    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
         rules = self._rules()
         if rules is not None:
-            query = ({"ids": [selector["id"]]} if "id" in selector else
-                     {key: selector[key] for key in ("source_id", "source_type", "target_id",
-                                                     "target_type", "relation_type")
-                      if key in selector})
+            query: LinkQuery = {}
+            if "id" in selector:
+                query["ids"] = [selector["id"]]
+            else:
+                for key in ENDPOINT_KEYS:
+                    if key in selector:
+                        query[key] = selector[key]
             found = self.inner.list_links(query)
             if not found or not self._link_allowed(rules, found[0], writable=True):
                 return 0

@@ -14,7 +14,9 @@ record's ``runtime_config`` and ``runtime_state``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
+
+import numpy as np
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import (
@@ -22,8 +24,13 @@ from oracleagentmemory._vocabulary import (
     PUBLIC_RECORD_TYPES,
     SEARCHABLE_TYPES,
 )
-from oracleagentmemory.apis.memorystore import IMemoryStore, PendingRecordBatch
-from oracleagentmemory.apis.message import ImageContent, TextContent, part_to_dict
+from oracleagentmemory.apis.memorystore import (
+    IMemoryStore,
+    PendingRecordBatch,
+    PerRecordEmbeddingsInput,
+    RecordContentInput,
+)
+from oracleagentmemory.apis.message import ImageContent, MetadataValue, TextContent, part_to_dict
 from oracleagentmemory.apis.records import (
     ImageRecord,
     MessageRecord,
@@ -32,7 +39,8 @@ from oracleagentmemory.apis.records import (
     ScopedRecord,
     ThreadRecord,
 )
-from oracleagentmemory.apis.relations import RecordRelation
+from oracleagentmemory.apis.relations import RecordRelation, RelationType
+from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.protocol import (
     CascadeResult,
@@ -41,25 +49,65 @@ from oracleagentmemory.stores.protocol import (
     LinkOut,
     LinkQuery,
     LinkSelector,
+    OwnerType,
     RecordChanges,
     RecordIn,
     RecordOut,
     RecordQuery,
+    RecordScope,
     SearchHit,
     SearchRequest,
+    Vector,
 )
+from oracleagentmemory.stores.relations import BUILTIN_OPPOSITES
 
 _OWNER_TYPES = {"user": "user_profile", "agent": "agent_profile"}
-_TTL_ANCHORS = {"CREATED_AT": "created_at", "TIMESTAMP": "timestamp"}
+_TTL_ANCHORS = {"CREATED_AT": TimeToLiveAnchor.CREATED_AT,
+                "TIMESTAMP": TimeToLiveAnchor.TIMESTAMP}
+
+
+class _UpdateArguments(TypedDict, total=False):
+    """The keyword arguments of ``IMemoryStore.update`` a contract change sets."""
+
+    content: RecordContentInput
+    embedding: PerRecordEmbeddingsInput | None
+    metadata: MetadataValue
+    timestamp: str | None
+    status: RecordStatus
+    ttl_days: int | None
+    ttl_anchor: TimeToLiveAnchor
+
+
+class _RelationArguments(TypedDict, total=False):
+    """The optional keyword arguments of ``IMemoryStore.add_relations`` links set."""
+
+    opposite_relation_types: list[RelationType]
+
+
+def _embedding(vector: Vector | None) -> PerRecordEmbeddingsInput | None:
+    """A contract vector as the interface takes it (a list of floats or a numpy array)."""
+    if vector is None or isinstance(vector, (list, np.ndarray)):
+        return vector
+    return [float(x) for x in vector]
 
 
 def _public(record_type: str) -> str:
     return PUBLIC_RECORD_TYPES.get(record_type, record_type)
 
 
+def _whole_days(days: float | None) -> int | None:
+    """The contract's TTL (a number of days) as the interface's whole days. The client only
+    ever writes whole days; a fraction cannot be handed to a store of the caller's."""
+    if days is None or isinstance(days, int):
+        return days
+    if float(days).is_integer():
+        return int(days)
+    raise InvalidArgumentError(f"ttl_days must be a whole number of days, got {days!r}")
+
+
 def record_out(record: Record) -> RecordOut:
     """A public record as the contract's RecordOut."""
-    out: dict[str, Any] = {
+    out: RecordOut = {
         "id": record.id,
         "record_type": CONTRACT_RECORD_TYPES.get(record.record_type, record.record_type),
         "content": record.content if isinstance(record.content, str) else "",
@@ -71,17 +119,19 @@ def record_out(record: Record) -> RecordOut:
         "status": RecordStatus(record.status).name,
     }
     if isinstance(record, ScopedRecord):
-        out.update(user_id=record.user_id, agent_id=record.agent_id,
-                   thread_id=record.thread_id)
+        out["user_id"] = record.user_id
+        out["agent_id"] = record.agent_id
+        out["thread_id"] = record.thread_id
     if isinstance(record, MessageRecord):
-        out.update(role=record.role, seq_no=record.seq_no)
+        out["role"] = record.role
+        out["seq_no"] = record.seq_no
         if not isinstance(record.content, str):
             out["parts"] = [part_to_dict(part) for part in record.content]
             out["content"] = "\n".join(part.text for part in record.content
                                        if isinstance(part, TextContent))
     if isinstance(record, ImageRecord):
-        out.update(mime_type=record.mime_type.value if record.mime_type else None,
-                   message_id=record.message_id)
+        out["mime_type"] = record.mime_type.value if record.mime_type else None
+        out["message_id"] = record.message_id
         if record.bytes is not None:
             out["image_bytes"] = record.bytes
     if isinstance(record, ThreadRecord):
@@ -89,7 +139,7 @@ def record_out(record: Record) -> RecordOut:
                          "state": record.runtime_state or {}}
     if isinstance(record.content, dict):
         out["content"] = str(record.content.get("summary", ""))
-    return out  # type: ignore[return-value]
+    return out
 
 
 def link_out(relation: RecordRelation) -> LinkOut:
@@ -128,6 +178,13 @@ class InterfaceBackend:
         for record in records:
             ids.extend(self.store.add_batches([_batch(record)]))
         if links:
+            extra: _RelationArguments = {}
+            if any(link.get("opposite_relation_type") for link in links):
+                # One label per link: a link without one gets the label its store would give.
+                extra["opposite_relation_types"] = [
+                    link.get("opposite_relation_type")
+                    or BUILTIN_OPPOSITES.get(link["relation_type"], link["relation_type"])
+                    for link in links]
             self.store.add_relations(
                 [link["source_id"] for link in links], [link["source_type"] for link in links],
                 [link["target_id"] for link in links], [link["target_type"] for link in links],
@@ -135,9 +192,7 @@ class InterfaceBackend:
                 relation_ids=[link.get("id") for link in links],
                 timestamps=[link.get("timestamp") for link in links],
                 metadata=[link.get("metadata") for link in links],
-                **({"opposite_relation_types": [link.get("opposite_relation_type")
-                                                for link in links]}
-                   if any(link.get("opposite_relation_type") for link in links) else {}),
+                **extra,
             )
         return ids
 
@@ -147,17 +202,20 @@ class InterfaceBackend:
         if found is None:
             return None
         record_type = _public(found["record_type"])
-        given = {key: changes[key] for key in ("metadata", "timestamp")  # type: ignore[literal-required]
-                 if key in changes}
+        given: _UpdateArguments = {}
+        if "metadata" in changes:
+            given["metadata"] = changes["metadata"]
+        if "timestamp" in changes:
+            given["timestamp"] = changes["timestamp"]
         if "content" in changes:
             given["content"] = changes["content"]
-            given["embedding"] = changes.get("embedding")
+            given["embedding"] = _embedding(changes.get("embedding"))
         if "config" in changes:
             given["content"] = changes["config"]
         if "status" in changes:
             given["status"] = RecordStatus(changes["status"])
         if "ttl_days" in changes:
-            given["ttl_days"] = changes["ttl_days"]
+            given["ttl_days"] = _whole_days(changes["ttl_days"])
         if "ttl_anchor" in changes:
             given["ttl_anchor"] = _TTL_ANCHORS[changes["ttl_anchor"]]
         if not self.store.update(record_type, record_id, **given):
@@ -173,7 +231,7 @@ class InterfaceBackend:
                 deleted += self.store.delete(_public(found["record_type"]), record_id)
         return deleted
 
-    def delete_cascade(self, owner_type: str, owner_id: str) -> CascadeResult:
+    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
         if owner_type == "thread":
             owner = self.store.delete_thread(owner_id)
         else:
@@ -204,8 +262,13 @@ class InterfaceBackend:
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         types = query.get("record_types") or list(SEARCHABLE_TYPES)
         include_bytes = bool(query.get("include_bytes"))
-        scope = {key: query[key] for key in ("user_id", "agent_id", "thread_id")  # type: ignore[literal-required]
-                 if key in query}
+        scope: RecordScope = {}
+        if "user_id" in query:
+            scope["user_id"] = query["user_id"]
+        if "agent_id" in query:
+            scope["agent_id"] = query["agent_id"]
+        if "thread_id" in query:
+            scope["thread_id"] = query["thread_id"]
         found: list[RecordOut] = []
         for record_type in types:
             if "ids" in query:
@@ -264,32 +327,32 @@ class InterfaceBackend:
                     changes: LinkChanges) -> int:
         updated = self.store.update_relations(
             relation_id,
-            relation_types=changes.get("relation_type", NOT_SET_MARKER),  # type: ignore[arg-type]
-            opposite_relation_types=changes.get("opposite_relation_type", NOT_SET_MARKER),  # type: ignore[arg-type]
-            timestamps=changes.get("timestamp", NOT_SET_MARKER),  # type: ignore[arg-type]
-            metadata=changes.get("metadata", NOT_SET_MARKER))  # type: ignore[arg-type]
+            relation_types=changes.get("relation_type", NOT_SET_MARKER),
+            opposite_relation_types=changes.get("opposite_relation_type", NOT_SET_MARKER),
+            timestamps=changes.get("timestamp", NOT_SET_MARKER),
+            metadata=changes.get("metadata", NOT_SET_MARKER))
         return len(updated)
 
     def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
         if "id" in selector:
             return self.store.delete_relations(selector["id"])
         relation = self.store.get_relation(
-            source_record_id=selector.get("source_id", NOT_SET_MARKER),  # type: ignore[arg-type]
-            source_record_type=selector.get("source_type", NOT_SET_MARKER),  # type: ignore[arg-type]
-            target_record_id=selector.get("target_id", NOT_SET_MARKER),  # type: ignore[arg-type]
-            target_record_type=selector.get("target_type", NOT_SET_MARKER),  # type: ignore[arg-type]
-            relation_type=selector.get("relation_type", NOT_SET_MARKER))  # type: ignore[arg-type]
+            source_record_id=selector.get("source_id", NOT_SET_MARKER),
+            source_record_type=selector.get("source_type", NOT_SET_MARKER),
+            target_record_id=selector.get("target_id", NOT_SET_MARKER),
+            target_record_type=selector.get("target_type", NOT_SET_MARKER),
+            relation_type=selector.get("relation_type", NOT_SET_MARKER))
         return 0 if relation is None else self.store.delete_relations(relation.id)
 
     def list_links(self, query: LinkQuery) -> list[LinkOut]:
         relations = self.store.list_relations(
-            relation_type=query.get("relation_type", NOT_SET_MARKER),  # type: ignore[arg-type]
-            source_record_id=query.get("source_id", NOT_SET_MARKER),  # type: ignore[arg-type]
-            source_record_type=query.get("source_type", NOT_SET_MARKER),  # type: ignore[arg-type]
-            target_record_id=query.get("target_id", NOT_SET_MARKER),  # type: ignore[arg-type]
-            target_record_type=query.get("target_type", NOT_SET_MARKER),  # type: ignore[arg-type]
-            limit=query.get("limit", NOT_SET_MARKER),  # type: ignore[arg-type]
-            metadata_filter=query.get("metadata_filter", NOT_SET_MARKER))  # type: ignore[arg-type]
+            relation_type=query.get("relation_type", NOT_SET_MARKER),
+            source_record_id=query.get("source_id", NOT_SET_MARKER),
+            source_record_type=query.get("source_type", NOT_SET_MARKER),
+            target_record_id=query.get("target_id", NOT_SET_MARKER),
+            target_record_type=query.get("target_type", NOT_SET_MARKER),
+            limit=query.get("limit", NOT_SET_MARKER),
+            metadata_filter=query.get("metadata_filter", NOT_SET_MARKER))
         if "ids" in query:
             wanted = set(query["ids"])
             relations = [r for r in relations if r.id in wanted]
@@ -323,7 +386,7 @@ def _batch(record: RecordIn) -> PendingRecordBatch:
         thread_ids=[record.get("thread_id")], user_ids=[record.get("user_id")],
         agent_ids=[record.get("agent_id")], roles=[record.get("role")],
         timestamps=[record.get("timestamp")], metadata=[record.get("metadata")],
-        ttl_days=[record.get("ttl_days")] if "ttl_days" in record else NOT_SET_MARKER,
-        ttl_anchor=[_TTL_ANCHORS[anchor]] if anchor else NOT_SET_MARKER,  # type: ignore[list-item]
+        ttl_days=[_whole_days(record.get("ttl_days"))] if "ttl_days" in record else NOT_SET_MARKER,
+        ttl_anchor=[_TTL_ANCHORS[anchor]] if anchor else NOT_SET_MARKER,
         statuses=[RecordStatus(record.get("status") or "VALID")],
     )

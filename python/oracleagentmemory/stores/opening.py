@@ -45,9 +45,9 @@ def open_backend(
         options: dict[str, Any] = {} if store_id is None else {"store_id": store_id}
         if schema_owner is not None:
             options["schema_owner"] = schema_owner
-        return OracleBackend(connection, embedding_dimension=embedding_dimension,
-                             schema_policy=schema_policy, search_strategy=search_strategy,
-                             sync_mode=search_index_sync, **options)
+        return OracleBackend(
+            connection, embedding_dimension=embedding_dimension, schema_policy=schema_policy,
+            search_strategy=search_strategy, sync_mode=search_index_sync, **options)
     raise ArgumentTypeError(
         "connection must be an oracledb connection or pool, a path to an embedded store file "
         f"or ':memory:'; got {type(connection).__name__}"

@@ -57,6 +57,21 @@ from oracleagentmemory.stores.oracle_sql.render import (
     validate_prefix,
 )
 from oracleagentmemory.stores.oracle_sql.statements import split_script
+from oracleagentmemory.stores.protocol import (
+    CascadeResult,
+    LinkChanges,
+    LinkIn,
+    LinkOut,
+    LinkQuery,
+    LinkSelector,
+    OwnerType,
+    RecordChanges,
+    RecordIn,
+    RecordOut,
+    RecordQuery,
+    SearchHit,
+    SearchRequest,
+)
 
 PACKAGE_ALIASES = {"API": "AGENT_MEMORY", "SESSION": "AGENT_MEMORY_SESSION"}
 """Alias -> package whose spec the static gate checks the calls below against (the default
@@ -379,7 +394,7 @@ class OracleBackend:
                        "prefix": self.facade.replace("_", "\\_") + "%"})
         return {(kind, name): status for name, kind, status in cursor.fetchall()}
 
-    def _render_options(self, stored: dict[str, str],
+    def _render_options(self, stored: dict[str, str | None],
                         given: dict[str, Any] | None = None) -> dict[str, Any]:
         """Rendering options: the caller's choice (``given``, by default the constructor's),
         else the store's recorded one, else the default."""
@@ -489,7 +504,7 @@ class OracleBackend:
                 self._execute(cursor, ivf_statement, {})
         return True
 
-    def _stored_options(self, cursor: Any) -> dict[str, str]:
+    def _stored_options(self, cursor: Any) -> dict[str, str | None]:
         """The store's recorded facts (its META rows), or {} when there is no store yet."""
         import oracledb
 
@@ -583,22 +598,22 @@ class OracleBackend:
     def describe(self) -> dict[str, Any]:
         return self._call_function("API.DESCRIBE")
 
-    def write_records(self, records: Sequence[dict[str, Any]],
-                      links: Sequence[dict[str, Any]] = (), replace: bool = False) -> list[str]:
+    def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
+                      replace: bool = False) -> list[str]:
         return self._call_function("API.WRITE_RECORDS", p_records=list(records),
                                    p_links=list(links), p_replace=bool(replace), p_commit=True)
 
-    def get_records(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+    def get_records(self, query: RecordQuery) -> list[RecordOut]:
         return self._call_function("API.GET_RECORDS", p_query=dict(query))
 
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
-                      include_bytes: bool = False) -> list[dict[str, Any]]:
+                      include_bytes: bool = False) -> list[RecordOut]:
         return self._call_function("API.LIST_MESSAGES", p_thread_id=thread_id, p_start=start,
                                    p_end=end, p_include_bytes=bool(include_bytes))
 
     def update_record(self, record_id: str, record_types: Sequence[str],
-                      changes: dict[str, Any], thread_id: str | None = None
-                      ) -> dict[str, Any] | None:
+                      changes: RecordChanges, thread_id: str | None = None
+                      ) -> RecordOut | None:
         return self._call_function("API.UPDATE_RECORD", p_record_id=record_id,
                                    p_record_types=list(record_types), p_changes=dict(changes),
                                    p_thread_id=thread_id, p_commit=True)
@@ -609,24 +624,24 @@ class OracleBackend:
                                    p_record_types=list(record_types), p_thread_id=thread_id,
                                    p_commit=True)
 
-    def delete_cascade(self, owner_type: str, owner_id: str) -> dict[str, int]:
+    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
         return self._call_function("API.DELETE_CASCADE", p_owner_type=owner_type,
                                    p_owner_id=owner_id, p_commit=True)
 
-    def search(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+    def search(self, request: SearchRequest) -> list[SearchHit]:
         return self._call_function("API.SEARCH", p_request=dict(request))
 
     def update_link(self, relation_id: str, thread_id: str | None,
-                    changes: dict[str, Any]) -> int:
+                    changes: LinkChanges) -> int:
         return self._call_function("API.UPDATE_LINK", p_relation_id=relation_id,
                                    p_thread_id=thread_id, p_changes=dict(changes),
                                    p_commit=True)
 
-    def delete_links(self, selector: dict[str, Any], thread_id: str | None) -> int:
+    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
         return self._call_function("API.DELETE_LINKS", p_selector=dict(selector),
                                    p_thread_id=thread_id, p_commit=True)
 
-    def list_links(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+    def list_links(self, query: LinkQuery) -> list[LinkOut]:
         return self._call_function("API.LIST_LINKS", p_query=dict(query))
 
     def purge_expired(self) -> int:

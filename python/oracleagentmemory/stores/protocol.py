@@ -3,17 +3,31 @@
 Mirrors docs/store-contract.md and the Oracle facade package ``AGENT_MEMORY`` one to one:
 every method is one logical database operation taking and returning JSON-shaped values
 (dicts, lists, str, numbers, None; plus ``bytes`` for image payloads and float sequences
-for vectors). Batch methods are atomic: all rows are written or none.
+or one-dimensional numpy arrays for vectors). Batch methods are atomic: all rows are
+written or none.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, TypedDict, runtime_checkable
 
+import numpy as np
+
+Vector: TypeAlias = Sequence[float] | np.ndarray
+"""An embedding: a float sequence or a one-dimensional numpy array."""
 TtlAnchor = Literal["CREATED_AT", "TIMESTAMP"]
+Status = Literal["VALID", "INVALID"]
 Strategy = Literal["VECTOR", "KEYWORD", "HYBRID"]
 OwnerType = Literal["thread", "user", "agent"]
+
+
+class RecordScope(TypedDict, total=False):
+    """The scope columns of a record (in ``RecordIn``, ``RecordOut`` and ``RecordQuery``)."""
+
+    user_id: str | None
+    agent_id: str | None
+    thread_id: str | None
 
 
 class RecordIn(TypedDict, total=False):
@@ -28,19 +42,19 @@ class RecordIn(TypedDict, total=False):
     content: str
     metadata: dict[str, Any] | None
     timestamp: str | None
-    status: Literal["VALID", "INVALID"]
+    status: Status
     ttl_days: float | None
     ttl_anchor: TtlAnchor
-    embedding: Sequence[float] | None
+    embedding: Vector | None
     parts: list[dict[str, Any]] | None
     mime_type: str | None
     image_bytes: bytes | None
     message_id: str | None
     config: dict[str, Any] | None
-    created_at: str
-    """Import only: keep this creation time instead of the store's clock."""
-    updated_at: str
-    """Import only: keep this update time."""
+    created_at: str | None
+    """Import only: keep this creation time instead of the store's clock (None: the clock)."""
+    updated_at: str | None
+    """Import only: keep this update time (None: the creation time)."""
     expires_at: str | None
     """Import only: keep this expiry verbatim (``ttl_days`` is then ignored)."""
 
@@ -57,8 +71,9 @@ class RecordOut(TypedDict, total=False):
     content: str
     metadata: dict[str, Any] | None
     timestamp: str | None
-    created_at: str
-    updated_at: str
+    created_at: str | None
+    """None only from a store of the caller's, which keeps no bookkeeping times."""
+    updated_at: str | None
     expires_at: str | None
     status: str
     parts: list[dict[str, Any]] | None
@@ -84,15 +99,29 @@ class LinkIn(TypedDict, total=False):
     target_id: str
     target_type: str
     relation_type: str
-    opposite_relation_type: str
+    opposite_relation_type: str | None
+    """None (or absent): a built-in type's fixed opposite, else the same label."""
     timestamp: str | None
     metadata: dict[str, Any] | None
     created_at: str
     """Import only: keep this creation time."""
 
 
-LinkOut = LinkIn
-"""A stored relation reads back with the fields it was written with (``created_at`` set)."""
+class LinkOut(TypedDict, total=False):
+    """A stored relation reads back with the fields it was written with, its opposite label
+    resolved and ``created_at`` set."""
+
+    id: str
+    thread_id: str | None
+    source_id: str
+    source_type: str
+    target_id: str
+    target_type: str
+    relation_type: str
+    opposite_relation_type: str
+    timestamp: str | None
+    metadata: dict[str, Any] | None
+    created_at: str
 
 
 class LinkQuery(TypedDict, total=False):
@@ -121,7 +150,7 @@ class SearchRequest(TypedDict, total=False):
     with its in-database model when one is configured."""
 
     query_text: str
-    query_vector: Sequence[float] | None
+    query_vector: Vector | None
     strategy: Strategy
     scope: dict[str, ScopeDimension]
     record_types: list[str]
@@ -165,10 +194,10 @@ class RecordChanges(TypedDict, total=False):
     """Fields ``update_record`` replaces; absent keys keep their stored value."""
 
     content: str
-    embedding: Sequence[float] | None
+    embedding: Vector | None
     metadata: dict[str, Any] | None
     timestamp: str | None
-    status: Literal["VALID", "INVALID"]
+    status: Status
     ttl_days: float | None
     ttl_anchor: TtlAnchor
     parts: list[dict[str, Any]] | None
@@ -196,6 +225,13 @@ class LinkSelector(TypedDict, total=False):
     target_id: str
     target_type: str
     relation_type: str
+
+
+EndpointKey = Literal["source_id", "source_type", "target_id", "target_type", "relation_type"]
+ENDPOINT_KEYS: tuple[EndpointKey, ...] = (
+    "source_id", "source_type", "target_id", "target_type", "relation_type")
+"""The stored-direction endpoint tuple of a relation (a ``LinkSelector`` without ``id``),
+keys that ``LinkQuery`` shares."""
 
 
 class CascadeResult(TypedDict):

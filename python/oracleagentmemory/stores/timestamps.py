@@ -11,7 +11,7 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def parse_iso(value: str, argument: str = "timestamp") -> datetime:
+def parse_iso(value: object, argument: str = "timestamp") -> datetime:
     """Parse ISO-8601; a value without a zone is taken as UTC."""
     if not isinstance(value, str):
         raise InvalidArgumentError(

@@ -41,7 +41,7 @@ class Principal:
     name = ""
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.name == self.name  # type: ignore[attr-defined]
+        return type(other) is type(self) and other.name == self.name
 
     def __hash__(self) -> int:
         return hash((self.kind, self.name))

@@ -17,6 +17,8 @@ def _end_user(security_context: Any) -> EndUser:
     object with those attributes."""
     if isinstance(security_context, EndUser):
         return security_context
+    username: object
+    groups: object
     if isinstance(security_context, str):
         username, groups = security_context, ()
     elif isinstance(security_context, Mapping):

@@ -220,10 +220,12 @@ class OracleDBEmbedder(IEmbedder):
         return binds
 
     def _run(self, batch: list[str]) -> list[tuple]:
-        if hasattr(self.connection, "acquire"):
-            with self.connection.acquire() as conn, conn.cursor() as cursor:
+        connection = self.connection
+        if hasattr(connection, "acquire"):
+            with connection.acquire() as conn, conn.cursor() as cursor:
                 return cursor.execute(self._sql, self._binds(batch)).fetchall()
-        with self.connection.cursor() as cursor:
+        assert hasattr(connection, "cursor")  # a connection, as __init__ checked
+        with connection.cursor() as cursor:
             return cursor.execute(self._sql, self._binds(batch)).fetchall()
 
     def _vectors(self, rows: list[tuple], count: int) -> list[np.ndarray]:

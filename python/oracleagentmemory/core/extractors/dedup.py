@@ -115,7 +115,8 @@ class MemoryDeduplicator:
         given = [item.get("embedding") if isinstance(item, Mapping) else None
                  for item in existing]
         missing = [i for i, vector in enumerate(given) if vector is None]
-        computed = self.embedder.embed([texts[i] for i in missing]) if missing else []
+        computed: np.ndarray | list[np.ndarray] = (
+            self.embedder.embed([texts[i] for i in missing]) if missing else [])
         rows = list(given)
         for position, index in enumerate(missing):
             rows[index] = computed[position]

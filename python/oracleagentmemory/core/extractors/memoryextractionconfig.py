@@ -167,7 +167,7 @@ def _check_field(name: str, value: Any) -> Any:
         try:
             return enum(value)
         except ValueError:
-            choices = ", ".join(member.value for member in enum)  # type: ignore[attr-defined]
+            choices = ", ".join(member.value for member in enum)
             raise InvalidArgumentError(f"{name} must be one of {choices}, got {value!r}") from None
     if name == "memory_extraction_inherit_message_metadata":
         if isinstance(value, bool):

@@ -111,11 +111,13 @@ def shortener_for(llm: ILlm | None, max_message_token_length: int,
                   input_token_limit: int) -> MessageShortener:
     """The shortener of one LLM and limits, shared by extraction and summaries, so its cache
     spans the windows and jobs that see the same oversized message (one LLM call for it)."""
+    if llm is None:  # no LLM: a private cache
+        return MessageShortener(llm, max_message_token_length, input_token_limit)
     try:
         with _SHORTENERS_LOCK:
-            by_limits = _SHORTENERS.setdefault(llm, {})  # type: ignore[arg-type]
+            by_limits = _SHORTENERS.setdefault(llm, {})
             return by_limits.setdefault(
                 (max_message_token_length, input_token_limit),
                 MessageShortener(llm, max_message_token_length, input_token_limit))
-    except TypeError:  # no LLM, or one that cannot be weakly referenced: a private cache
+    except TypeError:  # an LLM that cannot be weakly referenced: a private cache
         return MessageShortener(llm, max_message_token_length, input_token_limit)

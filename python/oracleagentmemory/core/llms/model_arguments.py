@@ -6,7 +6,7 @@ each bad one must fail the same way, with a TypeError or ValueError naming it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, overload
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 
@@ -20,6 +20,10 @@ def optional_value(name: str, value: Any, kind: type | tuple[type, ...]) -> Any:
     return value
 
 
+@overload
+def positive_int(name: str, value: Any, default: int) -> int: ...
+@overload
+def positive_int(name: str, value: Any, default: None) -> int | None: ...
 def positive_int(name: str, value: Any, default: int | None) -> int | None:
     """A positive int, or ``default`` when unset or None."""
     value = optional_value(name, value, int)

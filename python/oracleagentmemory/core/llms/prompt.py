@@ -22,6 +22,7 @@ from oracleagentmemory.apis.message import (
     MessageContent,
     TextContent,
 )
+from oracleagentmemory.errors import InvalidArgumentError
 
 _DATA_URL = re.compile(r"^data:(?P<mime>[\w/+.-]+);base64,(?P<data>.*)$", re.DOTALL)
 
@@ -109,4 +110,10 @@ def _image_from_url(url: Any, where: str) -> ImageContent:
         data = base64.b64decode(match.group("data"), validate=True)
     except (binascii.Error, ValueError):
         raise ValueError(f"{where}: the image data URL is not valid base64") from None
-    return ImageContent(bytes=data, mime_type=match.group("mime"))
+    mime = match.group("mime")
+    try:
+        mime_type = ImageMimeType(mime)
+    except ValueError:  # what ImageContent says of a type it does not take
+        raise InvalidArgumentError(f"mime_type {mime!r} is not supported; use image/png, "
+                                   "image/jpeg or image/webp") from None
+    return ImageContent(bytes=data, mime_type=mime_type)

@@ -30,8 +30,9 @@ class OutputMode(IntEnum):
 
 def schema_name(schema: dict[str, Any]) -> str:
     """The format's name: the schema's title when usable, as the protocol allows it."""
-    title = schema.get("title") if isinstance(schema.get("title"), str) else ""
-    name = _NAME_CHARS.sub("_", title).strip("_")[:MAX_NAME_CHARS]
+    title = schema.get("title")
+    name = _NAME_CHARS.sub("_", title if isinstance(title, str) else "").strip("_")
+    name = name[:MAX_NAME_CHARS]
     return name or "response"
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
+from oracleagentmemory.stores.protocol import LinkOut, RecordOut
 
 RECORD_COLUMNS = (
     "seq, id, record_type, user_id, agent_id, thread_id, role, content, metadata, extra, "
@@ -71,12 +72,12 @@ def load_json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
-def row_to_record(row: Sequence[Any]) -> dict[str, Any]:
+def row_to_record(row: Sequence[Any]) -> RecordOut:
     """A ``records`` row (RECORD_COLUMNS order) as a contract RecordOut."""
     (_, rid, rtype, user_id, agent_id, thread_id, role, content, metadata, extra,
      event_ts, created_at, updated_at, expires_at, status, message_id) = row
     extra_obj = load_json(extra) or {}
-    record: dict[str, Any] = {
+    record: RecordOut = {
         "id": rid,
         "record_type": rtype,
         "user_id": user_id,
@@ -104,12 +105,22 @@ LINK_COLUMNS = (
     "id, thread_id, source_id, source_type, target_id, target_type, relation_type, "
     "opposite_relation_type, event_ts, metadata, created_at"
 )
-_LINK_KEYS = ("id", "thread_id", "source_id", "source_type", "target_id", "target_type",
-              "relation_type", "opposite_relation_type", "timestamp", "metadata", "created_at")
 
 
-def row_to_link(row: Sequence[Any]) -> dict[str, Any]:
+def row_to_link(row: Sequence[Any]) -> LinkOut:
     """A ``relations`` row (LINK_COLUMNS order) as a contract LinkOut."""
-    link = dict(zip(_LINK_KEYS, row, strict=True))
-    link["metadata"] = load_json(link["metadata"])
-    return link
+    (rid, thread_id, source_id, source_type, target_id, target_type, relation_type,
+     opposite_relation_type, event_ts, metadata, created_at) = row
+    return {
+        "id": rid,
+        "thread_id": thread_id,
+        "source_id": source_id,
+        "source_type": source_type,
+        "target_id": target_id,
+        "target_type": target_type,
+        "relation_type": relation_type,
+        "opposite_relation_type": opposite_relation_type,
+        "timestamp": event_ts,
+        "metadata": load_json(metadata),
+        "created_at": created_at,
+    }

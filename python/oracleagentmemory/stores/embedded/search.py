@@ -10,7 +10,8 @@ and their links are read from SQLite.
 from __future__ import annotations
 
 import json
-from typing import Any, get_args
+from collections.abc import Mapping
+from typing import Any, TypedDict, get_args
 
 import numpy as np
 
@@ -26,7 +27,14 @@ from oracleagentmemory.stores.embedded.codec import (
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
-from oracleagentmemory.stores.protocol import Strategy
+from oracleagentmemory.stores.protocol import (
+    LinkedHit,
+    RecordOut,
+    ScopeDimension,
+    SearchHit,
+    Strategy,
+    Vector,
+)
 from oracleagentmemory.stores.stoplist import content_words
 
 STRATEGIES = get_args(Strategy)
@@ -41,7 +49,22 @@ FTS_FILTER_SHARE = 0.5
 MAX_HOPS = 5
 
 
-def check_search_request(request: dict[str, Any]) -> dict[str, Any]:
+class CheckedRequest(TypedDict):
+    """A search request after ``check_search_request``: every field present."""
+
+    query_text: str
+    query_vector: Vector | None
+    strategy: Strategy
+    scope: Mapping[str, ScopeDimension]
+    record_types: list[str]
+    metadata_filter: dict[str, Any] | None
+    include_invalid: bool
+    max_results: int
+    num_hops: int
+    max_linked_results: int
+
+
+def check_search_request(request: Mapping[str, Any]) -> CheckedRequest:
     """Validate a search request and fill the contract's defaults."""
     if not isinstance(request, dict):
         raise InvalidArgumentError("search request must be a dict")
@@ -95,8 +118,8 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
 
 
 def run_search(
-    conn: Any, request: dict[str, Any], cache: RecordCache, dimension: int | None, now: str
-) -> list[dict[str, Any]]:
+    conn: Any, request: Mapping[str, Any], cache: RecordCache, dimension: int | None, now: str
+) -> list[SearchHit]:
     """Run a validated search inside ``conn``'s read transaction, ``cache`` synced to it."""
     req = check_search_request(request)
     cache.sync(conn)
@@ -118,17 +141,17 @@ def run_search(
     best = _top(ranking, cache.seq, slots, req["max_results"])
     seqs = [int(seq) for seq in cache.seq[slots[best]]]
     records = _load_records(conn, seqs)
-    hits = []
+    hits: list[SearchHit] = []
     for seq, distance in zip(seqs, distances[best].tolist(), strict=True):
         record = records[seq]
-        linked: list[dict[str, Any]] = []
+        linked: list[LinkedHit] = []
         if req["num_hops"] and req["max_linked_results"] and record["record_type"] in MEMORY_TYPES:
             linked = _expand_links(conn, record["id"], req, now)
         hits.append({"record": record, "distance": float(distance), "linked": linked})
     return hits
 
 
-def _candidates(conn: Any, req: dict[str, Any], cache: RecordCache, now: str) -> np.ndarray:
+def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str) -> np.ndarray:
     """Cache slots passing type, status, expiry, exact scope and the metadata filter."""
     exact = {
         index: dimension["value"]
@@ -144,7 +167,7 @@ def _candidates(conn: Any, req: dict[str, Any], cache: RecordCache, now: str) ->
 
 
 def _affinity(
-    cache: RecordCache, slots: np.ndarray, req: dict[str, Any]
+    cache: RecordCache, slots: np.ndarray, req: CheckedRequest
 ) -> np.ndarray | None:
     """How many non-exact scope dimensions each record matches (it ranks a little higher);
     None when the request has no non-exact dimension."""
@@ -173,7 +196,7 @@ def _top(ranking: np.ndarray, seq: np.ndarray, slots: np.ndarray, k: int) -> np.
 
 def _score(
     conn: Any,
-    req: dict[str, Any],
+    req: CheckedRequest,
     cache: RecordCache,
     slots: np.ndarray,
     query_vector: np.ndarray | None,
@@ -201,7 +224,7 @@ def _vector_distances(
     return cache.distances(slots, query)
 
 
-def fts_query(text: str, scope: dict[str, Any] | None = None) -> str | None:
+def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> str | None:
     """An FTS5 query that ORs the content words of free text, each quoted (no injection),
     ANDed with the token of every exact scope dimension so FTS5 skips other scopes."""
     words = content_words(text)
@@ -215,7 +238,8 @@ def fts_query(text: str, scope: dict[str, Any] | None = None) -> str | None:
 
 
 def _keyword_distances(
-    conn: Any, text: str, scope: dict[str, Any], cache: RecordCache, slots: np.ndarray
+    conn: Any, text: str, scope: Mapping[str, ScopeDimension], cache: RecordCache,
+    slots: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """FTS5 bm25 of the candidates that match any word, as a distance 1 / (1 + |bm25|)."""
     query = fts_query(text, scope)
@@ -274,7 +298,7 @@ def _fuse(
     return slots, 1.0 - fused / best
 
 
-def _load_records(conn: Any, seqs: list[int]) -> dict[int, dict[str, Any]]:
+def _load_records(conn: Any, seqs: list[int]) -> dict[int, RecordOut]:
     if not seqs:
         return {}
     rows = conn.execute(
@@ -284,11 +308,11 @@ def _load_records(conn: Any, seqs: list[int]) -> dict[int, dict[str, Any]]:
     return {row[0]: row_to_record(row) for row in rows}
 
 
-def _expand_links(conn: Any, start_id: str, req: dict[str, Any], now: str) -> list[dict]:
+def _expand_links(conn: Any, start_id: str, req: CheckedRequest, now: str) -> list[LinkedHit]:
     """Breadth-first walk of relations from one memory, up to num_hops and the cap."""
     seen = {start_id}
     frontier = [start_id]
-    found: list[dict[str, Any]] = []
+    found: list[LinkedHit] = []
     for hop in range(1, req["num_hops"] + 1):
         if not frontier:
             break
@@ -329,8 +353,8 @@ def _expand_links(conn: Any, start_id: str, req: dict[str, Any], now: str) -> li
 
 
 def _visible_memories(
-    conn: Any, ids: list[str], req: dict[str, Any], now: str
-) -> dict[str, dict[str, Any]]:
+    conn: Any, ids: list[str], req: CheckedRequest, now: str
+) -> dict[str, RecordOut]:
     if not ids:
         return {}
     sql = (

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -36,6 +37,21 @@ from oracleagentmemory.stores.errors import (
     InvalidArgumentError,
     InvalidLinkError,
     SchemaError,
+)
+from oracleagentmemory.stores.protocol import (
+    CascadeResult,
+    LinkChanges,
+    LinkIn,
+    LinkOut,
+    LinkQuery,
+    LinkSelector,
+    OwnerType,
+    RecordChanges,
+    RecordIn,
+    RecordOut,
+    RecordQuery,
+    SearchHit,
+    SearchRequest,
 )
 from oracleagentmemory.stores.relations import check_label, opposite_label
 from oracleagentmemory.stores.timestamps import add_days, normalize, parse_iso, to_text, utc_now
@@ -66,7 +82,8 @@ def check_optional_id(value: Any, argument: str) -> str | None:
     return None if value is None else check_id(value, argument)
 
 
-def check_record_types(record_types: Sequence[str], allowed: Sequence[str] = ALL_TYPES) -> list:
+def check_record_types(record_types: Sequence[str],
+                       allowed: Sequence[str] = ALL_TYPES) -> list[str]:
     if isinstance(record_types, str) or not isinstance(record_types, Sequence):
         raise InvalidArgumentError("record_types must be a list of record type names")
     for record_type in record_types:
@@ -78,7 +95,7 @@ def check_record_types(record_types: Sequence[str], allowed: Sequence[str] = ALL
     return list(record_types)
 
 
-def restored_time(record: dict[str, Any], key: str, where: str) -> str | None:
+def restored_time(record: Mapping[str, Any], key: str, where: str) -> str | None:
     """A bookkeeping time given by an import (kept as is, canonicalised), else None."""
     return normalize(record.get(key), f"{where}.{key}")
 
@@ -96,7 +113,7 @@ _ROWS_PER_INSERT = 500
 at every statement (a tiny index segment per record, about 1.6x the ingestion time)."""
 
 
-def _record_values(row: dict[str, Any]) -> tuple:
+def _record_values(row: dict[str, Any]) -> tuple[Any, ...]:
     return (
         row["id"], row["id_space"], row["record_type"], row["user_id"], row["agent_id"],
         row["thread_id"], row["role"], row["content"], row["metadata"], row["extra"],
@@ -108,8 +125,11 @@ def _record_values(row: dict[str, Any]) -> tuple:
 def _rows_per_insert(conn: Any) -> int:
     """Rows per multi-row INSERT within SQLite's bound-parameter limit (999 before 3.32;
     Python < 3.11 cannot ask)."""
-    getlimit = getattr(conn, "getlimit", None)
-    limit = getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER) if getlimit else 999
+    limit = 999
+    if sys.version_info >= (3, 11):
+        getlimit = getattr(conn, "getlimit", None)
+        if getlimit:
+            limit = getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
     return max(1, min(_ROWS_PER_INSERT, limit // _RECORD_VALUES.count("?")))
 
 
@@ -273,8 +293,8 @@ class EmbeddedBackend:
 
     def write_records(
         self,
-        records: Sequence[dict[str, Any]],
-        links: Sequence[dict[str, Any]] = (),
+        records: Sequence[RecordIn],
+        links: Sequence[LinkIn] = (),
         replace: bool = False,
     ) -> list[str]:
         if isinstance(records, dict) or not isinstance(records, Sequence):
@@ -327,7 +347,8 @@ class EmbeddedBackend:
         for row in rows:
             self._insert_row(conn, row, replace=False)
 
-    def _prepare_record(self, record: dict[str, Any], now: str, index: int) -> dict[str, Any]:
+    def _prepare_record(self, record: Mapping[str, Any], now: str,
+                        index: int) -> dict[str, Any]:
         where = f"records[{index}]"
         if not isinstance(record, dict):
             raise InvalidArgumentError(f"{where} must be a dict")
@@ -420,7 +441,7 @@ class EmbeddedBackend:
                 (cursor.lastrowid, row["image_bytes"]),
             )
 
-    def _insert_links(self, conn: Any, links: Sequence[dict[str, Any]], now: str) -> None:
+    def _insert_links(self, conn: Any, links: Sequence[Mapping[str, Any]], now: str) -> None:
         """Check and insert links in input order, the first problem raising as if each were
         inserted alone; the endpoints and possible clashes are read in a few set queries
         up front instead of three queries per link."""
@@ -483,12 +504,12 @@ class EmbeddedBackend:
 
     @staticmethod
     def _linkable_records(
-        conn: Any, links: Sequence[dict[str, Any]], now: str
+        conn: Any, links: Sequence[Mapping[str, Any]], now: str
     ) -> dict[str, tuple[str, str]]:
         """(record_type, thread_id) of the unexpired memory-like records the links name."""
         ids = sorted({
-            link.get(key) for link in links if isinstance(link, dict)
-            for key in ("source_id", "target_id") if isinstance(link.get(key), str)
+            value for link in links if isinstance(link, dict)
+            for key in ("source_id", "target_id") if isinstance(value := link.get(key), str)
         })
         found: dict[str, tuple[str, str]] = {}
         for part in _chunks(ids):
@@ -502,7 +523,7 @@ class EmbeddedBackend:
 
     @staticmethod
     def _existing_relations(
-        conn: Any, links: Sequence[dict[str, Any]]
+        conn: Any, links: Sequence[Mapping[str, Any]]
     ) -> tuple[set[str], dict[tuple[str, str], str]]:
         """Stored relations that share an id or an endpoint pair with one of the links."""
         ids: set[str] = set()
@@ -511,9 +532,9 @@ class EmbeddedBackend:
             if isinstance(link, dict):
                 if isinstance(link.get("id"), str):
                     ids.add(link["id"])
-                ends = (link.get("source_id"), link.get("target_id"))
-                if all(isinstance(end, str) for end in ends):
-                    pairs.add(tuple(sorted(ends)))  # type: ignore[arg-type]
+                source, target = link.get("source_id"), link.get("target_id")
+                if isinstance(source, str) and isinstance(target, str):
+                    pairs.add((source, target) if source <= target else (target, source))
         taken_ids: set[str] = set()
         taken_pairs: dict[tuple[str, str], str] = {}
         id_list, pair_list = sorted(ids), sorted(pairs)
@@ -531,8 +552,9 @@ class EmbeddedBackend:
 
     # -- reads ------------------------------------------------------------------------
 
-    def get_records(self, query: dict[str, Any]) -> list[dict[str, Any]]:
-        clauses, params = ["(expires_at IS NULL OR expires_at > ?)"], [self._now()]
+    def get_records(self, query: RecordQuery) -> list[RecordOut]:
+        clauses = ["(expires_at IS NULL OR expires_at > ?)"]
+        params: list[str | None] = [self._now()]
         if "ids" in query:
             ids = [check_id(i, "ids") for i in query["ids"]]
             if not ids:
@@ -545,7 +567,7 @@ class EmbeddedBackend:
             params.extend(types)
         for column in ("user_id", "agent_id", "thread_id", "message_id"):
             if column in query:
-                value = check_optional_id(query[column], column)
+                value = check_optional_id(query.get(column), column)
                 clauses.append(f"{column} IS ?")
                 params.append(value)
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
@@ -566,7 +588,7 @@ class EmbeddedBackend:
         return [record for _, record in records]
 
     @staticmethod
-    def _attach_bytes(conn: Any, records: list[tuple[int, dict[str, Any]]]) -> None:
+    def _attach_bytes(conn: Any, records: list[tuple[int, RecordOut]]) -> None:
         seqs = [seq for seq, record in records if record["record_type"] == "image"]
         if not seqs:
             return
@@ -585,7 +607,7 @@ class EmbeddedBackend:
         start: int | None,
         end: int | None,
         include_bytes: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> list[RecordOut]:
         check_id(thread_id, "thread_id")
         for name, value in (("start", start), ("end", end)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -612,7 +634,7 @@ class EmbeddedBackend:
                 self._attach_bytes(conn, records)
         return [record for _, record in records]
 
-    def list_links(self, query: dict[str, Any]) -> list[dict[str, Any]]:
+    def list_links(self, query: LinkQuery) -> list[LinkOut]:
         clauses: list[str] = []
         params: list[Any] = []
         if "ids" in query:
@@ -625,7 +647,7 @@ class EmbeddedBackend:
                     "relation_type"):
             if key in query:
                 clauses.append(f"{key} IS ?")
-                params.append(check_optional_id(query[key], key))
+                params.append(check_optional_id(query.get(key), key))
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         limit = _check_limit(query.get("limit"))
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
@@ -648,9 +670,9 @@ class EmbeddedBackend:
         self,
         record_id: str,
         record_types: Sequence[str],
-        changes: dict[str, Any],
+        changes: RecordChanges,
         thread_id: str | None = None,
-    ) -> dict[str, Any] | None:
+    ) -> RecordOut | None:
         check_id(record_id, "record_id")
         types = check_record_types(record_types)
         now = self._now()
@@ -675,7 +697,7 @@ class EmbeddedBackend:
         return row_to_record(updated)
 
     def _follow_message(
-        self, conn: Any, message: dict[str, Any], changes: dict[str, Any], now: str
+        self, conn: Any, message: RecordOut, changes: RecordChanges, now: str
     ) -> None:
         """Attached images share their message's expiry and are replaced with its parts."""
         if "replace_images" in changes:
@@ -721,7 +743,7 @@ class EmbeddedBackend:
         return conn.execute(sql, params).fetchone()
 
     def _change_set(
-        self, current: dict[str, Any], changes: dict[str, Any], now: str
+        self, current: RecordOut, changes: Mapping[str, Any], now: str
     ) -> tuple[list[str], list[Any]]:
         sets: list[str] = []
         params: list[Any] = []
@@ -757,10 +779,12 @@ class EmbeddedBackend:
             sets.append("status = ?")
             params.append(changes["status"])
         if "ttl_days" in changes or "ttl_anchor" in changes:
+            created_at = current["created_at"]
+            assert created_at is not None  # a NOT NULL column of this backend's records
             sets.append("expires_at = ?")
             params.append(self._expiry(
                 changes.get("ttl_days"), changes.get("ttl_anchor", "CREATED_AT"),
-                current["created_at"], timestamp, "changes",
+                created_at, timestamp, "changes",
             ))
         extra_keys = [key for key in ("parts", "config", "mime_type") if key in changes]
         if extra_keys:
@@ -775,7 +799,7 @@ class EmbeddedBackend:
         return sets, params
 
     def update_link(self, relation_id: str, thread_id: str | None,
-                    changes: dict[str, Any]) -> int:
+                    changes: LinkChanges) -> int:
         check_id(relation_id, "relation_id")
         sql, params = _in_thread("SELECT relation_type, opposite_relation_type FROM relations"
                                  " WHERE id = ?", [relation_id], thread_id)
@@ -839,8 +863,9 @@ class EmbeddedBackend:
             self._delete_seqs(conn, seqs)
         return len(seqs)
 
-    def delete_links(self, selector: dict[str, Any], thread_id: str | None) -> int:
+    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
         endpoint_keys = ("source_id", "source_type", "target_id", "target_type", "relation_type")
+        params: list[Any]
         if "id" in selector:
             if any(key in selector for key in endpoint_keys):
                 raise InvalidArgumentError(
@@ -854,13 +879,13 @@ class EmbeddedBackend:
                     "deleting a relation by endpoints needs " + ", ".join(missing)
                 )
             sql = " AND ".join(f"{key} = ?" for key in endpoint_keys)
-            params = [selector[key] for key in endpoint_keys]
+            params = [selector.get(key) for key in endpoint_keys]
         sql, params = _in_thread(f"DELETE FROM relations WHERE {sql}", params, thread_id)
         with self._write() as conn:
             cursor = conn.execute(sql, params)
         return cursor.rowcount
 
-    def delete_cascade(self, owner_type: str, owner_id: str) -> dict[str, int]:
+    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
         if owner_type not in OWNER_COLUMNS:
             raise InvalidArgumentError("owner_type must be thread, user or agent")
         check_id(owner_id, "owner_id")
@@ -941,6 +966,6 @@ class EmbeddedBackend:
 
     # -- search -----------------------------------------------------------------------
 
-    def search(self, request: dict[str, Any]) -> list[dict[str, Any]]:
+    def search(self, request: SearchRequest) -> list[SearchHit]:
         with self._read() as conn:
             return run_search(conn, request, self._cache, self.embedding_dimension, self._now())
