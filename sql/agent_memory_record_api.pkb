@@ -633,16 +633,34 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     insert_rows(p_rows);
   END insert_new_rows;
 
-  -- Insert one row, replacing (with its links) the record that holds its id, if any.
+  -- Insert one row, replacing (with its links) the record that holds its id, if any. Only
+  -- a record of the same type, scope (user, agent, thread) and message can be replaced: an
+  -- id held by anything else (another user's image, an image attached to another message,
+  -- a standalone image) is -20003 with the message of a write without replace, so a caller
+  -- can neither delete nor take over a record outside its own scope by naming its id.
+  -- Checked: DECODE treats two nulls as equal,
+  --   https://docs.oracle.com/cd/B10500_01/server.920/a96540/functions33a.htm
   PROCEDURE replace_row(p_row IN row_t) IS
     l_existing NUMBER;
+    l_same     NUMBER;
     l_links    NUMBER;
     l_single   rows_t;
   BEGIN
-    SELECT MIN(r.seq) INTO l_existing
+    SELECT MIN(r.seq),
+           MIN(CASE WHEN r.record_type = p_row.record_type
+                     AND DECODE(r.user_id, p_row.user_id, 1, 0) = 1
+                     AND DECODE(r.agent_id, p_row.agent_id, 1, 0) = 1
+                     AND DECODE(r.thread_id, p_row.thread_id, 1, 0) = 1
+                     AND DECODE(r.message_id, p_row.message_id, 1, 0) = 1
+                    THEN 1 ELSE 0 END)
+      INTO l_existing, l_same
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.id_space = p_row.id_space
        AND r.id = p_row.id;
+    IF l_existing IS NOT NULL AND l_same = 0 THEN
+      AGENT_MEMORY_ERRORS.duplicate_record('a ' || p_row.id_space || ' record with id '
+        || AGENT_MEMORY_CODEC.quoted(p_row.id) || ' already exists');
+    END IF;
     IF l_existing IS NOT NULL THEN
       l_links := delete_seqs(AGENT_MEMORY_NUMBER_LIST(l_existing));
     END IF;

@@ -425,11 +425,19 @@ class EmbeddedBackend:
         return add_days(created_at, ttl_days)
 
     def _insert_row(self, conn: Any, row: dict[str, Any], replace: bool) -> None:
+        """Insert one row; with ``replace``, the record holding its id goes first (with its
+        links), but only a record of the same type, scope and message: an id held by
+        anything else (another user's image, an image attached to another message) is a
+        DuplicateRecordError worded as without ``replace``, so naming an id never deletes or
+        takes over a record outside the caller's scope."""
         existing = conn.execute(
-            "SELECT seq FROM records WHERE id_space = ? AND id = ?", (row["id_space"], row["id"])
+            "SELECT seq, record_type, user_id, agent_id, thread_id, message_id FROM records"
+            " WHERE id_space = ? AND id = ?", (row["id_space"], row["id"])
         ).fetchone()
         if existing is not None:
-            if not replace:
+            same = tuple(existing[1:]) == (row["record_type"], row["user_id"], row["agent_id"],
+                                          row["thread_id"], row["message_id"])
+            if not (replace and same):
                 raise DuplicateRecordError(
                     f"a {row['id_space']} record with id {row['id']!r} already exists"
                 )
