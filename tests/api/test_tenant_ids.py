@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.apis.message import ImageContent
+from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.errors import AgentMemoryError
 from tests.support.embedders import HashingEmbedder
 from tests.support.images import JPEG, PNG

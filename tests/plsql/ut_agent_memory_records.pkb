@@ -177,6 +177,19 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
     ut.expect(one('msg1', 'message').get_string('content')).to_equal('hi');
   END replace_images_keeps_other_users_image;
 
+  -- issue 16, defect 7: content over the contract's limit is refused before anything is written
+  PROCEDURE oversized_content IS
+    l_ids  JSON_ARRAY_T;
+    l_big  CLOB;
+  BEGIN
+    DBMS_LOB.CREATETEMPORARY(l_big, TRUE);
+    FOR i IN 1 .. 1001 LOOP
+      DBMS_LOB.WRITEAPPEND(l_big, 1000, RPAD('x', 1000, 'x'));
+    END LOOP;
+    l_ids := write('[{"record_type": "memory", "id": "big", "content": "' || l_big
+      || '", "embedding": null}]');
+  END oversized_content;
+
   PROCEDURE expiry IS
     l_ids JSON_ARRAY_T;
   BEGIN

@@ -28,6 +28,7 @@ from oracleagentmemory.core.arguments import (
     check_memory_type,
     check_optional_int,
     check_status,
+    check_text,
 )
 from oracleagentmemory.core.dbsearch import SearchStrategy
 from oracleagentmemory.core.extractors import background
@@ -46,6 +47,7 @@ from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread_settings import SettingsLayer
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.end_user_guard import EndUserGuard
+from oracleagentmemory.stores.limits_guard import LimitsGuard
 from oracleagentmemory.stores.protocol import (
     LinkIn,
     RecordIn,
@@ -164,14 +166,16 @@ class MemoryService:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
-        """Everything the service calls emits observability events (when anyone listens), and
-        an embedded backend gets the end-user row rules the database has on Oracle."""
+        """Everything the service calls emits observability events (when anyone listens),
+        every call is checked against the contract's input limits first (the same errors on
+        both backends), and an embedded backend gets the end-user row rules the database has
+        on Oracle."""
         if not isinstance(self.backend, ObservedBackend):
             backend = self.backend
             settings = getattr(backend, "security_settings", None)
             if callable(settings):  # a backend without row security of its own
                 backend = EndUserGuard(backend, settings)
-            self.backend = ObservedBackend(backend)
+            self.backend = ObservedBackend(LimitsGuard(backend))
         self.embedder = observed_embedder(self.embedder)
         self.llm = observed_llm(self.llm)
         self.pruner_llm = observed_llm(self.pruner_llm)
@@ -200,8 +204,7 @@ class MemoryService:
                exclude_ids: Sequence[str] = ()) -> list[OracleSearchResult]:
         """Ranked results for ``query`` (best first), linked context and token budgets
         applied. ``query_vector`` saves embedding a text whose vector is known."""
-        if not isinstance(query, str):
-            raise ArgumentTypeError(f"query must be a str, got {type(query).__name__}")
+        check_text(query, "query")
         if not query.strip():
             raise InvalidArgumentError("query must not be empty")
         strategy = contract_strategy(self.strategy)

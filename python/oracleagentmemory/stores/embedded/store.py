@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES
+from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded import changelog, schema
 from oracleagentmemory.stores.embedded.codec import (
@@ -75,7 +76,7 @@ def check_id(value: Any, argument: str) -> str:
         raise InvalidArgumentError(f"{argument} must be a string, got {type(value).__name__}")
     if not value or len(value) > MAX_ID_LENGTH:
         raise InvalidArgumentError(f"{argument} must have 1 to {MAX_ID_LENGTH} characters")
-    return value
+    return limits.check_text(value, argument)
 
 
 def check_optional_id(value: Any, argument: str) -> str | None:
@@ -361,6 +362,12 @@ class EmbeddedBackend:
         content = record.get("content", "")
         if not isinstance(content, str):
             raise InvalidArgumentError(f"{where}.content must be a string")
+        limits.check_content(content, f"{where}.content")
+        role = record.get("role")
+        if role is not None:
+            if not isinstance(role, str):
+                raise InvalidArgumentError(f"{where}.role must be a string or None")
+            limits.check_text(role, f"{where}.role")
         timestamp = record.get("timestamp")
         if timestamp is not None:
             parse_iso(timestamp, f"{where}.timestamp")
@@ -384,9 +391,10 @@ class EmbeddedBackend:
             "user_id": check_optional_id(record.get("user_id"), f"{where}.user_id"),
             "agent_id": check_optional_id(record.get("agent_id"), f"{where}.agent_id"),
             "thread_id": check_optional_id(record.get("thread_id"), f"{where}.thread_id"),
-            "role": record.get("role"),
+            "role": role,
             "content": content,
-            "metadata": dump_json(record.get("metadata"), f"{where}.metadata"),
+            "metadata": dump_json(record.get("metadata"), f"{where}.metadata",
+                                  limits.MAX_METADATA_CHARS),
             "extra": dump_json(extra, f"{where}") if extra else None,
             "event_ts": timestamp,
             "created_at": created_at,
@@ -500,7 +508,8 @@ class EmbeddedBackend:
             taken_pairs[low, high] = relation_id
             rows.append((
                 relation_id, thread_id, source[0], source[1], target[0], target[1],
-                relation_type, opposite, timestamp, dump_json(link.get("metadata"), "metadata"),
+                relation_type, opposite, timestamp,
+                dump_json(link.get("metadata"), "metadata", limits.MAX_METADATA_CHARS),
                 restored_time(link, "created_at", "link") or now, low, high,
             ))
         conn.executemany(
@@ -764,6 +773,7 @@ class EmbeddedBackend:
         if "content" in changes:
             if not isinstance(changes["content"], str):
                 raise InvalidArgumentError("content must be a string")
+            limits.check_content(changes["content"], "content")
             sets.append("content = ?")
             params.append(changes["content"])
         if "embedding" in changes:
@@ -773,7 +783,7 @@ class EmbeddedBackend:
                           encode_vector(embedding, self.embedding_dimension))
         if "metadata" in changes:
             sets.append("metadata = ?")
-            params.append(dump_json(changes["metadata"], "metadata"))
+            params.append(dump_json(changes["metadata"], "metadata", limits.MAX_METADATA_CHARS))
         timestamp = current["timestamp"]
         if "timestamp" in changes:
             timestamp = changes["timestamp"]
@@ -833,7 +843,8 @@ class EmbeddedBackend:
                 params.append(changes["timestamp"])
             if "metadata" in changes:
                 sets.append("metadata = ?")
-                params.append(dump_json(changes["metadata"], "metadata"))
+                params.append(dump_json(changes["metadata"], "metadata",
+                                        limits.MAX_METADATA_CHARS))
             if sets:
                 conn.execute(
                     f"UPDATE relations SET {', '.join(sets)} WHERE id = ?", [*params, relation_id]
