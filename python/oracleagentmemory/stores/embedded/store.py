@@ -34,6 +34,7 @@ from oracleagentmemory.stores.embedded.search import run_search
 from oracleagentmemory.stores.end_user_guard import SecuritySettings
 from oracleagentmemory.stores.errors import (
     AttachedImageError,
+    DimensionMismatchError,
     DuplicateRecordError,
     InvalidArgumentError,
     InvalidLinkError,
@@ -154,6 +155,27 @@ def _check_limit(limit: Any) -> int | None:
     return limit
 
 
+def _stored_dimension(conn: Any) -> int | None:
+    row = conn.execute(
+        "SELECT value FROM store_meta WHERE key = 'embedding_dimension'"
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
+def _claim_dimension(conn: Any, dimension: int, source: str) -> None:
+    """Inside a write transaction: record ``dimension`` as the store's, or raise a
+    SchemaError when the store already holds vectors of another dimension."""
+    stored = _stored_dimension(conn)
+    if stored is None:
+        conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('embedding_dimension', ?)",
+            (str(dimension),),
+        )
+    elif stored != dimension:
+        raise SchemaError(
+            f"the store holds {stored}-dimensional vectors; {source} {dimension}")
+
+
 def _placeholders(values: Sequence[Any]) -> str:
     return ", ".join("?" for _ in values)
 
@@ -201,25 +223,16 @@ class EmbeddedBackend:
             schema.ensure_change_log(self._conn)
 
     def _settle_dimension(self, dimension: int | None) -> int | None:
-        row = self._conn.execute(
-            "SELECT value FROM store_meta WHERE key = 'embedding_dimension'"
-        ).fetchone()
-        stored = int(row[0]) if row else None
+        """The store's vector dimension: the stored one, else ``dimension``, which is then
+        stored. Read and written in one write transaction, so two openers of one new file
+        with different dimensions cannot both win: the second sees the first's value and
+        gets a SchemaError."""
         if dimension is None:
-            return stored
+            return _stored_dimension(self._conn)
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
             raise InvalidArgumentError("embedding_dimension must be a positive integer")
-        if stored is not None and stored != dimension:
-            raise SchemaError(
-                f"the store holds {stored}-dimensional vectors; the embedder gives {dimension}"
-            )
-        if stored is None:
-            with self._write() as conn:
-                conn.execute(
-                    "INSERT OR REPLACE INTO store_meta (key, value) "
-                    "VALUES ('embedding_dimension', ?)",
-                    (str(dimension),),
-                )
+        with self._write() as conn:
+            _claim_dimension(conn, dimension, "the embedder gives")
         return dimension
 
     def describe(self) -> dict[str, Any]:
@@ -306,13 +319,35 @@ class EmbeddedBackend:
         if len(set(keys)) != len(keys):
             raise DuplicateRecordError("records contains the same id twice")
         with self._write() as conn:
+            settled = self._settle_widths(conn, [row["embedding"] for row in rows])
             if replace:
                 for row in rows:
                     self._insert_row(conn, row, replace)
             else:
                 self._insert_new_rows(conn, rows)
             self._insert_links(conn, links, now)
+        self.embedding_dimension = self.embedding_dimension or settled
         return [row["id"] for row in rows]
+
+    def _settle_widths(self, conn: Any, blobs: Sequence[bytes | None]) -> int | None:
+        """A store opened without a dimension takes the one of the first vectors written,
+        settled inside the write transaction like the opening's; vectors of another width
+        than the stored one are a DimensionMismatchError, so one file never mixes sizes.
+        Returns the width to keep once the transaction commits (None: nothing settled)."""
+        if self.embedding_dimension is not None:
+            return None
+        widths = {len(blob) // 4 for blob in blobs if blob is not None}
+        if not widths:
+            return None
+        if len(widths) > 1:
+            raise DimensionMismatchError(
+                f"embeddings of one call have different dimensions: {sorted(widths)}")
+        [width] = widths
+        try:
+            _claim_dimension(conn, width, "this embedding has")
+        except SchemaError as error:
+            raise DimensionMismatchError(str(error)) from None
+        return width
 
     def _insert_new_rows(self, conn: Any, rows: list[dict[str, Any]]) -> None:
         """Insert rows none of which may exist yet: one lookup per id space, batched inserts.
@@ -693,11 +728,18 @@ class EmbeddedBackend:
         check_id(record_id, "record_id")
         types = check_record_types(record_types)
         now = self._now()
+        new_vectors = [] if self.embedding_dimension is not None else [
+            encode_vector(vector, None)
+            for vector in (changes.get("embedding"), *(
+                image.get("embedding") for image in changes.get("replace_images") or ()
+                if isinstance(image, Mapping)))
+            if vector is not None]
         with self._write() as conn:
             row = self._find_visible(conn, record_id, types, thread_id, now)
             if row is None:
                 return None
             seq, current = row[0], row_to_record(row)
+            settled = self._settle_widths(conn, new_vectors)
             sets, params = self._change_set(current, changes, now)
             if sets:
                 conn.execute(f"UPDATE records SET {', '.join(sets)} WHERE seq = ?", [*params, seq])
@@ -711,6 +753,7 @@ class EmbeddedBackend:
             updated = conn.execute(
                 f"SELECT {RECORD_COLUMNS} FROM records WHERE seq = ?", (seq,)
             ).fetchone()
+        self.embedding_dimension = self.embedding_dimension or settled
         return row_to_record(updated)
 
     def _follow_message(
