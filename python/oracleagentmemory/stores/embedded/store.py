@@ -7,8 +7,6 @@ transaction, so a batch is stored whole or not at all and readers never see half
 from __future__ import annotations
 
 import os
-import sqlite3
-import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -20,6 +18,7 @@ from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES
 from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded import changelog, schema
+from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.codec import (
     LINK_COLUMNS,
     RECORD_COLUMNS,
@@ -109,10 +108,10 @@ _INSERT_HEAD = (
 )
 _RECORD_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_RECORD = _INSERT_HEAD + _RECORD_VALUES
-_LOOKUP_CHUNK = 500
-_ROWS_PER_INSERT = 500
-"""Rows per multi-row INSERT. One statement per row would make FTS5 flush its pending terms
-at every statement (a tiny index segment per record, about 1.6x the ingestion time)."""
+_PARAMETERS_PER_ROW = _RECORD_VALUES.count("?")
+"""Rows go into multi-row INSERTs of as many rows as fit the parameter limit (at most
+bound_lists.MAX_RUN). One statement per row would make FTS5 flush its pending terms at
+every statement (a tiny index segment per record, about 1.6x the ingestion time)."""
 
 
 def _record_values(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -122,23 +121,6 @@ def _record_values(row: dict[str, Any]) -> tuple[Any, ...]:
         row["event_ts"], row["created_at"], row["updated_at"], row["expires_at"],
         row["status"], row["message_id"], row["embedding"],
     )
-
-
-def _rows_per_insert(conn: Any) -> int:
-    """Rows per multi-row INSERT within SQLite's bound-parameter limit (999 before 3.32;
-    Python < 3.11 cannot ask)."""
-    limit = 999
-    if sys.version_info >= (3, 11):
-        getlimit = getattr(conn, "getlimit", None)
-        if getlimit:
-            limit = getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-    return max(1, min(_ROWS_PER_INSERT, limit // _RECORD_VALUES.count("?")))
-
-
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    """``items`` in runs short enough for one ``IN (...)`` list each."""
-    for start in range(0, len(items), _LOOKUP_CHUNK):
-        yield items[start : start + _LOOKUP_CHUNK]
 
 
 def _in_thread(sql: str, params: list[Any], thread_id: str | None) -> tuple[str, list[Any]]:
@@ -177,7 +159,30 @@ def _claim_dimension(conn: Any, dimension: int, source: str) -> None:
 
 
 def _placeholders(values: Sequence[Any]) -> str:
-    return ", ".join("?" for _ in values)
+    return marks(values)
+
+
+def _rows_for_ids(conn: Any, sql: str, params: Sequence[Any],
+                  ids: Sequence[str] | None) -> list[Any]:
+    """Rows of ``sql`` (its WHERE ends with the conditions of ``params``; the first column
+    is ``seq``) in ``seq`` order, further restricted to ``id IN ids`` when ids are given:
+    one statement per run of ids that fits the parameter limit."""
+    if ids is None:
+        return conn.execute(f"{sql} ORDER BY seq", params).fetchall()
+    found: dict[int, Any] = {}
+    for part in runs(conn, sorted(set(ids)), reserved=len(params)):
+        for row in conn.execute(f"{sql} AND id IN ({marks(part)})", [*params, *part]):
+            found[row[0]] = row
+    return [found[seq] for seq in sorted(found)]
+
+
+def _rows_by_seq(conn: Any, seqs: Sequence[int]) -> list[Any]:
+    """The ``records`` rows (RECORD_COLUMNS) of ``seqs``, in seq order."""
+    found: list[Any] = []
+    for part in runs(conn, seqs):
+        found.extend(conn.execute(
+            f"SELECT {RECORD_COLUMNS} FROM records WHERE seq IN ({marks(part)})", part))
+    return sorted(found, key=lambda row: row[0])
 
 
 class EmbeddedBackend:
@@ -360,7 +365,7 @@ class EmbeddedBackend:
             by_space.setdefault(row["id_space"], []).append(row["id"])
         taken: set[tuple[str, str]] = set()
         for space, ids in by_space.items():
-            for part in _chunks(ids):
+            for part in runs(conn, ids, reserved=1):
                 sql = (
                     "SELECT id FROM records WHERE id_space = ?"
                     f" AND id IN ({_placeholders(part)})"
@@ -372,12 +377,10 @@ class EmbeddedBackend:
                     f"a {row['id_space']} record with id {row['id']!r} already exists"
                 )
         if all(row["image_bytes"] is None for row in rows):
-            step = _rows_per_insert(conn)
-            for start in range(0, len(rows), step):
-                part = rows[start : start + step]
+            for batch in runs(conn, rows, per_item=_PARAMETERS_PER_ROW):
                 conn.execute(
-                    _INSERT_HEAD + ", ".join([_RECORD_VALUES] * len(part)),
-                    [value for row in part for value in _record_values(row)],
+                    _INSERT_HEAD + ", ".join([_RECORD_VALUES] * len(batch)),
+                    [value for row in batch for value in _record_values(row)],
                 )
             return
         for row in rows:
@@ -564,7 +567,7 @@ class EmbeddedBackend:
             for key in ("source_id", "target_id") if isinstance(value := link.get(key), str)
         })
         found: dict[str, tuple[str, str]] = {}
-        for part in _chunks(ids):
+        for part in runs(conn, ids, reserved=1):
             for rid, record_type, thread_id in conn.execute(
                 "SELECT id, record_type, thread_id FROM records WHERE id_space = 'memory'"
                 f" AND id IN ({_placeholders(part)}) AND (expires_at IS NULL OR expires_at > ?)",
@@ -590,14 +593,14 @@ class EmbeddedBackend:
         taken_ids: set[str] = set()
         taken_pairs: dict[tuple[str, str], str] = {}
         id_list, pair_list = sorted(ids), sorted(pairs)
-        for part in _chunks(id_list):
+        for part in runs(conn, id_list):
             taken_ids.update(rid for (rid,) in conn.execute(
                 f"SELECT id FROM relations WHERE id IN ({_placeholders(part)})", part))
-        for part in _chunks(pair_list):
+        for pairs_part in runs(conn, pair_list, per_item=2):
             for rid, low, high in conn.execute(
                 "SELECT id, pair_low, pair_high FROM relations WHERE (pair_low, pair_high) IN"
-                f" (VALUES {', '.join('(?, ?)' for _ in part)})",
-                [end for pair in part for end in pair],
+                f" (VALUES {', '.join('(?, ?)' for _ in pairs_part)})",
+                [end for pair in pairs_part for end in pair],
             ):
                 taken_pairs[low, high] = rid
         return taken_ids, taken_pairs
@@ -607,12 +610,11 @@ class EmbeddedBackend:
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         clauses = ["(expires_at IS NULL OR expires_at > ?)"]
         params: list[str | None] = [self._now()]
+        ids: list[str] | None = None
         if "ids" in query:
             ids = [check_id(i, "ids") for i in query["ids"]]
             if not ids:
                 return []
-            clauses.append(f"id IN ({_placeholders(ids)})")
-            params.extend(ids)
         if "record_types" in query:
             types = check_record_types(query["record_types"])
             clauses.append(f"record_type IN ({_placeholders(types)})")
@@ -624,9 +626,9 @@ class EmbeddedBackend:
                 params.append(value)
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         limit = _check_limit(query.get("limit"))
-        sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)} ORDER BY seq"
+        sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)}"
         with self._read() as conn:
-            rows = conn.execute(sql, params).fetchall()
+            rows = _rows_for_ids(conn, sql, params, ids)
             records = []
             for row in rows:
                 record = row_to_record(row)
@@ -642,13 +644,11 @@ class EmbeddedBackend:
     @staticmethod
     def _attach_bytes(conn: Any, records: list[tuple[int, RecordOut]]) -> None:
         seqs = [seq for seq, record in records if record["record_type"] == "image"]
-        if not seqs:
-            return
-        found = dict(
-            conn.execute(
-                f"SELECT seq, bytes FROM image_data WHERE seq IN ({_placeholders(seqs)})", seqs
-            ).fetchall()
-        )
+        found: dict[int, bytes] = {}
+        for part in runs(conn, seqs):
+            found.update(conn.execute(
+                f"SELECT seq, bytes FROM image_data WHERE seq IN ({_placeholders(part)})", part
+            ).fetchall())
         for seq, record in records:
             if seq in found:
                 record["image_bytes"] = bytes(found[seq])
@@ -676,25 +676,19 @@ class EmbeddedBackend:
             wanted = seqs[start:end]
             if not wanted:
                 return []
-            rows = conn.execute(
-                f"SELECT {RECORD_COLUMNS} FROM records WHERE seq IN ({_placeholders(wanted)})"
-                " ORDER BY seq",
-                wanted,
-            ).fetchall()
-            records = [(row[0], row_to_record(row)) for row in rows]
+            records = [(row[0], row_to_record(row)) for row in _rows_by_seq(conn, wanted)]
             if include_bytes:
                 self._attach_bytes(conn, records)
         return [record for _, record in records]
 
     def list_links(self, query: LinkQuery) -> list[LinkOut]:
-        clauses: list[str] = []
+        clauses: list[str] = ["1 = 1"]
         params: list[Any] = []
+        ids: list[str] | None = None
         if "ids" in query:
             ids = [check_id(i, "relation_ids") for i in query["ids"]]
             if not ids:
                 return []
-            clauses.append(f"id IN ({_placeholders(ids)})")
-            params.extend(ids)
         for key in ("thread_id", "source_id", "source_type", "target_id", "target_type",
                     "relation_type"):
             if key in query:
@@ -702,11 +696,9 @@ class EmbeddedBackend:
                 params.append(check_optional_id(query.get(key), key))
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         limit = _check_limit(query.get("limit"))
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"SELECT seq, {LINK_COLUMNS} FROM relations WHERE {' AND '.join(clauses)}"
         with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {LINK_COLUMNS} FROM relations{where} ORDER BY seq", params
-            ).fetchall()
+            rows = [row[1:] for row in _rows_for_ids(conn, sql, params, ids)]
         links = []
         for row in rows:
             link = row_to_link(row)
@@ -770,13 +762,11 @@ class EmbeddedBackend:
                 )
                 for index, image in enumerate(changes["replace_images"] or [])
             ]
-            keep = [row["id"] for row in wanted]
-            stale = conn.execute(
-                "SELECT seq FROM records WHERE record_type = 'image' AND message_id = ?"
-                f" AND id NOT IN ({_placeholders(keep) or 'NULL'})",
-                [message["id"], *keep],
-            ).fetchall()
-            self._delete_seqs(conn, [row[0] for row in stale])
+            keep = {row["id"] for row in wanted}
+            stale = [seq for seq, image_id in conn.execute(
+                "SELECT seq, id FROM records WHERE record_type = 'image' AND message_id = ?",
+                (message["id"],)) if image_id not in keep]
+            self._delete_seqs(conn, stale)
             for row in wanted:
                 if row["image_bytes"] is not None:
                     self._insert_row(conn, row, replace=True)
@@ -907,15 +897,15 @@ class EmbeddedBackend:
         if not ids:
             return 0
         sql = (
-            f"SELECT seq, record_type, message_id FROM records WHERE id IN ({_placeholders(ids)})"
-            f" AND record_type IN ({_placeholders(types)})"
+            "SELECT seq, record_type, message_id FROM records"
+            f" WHERE record_type IN ({_placeholders(types)})"
         )
-        params: list[Any] = [*ids, *types]
+        params: list[Any] = [*types]
         if thread_id is not None:
             sql += " AND thread_id = ?"
-            params.append(thread_id)
+            params.append(check_id(thread_id, "thread_id"))
         with self._write() as conn:
-            rows = conn.execute(sql, params).fetchall()
+            rows = _rows_for_ids(conn, sql, params, ids)
             for _, record_type, message_id in rows:
                 if record_type == "image" and message_id is not None:
                     raise AttachedImageError(
@@ -973,45 +963,36 @@ class EmbeddedBackend:
                     (owner_id, owner_record_type, owner_id),
                 )
             }
-            if threads:
-                seqs.update(
-                    row[0]
-                    for row in conn.execute(
-                        f"SELECT seq FROM records WHERE thread_id IN ({_placeholders(threads)})",
-                        threads,
-                    )
-                )
-            links = conn.execute(
-                f"DELETE FROM relations WHERE thread_id IN ({_placeholders(threads)})", threads
-            ).rowcount if threads else 0
+            links = 0
+            for part in runs(conn, threads):
+                seqs.update(row[0] for row in conn.execute(
+                    f"SELECT seq FROM records WHERE thread_id IN ({_placeholders(part)})", part))
+                links += conn.execute(
+                    f"DELETE FROM relations WHERE thread_id IN ({_placeholders(part)})", part
+                ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
         return {"owner": owner, "records": len(seqs), "links": links}
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
         """Delete rows, the relations touching them and the images attached to messages."""
-        if not seqs:
-            return 0
-        rows = conn.execute(
-            f"SELECT seq, id, id_space, record_type FROM records"
-            f" WHERE seq IN ({_placeholders(seqs)})",
-            list(seqs),
-        ).fetchall()
+        rows = []
+        for part in runs(conn, seqs):
+            rows.extend(conn.execute(
+                f"SELECT seq, id, id_space, record_type FROM records"
+                f" WHERE seq IN ({_placeholders(part)})", part))
         memory_ids = [rid for _, rid, space, _ in rows if space == "memory"]
         message_ids = [rid for _, rid, _, rtype in rows if rtype == "message"]
         links = 0
-        if memory_ids:
-            marks = _placeholders(memory_ids)
-            links = conn.execute(
-                f"DELETE FROM relations WHERE source_id IN ({marks}) OR target_id IN ({marks})",
-                [*memory_ids, *memory_ids],
-            ).rowcount
-        conn.execute(f"DELETE FROM records WHERE seq IN ({_placeholders(seqs)})", list(seqs))
-        if message_ids:
+        for part in runs(conn, memory_ids, per_item=2):
+            links += conn.execute(
+                f"DELETE FROM relations WHERE source_id IN ({_placeholders(part)})"
+                f" OR target_id IN ({_placeholders(part)})", [*part, *part]).rowcount
+        for part in runs(conn, seqs):
+            conn.execute(f"DELETE FROM records WHERE seq IN ({_placeholders(part)})", part)
+        for part in runs(conn, message_ids):
             conn.execute(
-                f"DELETE FROM records WHERE record_type = 'image'"
-                f" AND message_id IN ({_placeholders(message_ids)})",
-                message_ids,
-            )
+                "DELETE FROM records WHERE record_type = 'image'"
+                f" AND message_id IN ({_placeholders(part)})", part)
         return links
 
     def purge_expired(self) -> int:
