@@ -1,7 +1,12 @@
 """EmbeddedBackend: the store contract over one SQLite file (or ``:memory:``).
 
-One connection per store object, guarded by a lock; every write is one ``BEGIN IMMEDIATE``
-transaction, so a batch is stored whole or not at all and readers never see half of it.
+Two connections per store object on a file, each guarded by its own lock: every write is
+one ``BEGIN IMMEDIATE`` transaction on the write connection, so a batch is stored whole or
+not at all; every read (and the record cache searches use) runs in one transaction on the
+read connection, so readers never see half a batch, and a long read (a search evaluating a
+metadata filter) never holds up the writers of the same object (WAL lets one writer and
+readers proceed together). ``:memory:`` has one database per connection, so there both are
+the same connection and lock.
 """
 
 from __future__ import annotations
@@ -203,12 +208,18 @@ class EmbeddedBackend:
         self.location = os.fspath(location)
         self._clock = clock or utc_now
         self._lock = threading.RLock()
+        """Guards the write connection: held by every write transaction."""
         self._conn = schema.connect(self.location)
         self._closed = False
         self.search_strategy = search_strategy
         self._open_schema(schema_policy)
         self.embedding_dimension = self._settle_dimension(embedding_dimension)
         self._cache = RecordCache(self.embedding_dimension)
+        self._read_lock: threading.RLock = self._lock
+        """Guards the read connection and the record cache."""
+        self._read_conn = self._conn
+        if self.location != ":memory:":
+            self._read_lock, self._read_conn = threading.RLock(), schema.connect(self.location)
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -270,9 +281,11 @@ class EmbeddedBackend:
                          "VALUES ('deep_data_security', ?)", (value,))
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._read_lock:
             if not self._closed:
                 self._closed = True
+                if self._read_conn is not self._conn:
+                    self._read_conn.close()
                 self._conn.close()
                 self._cache = RecordCache(self.embedding_dimension)
 
@@ -296,13 +309,13 @@ class EmbeddedBackend:
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
-        with self._lock:
+        with self._read_lock:
             self._ensure_open()
-            self._conn.execute("BEGIN")
+            self._read_conn.execute("BEGIN")
             try:
-                yield self._conn
+                yield self._read_conn
             finally:
-                self._conn.execute("COMMIT")
+                self._read_conn.execute("COMMIT")
 
     def _ensure_open(self) -> None:
         if self._closed:
