@@ -61,9 +61,9 @@ def corrupt(lines, record_id):
 def test_a_failed_import_names_the_line_and_resumes_with_skip_existing(export, tmp_path):
     bad, line_number = corrupt(export, "m280")
     target = tmp_path / "target.db"
-    with open_client(target) as client:
-        with pytest.raises(ValueError, match=rf"^line {line_number}: .*timestamp"):
-            import_store(client, bad)
+    with open_client(target) as client, pytest.raises(
+            ValueError, match=rf"^line {line_number}: .*timestamp"):
+        import_store(client, bad)
     written, _ = snapshot(target)
     assert 0 < len(written) < RECORDS and "m280" not in {r["id"] for r in written}
 
