@@ -20,53 +20,64 @@ DIMENSION_READ = "SELECT value FROM store_meta WHERE key = 'embedding_dimension'
 
 
 class PausingConnection:
-    """A real connection that runs ``pause`` once, right after it read the dimension."""
+    """A real connection that runs ``pause`` once, right after its ``nth`` read of the
+    stored dimension."""
 
-    def __init__(self, conn: sqlite3.Connection, pause) -> None:
+    def __init__(self, conn: sqlite3.Connection, pause, nth: int) -> None:
         self._conn = conn
         self._pause = pause
+        self._reads_left = nth
 
     def execute(self, sql, *args):
         cursor = self._conn.execute(sql, *args)
         if self._pause is not None and DIMENSION_READ in sql:
-            pause, self._pause = self._pause, None
-            pause()
+            self._reads_left -= 1
+            if self._reads_left == 0:
+                pause, self._pause = self._pause, None
+                pause()
         return cursor
 
     def __getattr__(self, name):
         return getattr(self._conn, name)
 
 
-def test_a_second_dimension_cannot_settle_while_the_first_is_being_settled(
-        tmp_path, monkeypatch):
+def _open(path, dimension):
+    try:
+        return EmbeddedBackend(path, embedding_dimension=dimension)
+    except (sqlite3.OperationalError, SchemaError, OSError) as error:
+        return error
+
+
+@pytest.mark.parametrize("pause_after_read", [1, 2])
+def test_only_one_of_two_dimensions_opening_a_new_file_at_once_wins(
+        tmp_path, monkeypatch, pause_after_read):
+    """The first opener pauses after its first read of the stored dimension (the optimistic
+    look, outside any transaction) or its second (inside the write transaction); the other
+    opener, with no patience for a held lock, runs completely meanwhile."""
     path = str(tmp_path / "new.db")
     real_connect = schema.connect
     second: list[object] = []
 
     def open_the_other_one() -> None:
-        # the other process, with no patience: a held write lock is an immediate failure
         monkeypatch.setattr(schema, "connect", real_connect)
         monkeypatch.setattr(schema, "BUSY_TIMEOUT_SECONDS", 0)
-        try:
-            second.append(EmbeddedBackend(path, embedding_dimension=8))
-        except (sqlite3.OperationalError, SchemaError, OSError) as error:
-            second.append(error)
+        second.append(_open(path, 8))
         monkeypatch.setattr(schema, "BUSY_TIMEOUT_SECONDS", 30.0)
 
-    monkeypatch.setattr(schema, "connect",
-                        lambda location: PausingConnection(real_connect(location),
-                                                           open_the_other_one))
-    first = EmbeddedBackend(path, embedding_dimension=4)
-    assert len(second) == 1, "the second opener ran while the first was settling"
-    assert not isinstance(second[0], EmbeddedBackend), (
-        "both dimensions were settled: the file would mix 4- and 8-dimensional vectors")
-    with pytest.raises(SchemaError, match="4-dimensional"):
-        EmbeddedBackend(path, embedding_dimension=8)
-    first.write_records([{"record_type": "memory", "id": "m", "embedding": [1, 0, 0, 0]}])
-    reopened = EmbeddedBackend(path)
-    assert reopened.describe()["embedding_dimension"] == 4
-    for store in (first, reopened):
-        store.close()
+    monkeypatch.setattr(schema, "connect", lambda location: PausingConnection(
+        real_connect(location), open_the_other_one, pause_after_read))
+    first = _open(path, 4)
+    monkeypatch.setattr(schema, "connect", real_connect)
+    assert len(second) == 1, "the other opener ran while the first was opening"
+    winners = [opened for opened in (first, second[0]) if isinstance(opened, EmbeddedBackend)]
+    assert len(winners) == 1, "both dimensions were settled: the file would mix sizes"
+    stored = EmbeddedBackend(path).describe()["embedding_dimension"]
+    assert stored == winners[0].embedding_dimension
+    with pytest.raises(SchemaError, match=f"{stored}-dimensional"):
+        EmbeddedBackend(path, embedding_dimension=12 - stored)
+    winners[0].write_records([{"record_type": "memory", "id": "m",
+                               "embedding": [1.0] + [0.0] * (stored - 1)}])
+    winners[0].close()
 
 
 def test_a_store_opened_without_a_dimension_settles_it_with_its_first_vectors(tmp_path):

@@ -48,6 +48,7 @@ from oracleagentmemory.core.thread_settings import SettingsLayer
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.end_user_guard import EndUserGuard
 from oracleagentmemory.stores.limits_guard import LimitsGuard
+from oracleagentmemory.stores.metadata_filter import validate_filter
 from oracleagentmemory.stores.protocol import (
     LinkIn,
     RecordIn,
@@ -116,6 +117,7 @@ def search_options(arguments: Mapping[str, Any],
     if metadata_filter is not None and not isinstance(metadata_filter, dict):
         raise InvalidArgumentError("metadata_filter must be a dict or None, got "
                                    f"{type(metadata_filter).__name__}")
+    validate_filter(metadata_filter)  # the grammar and its bounds, before any work
     return SearchOptions(
         max_results=max_results,
         token_budget=check_optional_int(

@@ -289,9 +289,9 @@ class OracleThread(IThread):
                 last = check_optional_int(end, "end")
                 if last == -1:
                     last = None
+        include_bytes = check_flag(value_or(include_image_bytes, False), "include_image_bytes")
         records = self._service.backend.list_messages(self.thread_id, first, last)
-        return load_messages(self._service.backend, records,
-                             include_all_bytes=bool(value_or(include_image_bytes, False)))
+        return load_messages(self._service.backend, records, include_all_bytes=include_bytes)
 
     def get_message(self, message_id: str, *,
                     included_image_ids: list[str] | _NotSetMarker = NOT_SET_MARKER) -> Message:
@@ -632,6 +632,14 @@ class OracleThread(IThread):
     ) -> OracleContextCard:
         """Summary, relevant records and recent messages, rendered for a prompt."""
         reject_store_kwargs("get_context_card", kwargs)
+        # the options of the card's searches are checked before the summary and the searches
+        # run, so a bad one is an error naming it, not a TypeError from deep inside
+        check_optional_int(value_or(token_budget, None), "token_budget")
+        check_optional_int(value_or(soft_token_budget, None), "soft_token_budget")
+        if not isinstance(include_invalid_results, _NotSetMarker):
+            check_flag(include_invalid_results, "include_invalid_results")
+        if not isinstance(metadata_filter, _NotSetMarker):
+            search_options({"metadata_filter": metadata_filter}, None)
         return build_context_card(self._context, {
             "fallback_message_count": fallback_message_count,
             "max_relevant_results": max_relevant_results,
@@ -684,7 +692,8 @@ def link_new_memory(thread: OracleThread, memory_id: str, content: str,
 def list_images(service: MemoryService, scope: RecordScope, image_id: Any,
                 metadata_filter: Any, include_bytes: Any, limit: Any) -> list[ImageRecord]:
     """Images of a scope (only the scope keys given), oldest first."""
-    if value_or(include_bytes, False) and image_id is NOT_SET_MARKER:
+    if check_flag(value_or(include_bytes, False), "include_bytes") and \
+            image_id is NOT_SET_MARKER:
         raise InvalidArgumentError("include_bytes=True requires image_id")
     query: RecordQuery = {
         "record_types": ["image"], **scope,

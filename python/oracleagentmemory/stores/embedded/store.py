@@ -12,6 +12,7 @@ the same connection and lock.
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -35,6 +36,7 @@ from oracleagentmemory.stores.embedded.codec import (
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.search import run_search
+from oracleagentmemory.stores.embedded.storage_errors import translated
 from oracleagentmemory.stores.end_user_guard import SecuritySettings
 from oracleagentmemory.stores.errors import (
     AttachedImageError,
@@ -163,6 +165,19 @@ def _claim_dimension(conn: Any, dimension: int, source: str) -> None:
             f"the store holds {stored}-dimensional vectors; {source} {dimension}")
 
 
+@contextmanager
+def _translating(location: str) -> Iterator[None]:
+    """SQLite storage failures (missing directory, read-only file, full disk, a lock held
+    too long) as the library's errors naming the store file; other errors as raised."""
+    try:
+        yield
+    except sqlite3.Error as error:
+        known = translated(error, location)
+        if known is None:
+            raise
+        raise known from error
+
+
 def _placeholders(values: Sequence[Any]) -> str:
     return marks(values)
 
@@ -209,17 +224,19 @@ class EmbeddedBackend:
         self._clock = clock or utc_now
         self._lock = threading.RLock()
         """Guards the write connection: held by every write transaction."""
-        self._conn = schema.connect(self.location)
         self._closed = False
         self.search_strategy = search_strategy
-        self._open_schema(schema_policy)
-        self.embedding_dimension = self._settle_dimension(embedding_dimension)
-        self._cache = RecordCache(self.embedding_dimension)
-        self._read_lock: threading.RLock = self._lock
-        """Guards the read connection and the record cache."""
-        self._read_conn = self._conn
-        if self.location != ":memory:":
-            self._read_lock, self._read_conn = threading.RLock(), schema.connect(self.location)
+        with _translating(self.location):
+            self._conn = schema.connect(self.location)
+            self._open_schema(schema_policy)
+            self.embedding_dimension = self._settle_dimension(embedding_dimension)
+            self._cache = RecordCache(self.embedding_dimension)
+            self._read_lock: threading.RLock = self._lock
+            """Guards the read connection and the record cache."""
+            self._read_conn = self._conn
+            if self.location != ":memory:":
+                self._read_lock = threading.RLock()
+                self._read_conn = schema.connect(self.location)
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -247,8 +264,11 @@ class EmbeddedBackend:
             return _stored_dimension(self._conn)
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
             raise InvalidArgumentError("embedding_dimension must be a positive integer")
-        with self._write() as conn:
-            _claim_dimension(conn, dimension, "the embedder gives")
+        if _stored_dimension(self._conn) is None:  # else no write: a read-only file opens
+            with self._write() as conn:
+                _claim_dimension(conn, dimension, "the embedder gives")
+        else:
+            _claim_dimension(self._conn, dimension, "the embedder gives")
         return dimension
 
     def describe(self) -> dict[str, Any]:
@@ -296,26 +316,33 @@ class EmbeddedBackend:
 
     @contextmanager
     def _write(self) -> Iterator[Any]:
+        """One write transaction: committed whole, or rolled back whole on any error (SQLite
+        may already have rolled back itself, after a full disk: then there is nothing to
+        roll back). A storage failure is a StorageError naming the file."""
         with self._lock:
             self._ensure_open()
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-                changelog.prune(self._conn)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+            with _translating(self.location):
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                    changelog.prune(self._conn)
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
         with self._read_lock:
             self._ensure_open()
-            self._read_conn.execute("BEGIN")
-            try:
-                yield self._read_conn
-            finally:
-                self._read_conn.execute("COMMIT")
+            with _translating(self.location):
+                self._read_conn.execute("BEGIN")
+                try:
+                    yield self._read_conn
+                finally:
+                    if self._read_conn.in_transaction:
+                        self._read_conn.execute("COMMIT")
 
     def _ensure_open(self) -> None:
         if self._closed:
