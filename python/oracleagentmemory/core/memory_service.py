@@ -170,14 +170,17 @@ class MemoryService:
     def __post_init__(self) -> None:
         """Everything the service calls emits observability events (when anyone listens),
         every call is checked against the contract's input limits first (the same errors on
-        both backends), and an embedded backend gets the end-user row rules the database has
-        on Oracle."""
+        both backends; the embedded store checks them itself), and an embedded backend gets
+        the end-user row rules the database has on Oracle."""
         if not isinstance(self.backend, ObservedBackend):
             backend = self.backend
+            checks_limits = getattr(backend, "checks_input_limits", False) is True
             settings = getattr(backend, "security_settings", None)
             if callable(settings):  # a backend without row security of its own
                 backend = EndUserGuard(backend, settings)
-            self.backend = ObservedBackend(LimitsGuard(backend))
+            if not checks_limits:  # the embedded store checks them itself
+                backend = LimitsGuard(backend)
+            self.backend = ObservedBackend(backend)
         self.embedder = observed_embedder(self.embedder)
         self.llm = observed_llm(self.llm)
         self.pruner_llm = observed_llm(self.pruner_llm)

@@ -3,7 +3,8 @@
 The embedded store checks its input itself; the Oracle backend hands JSON to PL/SQL, which
 checks sizes but neither the nesting depth nor Unicode validity the same way (Oracle allows
 1,000 levels, and python-oracledb fails with a ``UnicodeEncodeError`` on an unpaired
-surrogate). The client therefore puts this guard in front of every backend, so a Python
+surrogate). The client therefore puts this guard in front of every backend that does not
+declare ``checks_input_limits`` (the Oracle backend, a caller's own store), so a Python
 caller gets the same error, naming the same argument, from either backend, before anything
 is sent. Only values of the right type are checked here; the backend still reports the
 rest.

@@ -209,6 +209,9 @@ class EmbeddedBackend:
     """The embedded backend. ``location`` is a file path or ``":memory:"``."""
 
     backend = "embedded"
+    checks_input_limits = True
+    """Every operation checks the contract's input limits itself (stores.limits), so the
+    client puts no LimitsGuard in front of it."""
 
     def __init__(
         self,
