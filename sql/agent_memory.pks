@@ -221,7 +221,9 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --   p_version    the schema version the caller needs
   PROCEDURE check_schema(p_dimension IN NUMBER DEFAULT NULL, p_version IN NUMBER DEFAULT NULL);
 
-  -- Delete every record, image and relation (SchemaPolicy RECREATE on a matching schema).
+  -- Delete every record, image and relation, and the deep data security policies and grants
+  -- (SchemaPolicy RECREATE on a matching schema).
+  --   p_commit  commit on success
   PROCEDURE reset_store(p_commit IN BOOLEAN DEFAULT TRUE);
 
   -- Synchronise the text index (needed with SearchIndexSyncMode MANUAL).

@@ -49,6 +49,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
     l_el    JSON_ELEMENT_T;
     l_obj   JSON_OBJECT_T;
     l_where VARCHAR2(40 CHAR);
+    l_one   principal_t;
     l_out   principals_t;
   BEGIN
     FOR i IN 0 .. l_array.get_size - 1 LOOP
@@ -58,15 +59,16 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
         AGENT_MEMORY_ERRORS.invalid_argument(l_where || ' must be an object with "kind" and "name"');
       END IF;
       l_obj := TREAT(l_el AS JSON_OBJECT_T);
-      l_out(i + 1).kind := AGENT_MEMORY_CODEC.opt_text(l_obj, 'kind', l_where || '.kind', 16);
-      IF l_out(i + 1).kind IS NULL OR l_out(i + 1).kind NOT IN ('LOCAL_USER', 'GROUP') THEN
+      l_one.kind := AGENT_MEMORY_CODEC.opt_text(l_obj, 'kind', l_where || '.kind', 16);
+      IF l_one.kind IS NULL OR l_one.kind NOT IN ('LOCAL_USER', 'GROUP') THEN
         AGENT_MEMORY_ERRORS.invalid_argument(l_where || '.kind must be ' || c_principal_kinds);
       END IF;
-      l_out(i + 1).name := AGENT_MEMORY_CODEC.opt_id(l_obj, 'name', l_where || '.name');
-      IF l_out(i + 1).name IS NULL OR TRIM(l_out(i + 1).name) IS NULL THEN
+      l_one.name := AGENT_MEMORY_CODEC.opt_id(l_obj, 'name', l_where || '.name');
+      IF l_one.name IS NULL OR TRIM(l_one.name) IS NULL THEN
         AGENT_MEMORY_ERRORS.invalid_argument(l_where || '.name must have 1 to 512 characters, not '
           || 'only spaces');
       END IF;
+      l_out(i + 1) := l_one;
     END LOOP;
     RETURN l_out;
   END principals;

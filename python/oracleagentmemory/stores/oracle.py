@@ -742,38 +742,58 @@ class OracleSecurityAdmin:
         self._store = OracleBackend(connection, store_id=prefix, schema_owner=owner,
                                     schema_policy="NO_CHECK")
         self._store._binds_end_users = False
+        self._package = f"{owner}.{prefix}_SECURITY"
+
+    @contextmanager
+    def _explained(self) -> Iterator[None]:
+        """A missing package says which: a store older than schema version 3 has none."""
+        try:
+            yield
+        except _MissingSchema as problem:
+            raise SchemaError(
+                f"{self._package} cannot be called ({problem}): the store is not installed "
+                "there, or older than schema version 3 (upgrade it: oracleagentmemory "
+                "upgrade), or this session may not execute it (only the owner may)"
+            ) from None
 
     def add_policies(self, names: Sequence[str]) -> None:
         """Register policies (registering one twice changes nothing)."""
-        self._store._call("SECURITY.ADD_POLICIES", p_policies=_stored_names(names),
-                          p_commit=True)
+        with self._explained():
+            self._store._call("SECURITY.ADD_POLICIES", p_policies=_stored_names(names),
+                              p_commit=True)
 
     def remove_policies(self, names: Sequence[str]) -> None:
         """Unregister policies; their grants go with them."""
-        self._store._call("SECURITY.REMOVE_POLICIES", p_policies=_stored_names(names),
-                          p_commit=True)
+        with self._explained():
+            self._store._call("SECURITY.REMOVE_POLICIES", p_policies=_stored_names(names),
+                              p_commit=True)
 
     def list_policies(self) -> list[str]:
         """The registered policies' names, sorted."""
-        return sorted(name.lower() for name in self._store._call_function(
-            "SECURITY.LIST_POLICIES"))
+        with self._explained():
+            names = self._store._call_function("SECURITY.LIST_POLICIES")
+        return sorted(name.lower() for name in names)
 
     def grant(self, principals: Sequence[tuple[str, str]], names: Sequence[str]) -> None:
         """Grant registered policies to (kind, name) principals (InvalidArgumentError for a
         policy that is not registered)."""
-        self._store._call("SECURITY.GRANT_POLICIES", p_principals=_stored_principals(principals),
-                          p_policies=_stored_names(names), p_commit=True)
+        with self._explained():
+            self._store._call("SECURITY.GRANT_POLICIES",
+                              p_principals=_stored_principals(principals),
+                              p_policies=_stored_names(names), p_commit=True)
 
     def revoke(self, principals: Sequence[tuple[str, str]], names: Sequence[str]) -> None:
         """Withdraw grants (one that does not exist changes nothing)."""
-        self._store._call("SECURITY.REVOKE_POLICIES",
-                          p_principals=_stored_principals(principals),
-                          p_policies=_stored_names(names), p_commit=True)
+        with self._explained():
+            self._store._call("SECURITY.REVOKE_POLICIES",
+                              p_principals=_stored_principals(principals),
+                              p_policies=_stored_names(names), p_commit=True)
 
     def list_grants(self) -> list[tuple[str, str, list[str]]]:
         """(principal kind, principal name, sorted policy names) of every principal with a
         grant, sorted by kind and name (code point order, whatever the session's NLS_SORT)."""
-        grants = self._store._call_function("SECURITY.LIST_GRANTS")
+        with self._explained():
+            grants = self._store._call_function("SECURITY.LIST_GRANTS")
         return sorted((entry["kind"].lower(), entry["name"],
                        sorted(name.lower() for name in entry["policies"]))
                       for entry in grants)
