@@ -170,3 +170,18 @@ def test_the_utplsql_isolation_suite_covers_reads_writes_views_and_the_owner():
         assert f"agent_memory.{member}(" in body, member
     for relation in ("agent_memory_records_v", "agent_memory_relations_v"):
         assert f"FROM {relation}" in body, relation
+
+
+def test_the_utplsql_deep_security_suite_covers_policies_grants_and_refusals():
+    spec = (ROOT / "tests" / "plsql" / "ut_agent_memory_deepsec.pks").read_text()
+    body = (ROOT / "tests" / "plsql" / "ut_agent_memory_deepsec.pkb").read_text()
+    assert "--%suite" in spec and spec.count("--%test") >= 15
+    assert spec.count("--%throws(-20009)") >= 5 and "--%throws(-28115)" in spec
+    for member in ("set_end_user_context(", "end_user_policies", "security_context_bound",
+                   "set_end_user("):
+        assert f"agent_memory_session.{member}" in body, member
+    for member in ("add_policies", "remove_policies", "grant_policies", "revoke_policies",
+                   "list_policies", "list_grants"):
+        assert f"agent_memory_security.{member}" in body, member
+    # every change of the suite stays in utPLSQL's rollback
+    assert body.count("p_commit => FALSE") == body.count("p_commit =>")
