@@ -20,7 +20,7 @@ from typing import Any
 
 from oracleagentmemory._end_user import EndUser, current_end_user
 from oracleagentmemory._vocabulary import MEMORY_TYPES, PRINCIPAL_KINDS, SECURITY_POLICIES
-from oracleagentmemory.errors import AccessDeniedError
+from oracleagentmemory.stores.errors import AccessDeniedError
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
     CascadeResult,
