@@ -123,6 +123,16 @@ class TestDeduplication:
         assert [r.body["input"] for r in llm_server.requests] == [["fresh", "other"],
                                                                   ["stored"]]
 
+    def test_known_similarities_replace_embedding_the_stored_texts(self):
+        embedder = TableEmbedder({"near": [1.0, 0.0], "far": [0.0, 1.0]})
+        result = MemoryDeduplicator(embedder, similarity_threshold=0.9).deduplicate(
+            [memory("near"), memory("far")], existing=["stored a", "stored b"],
+            candidate_vectors=np.asarray([[1.0, 0.0], [0.0, 1.0]]),
+            nearest_existing=[[("stored a", 0.95), ("stored b", 0.97)], [("stored b", 0.5)]])
+        assert [m.content for m in result.kept] == ["far"]
+        assert [(m.content, text) for m, text in result.duplicates] == [("near", "stored b")]
+        assert embedder.calls == []
+
     def test_threshold_is_validated(self):
         with pytest.raises(ValueError):
             MemoryDeduplicator(similarity_threshold=0)

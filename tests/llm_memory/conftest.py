@@ -74,8 +74,8 @@ def make_client(llm_server, script):  # noqa: F811
                               sleep=lambda seconds: None)
         llm = Llm("test-model", api_base=llm_server.base_url)
         llm.http = http
-        client = OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder(), llm=llm,
-                                   **client_options)
+        client_options.setdefault("embedder", HashingEmbedder())
+        client = OracleAgentMemory(connection=":memory:", llm=llm, **client_options)
         made.append((client, llm))
         return client
 

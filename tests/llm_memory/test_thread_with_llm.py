@@ -13,6 +13,7 @@ from oracleagentmemory.core import (
     MemoryExtractionMode,
 )
 from oracleagentmemory.core.extractors import background
+from tests.support.embedders import HashingEmbedder
 from tests.support.images import PNG
 from tests.support.llm_server import Scripted, chat, dropped, error, malformed
 
@@ -51,6 +52,24 @@ def test_extracted_duplicates_of_stored_memories_are_not_stored_again(make_clien
     thread.add_memory("The user loves pizza.", memory_type="preference",
                       autonomous_linking=False)
     thread.add_messages([{"role": "user", "content": "pizza in Rome"}])
+    assert memories(thread).count(("preference", "The user loves pizza.")) == 1
+
+
+def test_stored_memories_are_compared_by_their_stored_vectors(make_client, script):
+    reworded = {"memories": [{"content": "Pizza the user loves", "type": "preference",
+                              "source_messages": [1]}]}
+    script.set("extract", chat(json.dumps(reworded)))
+    embedder = HashingEmbedder()
+    thread = make_client(embedder=embedder).create_thread(thread_id="t", user_id="u",
+                                                          agent_id="a")
+    thread.add_memory("The user loves pizza.", memory_type="preference",
+                      autonomous_linking=False)
+    embedder.calls.clear()
+    thread.add_messages([{"role": "user", "content": "pizza in Rome"}])
+    embedded = [text for call in embedder.calls for text in call]
+    assert "Pizza the user loves" in embedded  # the candidate, once
+    assert "The user loves pizza." not in embedded  # the stored one is not embedded again
+    assert ("preference", "Pizza the user loves") not in memories(thread)  # same words
     assert memories(thread).count(("preference", "The user loves pizza.")) == 1
 
 

@@ -202,16 +202,17 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
     if not extracted:
         return []
     vectors = ctx.service.embed([item.content for item in extracted])
-    neighbours: dict[str, dict[str, Any]] = {}
-    for item, vector in zip(extracted, vectors, strict=True):
-        for result in ctx.search(item.content, {
-                "record_types": list(MEMORY_TYPES), "max_results": DEDUP_NEIGHBOURS,
-                "num_hops": 0, "token_budget": 0, "soft_token_budget": 0},
-                query_vector=vector):
-            neighbours[result.id or ""] = {"content": result.content}
-    dedup = MemoryDeduplicator(ctx.service.embedder).deduplicate(
-        list(extracted), list(neighbours.values()),
-        candidate_vectors=None if vectors[0] is None else np.asarray(vectors))
+    if vectors[0] is None:  # no embedder: the text check against keyword neighbours
+        neighbours = {result.content for item in extracted for result in ctx.search(
+            item.content, {"record_types": list(MEMORY_TYPES),
+                           "max_results": DEDUP_NEIGHBOURS, "num_hops": 0,
+                           "token_budget": 0, "soft_token_budget": 0})}
+        dedup = MemoryDeduplicator(None).deduplicate(list(extracted), sorted(neighbours))
+    else:
+        nearest = [ctx.nearest(vector, MEMORY_TYPES, DEDUP_NEIGHBOURS) for vector in vectors]
+        dedup = MemoryDeduplicator(ctx.service.embedder).deduplicate(
+            list(extracted), [text for found in nearest for text, _ in found],
+            candidate_vectors=np.asarray(vectors), nearest_existing=nearest)
     ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, ctx.service.retention)
     kept_vectors = dedup.vectors if dedup.vectors is not None else [None] * len(dedup.kept)
     records: list[RecordIn] = [

@@ -229,6 +229,19 @@ class MemoryService:
                               soft_token_budget=options.soft_token_budget,
                               measure=lambda result: result.formatted_content)
 
+    def nearest(self, vector: Vector, scope: dict[str, ScopeDimension],
+                record_types: Sequence[str], count: int) -> list[tuple[str, float]]:
+        """The ``count`` stored records closest to ``vector`` as (content, cosine similarity):
+        a plain vector search (the contract's distance is ``1 - cos``), no search config, so
+        a known vector is compared with stored ones without embedding them again."""
+        request: SearchRequest = {
+            "query_text": "", "query_vector": vector, "strategy": "VECTOR", "scope": scope,
+            "record_types": list(record_types), "include_invalid": True,
+            "max_results": count, "num_hops": 0, "max_linked_results": 0,
+        }
+        return [(str(hit["record"].get("content") or ""), 1.0 - hit["distance"])
+                for hit in self.backend.search(request)]
+
     # -- memories ---------------------------------------------------------------------
 
     def memory_record(self, content: Any, scope: RecordScope, *,

@@ -69,8 +69,12 @@ class MemoryDeduplicator:
         candidates: Sequence[ExtractedMemory],
         existing: Sequence[str | Mapping[str, Any]] = (),
         candidate_vectors: np.ndarray | None = None,
+        nearest_existing: Sequence[Sequence[tuple[str, float]]] | None = None,
     ) -> DedupResult:
-        """``candidate_vectors`` (row-aligned with ``candidates``) saves embedding them."""
+        """``candidate_vectors`` (row-aligned with ``candidates``) saves embedding them.
+        ``nearest_existing`` (row-aligned too) gives each candidate's closest stored texts
+        with their cosine similarity, as a vector search returns them; with it the stored
+        memories are not embedded again (``existing`` then serves the text check only)."""
         texts = [item if isinstance(item, str) else str(item.get("content") or "")
                  for item in existing]
         seen = {normalise_text(text): text for text in texts if text}
@@ -92,11 +96,14 @@ class MemoryDeduplicator:
 
         vectors = _unit(self.embedder.embed([c.content for c in exact_kept])
                         if candidate_vectors is None else candidate_vectors[exact_rows])
-        stored = self._existing_vectors(existing, texts)
+        stored = None if nearest_existing is not None else self._existing_vectors(existing,
+                                                                                  texts)
         kept: list[ExtractedMemory] = []
         kept_rows: list[int] = []
         for row, candidate in enumerate(exact_kept):
-            match = self._similar(vectors[row], stored, texts)
+            match = (self._known_match(nearest_existing[exact_rows[row]])
+                     if nearest_existing is not None
+                     else self._similar(vectors[row], stored, texts))
             if match is None and kept_rows:
                 match = self._similar(vectors[row], vectors[kept_rows],
                                       [kept_item.content for kept_item in kept])
@@ -121,6 +128,11 @@ class MemoryDeduplicator:
         for position, index in enumerate(missing):
             rows[index] = computed[position]
         return _unit(np.asarray([np.asarray(row, dtype=np.float32) for row in rows]))
+
+    def _known_match(self, nearest: Sequence[tuple[str, float]]) -> str | None:
+        above = [(similarity, text) for text, similarity in nearest
+                 if similarity >= self.similarity_threshold]
+        return max(above)[1] if above else None
 
     def _similar(self, vector: np.ndarray, matrix: np.ndarray | None,
                  texts: Sequence[str]) -> str | None:
