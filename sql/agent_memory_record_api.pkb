@@ -366,6 +366,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_msgids  AGENT_MEMORY_TEXT_LIST;
     l_users   AGENT_MEMORY_TEXT_LIST;
     l_keep    AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
+    l_unrestricted BOOLEAN;
     l_links   NUMBER;
   BEGIN
     SELECT r.seq, r.record_type, r.message_id, r.user_id
@@ -377,8 +378,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
        FOR UPDATE;
     -- Only the records the session may change are found: one it may only read (a memory
     -- of no user, through GLOBAL_MEMORIES) is left alone and not counted.
+    l_unrestricted := AGENT_MEMORY_SESSION.access_mode = 'UNRESTRICTED';  -- once, not per row
     FOR i IN 1 .. l_seqs.COUNT LOOP
-      IF AGENT_MEMORY_SESSION.may_change(l_users(i)) THEN
+      IF l_unrestricted OR AGENT_MEMORY_SESSION.may_change(l_users(i)) THEN
         IF l_rtypes(i) = 'image' AND l_msgids(i) IS NOT NULL THEN
           AGENT_MEMORY_ERRORS.attached_image(
             'the image is attached to a message; delete or update the message instead');
@@ -428,6 +430,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_found      AGENT_MEMORY_NUMBER_LIST;
     l_users      AGENT_MEMORY_TEXT_LIST;
     l_seqs       AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
+    l_unrestricted BOOLEAN;
     l_links      NUMBER := 0;
     l_result     JSON_OBJECT_T := JSON_OBJECT_T();
   BEGIN
@@ -461,8 +464,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         OR r.thread_id IN (SELECT t.COLUMN_VALUE FROM TABLE(l_threads) t)
      ORDER BY r.seq;
     -- the records the session may only read (memories of no user) stay and are not counted
+    l_unrestricted := AGENT_MEMORY_SESSION.access_mode = 'UNRESTRICTED';  -- once, not per row
     FOR i IN 1 .. l_found.COUNT LOOP
-      IF AGENT_MEMORY_SESSION.may_change(l_users(i)) THEN
+      IF l_unrestricted OR AGENT_MEMORY_SESSION.may_change(l_users(i)) THEN
         l_seqs.EXTEND;
         l_seqs(l_seqs.COUNT) := l_found(i);
       END IF;
