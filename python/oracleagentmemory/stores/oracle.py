@@ -100,7 +100,11 @@ END_USER_GROUPS_BIND = "am_end_user_groups"
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
 RETURNS_TEXT = frozenset({"END_USER_ID"})
-"""Functions returning NUMBER, BOOLEAN or VARCHAR2; every other function returns JSON."""
+"""Functions returning NUMBER, BOOLEAN or VARCHAR2; every other function returns JSON. A
+VARCHAR2 result is a ``DB_TYPE_VARCHAR`` variable of the driver's default size, 4000 for a
+string variable (python-oracledb ``Cursor.var``,
+https://python-oracledb.readthedocs.io/en/stable/api_manual/cursor.html): an end user's name
+has at most 512 characters."""
 
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
