@@ -155,7 +155,12 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_deepsec AS
   END global_memory_write_refused;
 
   PROCEDURE both_policies IS
-    l_n NUMBER;
+    -- Requests as CLOB text made JSON in SQL: j and unit are private to this body, and a
+    -- function declared only in a body cannot be called in SQL (PLS-00231).
+    l_all    CLOB := '{"query_vector": ' || unit(1) || ', "strategy": "VECTOR", "max_results": 10}';
+    l_global CLOB := '{"query_vector": ' || unit(1) || ', "strategy": "VECTOR", "max_results": 10,'
+                     || ' "scope": {"user_id": {"value": null, "exact": true}}}';
+    l_n      NUMBER;
   BEGIN
     seed;
     bind('dave');
@@ -166,16 +171,15 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_deepsec AS
     ut.expect(agent_memory.update_record(p_record_id => 'g2', p_record_types => j('["memory"]'),
                                          p_changes => j('{"content": "mine"}'), p_commit => FALSE) IS NULL).to_be_true();
     SELECT COUNT(*) INTO l_n
-      FROM agent_memory.search_rows(j('{"query_vector": ' || unit(1) || ', "strategy": "VECTOR", "max_results": 10}')) h
+      FROM agent_memory.search_rows(JSON(l_all)) h
      WHERE h.record_id NOT IN ('d1', 'g1', 'g2');
     ut.expect(l_n).to_equal(0);
     SELECT COUNT(*) INTO l_n
-      FROM agent_memory.search_rows(j('{"query_vector": ' || unit(1) || ', "strategy": "VECTOR", "max_results": 10}')) h;
+      FROM agent_memory.search_rows(JSON(l_all)) h;
     ut.expect(l_n).to_equal(3);
     -- the memories of no user, asked for by an exact scope
     SELECT COUNT(*) INTO l_n
-      FROM agent_memory.search_rows(j('{"query_vector": ' || unit(1) || ', "strategy": "VECTOR", "max_results": 10,'
-        || ' "scope": {"user_id": {"value": null, "exact": true}}}')) h;
+      FROM agent_memory.search_rows(JSON(l_global)) h;
     ut.expect(l_n).to_equal(2);
   END both_policies;
 
