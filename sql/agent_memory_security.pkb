@@ -2,6 +2,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
   -- Documents are read and built with the PL/SQL JSON types (load, get, append, put; a
   -- JSON_ARRAY_T is a JSON_ELEMENT_T, the supertype put takes). Checked:
   --   https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html
+  --   JSON_ELEMENT_T is the supertype of JSON_OBJECT_T, JSON_SCALAR_T and JSON_ARRAY_T,
+  --   https://docs.oracle.com/database/122/ARPLS/json-types.htm; Oracle's own example puts a
+  --   filled json_array_t into a json_object_t (obj.put('team', l_team), after the last
+  --   append), https://docs.oracle.com/en/database/oracle/apex/26.1/apxdc/constructing-json-pl-sql.html
   -- The policy and principal vocabulary, rendered from python/oracleagentmemory/_vocabulary.py.
   c_policy_names    CONSTANT VARCHAR2(200 CHAR) := 'USER_OWN_ROWS, GLOBAL_MEMORIES';
   c_principal_kinds CONSTANT VARCHAR2(200 CHAR) := 'LOCAL_USER, GROUP';
