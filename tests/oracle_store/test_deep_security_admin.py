@@ -164,6 +164,20 @@ def test_a_missing_security_package_says_so():
         list_agent_memory_granted_policies(connection, "AGENT_MEMORY", "APP")
 
 
+def test_another_user_without_execute_gets_a_permission_error_not_a_schema_error():
+    # The package is granted to nobody: another user meets PLS-00201 before the package's
+    # own -20009 could run, and the session user tells the two cases apart.
+    missing = database_error(6550, "line 1, column 7:\nPLS-00201: identifier "
+                                   "'APP.AGENT_MEMORY_SECURITY' must be declared")
+    connection = FakeConnection(ADD_POLICIES=missing)
+    connection.schema = ("APPUSER", "APPUSER")
+    with pytest.raises(PermissionError, match=r"reserved to the store owner APP; this "
+                                              r"session is user APPUSER"):
+        add_deep_data_security_policies(connection, "APP", "AGENT_MEMORY", [OWN])
+    assert [statement for statement, _ in connection.calls][-1].startswith(
+        "SELECT SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA')")
+
+
 # -- who the caller acts for --------------------------------------------------------------
 
 

@@ -737,7 +737,9 @@ class OracleSecurityAdmin:
     is a bind. Names cross in the library's vocabulary (``user_own_rows``, ``local_user``)
     and are stored upper-case. Each method is one round trip; changes are committed. The
     calls are never bound to an end user, whatever security context is active: only the
-    owner may make them (-20009, ``AccessDeniedError``, for any other session user).
+    owner may make them: any other session user gets ``AccessDeniedError``, from the
+    package's -20009 or, without EXECUTE on it (the normal case), from PLS-00201 and the
+    session user (``_explained``).
     """
 
     def __init__(self, connection: Any, owner_schema: str, store_id: str) -> None:
@@ -746,19 +748,37 @@ class OracleSecurityAdmin:
         self._store = OracleBackend(connection, store_id=prefix, schema_owner=owner,
                                     schema_policy="NO_CHECK")
         self._store._binds_end_users = False
+        self._owner = owner
         self._package = f"{owner}.{prefix}_SECURITY"
 
     @contextmanager
     def _explained(self) -> Iterator[None]:
-        """A missing package says which: a store older than schema version 3 has none."""
+        """A package the session cannot call says why. EXECUTE on it is granted to nobody
+        (install/grants_runtime.sql), so another database user meets PLS-00201 as for a
+        missing package, not the package's own -20009: the session user tells them apart
+        (one more round trip, on this error only), and that user gets the
+        ``AccessDeniedError`` the owner-only rule promises. For the owner the store is not
+        installed there, or older than schema version 3."""
         try:
             yield
         except _MissingSchema as problem:
+            user = self._session_user()
+            if user is not None and user != self._owner:
+                raise AccessDeniedError(
+                    f"{self._package} is reserved to the store owner {self._owner}; this "
+                    f"session is user {user}") from None
             raise SchemaError(
                 f"{self._package} cannot be called ({problem}): the store is not installed "
                 "there, or older than schema version 3 (upgrade it: oracleagentmemory "
-                "upgrade), or this session may not execute it (only the owner may)"
+                "upgrade)"
             ) from None
+
+    def _session_user(self) -> str | None:
+        """The database user of the connection's sessions (SESSION_USER)."""
+        with self._store._connection() as conn, conn.cursor() as cursor:
+            self._store._execute(cursor, _SCHEMA_QUERY, {})
+            row = cursor.fetchone()
+        return None if row is None else row[1]
 
     def add_policies(self, names: Sequence[str]) -> None:
         """Register policies (registering one twice changes nothing)."""
