@@ -44,6 +44,7 @@ from oracleagentmemory.core.extractors.shortening import (
 )
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import parse_json_output
+from oracleagentmemory.core.llms.tasks import EXTRACTION, llm_task
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +189,8 @@ class MemoryExtractor:
         if prompt.truncated:
             logger.info("extraction prompt truncated to %s tokens (%d of %d messages kept)",
                         config.memory_extraction_token_limit, len(prompt.labels), len(copies))
-        answer = self.llm.generate(prompt.messages, response_json_schema=EXTRACTION_SCHEMA)
+        with llm_task(EXTRACTION):
+            answer = self.llm.generate(prompt.messages, response_json_schema=EXTRACTION_SCHEMA)
         return self.parse(answer.text, copies, prompt,
                           config.memory_extraction_inherit_message_metadata)
 

@@ -18,6 +18,7 @@ from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.core.extractors.prompts import truncate_escaped, with_custom_instructions
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import parse_json_output
+from oracleagentmemory.core.llms.tasks import LINKING, llm_task
 from oracleagentmemory.core.rendering import xml_attr
 from oracleagentmemory.core.tokens import estimate_tokens
 
@@ -175,7 +176,8 @@ def propose_links(
         {"role": "user", "content": f"{header}\n\n<existing_memories>\n" + "\n".join(lines)
          + "\n</existing_memories>"},
     ]
-    answer = llm.generate(request, response_json_schema=LINKS_SCHEMA)
+    with llm_task(LINKING):
+        answer = llm.generate(request, response_json_schema=LINKS_SCHEMA)
     try:
         return parse_links(answer.text, pool)
     except LlmOutputError as exc:

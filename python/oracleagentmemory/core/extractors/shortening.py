@@ -25,6 +25,7 @@ from oracleagentmemory.core.extractors.prompts import (
     unescape_answer,
 )
 from oracleagentmemory.core.llms.json_output import strip_reasoning
+from oracleagentmemory.core.llms.tasks import SHORTENING, llm_task
 from oracleagentmemory.core.tokens import estimate_tokens
 
 logger = logging.getLogger(__name__)
@@ -90,7 +91,9 @@ class MessageShortener:
                 f"<message>\n{excerpt}\n</message>")},
         ]
         try:
-            condensed = unescape_answer(strip_reasoning(self.llm.generate(request).text))
+            with llm_task(SHORTENING, max_tokens=self.max_tokens):
+                answer = self.llm.generate(request)
+            condensed = unescape_answer(strip_reasoning(answer.text))
         except Exception as exc:  # any adapter failure falls back to a cut
             logger.warning("could not condense an oversized message (%s: %s); cutting it "
                            "to %d tokens instead", type(exc).__name__, exc, self.max_tokens)

@@ -27,6 +27,7 @@ from oracleagentmemory.core.extractors.shortening import (
     shortener_for,
 )
 from oracleagentmemory.core.llms.errors import LlmOutputError
+from oracleagentmemory.core.llms.tasks import SUMMARY, llm_task
 from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
 
 logger = logging.getLogger(__name__)
@@ -98,7 +99,9 @@ def summarize(
         logger.warning("prompt token limit %s leaves no room for any message; the summary "
                        "is not refreshed", prompt_token_limit)
         return apply_summary_budget(previous_summary or "", token_budget)
-    text = clean_answer(llm.generate(prompt.messages).text, tag="summary", what="summary")
+    with llm_task(SUMMARY):
+        answer = llm.generate(prompt.messages)
+    text = clean_answer(answer.text, tag="summary", what="summary")
     if echoes_prompt(text):
         raise LlmOutputError(f"the summary answer repeats the prompt: {text[:200]!r}")
     return apply_summary_budget(text, token_budget)

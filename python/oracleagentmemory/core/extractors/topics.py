@@ -22,6 +22,7 @@ from oracleagentmemory.core.extractors.prompts import (
 )
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import parse_json_output
+from oracleagentmemory.core.llms.tasks import TOPICS, llm_task
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +101,8 @@ def extract_topics(
         return []
     prompt = build_prompt(TOPICS_SYSTEM_PROMPT, [to_prompt_message(m) for m in messages],
                           summary=summary, token_limit=token_limit)
-    answer = llm.generate(prompt.messages, response_json_schema=TOPICS_SCHEMA)
+    with llm_task(TOPICS):
+        answer = llm.generate(prompt.messages, response_json_schema=TOPICS_SCHEMA)
     try:
         return parse_topics(answer.text, max_topics)
     except LlmOutputError as exc:
