@@ -31,8 +31,11 @@ from oracleagentmemory.core.llms.model_arguments import flag, optional_value, po
 from oracleagentmemory.core.llms.prompt import to_messages
 from oracleagentmemory.core.llms.providers import endpoint_client, resolve_endpoint
 from oracleagentmemory.core.llms.structured_output import (
-    REJECTION_STATUSES,
     OutputMode,
+    best_output,
+    is_refusal,
+    names_output_format,
+    remember_refusal,
     reminder,
 )
 from oracleagentmemory.core.llms.tasks import TaskCall, TaskLimits, current_task
@@ -69,7 +72,8 @@ class Llm(ILlm):
     ``model`` is ``provider/name`` (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
     ``vllm/Qwen/Qwen2.5-7B-Instruct``) or a plain name for OpenAI; ``api_base`` overrides
     the provider's URL. ``response_json_schema`` asks for structured output, falling back
-    to JSON mode and then plain text on servers that refuse it (remembered per instance).
+    to JSON mode and then plain text on servers that refuse it (an error naming the format,
+    not retried; remembered for the endpoint by every client of the process).
     Images in prompts travel as data URLs, checked against ``image_input_limit_config``.
     ``default_kwargs`` are request fields sent with every call (per-call ``kwargs`` win),
     except these client options: ``timeout`` (seconds, default 60; for every call when
@@ -115,6 +119,8 @@ class Llm(ILlm):
                              f"got {api_type!r}") from None
         self.model = model
         self._wire_model = endpoint.model
+        self._endpoint_key = (endpoint.base_url.rstrip("/"), endpoint.model,
+                              self.api_type.value)
         self._protocol = _PROTOCOLS[self.api_type]
         self._stream = flag("stream", stream, False)
         self._options = self._protocol.option_fields(
@@ -209,16 +215,26 @@ class Llm(ILlm):
             return LlmResponse(self._protocol.streamed_text(payload))
         return LlmResponse(self._protocol.answer_text(payload))
 
+    def _mode(self, schema: JsonSchema | None) -> OutputMode:
+        """The output mode to ask for: the best the endpoint has not refused."""
+        return best_output(self._endpoint_key, self._best_output)
+
+    @staticmethod
+    def _final(schema: JsonSchema | None, mode: OutputMode) -> Any:
+        """Error answers not to retry: those naming the output format asked for."""
+        return names_output_format if schema is not None and mode > OutputMode.TEXT else None
+
     def _weaker(self, mode: OutputMode, schema: JsonSchema | None, error: LlmHttpError
                 ) -> OutputMode:
         """The next output mode to try after ``error``, or the error itself re-raised."""
         if schema is None or mode is OutputMode.TEXT \
-                or error.status_code not in REJECTION_STATUSES:
+                or not is_refusal(error.status_code, str(error)):
             raise error
         weaker = OutputMode(mode - 1)
-        logger.info("%s refused %s output (HTTP %s); asking for %s output from now on",
-                    self.http.base_url, mode.name, error.status_code, weaker.name)
-        self._best_output = min(self._best_output, weaker)
+        if remember_refusal(self._endpoint_key, mode):
+            logger.warning("%s (model %s) refused %s output (HTTP %s); asking it for %s "
+                           "output from now on", self.http.base_url, self._wire_model,
+                           mode.name, error.status_code, weaker.name)
         return weaker
 
     @contextmanager
@@ -235,7 +251,7 @@ class Llm(ILlm):
                  **kwargs: Any) -> LlmResponse:
         """The model's answer to ``prompt`` (see the class docstring for the options)."""
         messages = self._messages(prompt)
-        mode = self._best_output
+        mode = self._mode(response_json_schema)
         task = current_task()
         timeout = self.limits.timeout_for(task)
         send = self.http.post_events if self._stream else self.http.post
@@ -243,7 +259,8 @@ class Llm(ILlm):
             body = self._body(messages, response_json_schema, mode, kwargs, task)
             try:
                 with self._slot():
-                    return self._read(send(self._protocol.PATH, body, timeout=timeout),
+                    return self._read(send(self._protocol.PATH, body, timeout=timeout,
+                                           final=self._final(response_json_schema, mode)),
                                       body, task)
             except LlmHttpError as error:
                 mode = self._weaker(mode, response_json_schema, error)
@@ -253,7 +270,7 @@ class Llm(ILlm):
                              **kwargs: Any) -> LlmResponse:
         """Async twin of :meth:`generate` (native async HTTP, same errors and fallbacks)."""
         messages = self._messages(prompt)
-        mode = self._best_output
+        mode = self._mode(response_json_schema)
         task = current_task()
         timeout = self.limits.timeout_for(task)
         send = self.http.post_events_async if self._stream else self.http.post_async
@@ -264,7 +281,8 @@ class Llm(ILlm):
                 while not self._slots.acquire(blocking=False):
                     await asyncio.sleep(SLOT_POLL_SECONDS)
             try:
-                return self._read(await send(self._protocol.PATH, body, timeout=timeout),
+                return self._read(await send(self._protocol.PATH, body, timeout=timeout,
+                                             final=self._final(response_json_schema, mode)),
                                   body, task)
             except LlmHttpError as error:
                 mode = self._weaker(mode, response_json_schema, error)
