@@ -189,6 +189,16 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
         return
 
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._connection_opened()
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.owner._connection_closed()
+
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
@@ -273,6 +283,8 @@ class ScriptedLlmServer:
     def __init__(self, slots: int | None = None) -> None:
         self._slots = threading.BoundedSemaphore(slots) if slots else None
         self.abandoned = 0
+        self.open_connections = 0
+        self._connections = threading.Condition()
         self._answers: deque[Scripted] = deque()
         self._responder: Callable[[RecordedRequest], Scripted] | None = None
         self.requests: list[RecordedRequest] = []
@@ -296,6 +308,20 @@ class ScriptedLlmServer:
             return
         with self._slots:
             yield
+
+    def _connection_opened(self) -> None:
+        with self._connections:
+            self.open_connections += 1
+
+    def _connection_closed(self) -> None:
+        with self._connections:
+            self.open_connections -= 1
+            self._connections.notify_all()
+
+    def wait_until_no_connections(self, timeout: float) -> bool:
+        """True once every client connection is closed (keep-alive ones included)."""
+        with self._connections:
+            return self._connections.wait_for(lambda: self.open_connections == 0, timeout)
 
     def _abandoned(self) -> None:
         with self._lock:

@@ -184,8 +184,14 @@ class CircuitBreaker:
                 self._trial = False
 
 
+class ClientClosedError(LlmConnectionError):
+    """The call was abandoned because its client was closed (says nothing of the endpoint)."""
+
+
 def counts_against_endpoint(error: BaseException) -> bool:
     """Timeouts, connection errors and 5xx/429 answers say the endpoint is unwell."""
+    if isinstance(error, ClientClosedError):
+        return False
     if isinstance(error, LlmHttpError):
         return error.status_code >= 500 or error.status_code == 429
     return isinstance(error, (LlmTimeoutError, LlmConnectionError))
@@ -449,7 +455,8 @@ class HttpJsonClient:
         """Tell the breaker how the call ended (None: an answer came)."""
         if self.breaker is None:
             return
-        if error is not None and not isinstance(error, LlmError):
+        if error is not None and (not isinstance(error, LlmError)
+                                  or isinstance(error, ClientClosedError)):
             self.breaker.released(trial)
         elif error is None or not counts_against_endpoint(error) or (
                 isinstance(error, LlmHttpError) and final is not None
@@ -481,6 +488,9 @@ class HttpJsonClient:
             try:
                 response = client.post(url, json=dict(body), timeout=wait)
             except httpx.HTTPError as exc:
+                if client is not self._client:  # close() ended the call: no retry
+                    raise ClientClosedError(f"POST {url} abandoned: the client was closed "
+                                            "while it waited") from exc
                 decision = _decide_exception(exc, url, retry_number, self.retry, self._rng,
                                              self.retry_timeouts, timeout or self.timeout)
                 cause: BaseException = exc
@@ -540,7 +550,8 @@ class HttpJsonClient:
                        self.retry.max_retries, decision.delay)
 
     def close(self) -> None:
-        """Release pooled connections. Idempotent; a later call reopens a client."""
+        """Release pooled connections. Idempotent; a later call reopens a client. A call
+        in flight on another thread ends with LlmConnectionError, without a retry."""
         with self._client_lock:
             client, self._client = self._client, None
         if client is not None:
