@@ -51,11 +51,25 @@ def echoes_prompt(text: str) -> bool:
     return bool(_PROMPT_MARKUP.search(text)) or SUMMARY_SYSTEM_PROMPT.splitlines()[0] in text
 
 
+_SENTENCE_END = re.compile(r"[.!?。！？](?=[\s\"')\]]|$)")
+
+
 def apply_summary_budget(text: str, token_budget: int | None) -> str:
-    """The summary cut to ``token_budget`` tokens when it exceeds it (<= 0 or None: whole)."""
-    if token_budget and token_budget > 0 and estimate_tokens(text) > token_budget:
-        return text[: chars_for_tokens(token_budget)]
-    return text
+    """The summary cut to ``token_budget`` tokens when it exceeds it (<= 0 or None: whole).
+
+    The cut falls at the end of the last sentence that fits when that keeps at least half
+    of what fits, else after the last whole word; only text without spaces is cut hard.
+    """
+    if not token_budget or token_budget <= 0 or estimate_tokens(text) <= token_budget:
+        return text
+    cut = text[: chars_for_tokens(token_budget)]
+    ends = [match.end() for match in _SENTENCE_END.finditer(cut)]
+    if ends and ends[-1] * 2 >= len(cut):
+        return cut[: ends[-1]].rstrip()
+    if text[len(cut)].isspace():
+        return cut.rstrip()
+    space = max(cut.rfind(char) for char in " \n\t")
+    return cut[:space].rstrip() if space > 0 else cut
 
 
 def build_summary_prompt(
