@@ -64,6 +64,13 @@ class AttachedImageError(InvalidArgumentError):
     code = -20008
 
 
+class AccessDeniedError(StoreError, errors.AccessDeniedError):
+    """The end user of the security context may not do this, or a session that is not the
+    store's owner administers deep data security (-20009). A ``PermissionError``."""
+
+    code = -20009
+
+
 ERRORS_BY_CODE: dict[int, type[StoreError]] = {
     cls.code: cls
     for cls in (
@@ -75,5 +82,6 @@ ERRORS_BY_CODE: dict[int, type[StoreError]] = {
         DimensionMismatchError,
         SchemaError,
         AttachedImageError,
+        AccessDeniedError,
     )
 }
