@@ -14,6 +14,7 @@ PROMPT == package specifications
 @@../sql/agent_memory_search.pks
 @@../sql/agent_memory_admin.pks
 @@../sql/agent_memory_session.pks
+@@../sql/agent_memory_security.pks
 @@../sql/agent_memory.pks
 PROMPT == package bodies
 @@../sql/agent_memory_errors.pkb
@@ -26,6 +27,7 @@ PROMPT == package bodies
 @@../sql/agent_memory_search.pkb
 @@../sql/agent_memory_admin.pkb
 @@../sql/agent_memory_session.pkb
+@@../sql/agent_memory_security.pkb
 @@../sql/agent_memory.pkb
 
 PROMPT == checking that every package compiled

@@ -1,5 +1,5 @@
 -- Upgrade the agent-memory store AGENT_MEMORY in the current schema to the schema version of
--- these scripts (2). Run as the store owner:   sql owner/password@db @upgrade.sql
+-- these scripts (3). Run as the store owner:   sql owner/password@db @upgrade.sql
 -- Steps: refuse a store newer than the scripts or installed with other choices than these
 -- default scripts (dimension, model, sync mode: use `oracleagentmemory upgrade`), run the
 -- table steps of every missing version, create the collection types and re-create every
@@ -12,13 +12,17 @@
 --      (23ai column_clauses: https://docs.oracle.com/cd/F82042_01/sqlrf/img_text/column_clauses.html);
 --      ORA-01451 when the column is already nullable (the step ran before; observed in
 --      https://gist.github.com/velll/12043255b542ef87cc0b9787e840accd)
+--   3: deep data security, the tables AGENT_MEMORY_SEC_POLICIES and AGENT_MEMORY_SEC_GRANTS
+--      and the grants' index (as in ../sql/agent_memory_tables.sql; IF NOT EXISTS, so an
+--      interrupted upgrade runs again). The isolation script below then replaces the VPD
+--      policy AM_END_USER_ISOLATION with AM_END_USER_READ and AM_END_USER_WRITE.
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
 
 PROMPT == reading the installed schema version, running the table steps
 DECLARE
-  c_target CONSTANT PLS_INTEGER := 2;
+  c_target CONSTANT PLS_INTEGER := 3;
   l_current NUMBER;
   e_already_nullable EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_already_nullable, -1451);
@@ -55,6 +59,15 @@ BEGIN
         NULL;
     END;
   END IF;
+  IF l_current < 3 THEN
+    -- dynamic-sql: constant DDL of version 3 (DDL cannot be static PL/SQL)
+    EXECUTE IMMEDIATE 'CREATE TABLE IF NOT EXISTS AGENT_MEMORY_SEC_POLICIES (policy_name VARCHAR2(30 CHAR) NOT NULL, created_at TIMESTAMP(6) NOT NULL, CONSTRAINT AGENT_MEMORY_SEC_POLICIES_PK PRIMARY KEY (policy_name), CONSTRAINT AGENT_MEMORY_SEC_POLICIES_NAME_CK CHECK (policy_name IN (''USER_OWN_ROWS'', ''GLOBAL_MEMORIES'')))';
+    -- dynamic-sql: constant DDL of version 3 (DDL cannot be static PL/SQL)
+    EXECUTE IMMEDIATE 'CREATE TABLE IF NOT EXISTS AGENT_MEMORY_SEC_GRANTS (principal_kind VARCHAR2(16 CHAR) NOT NULL, principal_name VARCHAR2(512 CHAR) NOT NULL, policy_name VARCHAR2(30 CHAR) NOT NULL, created_at TIMESTAMP(6) NOT NULL, CONSTRAINT AGENT_MEMORY_SEC_GRANTS_PK PRIMARY KEY (principal_kind, principal_name, policy_name), CONSTRAINT AGENT_MEMORY_SEC_GRANTS_KIND_CK CHECK (principal_kind IN (''LOCAL_USER'', ''GROUP'')), CONSTRAINT AGENT_MEMORY_SEC_GRANTS_POLICY_FK FOREIGN KEY (policy_name) REFERENCES AGENT_MEMORY_SEC_POLICIES (policy_name) ON DELETE CASCADE)';
+    -- dynamic-sql: constant DDL of version 3 (DDL cannot be static PL/SQL)
+    EXECUTE IMMEDIATE 'CREATE INDEX IF NOT EXISTS AGENT_MEMORY_SEC_GRANTS_POLICY_IX ON AGENT_MEMORY_SEC_GRANTS (policy_name)';
+    DBMS_OUTPUT.PUT_LINE('version 3: deep data security policies and grants');
+  END IF;
 END;
 /
 
@@ -69,7 +82,7 @@ PROMPT      EXEC AGENT_MEMORY_SESSION.trust_service('APP_USER')
 
 PROMPT == recording the schema version
 BEGIN
-  AGENT_MEMORY.set_schema_version(p_version => 2);
-  AGENT_MEMORY.check_schema(p_version => 2);
+  AGENT_MEMORY.set_schema_version(p_version => 3);
+  AGENT_MEMORY.check_schema(p_version => 3);
 END;
 /

@@ -50,7 +50,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" is returned as given.
    *   - A RecordOut of a message carries "seq_no": its insertion sequence, increasing within a
    *     thread (not necessarily contiguous).
-   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20008 listed in AGENT_MEMORY_ERRORS.
+   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20009 listed in AGENT_MEMORY_ERRORS.
    *
    * AUTHID DEFINER, on purpose: the runtime user gets EXECUTE on this package only and no
    * privilege on any table; every internal package is ACCESSIBLE BY this facade (and each
@@ -66,6 +66,15 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    * (trust_service) get exactly the contract's behaviour; any other database user sees
    * nothing. reset_store, sync_text_index, ensure_purge_job, drop_purge_job and
    * set_schema_version need such an unrestricted session (-20001 otherwise).
+   *
+   * Deep data security: after AGENT_MEMORY_SESSION.set_end_user_context(p_username, p_groups)
+   * the policies granted to the user or its groups (AGENT_MEMORY_SECURITY) decide instead:
+   * USER_OWN_ROWS its own records as above, GLOBAL_MEMORIES also reading (never changing)
+   * the memory-like records of no user, nothing granted nothing at all. Such a session gets
+   * the refusals of the embedded backend (-20009, AccessDeniedError): write_records of a
+   * record it may not change or linking one, delete_cascade of another user, of a thread it
+   * may not change or of an agent, and purge_expired. update_record, delete_records,
+   * update_link and delete_links of rows it may read but not change find nothing (NULL / 0).
    */
 
   -- One row of search_rows: rank (1 = best), the record's id and type, the reported distance,
@@ -218,7 +227,9 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --   p_version    the schema version the caller needs
   PROCEDURE check_schema(p_dimension IN NUMBER DEFAULT NULL, p_version IN NUMBER DEFAULT NULL);
 
-  -- Delete every record, image and relation (SchemaPolicy RECREATE on a matching schema).
+  -- Delete every record, image and relation, and the deep data security policies and grants
+  -- (SchemaPolicy RECREATE on a matching schema).
+  --   p_commit  commit on success
   PROCEDURE reset_store(p_commit IN BOOLEAN DEFAULT TRUE);
 
   -- Synchronise the text index (needed with SearchIndexSyncMode MANUAL).

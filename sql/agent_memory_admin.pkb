@@ -45,6 +45,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
     DELETE FROM AGENT_MEMORY_RELATIONS;
     DELETE FROM AGENT_MEMORY_IMAGES;
     DELETE FROM AGENT_MEMORY_RECORDS;
+    -- the deep data security policies and grants too, as a recreated embedded file has none
+    DELETE FROM AGENT_MEMORY_SEC_GRANTS;
+    DELETE FROM AGENT_MEMORY_SEC_POLICIES;
   END reset_store;
 
   PROCEDURE sync_text_index IS

@@ -15,7 +15,7 @@ AS
    *
    * AUTHID DEFINER / ACCESSIBLE BY the facade.
    */
-  c_schema_version CONSTANT PLS_INTEGER := 2;
+  c_schema_version CONSTANT PLS_INTEGER := 3;
 
   FUNCTION describe RETURN JSON;
   PROCEDURE check_schema(p_dimension IN NUMBER, p_version IN NUMBER);

@@ -16,6 +16,11 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
    *   -20006  e_dimension_mismatch    DimensionMismatchError  vector of the wrong dimension
    *   -20007  e_schema_error          SchemaError             schema missing, wrong version or dimension
    *   -20008  e_attached_image        AttachedImageError      image attached to a message changed directly
+   *   -20009  e_access_denied         AccessDeniedError       the session may not do this: an end user
+   *                                                           bound with set_end_user_context asked for
+   *                                                           something its policies do not allow, or a
+   *                                                           user other than the owner administers
+   *                                                           deep data security
    *
    * AUTHID DEFINER: the package touches no data; definer's rights keep it callable by the
    * runtime user through the facade without any grant on this package.
@@ -29,6 +34,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   c_dimension_mismatch CONSTANT PLS_INTEGER := -20006;
   c_schema_error       CONSTANT PLS_INTEGER := -20007;
   c_attached_image     CONSTANT PLS_INTEGER := -20008;
+  c_access_denied      CONSTANT PLS_INTEGER := -20009;
 
   e_invalid_argument EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_invalid_argument, -20001);
@@ -46,6 +52,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   PRAGMA EXCEPTION_INIT(e_schema_error, -20007);
   e_attached_image EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_attached_image, -20008);
+  e_access_denied EXCEPTION;
+  PRAGMA EXCEPTION_INIT(e_access_denied, -20009);
 
   -- Raise one of the codes above with a message (cut to 2000 characters).
   -- Any other code is a programming error and is raised as -20001 naming the bad code.
@@ -60,5 +68,6 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   PROCEDURE dimension_mismatch(p_message IN VARCHAR2);
   PROCEDURE schema_error(p_message IN VARCHAR2);
   PROCEDURE attached_image(p_message IN VARCHAR2);
+  PROCEDURE access_denied(p_message IN VARCHAR2);
 END AGENT_MEMORY_ERRORS;
 /

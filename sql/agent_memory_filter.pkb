@@ -319,8 +319,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_FILTER AS
     IF NOT l_spec.is_object OR TREAT(l_spec AS JSON_OBJECT_T).get_size = 0 THEN
       RETURN 1;
     END IF;
+    -- no metadata is an empty object: only negations match it (as NOT JSON_EXISTS does).
+    -- Checked: an empty container is made from a subtype (JSON_ELEMENT_T has no empty
+    -- constructor), https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html
     IF p_metadata IS NOT NULL THEN
       l_stored := JSON_ELEMENT_T.load(p_metadata);
+    ELSE
+      l_stored := JSON_OBJECT_T();
     END IF;
     RETURN CASE WHEN match_object(TREAT(l_spec AS JSON_OBJECT_T), l_stored) THEN 1 ELSE 0 END;
   END matches;

@@ -95,18 +95,17 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
 
   -- Check one endpoint of a new link and return its record's thread: a visible memory-like
   -- record of the stated type, and of p_thread_id when that is given (-20005 otherwise).
+  -- An end user of a deep data security context may link only records it may change: any
+  -- other endpoint, found or not, is -20009, as the embedded backend refuses it.
   FUNCTION require_linkable(p_id IN VARCHAR2, p_type IN VARCHAR2, p_thread_id IN VARCHAR2,
                             p_side IN VARCHAR2, p_now IN TIMESTAMP) RETURN VARCHAR2 IS
     l_type   VARCHAR2(16 CHAR);
     l_thread VARCHAR2(512 CHAR);
+    l_user   VARCHAR2(512 CHAR);
   BEGIN
-    IF p_type IS NULL OR NOT AGENT_MEMORY_RECORD_API.is_memory_type(p_type) THEN
-      AGENT_MEMORY_ERRORS.invalid_link(p_side || '_record_type must be one of memory, fact, guideline, preference, got '
-        || AGENT_MEMORY_CODEC.quoted(p_type));
-    END IF;
     BEGIN
-      SELECT r.record_type, r.thread_id
-        INTO l_type, l_thread
+      SELECT r.record_type, r.thread_id, r.user_id
+        INTO l_type, l_thread, l_user
         FROM AGENT_MEMORY_RECORDS r
        WHERE r.id_space = 'memory'
          AND r.id = p_id
@@ -115,7 +114,16 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
       WHEN NO_DATA_FOUND THEN
         l_thread := NULL;
         l_type := NULL;
+        l_user := NULL;
     END;
+    IF AGENT_MEMORY_SESSION.security_context_bound
+       AND (l_type IS NULL OR NOT AGENT_MEMORY_SESSION.may_change(l_user)) THEN
+      AGENT_MEMORY_SESSION.deny('link records it does not own');
+    END IF;
+    IF p_type IS NULL OR NOT AGENT_MEMORY_RECORD_API.is_memory_type(p_type) THEN
+      AGENT_MEMORY_ERRORS.invalid_link(p_side || '_record_type must be one of memory, fact, guideline, preference, got '
+        || AGENT_MEMORY_CODEC.quoted(p_type));
+    END IF;
     IF l_type IS NULL
        OR (p_thread_id IS NOT NULL AND (l_thread IS NULL OR l_thread <> p_thread_id)) THEN
       AGENT_MEMORY_ERRORS.invalid_link(p_side || ' record ' || AGENT_MEMORY_CODEC.quoted(p_id)
@@ -292,15 +300,16 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
       l_metadata := AGENT_MEMORY_CODEC.opt_object_text(l_changes, 'metadata', 'metadata');
       f_metadata := 1;
     END IF;
-    IF f_labels + f_timestamp + f_metadata > 0 THEN
-      UPDATE AGENT_MEMORY_RELATIONS rel
-         SET rel.relation_type          = CASE WHEN f_labels = 1 THEN l_new_type ELSE rel.relation_type END,
-             rel.opposite_relation_type = CASE WHEN f_labels = 1 THEN l_new_opp ELSE rel.opposite_relation_type END,
-             rel.event_ts               = CASE WHEN f_timestamp = 1 THEN l_timestamp ELSE rel.event_ts END,
-             rel.metadata               = CASE WHEN f_metadata = 1 THEN JSON(l_metadata) ELSE rel.metadata END
-       WHERE rel.id = l_id;
-    END IF;
-    RETURN 1;
+    -- Always one UPDATE (without changes it rewrites the same values): its row count says
+    -- whether the session may change the relation. One it may only read (its endpoints are
+    -- memories of no user, read through GLOBAL_MEMORIES) counts 0, as a missing one.
+    UPDATE AGENT_MEMORY_RELATIONS rel
+       SET rel.relation_type          = CASE WHEN f_labels = 1 THEN l_new_type ELSE rel.relation_type END,
+           rel.opposite_relation_type = CASE WHEN f_labels = 1 THEN l_new_opp ELSE rel.opposite_relation_type END,
+           rel.event_ts               = CASE WHEN f_timestamp = 1 THEN l_timestamp ELSE rel.event_ts END,
+           rel.metadata               = CASE WHEN f_metadata = 1 THEN JSON(l_metadata) ELSE rel.metadata END
+     WHERE rel.id = l_id;
+    RETURN SQL%ROWCOUNT;
   END update_link;
 
   FUNCTION delete_links(p_selector IN JSON, p_thread_id IN VARCHAR2) RETURN NUMBER IS

@@ -382,31 +382,73 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_seqs    AGENT_MEMORY_NUMBER_LIST;
     l_rtypes  AGENT_MEMORY_TEXT_LIST;
     l_msgids  AGENT_MEMORY_TEXT_LIST;
+    l_users   AGENT_MEMORY_TEXT_LIST;
+    l_keep    AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
+    l_unrestricted BOOLEAN;
     l_links   NUMBER;
   BEGIN
-    SELECT r.seq, r.record_type, r.message_id
-      BULK COLLECT INTO l_seqs, l_rtypes, l_msgids
+    SELECT r.seq, r.record_type, r.message_id, r.user_id
+      BULK COLLECT INTO l_seqs, l_rtypes, l_msgids, l_users
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.id IN (SELECT i.COLUMN_VALUE FROM TABLE(l_ids) i)
        AND r.record_type IN (SELECT t.COLUMN_VALUE FROM TABLE(l_types) t)
        AND (p_thread_id IS NULL OR r.thread_id = p_thread_id)
        FOR UPDATE;
+    -- Only the records the session may change are found: one it may only read (a memory
+    -- of no user, through GLOBAL_MEMORIES) is left alone and not counted.
+    l_unrestricted := AGENT_MEMORY_SESSION.access_mode = 'UNRESTRICTED';  -- once, not per row
     FOR i IN 1 .. l_seqs.COUNT LOOP
-      IF l_rtypes(i) = 'image' AND l_msgids(i) IS NOT NULL THEN
-        AGENT_MEMORY_ERRORS.attached_image(
-          'the image is attached to a message; delete or update the message instead');
+      IF l_unrestricted OR AGENT_MEMORY_SESSION.may_change(l_users(i)) THEN
+        IF l_rtypes(i) = 'image' AND l_msgids(i) IS NOT NULL THEN
+          AGENT_MEMORY_ERRORS.attached_image(
+            'the image is attached to a message; delete or update the message instead');
+        END IF;
+        l_keep.EXTEND;
+        l_keep(l_keep.COUNT) := l_seqs(i);
       END IF;
     END LOOP;
-    l_links := delete_seqs(l_seqs);
-    RETURN l_seqs.COUNT;
+    l_links := delete_seqs(l_keep);
+    RETURN l_keep.COUNT;
   END delete_records;
+
+  -- In a deep data security context (security_context_bound) an end user deletes only
+  -- itself (with USER_OWN_ROWS) or a thread it may change; anything else is -20009, as the
+  -- embedded backend refuses it. Other sessions delete what they may change and find the
+  -- rest missing.
+  PROCEDURE check_cascade(p_owner_type IN VARCHAR2, p_owner_id IN VARCHAR2) IS
+    l_thread_user VARCHAR2(512 CHAR);
+    l_threads     NUMBER;
+    l_owner       VARCHAR2(4000 CHAR);
+  BEGIN
+    IF NOT AGENT_MEMORY_SESSION.security_context_bound THEN
+      RETURN;
+    END IF;
+    IF p_owner_type = 'user' AND p_owner_id = AGENT_MEMORY_SESSION.end_user_id
+       AND AGENT_MEMORY_SESSION.may_change(p_owner_id) THEN
+      RETURN;
+    END IF;
+    IF p_owner_type = 'thread' THEN
+      SELECT MIN(r.user_id), COUNT(*) INTO l_thread_user, l_threads
+        FROM AGENT_MEMORY_RECORDS r
+       WHERE r.record_type = 'thread'
+         AND r.id = p_owner_id;
+      IF l_threads > 0 AND AGENT_MEMORY_SESSION.may_change(l_thread_user) THEN
+        RETURN;
+      END IF;
+    END IF;
+    l_owner := AGENT_MEMORY_CODEC.quoted(p_owner_id);
+    AGENT_MEMORY_SESSION.deny('delete ' || p_owner_type || ' ' || l_owner);
+  END check_cascade;
 
   FUNCTION delete_cascade(p_owner_type IN VARCHAR2, p_owner_id IN VARCHAR2) RETURN JSON IS
     l_owner_id   VARCHAR2(512 CHAR);
     l_owner_type VARCHAR2(16 CHAR);
     l_owner      NUMBER;
     l_threads    AGENT_MEMORY_TEXT_LIST;
-    l_seqs       AGENT_MEMORY_NUMBER_LIST;
+    l_found      AGENT_MEMORY_NUMBER_LIST;
+    l_users      AGENT_MEMORY_TEXT_LIST;
+    l_seqs       AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
+    l_unrestricted BOOLEAN;
     l_links      NUMBER := 0;
     l_result     JSON_OBJECT_T := JSON_OBJECT_T();
   BEGIN
@@ -414,6 +456,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       AGENT_MEMORY_ERRORS.invalid_argument('owner_type must be thread, user or agent');
     END IF;
     l_owner_id := AGENT_MEMORY_CODEC.check_id(p_owner_id, 'owner_id');
+    check_cascade(p_owner_type, l_owner_id);
     l_owner_type := CASE p_owner_type WHEN 'user' THEN 'user_profile'
                                       WHEN 'agent' THEN 'agent_profile'
                                       ELSE 'thread' END;
@@ -430,7 +473,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
          AND ((p_owner_type = 'user' AND r.user_id = l_owner_id)
            OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id));
     END IF;
-    SELECT r.seq BULK COLLECT INTO l_seqs
+    SELECT r.seq, r.user_id BULK COLLECT INTO l_found, l_users
       FROM AGENT_MEMORY_RECORDS r
      WHERE (p_owner_type = 'user' AND r.user_id = l_owner_id)
         OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id)
@@ -438,6 +481,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         OR (r.record_type = l_owner_type AND r.id = l_owner_id)
         OR r.thread_id IN (SELECT t.COLUMN_VALUE FROM TABLE(l_threads) t)
      ORDER BY r.seq;
+    -- the records the session may only read (memories of no user) stay and are not counted
+    l_unrestricted := AGENT_MEMORY_SESSION.access_mode = 'UNRESTRICTED';  -- once, not per row
+    FOR i IN 1 .. l_found.COUNT LOOP
+      IF l_unrestricted OR AGENT_MEMORY_SESSION.may_change(l_users(i)) THEN
+        l_seqs.EXTEND;
+        l_seqs(l_seqs.COUNT) := l_found(i);
+      END IF;
+    END LOOP;
     IF l_threads.COUNT > 0 THEN
       DELETE FROM AGENT_MEMORY_RELATIONS rel
        WHERE rel.thread_id IN (SELECT t.COLUMN_VALUE FROM TABLE(l_threads) t);
@@ -694,6 +745,17 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_links JSON_ARRAY_T := AGENT_MEMORY_CODEC.to_array(p_links, 'links');
     l_ids   JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
+    -- An end user bound through a security context is refused a record it may not change
+    -- (another user's, or no user's) before anything is written, as by the embedded
+    -- backend; the VPD write policy (update_check, ORA-28115) enforces the same rule for
+    -- every other session.
+    IF AGENT_MEMORY_SESSION.security_context_bound THEN
+      FOR i IN 1 .. l_rows.COUNT LOOP
+        IF NOT AGENT_MEMORY_SESSION.may_change(l_rows(i).user_id) THEN
+          AGENT_MEMORY_SESSION.deny('write records of another user or of no user');
+        END IF;
+      END LOOP;
+    END IF;
     IF NVL(p_replace, FALSE) THEN
       -- one by one, as the embedded store: replacing a message also removes the images
       -- attached to it that earlier rows of the batch wrote
@@ -973,6 +1035,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       RETURN NULL;
     END IF;
     l_target := locked_row(l_seq);
+    -- A record the session may read but not change (a memory of no user, read through
+    -- GLOBAL_MEMORIES) is not found for an update, as a record it cannot see.
+    IF NOT AGENT_MEMORY_SESSION.may_change(l_target.user_id) THEN
+      RETURN NULL;
+    END IF;
     l_change := read_changes(l_changes, l_target, l_now);
     apply_changes(l_seq, l_change, l_now);
     store_image_bytes(l_seq, l_changes);

@@ -33,6 +33,12 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RETENTION AS
     l_seqs  AGENT_MEMORY_NUMBER_LIST;
     l_links NUMBER;
   BEGIN
+    -- Purging is the trusted service's job: an end user of a deep data security context is
+    -- refused, as by the embedded backend (a session bound with set_end_user purges its own
+    -- expired records, as in earlier releases).
+    IF AGENT_MEMORY_SESSION.security_context_bound THEN
+      AGENT_MEMORY_SESSION.deny('purge the store');
+    END IF;
     SELECT r.seq BULK COLLECT INTO l_seqs
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.expires_at IS NOT NULL

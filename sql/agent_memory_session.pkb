@@ -12,8 +12,21 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   e_feature_not_enabled EXCEPTION;  -- ORA-00439: feature not enabled (Standard Edition 2)
   PRAGMA EXCEPTION_INIT(e_feature_not_enabled, -439);
   c_deny        CONSTANT VARCHAR2(10 CHAR) := '1 = 0';
+  -- Context attributes besides END_USER_ID: the policies that apply to the bound end user
+  -- ('Y' or 'N'; named as the policies in AGENT_MEMORY_SEC_POLICIES) and how it was bound.
+  c_own_rows    CONSTANT VARCHAR2(30 CHAR) := 'USER_OWN_ROWS';
+  c_global      CONSTANT VARCHAR2(30 CHAR) := 'GLOBAL_MEMORIES';
+  c_binding     CONSTANT VARCHAR2(30 CHAR) := 'SECURITY_CONTEXT';
+  -- Predicates. c_records, c_images, c_relations: the end user's own rows (USER_OWN_ROWS,
+  -- read and write); *_global: memory-like records of no user (GLOBAL_MEMORIES, read only);
+  -- *_both: either. A relation's endpoints are looked up in its id space.
   c_records     CONSTANT VARCHAR2(200 CHAR) :=
     'user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000)';
+  c_records_global CONSTANT VARCHAR2(200 CHAR) :=
+    'user_id IS NULL AND record_type IN (''memory'', ''fact'', ''guideline'', ''preference'')';
+  c_records_both CONSTANT VARCHAR2(400 CHAR) :=
+    '(user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000)'
+    || ' OR (user_id IS NULL AND record_type IN (''memory'', ''fact'', ''guideline'', ''preference'')))';
   c_images      CONSTANT VARCHAR2(400 CHAR) :=
     'seq IN (SELECT r.seq FROM AGENT_MEMORY_RECORDS r'
     || ' WHERE r.user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000))';
@@ -26,35 +39,126 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     || ' AND r.id_space = CASE WHEN target_type IN (''memory'', ''fact'', ''guideline'', ''preference'')'
     || ' THEN ''memory'' ELSE target_type END'
     || ' AND r.user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000))';
+  c_relations_global CONSTANT VARCHAR2(1000 CHAR) :=
+    'EXISTS (SELECT 1 FROM AGENT_MEMORY_RECORDS r WHERE r.id = source_id'
+    || ' AND r.id_space = CASE WHEN source_type IN (''memory'', ''fact'', ''guideline'', ''preference'')'
+    || ' THEN ''memory'' ELSE source_type END'
+    || ' AND r.user_id IS NULL AND r.record_type IN (''memory'', ''fact'', ''guideline'', ''preference''))'
+    || ' AND EXISTS (SELECT 1 FROM AGENT_MEMORY_RECORDS r WHERE r.id = target_id'
+    || ' AND r.id_space = CASE WHEN target_type IN (''memory'', ''fact'', ''guideline'', ''preference'')'
+    || ' THEN ''memory'' ELSE target_type END'
+    || ' AND r.user_id IS NULL AND r.record_type IN (''memory'', ''fact'', ''guideline'', ''preference''))';
+  c_relations_both CONSTANT VARCHAR2(2000 CHAR) :=
+    'EXISTS (SELECT 1 FROM AGENT_MEMORY_RECORDS r WHERE r.id = source_id'
+    || ' AND r.id_space = CASE WHEN source_type IN (''memory'', ''fact'', ''guideline'', ''preference'')'
+    || ' THEN ''memory'' ELSE source_type END'
+    || ' AND (r.user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000)'
+    || ' OR (r.user_id IS NULL AND r.record_type IN (''memory'', ''fact'', ''guideline'', ''preference''))))'
+    || ' AND EXISTS (SELECT 1 FROM AGENT_MEMORY_RECORDS r WHERE r.id = target_id'
+    || ' AND r.id_space = CASE WHEN target_type IN (''memory'', ''fact'', ''guideline'', ''preference'')'
+    || ' THEN ''memory'' ELSE target_type END'
+    || ' AND (r.user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000)'
+    || ' OR (r.user_id IS NULL AND r.record_type IN (''memory'', ''fact'', ''guideline'', ''preference''))))';
 
-  PROCEDURE set_end_user(p_user_id IN VARCHAR2) IS
+  -- -20007 where apply_policies found no DBMS_RLS: nothing would enforce a binding.
+  PROCEDURE assert_available(p_action IN VARCHAR2) IS
     l_unavailable NUMBER;
   BEGIN
     SELECT COUNT(*) INTO l_unavailable
       FROM AGENT_MEMORY_META m
      WHERE m.meta_key = c_isolation_key AND m.meta_value = 'UNAVAILABLE';
     IF l_unavailable > 0 THEN
-      AGENT_MEMORY_ERRORS.schema_error('set_end_user: end-user isolation is not available in this'
+      AGENT_MEMORY_ERRORS.schema_error(p_action || ': end-user isolation is not available in this'
         || ' database edition (no DBMS_RLS), so no end user can be bound');
     END IF;
+  END assert_available;
+
+  -- Is a policy attribute of the context 'Y'? Strictly TRUE or FALSE (never NULL), so
+  -- that NOT flag(...) denies when the attribute is missing.
+  FUNCTION flag(p_attribute IN VARCHAR2) RETURN BOOLEAN IS
+  BEGIN
+    RETURN CASE WHEN SYS_CONTEXT('AGENT_MEMORY_CTX', p_attribute) = 'Y' THEN TRUE ELSE FALSE END;
+  END flag;
+
+  FUNCTION yes_no(p_value IN BOOLEAN) RETURN VARCHAR2 IS
+  BEGIN
+    RETURN CASE WHEN p_value THEN 'Y' ELSE 'N' END;
+  END yes_no;
+
+  -- Bind: whatever was bound before is cleared first, the policies are set, and the end
+  -- user last, so a failure half-way leaves no binding (the caller's block then unbinds
+  -- and re-raises) and the session is never BOUND without its policies.
+  PROCEDURE bind(p_user_id IN VARCHAR2, p_own_rows IN BOOLEAN, p_global IN BOOLEAN,
+                 p_security_context IN BOOLEAN) IS
+  BEGIN
+    clear_end_user;
+    DBMS_SESSION.SET_CONTEXT(namespace => c_namespace, attribute => c_own_rows,
+                             value => yes_no(p_own_rows));
+    DBMS_SESSION.SET_CONTEXT(namespace => c_namespace, attribute => c_global,
+                             value => yes_no(p_global));
+    DBMS_SESSION.SET_CONTEXT(namespace => c_namespace, attribute => c_binding,
+                             value => yes_no(p_security_context));
+    DBMS_SESSION.SET_CONTEXT(namespace => c_namespace, attribute => c_end_user, value => p_user_id);
+  END bind;
+
+  PROCEDURE set_end_user(p_user_id IN VARCHAR2) IS
+  BEGIN
+    assert_available('set_end_user');
     IF p_user_id IS NULL THEN
       AGENT_MEMORY_ERRORS.invalid_argument('set_end_user: p_user_id must not be null (use clear_end_user)');
     END IF;
     IF LENGTH(p_user_id) > c_max_user_id THEN
       AGENT_MEMORY_ERRORS.invalid_argument('set_end_user: p_user_id is longer than ' || c_max_user_id || ' characters');
     END IF;
-    DBMS_SESSION.SET_CONTEXT(namespace => c_namespace, attribute => c_end_user, value => p_user_id);
+    bind(p_user_id, TRUE, FALSE, FALSE);
   END set_end_user;
+
+  PROCEDURE set_end_user_context(p_username IN VARCHAR2, p_groups IN JSON DEFAULT NULL) IS
+    l_groups AGENT_MEMORY_TEXT_LIST;
+    l_own    NUMBER;
+    l_global NUMBER;
+  BEGIN
+    assert_available('set_end_user_context');
+    IF p_username IS NULL OR TRIM(p_username) IS NULL OR LENGTH(p_username) > c_max_user_id THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('set_end_user_context: p_username must have 1 to '
+        || c_max_user_id || ' characters, not only spaces');
+    END IF;
+    l_groups := AGENT_MEMORY_CODEC.id_list(AGENT_MEMORY_CODEC.to_array(p_groups, 'p_groups'), 'p_groups');
+    -- The registered policies granted to the user or to one of its groups (a grant always
+    -- names a registered policy: the foreign key removes the grants of a removed policy).
+    SELECT COUNT(CASE WHEN g.policy_name = c_own_rows THEN 1 END),
+           COUNT(CASE WHEN g.policy_name = c_global THEN 1 END)
+      INTO l_own, l_global
+      FROM AGENT_MEMORY_SEC_GRANTS g
+     WHERE (g.principal_kind = 'LOCAL_USER' AND g.principal_name = p_username)
+        OR (g.principal_kind = 'GROUP'
+            AND g.principal_name IN (SELECT t.COLUMN_VALUE FROM TABLE(l_groups) t));
+    bind(p_username, l_own > 0, l_global > 0, TRUE);
+  END set_end_user_context;
 
   PROCEDURE clear_end_user IS
   BEGIN
     DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_end_user);
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_own_rows);
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_global);
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_binding);
   END clear_end_user;
 
   FUNCTION end_user_id RETURN VARCHAR2 IS
   BEGIN
     RETURN SYS_CONTEXT('AGENT_MEMORY_CTX', 'END_USER_ID', 4000);
   END end_user_id;
+
+  FUNCTION end_user_policies RETURN VARCHAR2 IS
+  BEGIN
+    IF end_user_id IS NULL THEN
+      RETURN NULL;
+    END IF;
+    RETURN CASE WHEN flag(c_own_rows) AND flag(c_global) THEN c_own_rows || ',' || c_global
+                WHEN flag(c_own_rows) THEN c_own_rows
+                WHEN flag(c_global) THEN c_global
+           END;
+  END end_user_policies;
 
   FUNCTION access_mode RETURN VARCHAR2 IS
     l_session_user VARCHAR2(128 CHAR) := SYS_CONTEXT('USERENV', 'SESSION_USER');
@@ -78,6 +182,31 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
      WHERE m.meta_key = c_trusted_key || l_session_user;
     RETURN CASE WHEN l_trusted > 0 THEN 'UNRESTRICTED' ELSE 'NONE' END;
   END access_mode;
+
+  FUNCTION security_context_bound RETURN BOOLEAN IS
+  BEGIN
+    RETURN end_user_id IS NOT NULL AND flag(c_binding);
+  END security_context_bound;
+
+  FUNCTION may_change(p_user_id IN VARCHAR2) RETURN BOOLEAN IS
+    l_mode VARCHAR2(16 CHAR) := access_mode;
+  BEGIN
+    IF l_mode = 'UNRESTRICTED' THEN
+      RETURN TRUE;
+    END IF;
+    IF l_mode = 'BOUND' AND flag(c_own_rows) AND p_user_id IS NOT NULL
+       AND p_user_id = end_user_id THEN
+      RETURN TRUE;
+    END IF;
+    RETURN FALSE;
+  END may_change;
+
+  PROCEDURE deny(p_action IN VARCHAR2) IS
+  BEGIN
+    -- the message of the embedded backend's end-user guard (stores/end_user_guard.py)
+    AGENT_MEMORY_ERRORS.access_denied('end user ' || AGENT_MEMORY_CODEC.quoted(end_user_id) || ' may not '
+      || p_action);
+  END deny;
 
   PROCEDURE assert_unrestricted(p_action IN VARCHAR2) IS
     l_mode VARCHAR2(16 CHAR) := access_mode;
@@ -128,43 +257,66 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   END distrust_service;
 
   PROCEDURE apply_policies IS
-    -- Policy names are unique per table, so a short fixed name needs no prefix.
-    c_policy CONSTANT VARCHAR2(30 CHAR) := 'AM_END_USER_ISOLATION';
+    -- Policy names are unique per table, so short fixed names need no prefix.
+    c_read   CONSTANT VARCHAR2(30 CHAR) := 'AM_END_USER_READ';
+    c_write  CONSTANT VARCHAR2(30 CHAR) := 'AM_END_USER_WRITE';
+    c_legacy CONSTANT VARCHAR2(30 CHAR) := 'AM_END_USER_ISOLATION';  -- schema versions 1, 2
 
-    PROCEDURE replace_policy(p_table IN VARCHAR2, p_function IN VARCHAR2) IS
+    PROCEDURE drop_policy(p_table IN VARCHAR2, p_policy IN VARCHAR2) IS
     BEGIN
-      BEGIN
-        DBMS_RLS.DROP_POLICY(object_schema => $$PLSQL_UNIT_OWNER, object_name => p_table,
-                             policy_name => c_policy);
-      EXCEPTION
-        WHEN OTHERS THEN
-          IF SQLCODE <> -28102 THEN  -- ORA-28102: policy does not exist (first install)
-            RAISE;
-          END IF;
-      END;
+      DBMS_RLS.DROP_POLICY(object_schema => $$PLSQL_UNIT_OWNER, object_name => p_table,
+                           policy_name => p_policy);
+    EXCEPTION
+      WHEN OTHERS THEN
+        IF SQLCODE <> -28102 THEN  -- ORA-28102: policy does not exist (first install)
+          RAISE;
+        END IF;
+    END drop_policy;
+
+    PROCEDURE replace_policy(p_table IN VARCHAR2, p_policy IN VARCHAR2, p_function IN VARCHAR2,
+                             p_statement_types IN VARCHAR2, p_update_check IN BOOLEAN) IS
+    BEGIN
+      drop_policy(p_table, p_policy);
       -- Checked: DBMS_RLS.ADD_POLICY (object_schema, object_name, policy_name,
       --   function_schema, policy_function, statement_types, update_check, enable,
       --   static_policy, policy_type, ...); DBMS_RLS.DYNAMIC re-runs the function for every
       --   execution, so distrust_service and clear_end_user act on the next statement;
       --   https://docs.oracle.com/cd/F32587_01/arpls/DBMS_RLS.html
+      --   statement_types: any combination of SELECT, INSERT, UPDATE, DELETE; update_check
+      --   also checks the policy against the row after an insert or update,
+      --   https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_rl2.htm
+      -- Several policies on one table are all enforced, their predicates ANDed,
+      --   https://www.oracle.com/ocom/groups/public/@otn/documents/webcontent/241524.htm
       -- VPD is not enforced for SYS and EXEMPT ACCESS POLICY holders,
       --   https://docs.oracle.com/database/121/SUTIL/GUID-A3AAF078-2769-4179-901D-F8DBCF8AF205.htm
       DBMS_RLS.ADD_POLICY(
         object_schema   => $$PLSQL_UNIT_OWNER,
         object_name     => p_table,
-        policy_name     => c_policy,
+        policy_name     => p_policy,
         function_schema => $$PLSQL_UNIT_OWNER,
         policy_function => p_function,
-        statement_types => 'SELECT, INSERT, UPDATE, DELETE',
-        update_check    => TRUE,
+        statement_types => p_statement_types,
+        update_check    => p_update_check,
         enable          => TRUE,
         policy_type     => DBMS_RLS.DYNAMIC);
     END replace_policy;
+
+    -- What a session may read (SELECT) and what it may change (INSERT, UPDATE, DELETE, with
+    -- update_check: an insert or update cannot produce a row the session could not change).
+    PROCEDURE protect(p_table IN VARCHAR2, p_read_function IN VARCHAR2,
+                      p_write_function IN VARCHAR2) IS
+    BEGIN
+      drop_policy(p_table, c_legacy);
+      replace_policy(p_table, c_read, p_read_function, 'SELECT', FALSE);
+      replace_policy(p_table, c_write, p_write_function, 'INSERT, UPDATE, DELETE', TRUE);
+    END protect;
   BEGIN
     assert_owner('apply_policies');
-    replace_policy('AGENT_MEMORY_RECORDS', 'AGENT_MEMORY_SESSION.RECORDS_POLICY');
-    replace_policy('AGENT_MEMORY_IMAGES', 'AGENT_MEMORY_SESSION.IMAGES_POLICY');
-    replace_policy('AGENT_MEMORY_RELATIONS', 'AGENT_MEMORY_SESSION.RELATIONS_POLICY');
+    protect('AGENT_MEMORY_RECORDS', 'AGENT_MEMORY_SESSION.RECORDS_READ_POLICY',
+            'AGENT_MEMORY_SESSION.RECORDS_POLICY');
+    protect('AGENT_MEMORY_IMAGES', 'AGENT_MEMORY_SESSION.IMAGES_POLICY', 'AGENT_MEMORY_SESSION.IMAGES_POLICY');
+    protect('AGENT_MEMORY_RELATIONS', 'AGENT_MEMORY_SESSION.RELATIONS_READ_POLICY',
+            'AGENT_MEMORY_SESSION.RELATIONS_POLICY');
     DELETE FROM AGENT_MEMORY_META m WHERE m.meta_key = c_isolation_key;
     COMMIT;
   EXCEPTION
@@ -182,12 +334,28 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
         || ' (ORA-00439, no fine-grained access control): set_end_user will refuse');
   END apply_policies;
 
-  FUNCTION predicate(p_bound IN VARCHAR2) RETURN VARCHAR2 IS
+  -- The predicate of a BOUND session from the policies that apply to it: p_own for
+  -- USER_OWN_ROWS alone, p_global for GLOBAL_MEMORIES alone (NULL: that policy grants
+  -- nothing here), p_both for both, deny for none.
+  FUNCTION bound_predicate(p_own IN VARCHAR2, p_global IN VARCHAR2, p_both IN VARCHAR2)
+    RETURN VARCHAR2 IS
+    l_own    BOOLEAN := flag(c_own_rows);
+    l_global BOOLEAN := p_global IS NOT NULL AND flag(c_global);
+  BEGIN
+    RETURN CASE WHEN l_own AND l_global THEN p_both
+                WHEN l_own THEN p_own
+                WHEN l_global THEN p_global
+                ELSE c_deny
+           END;
+  END bound_predicate;
+
+  FUNCTION predicate(p_own IN VARCHAR2, p_global IN VARCHAR2, p_both IN VARCHAR2)
+    RETURN VARCHAR2 IS
   BEGIN
     -- A policy function must not raise (the statement would fail with ORA-28112): every
     -- branch returns a predicate, and an unexpected error denies.
     RETURN CASE access_mode
-             WHEN 'BOUND' THEN p_bound
+             WHEN 'BOUND' THEN bound_predicate(p_own, p_global, p_both)
              WHEN 'UNRESTRICTED' THEN NULL
              ELSE c_deny
            END;
@@ -198,17 +366,27 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
 
   FUNCTION records_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
   BEGIN
-    RETURN predicate(c_records);
+    RETURN predicate(c_records, NULL, c_records);
   END records_policy;
+
+  FUNCTION records_read_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    RETURN predicate(c_records, c_records_global, c_records_both);
+  END records_read_policy;
 
   FUNCTION images_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
   BEGIN
-    RETURN predicate(c_images);
+    RETURN predicate(c_images, NULL, c_images);
   END images_policy;
 
   FUNCTION relations_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
   BEGIN
-    RETURN predicate(c_relations);
+    RETURN predicate(c_relations, NULL, c_relations);
   END relations_policy;
+
+  FUNCTION relations_read_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    RETURN predicate(c_relations, c_relations_global, c_relations_both);
+  END relations_read_policy;
 END AGENT_MEMORY_SESSION;
 /

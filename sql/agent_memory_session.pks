@@ -5,22 +5,36 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
    * The trusted package of the application context AGENT_MEMORY_CTX (created by a DBA with
    * agent_memory_context.sql: CREATE CONTEXT AGENT_MEMORY_CTX USING <owner>.AGENT_MEMORY_SESSION).
    * Only code of this package can set attributes of that namespace (DBMS_SESSION.SET_CONTEXT
-   * checks the call stack), so the bound end user cannot be forged by other SQL.
+   * checks the call stack), so neither the bound end user nor the policies resolved for it
+   * can be forged by other SQL.
    * Checked: CREATE CONTEXT, https://docs.oracle.com/en/database/oracle/oracle-database/18/sqlrf/CREATE-CONTEXT.html
-   *          DBMS_SESSION.SET_CONTEXT / CLEAR_CONTEXT (namespace, attribute, value),
-   *          https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_s17.htm
+   *          DBMS_SESSION.SET_CONTEXT / CLEAR_CONTEXT (namespace, attribute, value; values up
+   *          to 4 KB, no limit on the number of attributes), https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_s17.htm
    *          SYS_CONTEXT (namespace, parameter, length 1..4000; USERENV SESSION_USER),
    *          https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SYS_CONTEXT.html
    *
    * How a session is treated (access_mode), evaluated by the VPD policy functions below for
    * every statement on AGENT_MEMORY_RECORDS, AGENT_MEMORY_IMAGES and AGENT_MEMORY_RELATIONS, whichever
    * path the statement comes from (facade, internal packages, the views, direct SQL):
-   *   BOUND         set_end_user(p_user_id) was called in this session: only records whose
-   *                 user_id equals the bound id exist for it; it can read, insert, update and
-   *                 delete only those; records with user_id NULL are invisible to it (fail
-   *                 closed: a record that belongs to nobody is not shared with everybody);
-   *                 images follow their record, relations need both endpoints to be its own.
-   *                 Administration members (reset_store, set_schema_version, purge job) refuse.
+   *   BOUND         an end user is bound in this session, with the policies that apply to it
+   *                 (the context attributes USER_OWN_ROWS and GLOBAL_MEMORIES, 'Y' or 'N'):
+   *                   USER_OWN_ROWS    records whose user_id equals the bound id: read,
+   *                                    insert, update, delete;
+   *                   GLOBAL_MEMORIES  memory-like records (memory, fact, guideline, preference)
+   *                                    whose user_id is NULL: read only;
+   *                   neither          nothing is visible and every write is rejected.
+   *                 Images follow their record (an image is never memory-like, so only the
+   *                 end user's own images are visible); a relation is visible when both
+   *                 endpoint records are, and changeable when both are changeable.
+   *                 Administration members (reset_store, set_schema_version, purge job)
+   *                 refuse. Two ways to bind:
+   *                   set_end_user(p_user_id)   USER_OWN_ROWS, as in earlier releases; other
+   *                                             records behave as if they did not exist;
+   *                   set_end_user_context(p_username, p_groups)
+   *                                             the policies granted to the user or to one of
+   *                                             its groups (AGENT_MEMORY_SECURITY), and the deep
+   *                                             data security refusals of the embedded
+   *                                             backend (-20009, see security_context_bound).
    *   UNRESTRICTED  nothing bound, and the session user is the store owner, a database user
    *                 the owner registered with trust_service, or CTXSYS (Oracle Text
    *                 maintaining the text index): exactly the behaviour of the store contract
@@ -29,38 +43,84 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
    *                 every write is rejected. A runtime user must bind an end user (or be
    *                 trusted) before it can use the store.
    *
+   * Reads and writes differ (GLOBAL_MEMORIES is read only), so each table has two policies:
+   * AM_END_USER_READ for SELECT and AM_END_USER_WRITE for INSERT, UPDATE and DELETE (with
+   * update_check). Several policies on one table are combined with AND; since every row a
+   * session may change is also a row it may read, a statement gets the write predicate
+   * whether or not the read policy also applies to the query part of a DML statement.
+   *
    * Threat model. The database does not authenticate end users: the application that holds
-   * the runtime account is trusted to bind the id of the end user it authenticated. What the
-   * binding guarantees is that, once bound, nothing the session sends (ids, scopes, metadata
-   * filters, search requests, link selectors, SQL on the views, model- or prompt-driven
-   * arguments) can reach another end user's rows: the predicate comes from the context, not
-   * from the request. Not covered: a compromised runtime account (it can rebind to any id),
-   * the owner, SYS and holders of EXEMPT ACCESS POLICY (VPD does not apply to them), and the
+   * the runtime account is trusted to bind the id of the end user it authenticated (and the
+   * groups its identity provider reported). What the binding guarantees is that, once bound,
+   * nothing the session sends (ids, scopes, metadata filters, search requests, link
+   * selectors, SQL on the views, model- or prompt-driven arguments) can reach rows its
+   * policies do not allow: the predicate comes from the context, not from the request. Not
+   * covered: a compromised runtime account (it can rebind to any id or claim any group), the
+   * owner, SYS and holders of EXEMPT ACCESS POLICY (VPD does not apply to them), and the
    * existence of an id in another user's space (ids are unique per id space, so writing a
    * used id still fails with -20003; prefer generated ids).
    *
-   * AUTHID DEFINER, not ACCESSIBLE BY: the runtime user calls set_end_user / clear_end_user
-   * directly, and the database calls the policy functions. trust_service / distrust_service
-   * refuse any session user but the owner.
+   * AUTHID DEFINER, not ACCESSIBLE BY: the runtime user calls the binding members directly,
+   * the database calls the policy functions, and the store's packages call the rule members
+   * (may_change, security_context_bound, deny). trust_service / distrust_service refuse any
+   * session user but the owner.
    */
   c_namespace   CONSTANT VARCHAR2(128 CHAR) := 'AGENT_MEMORY_CTX';
   c_end_user    CONSTANT VARCHAR2(30 CHAR)  := 'END_USER_ID';
   c_max_user_id CONSTANT PLS_INTEGER   := 512;  -- characters: the width of user_id in AGENT_MEMORY_RECORDS
 
-  -- Bind the end user of this session (until clear_end_user or the end of the session).
+  -- Bind the end user of this session (until clear_end_user or the end of the session), with
+  -- the policy USER_OWN_ROWS: its own records, nothing else (as in earlier releases; grants
+  -- are not consulted).
   -- -20007 where apply_policies found no DBMS_RLS (Standard Edition 2): isolation unavailable.
   --   p_user_id  the user_id of the end user's records; -20001 when NULL or longer than 512
   PROCEDURE set_end_user(p_user_id IN VARCHAR2);
 
-  -- Forget the bound end user: the session is UNRESTRICTED again for the owner and trusted
-  -- services, NONE for any other user. Call it before returning a pooled connection.
+  -- Bind an end user through a deep data security context: the policies registered on the
+  -- store (AGENT_MEMORY_SEC_POLICIES) and granted (AGENT_MEMORY_SEC_GRANTS) to the user name or to
+  -- one of the groups decide what the session sees (read at this call: a grant or revoke
+  -- takes effect at the next bind). No policy granted: the session sees nothing and writes
+  -- nothing. Also sets the deep data security refusals (security_context_bound).
+  -- -20007 where isolation is unavailable, as set_end_user.
+  --   p_username  the end user's name, which is the user_id of its records (1 to 512
+  --               characters; -20001 otherwise)
+  --   p_groups    JSON array of group names (strings of 1 to 512 characters; -20001
+  --               otherwise), or NULL for none. JSON, not a collection type, so that a
+  --               client binds it like every other document of the store.
+  PROCEDURE set_end_user_context(p_username IN VARCHAR2, p_groups IN JSON DEFAULT NULL);
+
+  -- Forget the bound end user and its policies: the session is UNRESTRICTED again for the
+  -- owner and trusted services, NONE for any other user. Call it before returning a pooled
+  -- connection.
   PROCEDURE clear_end_user;
 
   -- The bound end user, or NULL.
   FUNCTION end_user_id RETURN VARCHAR2;
 
+  -- The policies that apply to the bound end user, comma-separated in the order
+  -- USER_OWN_ROWS,GLOBAL_MEMORIES; NULL when none applies or nothing is bound.
+  FUNCTION end_user_policies RETURN VARCHAR2;
+
   -- 'BOUND', 'UNRESTRICTED' or 'NONE' (see above).
   FUNCTION access_mode RETURN VARCHAR2;
+
+  -- TRUE when the end user was bound with set_end_user_context. The store then refuses
+  -- with -20009 (deny) what the deep data security rules of the embedded backend refuse:
+  -- writing a record it may not change, linking a record it may not change, deleting a
+  -- user other than itself, a thread it may not change or an agent, and purging. Updates
+  -- and deletes of records it may not change find nothing, as for missing records.
+  FUNCTION security_context_bound RETURN BOOLEAN;
+
+  -- May this session insert, update or delete a record whose user_id is p_user_id? The
+  -- rule of the AM_END_USER_WRITE policy, for the store's packages to test before they
+  -- act: TRUE when UNRESTRICTED; when BOUND, TRUE for the bound user's own records if
+  -- USER_OWN_ROWS applies; FALSE otherwise.
+  --   p_user_id  the record's user_id (NULL: a record of no user)
+  FUNCTION may_change(p_user_id IN VARCHAR2) RETURN BOOLEAN;
+
+  -- Raise -20009 naming the bound end user and what it may not do.
+  --   p_action  what was refused, for the message ("purge the store", ...)
+  PROCEDURE deny(p_action IN VARCHAR2);
 
   -- -20001 unless the session is UNRESTRICTED (administration members of the facade).
   --   p_action  what was refused, for the message
@@ -75,28 +135,41 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   --   p_db_user  the database user name
   PROCEDURE distrust_service(p_db_user IN VARCHAR2);
 
-  -- Owner only: (re)create the VPD policy AM_END_USER_ISOLATION on AGENT_MEMORY_RECORDS,
-  -- AGENT_MEMORY_IMAGES and AGENT_MEMORY_RELATIONS (run by agent_memory_isolation.sql at install and
-  -- upgrade; DBMS_RLS.ADD_POLICY commits). Needs EXECUTE ON SYS.DBMS_RLS granted directly.
-  -- Without fine-grained access control (ORA-00439, Standard Edition 2) it records
-  -- end_user_isolation = UNAVAILABLE in AGENT_MEMORY_META and warns instead of failing.
+  -- Owner only: (re)create the VPD policies AM_END_USER_READ (SELECT) and
+  -- AM_END_USER_WRITE (INSERT, UPDATE, DELETE, update_check) on AGENT_MEMORY_RECORDS,
+  -- AGENT_MEMORY_IMAGES and AGENT_MEMORY_RELATIONS, and drop the single policy
+  -- AM_END_USER_ISOLATION of schema versions 1 and 2 (run by agent_memory_isolation.sql
+  -- at install and upgrade; DBMS_RLS.ADD_POLICY commits). Needs EXECUTE ON SYS.DBMS_RLS
+  -- granted directly. Without fine-grained access control (ORA-00439, Standard Edition 2) it
+  -- records end_user_isolation = UNAVAILABLE in AGENT_MEMORY_META and warns instead of failing.
   PROCEDURE apply_policies;
 
   -- VPD policy functions (DBMS_RLS calls them with the schema and object name and adds the
-  -- returned predicate; NULL adds none). Statement types SELECT, INSERT, UPDATE, DELETE with
-  -- update_check, so an insert or update cannot produce a row the session could not see.
+  -- returned predicate; NULL adds none). The *_policy functions serve AM_END_USER_WRITE
+  -- (what the session may change), the *_read_policy functions AM_END_USER_READ.
   --   p_schema  schema of the protected table
   --   p_object  name of the protected table
   FUNCTION records_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
 
-  -- Images: visible and changeable when their record is.
+  -- Records the session may read: its own (USER_OWN_ROWS) and the memory-like records of
+  -- no user (GLOBAL_MEMORIES).
+  --   p_schema  schema of the protected table
+  --   p_object  name of the protected table
+  FUNCTION records_read_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
+
+  -- Images: visible and changeable when their record is the end user's own (both policies).
   --   p_schema  schema of the protected table
   --   p_object  name of the protected table
   FUNCTION images_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
 
-  -- Relations: visible and changeable when both endpoint records are.
+  -- Relations the session may change: both endpoint records are its own.
   --   p_schema  schema of the protected table
   --   p_object  name of the protected table
   FUNCTION relations_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
+
+  -- Relations the session may read: both endpoint records are readable.
+  --   p_schema  schema of the protected table
+  --   p_object  name of the protected table
+  FUNCTION relations_read_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
 END AGENT_MEMORY_SESSION;
 /

@@ -1,4 +1,4 @@
--- Tables of the agent-memory store "AGENT_MEMORY" (schema version 2).
+-- Tables of the agent-memory store "AGENT_MEMORY" (schema version 3).
 -- Rendered from sql/templates/tables.sql.j2 by oracleagentmemory.stores.oracle_sql.render;
 -- mirrors python/oracleagentmemory/stores/embedded/schema.py (same rows, same uniqueness).
 -- Idempotent: every table and index is created IF NOT EXISTS and the facts are merged, so a
@@ -98,9 +98,44 @@ CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_SOURCE_IX ON AGENT_MEMORY_RELA
 CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_TARGET_IX ON AGENT_MEMORY_RELATIONS (target_id);
 CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_THREAD_IX ON AGENT_MEMORY_RELATIONS (thread_id);
 
+-- Deep data security (schema version 3): the policies registered on the store, and which
+-- principal (one end user, or a group of end users) is granted which policy. The owner
+-- changes them with AGENT_MEMORY_SECURITY; AGENT_MEMORY_SESSION.set_end_user_context reads them when
+-- it binds an end user. The policy names and principal kinds render from
+-- python/oracleagentmemory/_vocabulary.py. Removing a policy removes its grants (ON DELETE
+-- CASCADE). Names are compared exactly (case and spaces count), as the embedded store does.
+-- install/upgrade.sql and TABLE_STEPS (python/oracleagentmemory/stores/oracle.py) create
+-- the same tables in an older store (tests/oracle_store/test_deep_security_admin.py checks
+-- the three texts agree).
+-- Checked: out-of-line FOREIGN KEY (...) references_clause,
+--   https://docs.oracle.com/en/database/oracle/oracle-database/18/sqlrf/img_text/out_of_line_ref_constraint.html
+--   references_clause REFERENCES table (column) ON DELETE { CASCADE | SET NULL },
+--   https://docs.oracle.com/cd/A91202_01/901_doc/server.901/a90125/img_text/references_clause.htm
+CREATE TABLE IF NOT EXISTS AGENT_MEMORY_SEC_POLICIES (
+  policy_name VARCHAR2(30 CHAR) NOT NULL,
+  created_at  TIMESTAMP(6) NOT NULL,
+  CONSTRAINT AGENT_MEMORY_SEC_POLICIES_PK PRIMARY KEY (policy_name),
+  CONSTRAINT AGENT_MEMORY_SEC_POLICIES_NAME_CK CHECK (policy_name IN ('USER_OWN_ROWS', 'GLOBAL_MEMORIES'))
+);
+
+-- principal_name is a user name (the user_id of the end user's records, up to 512
+-- characters like every id) or a group name.
+CREATE TABLE IF NOT EXISTS AGENT_MEMORY_SEC_GRANTS (
+  principal_kind VARCHAR2(16 CHAR) NOT NULL,
+  principal_name VARCHAR2(512 CHAR) NOT NULL,
+  policy_name    VARCHAR2(30 CHAR) NOT NULL,
+  created_at     TIMESTAMP(6) NOT NULL,
+  CONSTRAINT AGENT_MEMORY_SEC_GRANTS_PK PRIMARY KEY (principal_kind, principal_name, policy_name),
+  CONSTRAINT AGENT_MEMORY_SEC_GRANTS_KIND_CK CHECK (principal_kind IN ('LOCAL_USER', 'GROUP')),
+  CONSTRAINT AGENT_MEMORY_SEC_GRANTS_POLICY_FK FOREIGN KEY (policy_name) REFERENCES AGENT_MEMORY_SEC_POLICIES (policy_name) ON DELETE CASCADE
+);
+
+-- The foreign key's column: removing a policy finds its grants without a full scan.
+CREATE INDEX IF NOT EXISTS AGENT_MEMORY_SEC_GRANTS_POLICY_IX ON AGENT_MEMORY_SEC_GRANTS (policy_name);
+
 -- The store's facts, written once: a re-run keeps the values of the first install.
 MERGE INTO AGENT_MEMORY_META m
-USING (SELECT 'schema_version' AS k, '2' AS v FROM dual
+USING (SELECT 'schema_version' AS k, '3' AS v FROM dual
        UNION ALL SELECT 'embedding_dimension', '384' FROM dual
        UNION ALL SELECT 'search_strategy', 'VECTOR' FROM dual
        UNION ALL SELECT 'vector_index', 'IVF' FROM dual

@@ -1,7 +1,8 @@
 -- Drop every object of the agent-memory store "AGENT_MEMORY": purge job, views, packages,
--- collection types, indexes, tables (their VPD policies go with them) and, when the owner
--- may, the application context. Rendered from sql/templates/uninstall.sql.j2. Objects that
--- do not exist are skipped (DROP ... IF EXISTS, Oracle Database 23ai).
+-- collection types, indexes, tables (their VPD policies go with them, and the deep data
+-- security policies and grants with their tables) and, when the owner may, the
+-- application context. Rendered from sql/templates/uninstall.sql.j2. Objects that do not
+-- exist are skipped (DROP ... IF EXISTS, Oracle Database 23ai).
 BEGIN
   DBMS_SCHEDULER.DROP_JOB(job_name => 'AGENT_MEMORY_PURGE_JOB', force => TRUE);
 EXCEPTION
@@ -22,6 +23,7 @@ DROP PACKAGE IF EXISTS AGENT_MEMORY_RETENTION;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_FILTER;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_SCOPE;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_CODEC;
+DROP PACKAGE IF EXISTS AGENT_MEMORY_SECURITY;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_SESSION;
 DROP PACKAGE IF EXISTS AGENT_MEMORY_ERRORS;
 DROP TYPE IF EXISTS AGENT_MEMORY_NUMBER_LIST;
@@ -31,6 +33,8 @@ DROP INDEX IF EXISTS AGENT_MEMORY_RECORDS_VIX;
 DROP TABLE IF EXISTS AGENT_MEMORY_IMAGES PURGE;
 DROP TABLE IF EXISTS AGENT_MEMORY_RELATIONS PURGE;
 DROP TABLE IF EXISTS AGENT_MEMORY_RECORDS PURGE;
+DROP TABLE IF EXISTS AGENT_MEMORY_SEC_GRANTS PURGE;
+DROP TABLE IF EXISTS AGENT_MEMORY_SEC_POLICIES PURGE;
 DROP TABLE IF EXISTS AGENT_MEMORY_META PURGE;
 BEGIN
   -- dynamic-sql: constant DDL text rendered from the validated prefix. DROP CONTEXT needs

@@ -24,6 +24,14 @@ STATUSES: tuple[str, ...] = ("VALID", "INVALID")
 TTL_ANCHORS: tuple[str, ...] = ("CREATED_AT", "TIMESTAMP")
 """What a time to live counts from, as the contract names it."""
 
+SECURITY_POLICIES: tuple[str, ...] = ("user_own_rows", "global_memories")
+"""Deep data security policies a store can register (``core.deepsec``): an end user's own
+rows, and read access to the memories of no user. The Oracle tables store them upper-case."""
+
+PRINCIPAL_KINDS: tuple[str, ...] = ("local_user", "group")
+"""Whom a deep data security policy is granted to: one end user, or every end user in a
+group. The Oracle tables store them upper-case."""
+
 PUBLIC_RECORD_TYPES: dict[str, str] = {"summary": "thread_summary"}
 """Contract record type -> public record type, where the names differ."""
 CONTRACT_RECORD_TYPES: dict[str, str] = {v: k for k, v in PUBLIC_RECORD_TYPES.items()}

@@ -28,6 +28,9 @@ any. Checks (ARCHITECTURE.md section 4, issue 6):
    BYTE variable holds a value checked in characters (``length_semantics``).
 8. ``lob-substr``: no DBMS_LOB.SUBSTR inside SQL takes more than 1000 characters, which
    may not fit the 4000-byte SQL VARCHAR2 it returns (``length_semantics``).
+9. ``private-in-sql``: no function declared only in a package body (or nested in one of its
+   subprograms) is called inside a SQL statement, which fails to compile with PLS-00231
+   (``private_in_sql``).
 
 Checks 1, 6, 7 and 8 also run on the renderings of other store options (``variants``).
 Checks 2 to 5 read the syntax trees (6 to 8 read the text), so a file with syntax errors is
@@ -54,6 +57,7 @@ from oracleagentmemory_devtools.findings import Finding
 from oracleagentmemory_devtools.index_ddl import check_index_ddl
 from oracleagentmemory_devtools.length_semantics import check_length_semantics
 from oracleagentmemory_devtools.plsql_units import package_units
+from oracleagentmemory_devtools.private_in_sql import check_private_in_sql
 from oracleagentmemory_devtools.python_calls import ORACLE_STORE, check_python_calls
 from oracleagentmemory_devtools.schema_catalog import build_catalog
 from oracleagentmemory_devtools.schema_refs import check_schema_refs
@@ -122,6 +126,7 @@ def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
     report.notes.append(f"{len(report.dynamic_sql)} dynamic SQL site(s) under sql/")
     report.findings += check_accessible_by(parsed + variants)
     report.findings += check_length_semantics(parsed + variants)
+    report.findings += check_private_in_sql(parsed, units)
     report.findings.sort()
     return report
 

@@ -71,8 +71,9 @@ def test_filter_semantics(flt, expected):
 
 def test_any_filter_fails_on_missing_metadata_except_negations():
     assert matches({"a": 1}, None) is False
-    assert matches({"a": {"$not": 1}}, None) is False  # no object at all: nothing to match
+    assert matches({"a": {"$not": 1}}, None) is True  # no metadata is an empty object
     assert matches({"a": {"$not": 1}}, {}) is True
+    assert matches({"a": {"$not": 1}, "b": 2}, None) is False
 
 
 @pytest.mark.parametrize(

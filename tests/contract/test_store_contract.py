@@ -332,6 +332,20 @@ def test_metadata_filter_applies_in_search_and_get(store):
         search(store, metadata_filter={"tags": {"$contains": "x"}})
 
 
+def test_a_negation_matches_a_record_without_metadata(store):
+    store.write_records([memory("mail", metadata={"source": "mail"}),
+                         memory("chat", metadata={"source": "chat"}), memory("bare")])
+    negation = {"source": {"$not": "mail"}}
+    assert sorted(ids(search(store, metadata_filter=negation))) == ["bare", "chat"]
+    assert sorted(r["id"] for r in store.get_records({"metadata_filter": negation})) == [
+        "bare", "chat"]
+    assert ids(search(store, metadata_filter={"source": {"$not": "mail"}, "x": 1})) == []
+    # the key-column path of the embedded store is built once a key is filtered on
+    assert sorted(ids(search(store, metadata_filter=negation))) == ["bare", "chat"]
+    store.write_records([memory("late")])
+    assert sorted(ids(search(store, metadata_filter=negation))) == ["bare", "chat", "late"]
+
+
 # -- expiry -----------------------------------------------------------------------------
 
 

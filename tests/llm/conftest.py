@@ -52,6 +52,7 @@ def make_llm(llm_server: ScriptedLlmServer, make_http: Callable[..., HttpJsonCli
 
     def factory(max_retries: int = 3, timeout: float = 5.0, retry: dict | None = None,
                 **llm_options: object) -> Llm:
+        llm_options.setdefault("timeout", timeout)  # every call, whatever its task
         llm = Llm("test-model", api_base=llm_server.base_url, **llm_options)
         llm.http = make_http(max_retries, timeout, **(retry or {}))
         created.append(llm)

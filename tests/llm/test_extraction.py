@@ -48,14 +48,14 @@ def test_typed_memories_are_extracted_with_their_sources(llm_server, llm):
         {"content": "The user is vegetarian.", "type": "fact", "source_messages": [1]},
         {"content": "Answer the user in French.", "type": "guideline", "source_messages": [3]},
         {"content": "The user likes Lyon.", "type": "Preference", "source_messages": ["[1]"]},
-        {"content": "Lives in Lyon", "type": "location", "source_messages": [1]},
+        {"content": "The user went to Lyon.", "type": "memories", "source_messages": [1]},
     ]}))
     memories = MemoryExtractor(llm).extract(conversation(), None, CONFIG)
     assert [(m.content, m.memory_type) for m in memories] == [
         ("The user is vegetarian.", "fact"),
         ("Answer the user in French.", "guideline"),
         ("The user likes Lyon.", "preference"),
-        ("Lives in Lyon", "memory"),  # unknown types are stored as plain memories
+        ("The user went to Lyon.", "memory"),  # any letter case, singular or plural
     ]
     assert memories[0].source_message_ids == ("m1",)
     assert memories[1].source_message_ids == ("m3",)
@@ -65,8 +65,8 @@ def test_typed_memories_are_extracted_with_their_sources(llm_server, llm):
     item = output_format["json_schema"]["schema"]["properties"]["memories"]["items"]
     assert set(item["required"]) == {"content", "type", "source_messages"}
     assert system_prompt(request) == EXTRACTION_SYSTEM_PROMPT
-    assert "[1] user: I'm vegetarian" in user_prompt(request)
-    assert "[3] user: Always answer me in French" in user_prompt(request)
+    assert '<message n="1" role="user">I\'m vegetarian' in user_prompt(request)
+    assert '<message n="3" role="user">Always answer me in French' in user_prompt(request)
 
 
 def test_metadata_is_inherited_from_a_single_source(llm_server, llm):
@@ -170,7 +170,8 @@ def test_oversized_messages_are_condensed_by_the_llm_for_the_prompt_only(llm_ser
     excerpt = shorten_request.body["messages"][1]["content"]
     assert "X123" in excerpt
     assert estimate_tokens(excerpt) <= 200 + 40  # the excerpt bound plus the instruction line
-    assert "[1] user: Passport number X123." in user_prompt(extract_request)
+    assert '<message n="1" role="user">Passport number X123.</message>' in user_prompt(
+        extract_request)
     assert "Filler sentence" not in user_prompt(extract_request)
     assert messages[0].content == huge  # the stored message is untouched
     assert memories[0].content == "Passport X123."
@@ -184,7 +185,7 @@ def test_a_failed_condensing_falls_back_to_cutting(llm_server, make_llm, caplog)
         MemoryExtractor(llm).extract([Message("user", huge)], None, CONFIG,
                                      max_message_token_length=50)
     line = user_prompt(llm_server.requests[1])
-    assert "[1] user: start filler" in line
+    assert '<message n="1" role="user">start filler' in line
     assert estimate_tokens(line) < 120
     assert "could not condense an oversized message" in caplog.text
 
@@ -207,17 +208,18 @@ def test_garbage_answers_raise_an_output_error(llm_server, llm, answer):
         MemoryExtractor(llm).extract(conversation(), None, CONFIG)
 
 
-def test_unusable_items_are_skipped_with_a_warning(llm_server, llm, caplog):
-    llm_server.enqueue(chat('```json\n{"memories": [42, {"type": "fact"}, {"content": "  "},'
-                            ' "The user lives in Lyon.", {"text": "Vegetarian user"}]}\n```'))
-    with caplog.at_level(logging.WARNING):
+def test_unusable_items_are_dropped_with_one_warning_counting_them(llm_server, llm):
+    llm_server.enqueue(chat('```json\n{"memories": [42, {"type": "fact"}, {"content": "  ", '
+                            '"type": "fact"}, "The user lives in Lyon.", '
+                            '{"text": "Vegetarian user", "type": "fact"}, '
+                            '{"content": "The user lives in Lyon.", "type": "location"}, '
+                            '{"content": "The user lives in Lyon.", "type": "fact"}]}\n```'))
+    with pytest.warns(UserWarning) as warned:
         memories = MemoryExtractor(llm).extract(conversation(), None, CONFIG)
-    assert memories == [
-        ExtractedMemory("The user lives in Lyon.", "memory", {"tenant": "acme"},
-                        ("m1", "m2", "m3")),
-        ExtractedMemory("Vegetarian user", "memory", {"tenant": "acme"}, ("m1", "m2", "m3")),
-    ]
-    assert "skipped 3 unusable item(s)" in caplog.text
+    assert memories == [ExtractedMemory("The user lives in Lyon.", "fact",
+                                        {"tenant": "acme"}, ("m1", "m2", "m3"))]
+    [warning] = [w for w in warned if "dropped" in str(w.message)]
+    assert "dropped 6 of 7 item(s)" in str(warning.message)
 
 
 @pytest.mark.parametrize("failure", [error(500), dropped(), malformed(),

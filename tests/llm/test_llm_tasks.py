@@ -38,7 +38,7 @@ class TestSummaries:
         assert text == "Trip to Rome on May 3; user is vegetarian."
         prompt = user_prompt(llm_server.requests[0])
         assert "<summary>\nThe user is vegetarian.\n</summary>" in prompt
-        assert "[1] user: We fly to Rome on May 3." in prompt
+        assert '<message n="1" role="user">We fly to Rome on May 3.</message>' in prompt
         assert "at most 200 tokens" in prompt
 
     def test_a_limit_too_small_for_any_message_keeps_the_previous_summary(
@@ -133,9 +133,9 @@ class TestLinking:
                               new_memory_type="fact")
         assert links == [("mem-paris", "supersedes"), ("mem-cat", "supports")]
         prompt = user_prompt(llm_server.requests[0])
-        assert "NEW (fact): The user moved to Lyon." in prompt
-        assert "[1] (fact) The user lives in Paris." in prompt
-        assert "[3] (memory) The user has a cat." in prompt
+        assert '<new_memory type="fact">The user moved to Lyon.</new_memory>' in prompt
+        assert '<memory n="1" type="fact">The user lives in Paris.</memory>' in prompt
+        assert '<memory n="3" type="memory">The user has a cat.</memory>' in prompt
 
     def test_real_ids_and_aliases_are_understood(self, llm_server, llm):
         llm_server.enqueue(chat_json({"links": [
@@ -181,8 +181,8 @@ class TestLinking:
         links = propose_links(llm, "new", many, token_limit=1_000)
         sent = "".join(m["content"] for m in llm_server.requests[0].body["messages"])
         assert estimate_tokens(sent) <= 1_000
-        assert "[1] (memory) candidate memory 0 " in sent
-        assert "[50]" not in sent
+        assert '<memory n="1" type="memory">candidate memory 0 ' in sent
+        assert '<memory n="50"' not in sent
         assert links == []  # candidate 50 was not sent, so it cannot be linked
 
     def test_a_failed_call_raises(self, llm_server, make_llm):

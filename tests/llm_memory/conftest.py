@@ -72,7 +72,7 @@ def make_client(llm_server, script):  # noqa: F811
         http = HttpJsonClient(llm_server.base_url, timeout=timeout,
                               retry=RetryPolicy(max_retries=max_retries),
                               sleep=lambda seconds: None)
-        llm = Llm("test-model", api_base=llm_server.base_url)
+        llm = Llm("test-model", api_base=llm_server.base_url, timeout=timeout)
         llm.http = http
         client_options.setdefault("embedder", HashingEmbedder())
         client = OracleAgentMemory(connection=":memory:", llm=llm, **client_options)

@@ -143,7 +143,8 @@ def test_queue_full_behaviours_keep_raw_messages(make_client, script, behavior, 
     monkeypatch.setattr(background, "DEFAULT_QUEUE_SIZE", 1)
     gate = threading.Event()
     script.set("extract", lambda r: Scripted(gate=gate, body={
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}}]}))
+        "choices": [{"index": 0, "message": {"role": "assistant",
+                                             "content": '{"memories": []}'}}]}))
     client = make_client(memory_extraction_config=MemoryExtractionConfig(
         extraction_mode=MemoryExtractionMode.BACKGROUND, enable_context_summary=False,
         background_extraction_queue_full_behavior=behavior,

@@ -31,33 +31,80 @@ def test_isolation_objects_follow_the_prefix_and_the_install_order():
     assert "DBMS_ASSERT.SCHEMA_NAME" in context
 
 
-def test_every_store_table_gets_the_policy_for_every_statement_type_with_update_check():
+def test_every_store_table_gets_a_read_and_a_write_policy_with_update_check():
     body = dict(render.render_install())["agent_memory_session.pkb"]
-    for table, function in (("AGENT_MEMORY_RECORDS", "RECORDS_POLICY"),
-                            ("AGENT_MEMORY_IMAGES", "IMAGES_POLICY"),
-                            ("AGENT_MEMORY_RELATIONS", "RELATIONS_POLICY")):
-        assert f"replace_policy('{table}', 'AGENT_MEMORY_SESSION.{function}');" in body
+    for table, read, write in (("AGENT_MEMORY_RECORDS", "RECORDS_READ_POLICY", "RECORDS_POLICY"),
+                               ("AGENT_MEMORY_IMAGES", "IMAGES_POLICY", "IMAGES_POLICY"),
+                               ("AGENT_MEMORY_RELATIONS", "RELATIONS_READ_POLICY",
+                                "RELATIONS_POLICY")):
+        protected = re.search(rf"protect\('{table}', 'AGENT_MEMORY_SESSION\.(\w+)',\s*"
+                              rf"'AGENT_MEMORY_SESSION\.(\w+)'\);", body)
+        assert protected and protected.groups() == (read, write), table
     code = strip_comments(body)
-    assert "statement_types => 'SELECT, INSERT, UPDATE, DELETE'" in code
-    assert "update_check    => TRUE" in code
+    # reads (SELECT) and writes (INSERT, UPDATE, DELETE with update_check) are two policies;
+    # the single policy of schema versions 1 and 2 is dropped
+    assert "replace_policy(p_table, c_read, p_read_function, 'SELECT', FALSE);" in code
+    assert ("replace_policy(p_table, c_write, p_write_function, 'INSERT, UPDATE, DELETE', "
+            "TRUE);") in code
+    assert "drop_policy(p_table, c_legacy);" in code
+    assert "c_legacy CONSTANT VARCHAR2(30 CHAR) := 'AM_END_USER_ISOLATION';" in code
+    assert "update_check    => p_update_check" in code
     assert "policy_type     => DBMS_RLS.DYNAMIC" in code
     isolation = dict(render.render_install())["agent_memory_isolation.sql"]
     assert "CALL AGENT_MEMORY_SESSION.apply_policies();" in isolation
 
 
-def test_predicates_are_constant_text_reading_the_context():
-    body = dict(render.render_install())["agent_memory_session.pkb"]
-    for constant in ("c_records", "c_images", "c_relations"):
-        match = re.search(rf"{constant}\s+CONSTANT VARCHAR2\(\d+ CHAR\) :=(.*?);\n", body,
+PREDICATES = ("c_records", "c_records_global", "c_records_both", "c_images", "c_relations",
+              "c_relations_global", "c_relations_both")
+
+
+def predicate_texts(body: str) -> dict[str, str]:
+    """Each predicate constant's SQL text, checked to be made of literals only."""
+    texts = {}
+    for constant in PREDICATES:
+        match = re.search(rf"{constant}\s+CONSTANT VARCHAR2\((\d+) CHAR\) :=(.*?);\n", body,
                           flags=re.S)
         assert match, constant
-        operands = re.sub(r"'(?:[^']|'')*'", "''", match.group(1)).split("||")
+        operands = re.sub(r"'(?:[^']|'')*'", "''", match.group(2)).split("||")
         assert {op.strip() for op in operands} == {"''"}, constant
-        text = "".join(re.findall(r"'((?:[^']|'')*)'", match.group(1)))
-        assert "SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000)" in text
-    # a bound session never falls back to "no predicate"; an untrusted unbound one is denied
-    assert "WHEN 'BOUND' THEN p_bound" in body
+        text = "".join(re.findall(r"'((?:[^']|'')*)'", match.group(2))).replace("''", "'")
+        assert len(text) <= int(match.group(1)), constant
+        texts[constant] = text
+    return texts
+
+
+def test_predicates_are_constant_text_reading_the_context():
+    body = dict(render.render_install())["agent_memory_session.pkb"]
+    texts = predicate_texts(body)
+    own = "user_id = SYS_CONTEXT('AGENT_MEMORY_CTX', 'END_USER_ID', 4000)"
+    memories = "record_type IN ('memory', 'fact', 'guideline', 'preference')"
+    for constant, text in texts.items():
+        # own rows where USER_OWN_ROWS applies, memories of no user where GLOBAL_MEMORIES does
+        assert (own in text) == (not constant.endswith("_global")), constant
+        assert (f"user_id IS NULL AND r.{memories}" in text
+                or f"user_id IS NULL AND {memories}" in text) == constant.endswith(
+                    ("_global", "_both")), constant
+    # a bound session picks among the constants and never falls back to "no predicate"; an
+    # untrusted unbound one, or a bound one with no policy, is denied
+    assert "WHEN 'BOUND' THEN bound_predicate(p_own, p_global, p_both)" in body
     assert "ELSE c_deny" in body and "c_deny        CONSTANT VARCHAR2(10 CHAR) := '1 = 0';" in body
+    for function, arguments in (
+            ("records_policy", "c_records, NULL, c_records"),
+            ("records_read_policy", "c_records, c_records_global, c_records_both"),
+            ("images_policy", "c_images, NULL, c_images"),
+            ("relations_policy", "c_relations, NULL, c_relations"),
+            ("relations_read_policy", "c_relations, c_relations_global, c_relations_both")):
+        assert re.search(rf"FUNCTION {function}\(.*?RETURN predicate\({arguments}\);", body,
+                         flags=re.S), function
+
+
+def test_the_policy_names_of_the_session_are_the_vocabularys():
+    from oracleagentmemory._vocabulary import SECURITY_POLICIES
+
+    body = dict(render.render_install())["agent_memory_session.pkb"]
+    attributes = re.findall(r"c_(?:own_rows|global)\s+CONSTANT VARCHAR2\(30 CHAR\) := '(\w+)';",
+                            body)
+    assert attributes == [name.upper() for name in SECURITY_POLICIES]
 
 
 def test_administration_members_need_an_unrestricted_session_and_contract_members_do_not():
@@ -123,3 +170,18 @@ def test_the_utplsql_isolation_suite_covers_reads_writes_views_and_the_owner():
         assert f"agent_memory.{member}(" in body, member
     for relation in ("agent_memory_records_v", "agent_memory_relations_v"):
         assert f"FROM {relation}" in body, relation
+
+
+def test_the_utplsql_deep_security_suite_covers_policies_grants_and_refusals():
+    spec = (ROOT / "tests" / "plsql" / "ut_agent_memory_deepsec.pks").read_text()
+    body = (ROOT / "tests" / "plsql" / "ut_agent_memory_deepsec.pkb").read_text()
+    assert "--%suite" in spec and spec.count("--%test") >= 15
+    assert spec.count("--%throws(-20009)") >= 5 and "--%throws(-28115)" in spec
+    for member in ("set_end_user_context(", "end_user_policies", "security_context_bound",
+                   "set_end_user("):
+        assert f"agent_memory_session.{member}" in body, member
+    for member in ("add_policies", "remove_policies", "grant_policies", "revoke_policies",
+                   "list_policies", "list_grants"):
+        assert f"agent_memory_security.{member}" in body, member
+    # every change of the suite stays in utPLSQL's rollback
+    assert body.count("p_commit => FALSE") == body.count("p_commit =>")

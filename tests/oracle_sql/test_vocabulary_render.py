@@ -60,7 +60,10 @@ def test_a_new_memory_type_reaches_every_place_that_lists_types(extended_vocabul
     is_known = re.search(r"FUNCTION is_known_type.*?END is_known_type", record_api, re.S)
     assert is_known.group(0).count("'episode'") == 2
     session = extended_vocabulary["agent_memory_session.pkb"]
-    assert session.count("''episode''") == 2  # id-space rule of both relation endpoints
+    # the id-space rule of both relation endpoints in the three relation predicates, and
+    # the memory types of no user in the predicates that read global memories (records:
+    # global and both; relations: both endpoints of global and both)
+    assert session.count("''episode''") == 2 * 3 + (1 + 1 + 2 + 2)
     search = extended_vocabulary["agent_memory_search.pkb"]
     requested = re.search(r"FUNCTION requested_types.*?END requested_types", search, re.S)
     assert "'episode'" in requested.group(0)  # the default record_types of a search

@@ -179,7 +179,8 @@ def test_the_sqlplus_upgrade_runs_the_same_table_steps_to_the_same_version():
     for version, steps in TABLE_STEPS:
         assert f"IF l_current < {version} THEN" in script
         for step in steps:
-            assert f"EXECUTE IMMEDIATE '{step.format(**NAMES)}';" in script
+            literal = step.format(**NAMES).replace("'", "''")  # a PL/SQL string literal
+            assert f"EXECUTE IMMEDIATE '{literal}';" in script
 
 
 def test_opening_upgrades_with_the_stores_own_choices_not_the_clients_defaults():

@@ -98,8 +98,10 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_isolation AS
   END get_records_only_own;
 
   PROCEDURE search_only_own IS
-    l_hits  JSON_ARRAY_T;
-    l_count NUMBER;
+    -- CLOB text made JSON in SQL: j and unit are private to this body (PLS-00231 in SQL)
+    l_request CLOB := '{"query_vector": ' || unit(1) || ', "strategy": "VECTOR", "max_results": 10}';
+    l_hits    JSON_ARRAY_T;
+    l_count   NUMBER;
   BEGIN
     seed;
     agent_memory_session.set_end_user('A');
@@ -108,11 +110,11 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_isolation AS
       || ' "scope": {"user_id": {"value": "B", "exact": true}}}'))) AS JSON_ARRAY_T);
     ut.expect(l_hits.get_size).to_equal(0);
     SELECT COUNT(*) INTO l_count
-      FROM agent_memory.search_rows(j('{"query_vector": ' || unit(1) || ', "strategy": "VECTOR", "max_results": 10}')) h
+      FROM agent_memory.search_rows(JSON(l_request)) h
      WHERE h.record_id NOT IN ('a1', 'a2');
     ut.expect(l_count).to_equal(0);
     SELECT COUNT(*) INTO l_count
-      FROM agent_memory.search_rows(j('{"query_vector": ' || unit(1) || ', "strategy": "VECTOR", "max_results": 10}')) h;
+      FROM agent_memory.search_rows(JSON(l_request)) h;
     ut.expect(l_count).to_equal(2);
   END search_only_own;
 

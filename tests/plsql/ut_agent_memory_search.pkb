@@ -67,11 +67,13 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_search AS
   END status_and_filter;
 
   PROCEDURE search_rows_from_sql IS
-    l_ids VARCHAR2(4000 CHAR);
+    -- CLOB text made JSON in SQL: j and vec are private to this body (PLS-00231 in SQL)
+    l_request CLOB := '{"query_vector": ' || vec(1, 0) || '}';
+    l_ids     VARCHAR2(4000 CHAR);
   BEGIN
     SELECT LISTAGG(h.record_id, ',') WITHIN GROUP (ORDER BY h.rank)
       INTO l_ids
-      FROM agent_memory.search_rows(j('{"query_vector": ' || vec(1, 0) || '}')) h;
+      FROM agent_memory.search_rows(JSON(l_request)) h;
     ut.expect(l_ids).to_equal('near,mid,far');
   END search_rows_from_sql;
 

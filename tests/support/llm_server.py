@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
+import select
 import socket
 import threading
 from collections import deque
@@ -114,12 +116,88 @@ def hung_up() -> Scripted:
     return Scripted(hang_up=True)
 
 
+# -- what small local models answer (issue 19): scripted copies of real failures ----------
+
+
+def bare_numbers() -> Scripted:
+    """JSON mode on a weak model: the numbers of the transcript lines, as memories."""
+    return chat(json.dumps({"memories": ["1", "2", "3", "4"]}))
+
+
+def wrong_keys() -> Scripted:
+    """Memories under other keys than the prompt asked for."""
+    return chat(json.dumps({"facts": [{"text": "The user likes tea.", "kind": "fact"}]}))
+
+
+def wrong_item_keys() -> Scripted:
+    """The right list, items with keys of the model's own."""
+    return chat(json.dumps({"memories": [{"text": "The user likes tea.", "kind": "fact"},
+                                         {"memory": "The user lives in Lyon."}]}))
+
+
+def user_prompt(request: RecordedRequest) -> str:
+    """The text of the request's last message (the part carrying the stored data)."""
+    content = request.body["messages"][-1]["content"]
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+def system_prompt(request: RecordedRequest) -> str:
+    content = request.body["messages"][0]["content"]
+    return content if isinstance(content, str) else ""
+
+
+def echo_prompt(request: RecordedRequest) -> Scripted:
+    """The model repeats the prompt it was given, after a word of its own."""
+    return chat("Sure. " + user_prompt(request))
+
+
+def echo_example_json(request: RecordedRequest) -> Scripted:
+    """The model answers with the JSON example of the instructions, as they stand."""
+    example = next((line for line in system_prompt(request).splitlines()
+                    if line.startswith("{") and "content" in line), "{}")
+    return chat(example)
+
+
+def echo_illustrations(request: RecordedRequest) -> Scripted:
+    """The model lists the quoted example sentences of the instructions as memories."""
+    sentences = re.findall(r'"([A-Z][^"]*\.)"', system_prompt(request))
+    return chat(json.dumps({"memories": [{"content": sentence, "type": "fact",
+                                          "source_messages": [1]} for sentence in sentences]}))
+
+
+def _asks_for_json_schema(request: RecordedRequest) -> bool:
+    body = request.body if isinstance(request.body, dict) else {}
+    output = body.get("response_format") or (body.get("text") or {}).get("format") or {}
+    return isinstance(output, dict) and output.get("type") == "json_schema"
+
+
+def refusing_json_schema(answer: Callable[[RecordedRequest], Scripted], status: int = 500
+                         ) -> Callable[[RecordedRequest], Scripted]:
+    """A responder that fails ``json_schema`` requests with ``status`` (naming the format,
+    as llama.cpp does for a grammar it cannot build) and answers the others."""
+    def respond(request: RecordedRequest) -> Scripted:
+        if _asks_for_json_schema(request):
+            return error(status, "response_format json_schema: failed to parse grammar")
+        return answer(request)
+    return respond
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
         return
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._connection_opened()
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.owner._connection_closed()
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         length = int(self.headers.get("Content-Length") or 0)
@@ -131,11 +209,19 @@ class _Handler(BaseHTTPRequestHandler):
         request = RecordedRequest("POST", self.path, dict(self.headers.items()), body)
         owner = self.server.owner
         answer = owner._next(request)
+        with owner._slot():
+            self._answer(owner, answer)
+
+    def _answer(self, owner: ScriptedLlmServer, answer: Scripted) -> None:
         if answer.gate is not None:
             answer.gate.wait(owner.max_wait)
         if answer.delay:
             owner._stopping.wait(answer.delay)
         if answer.hang_up:
+            self._close_now()
+            return
+        if self._client_gone():  # it stopped waiting: the "generation" was for nobody
+            owner._abandoned()
             self._close_now()
             return
         if isinstance(answer.body, (dict, list)):
@@ -161,6 +247,15 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:  # the client gave up (timeout) before we answered
             self.close_connection = True
 
+    def _client_gone(self) -> bool:
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
     def _close_now(self) -> None:
         self.close_connection = True
         with contextlib.suppress(OSError):
@@ -174,12 +269,22 @@ class _Server(ThreadingHTTPServer):
 
 
 class ScriptedLlmServer:
-    """Serves queued answers on ``base_url`` (``http://127.0.0.1:PORT/v1``)."""
+    """Serves queued answers on ``base_url`` (``http://127.0.0.1:PORT/v1``).
+
+    ``slots=1`` serves one request at a time, as a local llama.cpp server with one slot
+    does: an answer the client stopped waiting for still holds the slot until it is
+    "generated" (its gate opens or its delay ends), and later requests queue behind it.
+    ``abandoned`` counts answers whose client had gone when they were ready.
+    """
 
     max_wait = 30.0
     """Upper bound of any gate wait, so a forgotten gate cannot hang the suite."""
 
-    def __init__(self) -> None:
+    def __init__(self, slots: int | None = None) -> None:
+        self._slots = threading.BoundedSemaphore(slots) if slots else None
+        self.abandoned = 0
+        self.open_connections = 0
+        self._connections = threading.Condition()
         self._answers: deque[Scripted] = deque()
         self._responder: Callable[[RecordedRequest], Scripted] | None = None
         self.requests: list[RecordedRequest] = []
@@ -195,6 +300,32 @@ class ScriptedLlmServer:
     def base_url(self) -> str:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}/v1"
+
+    @contextlib.contextmanager
+    def _slot(self) -> Iterator[None]:
+        if self._slots is None:
+            yield
+            return
+        with self._slots:
+            yield
+
+    def _connection_opened(self) -> None:
+        with self._connections:
+            self.open_connections += 1
+
+    def _connection_closed(self) -> None:
+        with self._connections:
+            self.open_connections -= 1
+            self._connections.notify_all()
+
+    def wait_until_no_connections(self, timeout: float) -> bool:
+        """True once every client connection is closed (keep-alive ones included)."""
+        with self._connections:
+            return self._connections.wait_for(lambda: self.open_connections == 0, timeout)
+
+    def _abandoned(self) -> None:
+        with self._lock:
+            self.abandoned += 1
 
     def enqueue(self, *answers: Scripted) -> None:
         with self._lock:

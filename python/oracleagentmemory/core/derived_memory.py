@@ -3,8 +3,11 @@
 The LLM modules in ``core/extractors`` turn text into results; this module decides when to
 call them for a thread, runs them inline or on the client's background queue, and stores
 the results through the store contract. Raw messages are always stored before any of this
-runs, so an LLM failure can only cost derived records, never messages: inline failures
-surface as a ``UserWarning``, background failures are logged by the queue.
+runs, so an LLM failure can only cost derived records, never messages. Each step fails on
+its own and says so: a ``UserWarning`` names the step ("memory extraction", "summary
+refresh", "autonomous linking", ...). A failed extraction does not stop the summary
+refresh of its batch, and a failed refresh leaves its messages counted for the next one,
+so the rolling summary covers every message.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import ImageContent, Message
+from oracleagentmemory.core.extractors.background import job_cancelled
 from oracleagentmemory.core.extractors.captions import caption_image
 from oracleagentmemory.core.extractors.dedup import MemoryDeduplicator
 from oracleagentmemory.core.extractors.extractor import ExtractedMemory, MemoryExtractor
@@ -56,6 +60,9 @@ _STATE_LOCK = threading.Lock()
 
 
 def _warn(what: str, error: BaseException) -> None:
+    if job_cancelled():  # closing gave up on this job and said so once
+        logger.debug("cancelled job: %s failed: %s", what, error)
+        return
     warnings.warn(f"{what} failed, raw data kept: {error}", UserWarning, stacklevel=4)
 
 
@@ -157,30 +164,55 @@ def _dispatch(ctx: ThreadContext, job: Callable[[], None],
 def _derive(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan,
             messages: list[Message]) -> None:
     """Extraction with the previous summary as context, links as configured, then the
-    summary refresh."""
+    summary refresh. Each step runs even when the one before it failed."""
     config = ctx.settings.extraction
     summary = persisted_summary(ctx)
-    if plan.extract:
-        window = [_with_image_context(m, config.memory_extraction_image_context)
-                  for m in messages[-plan.extraction_window:]]
-        extracted = MemoryExtractor(llm).extract(
-            window, summary, config,
-            max_message_token_length=ctx.settings.max_message_token_length,
-            message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
-        )
-        stored = _store_extracted(ctx, extracted)
-        mode = config.memory_link_extraction_mode
-        if stored and mode is MemoryLinkExtractionMode.DURING_EXTRACTION:
-            _link_all(ctx, stored)
-        elif stored and mode is MemoryLinkExtractionMode.POST_EXTRACTION:
-            _dispatch(ctx, lambda: _link_all(ctx, stored), config)
-    if plan.refresh_summary:
-        _save_summary(ctx, summarize(
-            llm, messages[-plan.summary_window:], summary,
-            prompt_token_limit=config.memory_extraction_token_limit or 0,
-            max_message_token_length=ctx.settings.max_message_token_length,
-            message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
-        ))
+    if plan.extract and not job_cancelled():
+        try:
+            _extract(ctx, llm, plan, messages, summary)
+        except Exception as error:  # noqa: BLE001 - the messages are stored
+            _warn("memory extraction", error)
+    if plan.refresh_summary and not job_cancelled():
+        try:
+            _save_summary(ctx, summarize(
+                llm, messages[-plan.summary_window:], summary,
+                prompt_token_limit=config.memory_extraction_token_limit or 0,
+                max_message_token_length=ctx.settings.max_message_token_length,
+                message_shortening_input_token_limit=(
+                    ctx.settings.message_shortening_input_token_limit),
+            ))
+        except Exception as error:  # noqa: BLE001 - the next refresh folds these in
+            if not job_cancelled():
+                _count_unsummarised(ctx, plan.summary_window)
+            _warn("summary refresh", error)
+
+
+def _extract(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan, messages: list[Message],
+             summary: str | None) -> None:
+    config = ctx.settings.extraction
+    window = [_with_image_context(m, config.memory_extraction_image_context)
+              for m in messages[-plan.extraction_window:]]
+    extracted = MemoryExtractor(llm).extract(
+        window, summary, config,
+        max_message_token_length=ctx.settings.max_message_token_length,
+        message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
+    )
+    stored = _store_extracted(ctx, extracted)
+    mode = config.memory_link_extraction_mode
+    if stored and mode is MemoryLinkExtractionMode.DURING_EXTRACTION:
+        _link_all(ctx, stored)
+    elif stored and mode is MemoryLinkExtractionMode.POST_EXTRACTION:
+        _dispatch(ctx, lambda: _link_all(ctx, stored), config)
+
+
+def _count_unsummarised(ctx: ThreadContext, count: int) -> None:
+    """Give ``count`` messages back to the summary counter after a failed refresh, so the
+    next refresh folds them in with its own."""
+    with _STATE_LOCK:
+        record = _thread_record(ctx)
+        counters = _counters(record)
+        _save_counters(ctx, record, ExtractionCounters(
+            counters.messages_since_extraction, counters.messages_since_summary + count))
 
 
 def _with_image_context(message: Message, context: MemoryExtractionImageContext) -> Message:

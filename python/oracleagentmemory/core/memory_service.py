@@ -31,9 +31,17 @@ from oracleagentmemory.core.arguments import (
     check_text,
 )
 from oracleagentmemory.core.dbsearch import SearchStrategy
+from oracleagentmemory.core.embedders.embedder import Embedder
 from oracleagentmemory.core.extractors import background
 from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
-from oracleagentmemory.core.observation import ObservedBackend, observed_embedder, observed_llm
+from oracleagentmemory.core.llms.llm import Llm
+from oracleagentmemory.core.observation import (
+    ObservedBackend,
+    ObservedEmbedder,
+    observed_embedder,
+    observed_llm,
+    unobserved,
+)
 from oracleagentmemory.core.records import (
     contract_record_type,
     contract_strategy,
@@ -340,10 +348,19 @@ class MemoryService:
             self._background.wait(thread_ids, timeout)
 
     def close(self, timeout: float | None) -> None:
-        """Stop background work (waiting up to ``timeout``) and release the backend."""
+        """Stop background work (waiting up to ``timeout``, then cancelling what is left),
+        release the backend, and close the HTTP connections of the LLMs and the embedder
+        (our ``Llm`` and ``Embedder`` reopen them if they are used again)."""
         if self._background is not None:
             self._background.close(timeout)
-        self.backend.close()
+        try:
+            self.backend.close()
+        finally:
+            for model in (unobserved(self.llm), unobserved(self.pruner_llm),
+                          self.embedder.inner if isinstance(self.embedder, ObservedEmbedder)
+                          else self.embedder):
+                if isinstance(model, (Llm, Embedder)):
+                    model.close()
 
 
 class ServiceHolder(Protocol):

@@ -650,8 +650,10 @@ class OracleAgentMemory(IAgentMemory):
         return self.memory_service.backend.purge_expired()
 
     def close(self, timeout: float | None = 300.0) -> None:
-        """Stop accepting background work, wait for it up to ``timeout`` seconds, release
-        the store. Returns even when the wait times out. Idempotent."""
+        """Stop accepting background work, wait for it up to ``timeout`` seconds (None: no
+        limit) logging progress, release the store and the HTTP connections of the client's
+        ``Llm`` and ``Embedder``. When the wait times out, jobs not finished are dropped with
+        one WARNING naming how many (their messages are stored). Idempotent."""
         if self._closed:
             return
         self._closed = True

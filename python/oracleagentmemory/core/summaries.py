@@ -9,9 +9,9 @@ from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.message import Message
 from oracleagentmemory.core.arguments import check_count, check_optional_int
 from oracleagentmemory.core.derived_memory import llm_summary
+from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
 from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.thread_context import ThreadContext
-from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
 
 TRANSCRIPT_CHAR_LIMIT = 4_000
 """The transcript fallback never exceeds this many characters."""
@@ -44,12 +44,9 @@ def transcript(messages: Sequence[Message], limit: int = TRANSCRIPT_CHAR_LIMIT) 
 
 
 def cut_to_budget(text: str, token_budget: int | None) -> str:
-    """The text cut to a positive token budget, at a word boundary when there is one."""
-    if not token_budget or token_budget <= 0 or estimate_tokens(text) <= token_budget:
-        return text
-    cut = text[: chars_for_tokens(token_budget)]
-    boundary = cut.rstrip().rfind(" ")
-    return cut[:boundary].rstrip() if boundary > 0 else cut
+    """The text cut to a positive token budget, at a sentence or word boundary (the rule of
+    every summary budget)."""
+    return apply_summary_budget(text, token_budget)
 
 
 def thread_summary(ctx: ThreadContext, except_last: Any, token_budget: Any) -> OracleSummary:

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from oracleagentmemory._end_user import EndUser, current_end_user
-from oracleagentmemory._vocabulary import MEMORY_TYPES
-from oracleagentmemory.errors import AccessDeniedError
+from oracleagentmemory._vocabulary import MEMORY_TYPES, PRINCIPAL_KINDS, SECURITY_POLICIES
+from oracleagentmemory.stores.errors import AccessDeniedError
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
     CascadeResult,
@@ -40,12 +40,9 @@ from oracleagentmemory.stores.protocol import (
     StoreBackend,
 )
 
-OWN_ROWS = "user_own_rows"
-GLOBAL_MEMORIES = "global_memories"
-POLICY_NAMES = (OWN_ROWS, GLOBAL_MEMORIES)
-LOCAL_USER = "local_user"
-GROUP = "group"
-PRINCIPAL_KINDS = (LOCAL_USER, GROUP)
+OWN_ROWS, GLOBAL_MEMORIES = SECURITY_POLICIES
+POLICY_NAMES = SECURITY_POLICIES
+LOCAL_USER, GROUP = PRINCIPAL_KINDS
 
 
 @dataclass(frozen=True)

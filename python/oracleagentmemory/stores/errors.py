@@ -64,6 +64,13 @@ class AttachedImageError(InvalidArgumentError):
     code = -20008
 
 
+class AccessDeniedError(StoreError, errors.AccessDeniedError):
+    """The end user of the security context may not do this, or a session that is not the
+    store's owner administers deep data security (-20009). A ``PermissionError``."""
+
+    code = -20009
+
+
 class StorageError(StoreError, OSError):
     """The embedded store's file cannot be opened or written: a missing directory, no
     permission, a read-only file, a full disk. The message names the file. Embedded only
@@ -81,5 +88,6 @@ ERRORS_BY_CODE: dict[int, type[StoreError]] = {
         DimensionMismatchError,
         SchemaError,
         AttachedImageError,
+        AccessDeniedError,
     )
 }

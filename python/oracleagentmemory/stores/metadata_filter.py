@@ -144,10 +144,12 @@ def _validate_exact(value: Any, path: str, budget: FilterBudget,
 
 
 def matches(metadata_filter: Mapping[str, Any] | None, metadata: Any) -> bool:
-    """Does a stored metadata object satisfy a validated filter?"""
+    """Does a stored metadata object satisfy a validated filter? A record without metadata
+    is an empty object here, so only negations match it (as SQL ``NOT JSON_EXISTS`` on a
+    NULL column does)."""
     if not metadata_filter:
         return True
-    return _match_object(metadata_filter, metadata)
+    return _match_object(metadata_filter, {} if metadata is None else metadata)
 
 
 def _match_object(spec: Mapping, stored: Any) -> bool:

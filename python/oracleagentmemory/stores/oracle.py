@@ -14,7 +14,14 @@ End-user isolation: with ``end_user_id`` every operation's block binds that end 
 (``SESSION.SET_END_USER``) and unbinds it afterwards (``CLEAR_END_USER``, also when the call
 fails), in the same block and so in the same round trip, so the database's VPD policy
 restricts every statement to that user's records and a pooled connection goes back unbound
-(docs/oracle.md, "End-user isolation"). Without it nothing changes.
+(docs/oracle.md, "End-user isolation"). Inside an ``OracleMemoryEndUserSecurityContext``
+(the context variable of ``oracleagentmemory._end_user``, read when each operation is sent,
+so every thread and asyncio task binds its own) the block binds that end user with its
+groups instead (``SESSION.SET_END_USER_CONTEXT``): the deep data security policies granted
+to them decide what the operation sees. Without either nothing changes.
+
+Deep data security administration: ``OracleSecurityAdmin`` calls the owner-only
+``<prefix>_SECURITY`` package of a store named by its owner and prefix.
 
 Install: ``install`` creates what is missing (a second run completes a partial install),
 ``install_state`` tells "not installed", "partly installed" and "not visible" (no grant)
@@ -39,8 +46,11 @@ from typing import Any
 
 import numpy as np
 
+from oracleagentmemory._end_user import current_end_user
+from oracleagentmemory._vocabulary import PRINCIPAL_KINDS, SECURITY_POLICIES
 from oracleagentmemory.stores.errors import (
     ERRORS_BY_CODE,
+    AccessDeniedError,
     InvalidArgumentError,
     SchemaError,
     StoreError,
@@ -53,6 +63,7 @@ from oracleagentmemory.stores.oracle_sql.render import (
     object_names,
     render_install,
     render_uninstall,
+    sql_in,
     validate_name,
     validate_prefix,
 )
@@ -73,19 +84,27 @@ from oracleagentmemory.stores.protocol import (
     SearchRequest,
 )
 
-PACKAGE_ALIASES = {"API": "AGENT_MEMORY", "SESSION": "AGENT_MEMORY_SESSION"}
+PACKAGE_ALIASES = {"API": "AGENT_MEMORY", "SESSION": "AGENT_MEMORY_SESSION",
+                   "SECURITY": "AGENT_MEMORY_SECURITY"}
 """Alias -> package whose spec the static gate checks the calls below against (the default
 store's names; at run time the AGENT_MEMORY prefix is replaced by the store's own)."""
 
 SET_END_USER = "SET_END_USER"
+SET_END_USER_CONTEXT = "SET_END_USER_CONTEXT"
 CLEAR_END_USER = "CLEAR_END_USER"
 END_USER_BIND = "am_end_user"
-"""The SESSION members and the bind that wrap an operation of a store bound to an end user
+END_USER_GROUPS_BIND = "am_end_user_groups"
+"""The SESSION members and the binds that wrap an operation of a store bound to an end user
 (tests/oracle_store checks them against the session package spec)."""
 
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
-"""Facade functions returning NUMBER or BOOLEAN; every other function returns JSON."""
+RETURNS_TEXT = frozenset({"END_USER_ID"})
+"""Functions returning NUMBER, BOOLEAN or VARCHAR2; every other function returns JSON. A
+VARCHAR2 result is a ``DB_TYPE_VARCHAR`` variable of the driver's default size, 4000 for a
+string variable (python-oracledb ``Cursor.var``,
+https://python-oracledb.readthedocs.io/en/stable/api_manual/cursor.html): an end user's name
+has at most 512 characters."""
 
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
@@ -97,16 +116,38 @@ CREATE_IF_NECESSARY does, then empties the store; NO_CHECK checks nothing."""
 _CHANGES_SCHEMA = frozenset({"CREATE_IF_NECESSARY", "RECREATE"})
 """The policies that may upgrade an older store or complete a partial install."""
 
+_SECURITY_POLICY_NAMES = sql_in(tuple(name.upper() for name in SECURITY_POLICIES))
+_PRINCIPAL_KIND_NAMES = sql_in(tuple(kind.upper() for kind in PRINCIPAL_KINDS))
 TABLE_STEPS: tuple[tuple[int, tuple[str, ...]], ...] = (
     # Version 2: client-level relations have no thread.
     # Checked: ALTER TABLE ... MODIFY (column NULL) (modify_col_properties, inline NULL
     #   constraint), https://docs.oracle.com/cd/B28359_01/server.111/b28286/statements_3001.htm
     #   (23ai column_clauses: https://docs.oracle.com/cd/F82042_01/sqlrf/img_text/column_clauses.html)
     (2, ("ALTER TABLE {t_relations} MODIFY (thread_id NULL)",)),
+    # Version 3: deep data security, the registered policies and the grants (the statements
+    # of sql/templates/tables.sql.j2, which a new store gets at install; IF NOT EXISTS: a
+    # step that ran before changes nothing).
+    (3, (
+        "CREATE TABLE IF NOT EXISTS {t_sec_policies} (policy_name VARCHAR2(30 CHAR) NOT NULL, "
+        "created_at TIMESTAMP(6) NOT NULL, "
+        "CONSTRAINT {t_sec_policies}_PK PRIMARY KEY (policy_name), "
+        "CONSTRAINT {t_sec_policies}_NAME_CK CHECK (policy_name IN ("
+        f"{_SECURITY_POLICY_NAMES})))",
+        "CREATE TABLE IF NOT EXISTS {t_sec_grants} (principal_kind VARCHAR2(16 CHAR) NOT NULL, "
+        "principal_name VARCHAR2(512 CHAR) NOT NULL, policy_name VARCHAR2(30 CHAR) NOT NULL, "
+        "created_at TIMESTAMP(6) NOT NULL, "
+        "CONSTRAINT {t_sec_grants}_PK PRIMARY KEY (principal_kind, principal_name, policy_name), "
+        "CONSTRAINT {t_sec_grants}_KIND_CK CHECK (principal_kind IN ("
+        f"{_PRINCIPAL_KIND_NAMES})), "
+        "CONSTRAINT {t_sec_grants}_POLICY_FK FOREIGN KEY (policy_name) "
+        "REFERENCES {t_sec_policies} (policy_name) ON DELETE CASCADE)",
+        "CREATE INDEX IF NOT EXISTS {t_sec_grants}_POLICY_IX ON {t_sec_grants} (policy_name)",
+    )),
 )
 """The table changes of each schema version, run by ``upgrade`` for every version above the
 store's (install/upgrade.sql has the same steps). Object names come from the validated
-prefix; a step that already ran (ORA-01451: the column is already nullable) is skipped."""
+prefix; a step that already ran (ORA-01451: the column is already nullable; IF NOT EXISTS
+for the tables of version 3) is skipped."""
 _ALREADY_DONE_CODES = frozenset({1451})
 """ORA-01451 "column to be modified to NULL cannot be modified to NULL": the step already ran
 (an interrupted upgrade). Not found in the Oracle error pages available here; observed in
@@ -192,6 +233,8 @@ class OracleBackend:
         self._source = connection
         self._lock = threading.Lock()
         self._closed = False
+        self._binds_end_users = True
+        """False for the owner's administration calls (OracleSecurityAdmin): never bound."""
         self.end_user_id = end_user_id
         self.schema_owner = (None if schema_owner is None
                              else validate_name(schema_owner, "schema_owner"))
@@ -232,18 +275,45 @@ class OracleBackend:
         current schema)."""
         return name if self.schema_owner is None else f"{self.schema_owner}.{name}"
 
-    def _block(self, call: str, binds: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        """The anonymous block of one operation and its binds. With ``end_user_id`` the same
-        block binds the end user first and unbinds it afterwards, also when the call fails,
-        so an operation stays one round trip and a pooled connection goes back unbound."""
-        if self.end_user_id is None:
-            return f"BEGIN {call}; END;", binds
+    def _binding(self, cursor: Any) -> tuple[str, dict[str, Any]] | None:
+        """The call that binds the end user of this operation, and its binds: the end user
+        of the current security context with its groups, else ``end_user_id``, else None
+        (read now, so each thread and asyncio task binds its own). A context for another
+        user than ``end_user_id`` is refused: it would widen a store bound to one user."""
+        if not self._binds_end_users:
+            return None
         session = self._member("SESSION.SET_END_USER").rsplit(".", 1)[0]
-        block = (f"BEGIN {session}.{SET_END_USER}(p_user_id => :{END_USER_BIND}); {call}; "
+        user = current_end_user()
+        if user is not None:
+            if self.end_user_id is not None and user.username != self.end_user_id:
+                raise AccessDeniedError(
+                    f"this store is bound to end user {self.end_user_id!r}; a security context "
+                    f"for {user.username!r} cannot use it")
+            groups = self._binds(cursor, {END_USER_GROUPS_BIND: list(user.groups)})
+            return (f"{session}.{SET_END_USER_CONTEXT}(p_username => :{END_USER_BIND}, "
+                    f"p_groups => :{END_USER_GROUPS_BIND})",
+                    {END_USER_BIND: user.username, **groups})
+        if self.end_user_id is not None:
+            return (f"{session}.{SET_END_USER}(p_user_id => :{END_USER_BIND})",
+                    {END_USER_BIND: self.end_user_id})
+        return None
+
+    def _block(self, cursor: Any, call: str,
+               binds: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The anonymous block of one operation and its binds. With an end user to bind
+        (``_binding``) the same block binds it first and unbinds it afterwards, also when the
+        call fails, so an operation stays one round trip and a pooled connection goes back
+        unbound."""
+        binding = self._binding(cursor)
+        if binding is None:
+            return f"BEGIN {call}; END;", binds
+        bind_call, bind_values = binding
+        session = self._member("SESSION.CLEAR_END_USER").rsplit(".", 1)[0]
+        block = (f"BEGIN {bind_call}; {call}; "
                  f"{session}.{CLEAR_END_USER}; "
                  f"EXCEPTION WHEN OTHERS THEN BEGIN {session}.{CLEAR_END_USER}; "
                  "EXCEPTION WHEN OTHERS THEN NULL; END; RAISE; END;")
-        return block, {END_USER_BIND: self.end_user_id, **binds}
+        return block, {**bind_values, **binds}
 
     def _call_function(self, member: str, **binds: Any) -> Any:
         """Run one facade function; JSON results come back as Python values."""
@@ -253,10 +323,12 @@ class OracleBackend:
         arguments = ", ".join(f"{key} => :{key}" for key in binds)
         result_type = (oracledb.DB_TYPE_NUMBER if name in RETURNS_NUMBER
                        else oracledb.DB_TYPE_BOOLEAN if name in RETURNS_BOOLEAN
+                       else oracledb.DB_TYPE_VARCHAR if name in RETURNS_TEXT
                        else oracledb.DB_TYPE_JSON)
         with self._connection() as conn, conn.cursor() as cursor:
             result = cursor.var(result_type)
-            block, values = self._block(f":result := {self._member(member)}({arguments})",
+            block, values = self._block(cursor,
+                                        f":result := {self._member(member)}({arguments})",
                                         self._binds(cursor, binds))
             self._execute(cursor, block, {"result": result, **values})
             value = result.getvalue()
@@ -264,13 +336,15 @@ class OracleBackend:
             return int(value or 0)
         if name in RETURNS_BOOLEAN:
             return bool(value)
+        if name in RETURNS_TEXT:
+            return value
         return _decoded(value)
 
     def _call(self, member: str, **binds: Any) -> None:
         """Run one facade procedure."""
         arguments = ", ".join(f"{key} => :{key}" for key in binds)
         with self._connection() as conn, conn.cursor() as cursor:
-            block, values = self._block(f"{self._member(member)}({arguments})",
+            block, values = self._block(cursor, f"{self._member(member)}({arguments})",
                                         self._binds(cursor, binds))
             self._execute(cursor, block, values)
 
@@ -315,9 +389,10 @@ class OracleBackend:
                    p_version=SCHEMA_VERSION)
 
     def _may_change_schema(self) -> bool:
-        """A store bound to an end user is never installed nor upgraded from here (and
-        ``install`` / ``upgrade`` refuse a session that is not the store's owner)."""
-        return self.end_user_id is None
+        """A store bound to an end user, or opened inside an end-user security context, is
+        never installed nor upgraded from here (and ``install`` / ``upgrade`` refuse a session
+        that is not the store's owner)."""
+        return self.end_user_id is None and current_end_user() is None
 
     def _repair_or_raise(self, policy: str, problem: Exception) -> None:
         """After a failed schema check: upgrade an older store, install a missing one or
@@ -353,7 +428,7 @@ class OracleBackend:
             policy == "CREATE_IF_EMPTY" and state["state"] == "not_installed")
         if not creates or not self._may_change_schema():
             raise SchemaError(_state_message(self.facade, state, policy,
-                                             self.end_user_id is not None)) from None
+                                             not self._may_change_schema())) from None
         self.install()
 
     def _older_version(self) -> int | None:
@@ -652,6 +727,122 @@ class OracleBackend:
         self._closed = True
 
 
+class OracleSecurityAdmin:
+    """Deep data security administration of one Oracle store: the policies registered on it
+    and what is granted to whom, kept in the store's tables by the owner-only package
+    ``<owner>.<prefix>_SECURITY`` (docs/oracle.md, "Deep data security").
+
+    ``owner_schema`` and ``store_id`` (the store's prefix) are checked like the backend's
+    ``schema_owner`` and prefix before they are written into the call text; everything else
+    is a bind. Names cross in the library's vocabulary (``user_own_rows``, ``local_user``)
+    and are stored upper-case. Each method is one round trip; changes are committed. The
+    calls are never bound to an end user, whatever security context is active: only the
+    owner may make them: any other session user gets ``AccessDeniedError``, from the
+    package's -20009 or, without EXECUTE on it (the normal case), from PLS-00201 and the
+    session user (``_explained``).
+    """
+
+    def __init__(self, connection: Any, owner_schema: str, store_id: str) -> None:
+        owner = validate_name(owner_schema, "owner_schema")
+        prefix = validate_name(store_id, "memory_store_id")
+        self._store = OracleBackend(connection, store_id=prefix, schema_owner=owner,
+                                    schema_policy="NO_CHECK")
+        self._store._binds_end_users = False
+        self._owner = owner
+        self._package = f"{owner}.{prefix}_SECURITY"
+
+    @contextmanager
+    def _explained(self) -> Iterator[None]:
+        """A package the session cannot call says why. EXECUTE on it is granted to nobody
+        (install/grants_runtime.sql), so another database user meets PLS-00201 as for a
+        missing package, not the package's own -20009: the session user tells them apart
+        (one more round trip, on this error only), and that user gets the
+        ``AccessDeniedError`` the owner-only rule promises. For the owner the store is not
+        installed there, or older than schema version 3."""
+        try:
+            yield
+        except _MissingSchema as problem:
+            user = self._session_user()
+            if user is not None and user != self._owner:
+                raise AccessDeniedError(
+                    f"{self._package} is reserved to the store owner {self._owner}; this "
+                    f"session is user {user}") from None
+            raise SchemaError(
+                f"{self._package} cannot be called ({problem}): the store is not installed "
+                "there, or older than schema version 3 (upgrade it: oracleagentmemory "
+                "upgrade)"
+            ) from None
+
+    def _session_user(self) -> str | None:
+        """The database user of the connection's sessions (SESSION_USER)."""
+        with self._store._connection() as conn, conn.cursor() as cursor:
+            self._store._execute(cursor, _SCHEMA_QUERY, {})
+            row = cursor.fetchone()
+        return None if row is None else row[1]
+
+    def add_policies(self, names: Sequence[str]) -> None:
+        """Register policies (registering one twice changes nothing)."""
+        with self._explained():
+            self._store._call("SECURITY.ADD_POLICIES", p_policies=_stored_names(names),
+                              p_commit=True)
+
+    def remove_policies(self, names: Sequence[str]) -> None:
+        """Unregister policies; their grants go with them."""
+        with self._explained():
+            self._store._call("SECURITY.REMOVE_POLICIES", p_policies=_stored_names(names),
+                              p_commit=True)
+
+    def list_policies(self) -> list[str]:
+        """The registered policies' names, sorted."""
+        with self._explained():
+            names = self._store._call_function("SECURITY.LIST_POLICIES")
+        return sorted(name.lower() for name in names)
+
+    def grant(self, principals: Sequence[tuple[str, str]], names: Sequence[str]) -> None:
+        """Grant registered policies to (kind, name) principals (InvalidArgumentError for a
+        policy that is not registered)."""
+        with self._explained():
+            self._store._call("SECURITY.GRANT_POLICIES",
+                              p_principals=_stored_principals(principals),
+                              p_policies=_stored_names(names), p_commit=True)
+
+    def revoke(self, principals: Sequence[tuple[str, str]], names: Sequence[str]) -> None:
+        """Withdraw grants (one that does not exist changes nothing)."""
+        with self._explained():
+            self._store._call("SECURITY.REVOKE_POLICIES",
+                              p_principals=_stored_principals(principals),
+                              p_policies=_stored_names(names), p_commit=True)
+
+    def list_grants(self) -> list[tuple[str, str, list[str]]]:
+        """(principal kind, principal name, sorted policy names) of every principal with a
+        grant, sorted by kind and name (code point order, whatever the session's NLS_SORT)."""
+        with self._explained():
+            grants = self._store._call_function("SECURITY.LIST_GRANTS")
+        return sorted((entry["kind"].lower(), entry["name"],
+                       sorted(name.lower() for name in entry["policies"]))
+                      for entry in grants)
+
+
+def session_end_user(connection: Any) -> str | None:
+    """The end user bound in the session of ``connection`` (a pool: of the connection it
+    hands out) for the default store in the session's current schema, or None. The library
+    itself unbinds after every operation, so this reports a binding the application made
+    with ``AGENT_MEMORY_SESSION.set_end_user`` / ``set_end_user_context`` on that session."""
+    store = OracleBackend(connection, schema_policy="NO_CHECK")
+    store._binds_end_users = False
+    return store._call_function("SESSION.END_USER_ID")
+
+
+def _stored_names(names: Sequence[str]) -> list[str]:
+    """Policy names as the store keeps them (upper-case)."""
+    return [name.upper() for name in names]
+
+
+def _stored_principals(principals: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """(kind, name) principals as the security package reads them."""
+    return [{"kind": kind.upper(), "name": name} for kind, name in principals]
+
+
 _SCHEMA_QUERY = ("SELECT SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA'), "
                  "SYS_CONTEXT('USERENV', 'SESSION_USER') FROM dual")
 _OBJECTS_QUERY = ("SELECT object_name, object_type, status FROM all_objects"
@@ -666,6 +857,11 @@ _CREATED = re.compile(
 _VECTOR_POOL_CODES = frozenset({51950, 51961, 51962, 52307})
 """The vector memory pool cannot be used / is out of space (Database Error Messages,
 https://docs.oracle.com/en/error-help/db/ora-51950, .../oci-51962, .../ora-52307)."""
+_POLICY_CHECK_CODES = frozenset({28115})
+"""ORA-28115 "policy with check option violation": the VPD write policy (update_check)
+refused an insert or update of a row the bound end user may not change (docs/oracle.md,
+"End-user isolation"; the utPLSQL suite ut_agent_memory_isolation expects it): the
+``PermissionError`` the embedded backend raises for the same write."""
 _MISSING_GRANT = re.compile(r"PLS-00201: identifier '([\w.$#]+)' must be declared")
 
 
@@ -724,6 +920,8 @@ def _translate(error: Any) -> Exception:
     message = _ORA_PREFIX.sub("", full)
     if code is not None and -code in ERRORS_BY_CODE:
         return ERRORS_BY_CODE[-code](message)
+    if code in _POLICY_CHECK_CODES:
+        return AccessDeniedError(full)
     if code in _MISSING_OBJECT_CODES:
         return _MissingSchema(message)
     return StoreError(full)

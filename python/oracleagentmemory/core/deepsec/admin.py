@@ -1,10 +1,12 @@
 """Administering deep data security: policies on a store, and who is granted them.
 
 ``connection`` names the store's database: an embedded location (a file path), an open
-embedded backend, or an ``oracledb`` connection or pool (the Oracle backend keeps policies
-and grants in the database). ``owner_schema`` and ``memory_store_id`` say which store of
-that database (on the embedded backend, a file holds one store and they are checked only
-for being names).
+embedded backend, or an ``oracledb`` connection or pool. ``owner_schema`` and
+``memory_store_id`` say which store of that database: on Oracle the owner's schema and the
+store's prefix (checked like ``schema_owner`` and the prefix: upper-case SQL names of at
+most 30 characters), whose ``<prefix>_SECURITY`` package keeps policies and grants in the
+store's tables and which only the owner may call (``PermissionError`` otherwise); on the
+embedded backend a file holds one store and they are checked only for being names.
 """
 
 from __future__ import annotations
@@ -100,17 +102,24 @@ def _principals(principals: Any) -> list[Principal]:
     return list(principals)
 
 
+def _oracle(connection: Any, owner_schema: Any, memory_store_id: Any) -> Any:
+    """The Oracle store's security administration, or None when ``connection`` is not an
+    ``oracledb`` connection or pool."""
+    if not is_oracle_connection(connection):
+        return None
+    _name(owner_schema, "owner_schema")
+    _name(memory_store_id, "memory_store_id")
+    from oracleagentmemory.stores.oracle import OracleSecurityAdmin
+
+    return OracleSecurityAdmin(connection, owner_schema, memory_store_id)
+
+
 @contextmanager
 def _embedded(connection: Any, owner_schema: Any, memory_store_id: Any) -> Iterator[Any]:
     """The embedded backend a connection argument names (opened and closed here when given
     as a path)."""
     _name(owner_schema, "owner_schema")
     _name(memory_store_id, "memory_store_id")
-    if is_oracle_connection(connection):
-        raise InvalidArgumentError(
-            "deep data security on the Oracle backend is administered with the "
-            "AGENT_MEMORY_SESSION package (docs/deep-data-security.md); this function "
-            "manages embedded stores")
     if hasattr(connection, "security_settings"):
         yield connection
         return
@@ -136,6 +145,10 @@ def add_deep_data_security_policies(connection: Any, owner_schema: str, memory_s
                                     policies: list[DeepDataSecurityPolicy]) -> None:
     """Register policies on a store (adding one twice changes nothing)."""
     names = {policy.name for policy in _policies(policies)}
+    oracle = _oracle(connection, owner_schema, memory_store_id)
+    if oracle is not None:
+        oracle.add_policies(sorted(names))
+        return
     _change(connection, owner_schema, memory_store_id,
             lambda s: SecuritySettings(s.policies | names, s.grants))
 
@@ -145,6 +158,10 @@ def remove_deep_data_security_policies(connection: Any, owner_schema: str,
                                        policies: list[DeepDataSecurityPolicy]) -> None:
     """Unregister policies; their grants go with them."""
     names = {policy.name for policy in _policies(policies)}
+    oracle = _oracle(connection, owner_schema, memory_store_id)
+    if oracle is not None:
+        oracle.remove_policies(sorted(names))
+        return
     _change(connection, owner_schema, memory_store_id,
             lambda s: SecuritySettings(s.policies - names,
                                        frozenset(g for g in s.grants if g[2] not in names)))
@@ -153,6 +170,9 @@ def remove_deep_data_security_policies(connection: Any, owner_schema: str,
 def list_deep_data_security_policies(connection: Any, owner_schema: str,
                                      memory_store_id: str) -> list[DeepDataSecurityPolicy]:
     """The policies registered on a store."""
+    oracle = _oracle(connection, owner_schema, memory_store_id)
+    if oracle is not None:
+        return [POLICIES[name]() for name in oracle.list_policies()]
     with _embedded(connection, owner_schema, memory_store_id) as backend:
         return [POLICIES[name]() for name in sorted(backend.security_settings().policies)]
 
@@ -162,6 +182,10 @@ def grant_agent_memory_policies(connection: Any, memory_store_id: str, owner_sch
                                 policies: list[DeepDataSecurityPolicy]) -> None:
     """Grant registered policies to principals (a policy not registered is a ValueError)."""
     chosen, names = _principals(principals), {p.name for p in _policies(policies)}
+    oracle = _oracle(connection, owner_schema, memory_store_id)
+    if oracle is not None:
+        oracle.grant([(p.kind, p.name) for p in chosen], sorted(names))
+        return
 
     def grant(settings: SecuritySettings) -> SecuritySettings:
         missing = sorted(names - settings.policies)
@@ -179,6 +203,10 @@ def revoke_agent_memory_policies(connection: Any, memory_store_id: str, owner_sc
                                  policies: list[DeepDataSecurityPolicy]) -> None:
     """Withdraw grants (a grant that does not exist changes nothing)."""
     chosen, names = _principals(principals), {p.name for p in _policies(policies)}
+    oracle = _oracle(connection, owner_schema, memory_store_id)
+    if oracle is not None:
+        oracle.revoke([(p.kind, p.name) for p in chosen], sorted(names))
+        return
     revoked = {(p.kind, p.name, name) for p in chosen for name in names}
     _change(connection, owner_schema, memory_store_id,
             lambda s: SecuritySettings(s.policies, s.grants - revoked))
@@ -188,8 +216,13 @@ def list_agent_memory_granted_policies(connection: Any, memory_store_id: str,
                                        owner_schema: str
                                        ) -> list[tuple[Principal, list[DeepDataSecurityPolicy]]]:
     """Each principal with the policies granted to it, principals in name order."""
-    with _embedded(connection, owner_schema, memory_store_id) as backend:
-        grants = backend.security_settings().grants
+    oracle = _oracle(connection, owner_schema, memory_store_id)
+    if oracle is not None:
+        grants = {(kind, name, policy) for kind, name, policies in oracle.list_grants()
+                  for policy in policies}
+    else:
+        with _embedded(connection, owner_schema, memory_store_id) as backend:
+            grants = set(backend.security_settings().grants)
     by_principal: dict[tuple[str, str], list[str]] = {}
     for kind, name, policy in sorted(grants):
         by_principal.setdefault((kind, name), []).append(policy)
@@ -198,13 +231,18 @@ def list_agent_memory_granted_policies(connection: Any, memory_store_id: str,
 
 
 def get_end_user_username(connection: Any) -> str | None:
-    """The end user the caller acts for: on the Oracle backend the end user bound to the
-    connection's session, else the user of the current security context (None: none)."""
-    if is_oracle_connection(connection):
-        raise InvalidArgumentError(
-            "on the Oracle backend read the bound end user with "
-            "AGENT_MEMORY_SESSION.end_user_id (docs/deep-data-security.md)")
+    """The end user the caller acts for: the user of the current security context, which
+    every memory operation of this thread or task binds (on Oracle in the database session,
+    for the length of each operation). Outside a context: on the Oracle backend the end user
+    bound in the connection's own session (one the application bound itself with
+    ``AGENT_MEMORY_SESSION``; the library leaves none bound), else None."""
     user = current_end_user()
-    return None if user is None else user.username
+    if user is not None:
+        return user.username
+    if is_oracle_connection(connection):
+        from oracleagentmemory.stores.oracle import session_end_user
+
+        return session_end_user(connection)
+    return None
 
 

@@ -12,6 +12,10 @@ work must go somewhere bounded (memory stays capped when the LLM is slow) and ob
   updated in sequence); jobs of different threads run in parallel across the workers.
 - A job's exception is logged with its thread id and counted as finished, never lost.
 - ``wait`` waits only for jobs accepted before it was called (optionally of some threads).
+- ``close`` waits for accepted jobs, logging progress. When its timeout ends first, the
+  jobs still queued are dropped and the running ones cancelled (they stop at their next
+  step: :func:`job_cancelled`), with one WARNING line saying how many; what a cancelled
+  job does afterwards is logged at DEBUG only, since the store it writes to is closing.
 """
 
 from __future__ import annotations
@@ -39,6 +43,17 @@ DEFAULT_QUEUE_SIZE = 1_000
 """Extraction jobs a client queues at most before the queue-full behaviour applies."""
 DEFAULT_QUEUE_TIMEOUT = ResolvedExtractionConfig().background_extraction_queue_put_timeout_seconds
 DEFAULT_WAIT_TIMEOUT = 300.0
+PROGRESS_LOG_SECONDS = 10.0
+"""While ``close`` waits, a progress line at most this often (and when a job finishes)."""
+
+_WORKER = threading.local()
+
+
+def job_cancelled() -> bool:
+    """True inside a background job whose queue was closed with the job unfinished: the
+    job should stop at its next step (its results could not be stored any more)."""
+    queue = getattr(_WORKER, "queue", None)
+    return queue is not None and queue.cancelled
 
 
 @dataclass
@@ -67,6 +82,7 @@ class BackgroundExtractionQueue:
         self._unfinished: dict[int, str] = {}
         self._next_seq = 0
         self._closed = False
+        self._cancelled = False
         self._workers: list[threading.Thread] = []
         self._local = threading.local()
         self.completed = 0
@@ -76,6 +92,11 @@ class BackgroundExtractionQueue:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def cancelled(self) -> bool:
+        """True once ``close`` gave up waiting: unfinished jobs are cancelled."""
+        return self._cancelled
 
     def pending(self, thread_ids: Iterable[str] | None = None) -> int:
         """Accepted jobs not finished yet (queued or running), optionally of some threads."""
@@ -137,7 +158,8 @@ class BackgroundExtractionQueue:
 
     def _drop(self, thread_id: str, description: str, reason: str) -> bool:
         self.dropped += 1
-        logger.warning("%s for thread %r dropped: %s", description, thread_id, reason)
+        log = logger.debug if self._cancelled else logger.warning
+        log("%s for thread %r dropped: %s", description, thread_id, reason)
         return False
 
     def _start_workers(self) -> None:
@@ -162,6 +184,7 @@ class BackgroundExtractionQueue:
                 self._cond.wait()
 
     def _work(self) -> None:
+        _WORKER.queue = self
         while (job := self._take()) is not None:
             self._local.seq = job.seq
             failed = False
@@ -169,7 +192,12 @@ class BackgroundExtractionQueue:
                 job.run()
             except Exception:
                 failed = True
-                logger.exception("%s for thread %r failed", job.description, job.thread_id)
+                if self._cancelled:  # the store is closing: expected, and said once
+                    logger.debug("cancelled %s for thread %r ended with an error",
+                                 job.description, job.thread_id, exc_info=True)
+                else:
+                    logger.exception("%s for thread %r failed", job.description,
+                                     job.thread_id)
             finally:
                 self._local.seq = None
                 with self._cond:
@@ -212,18 +240,66 @@ class BackgroundExtractionQueue:
     def close(self, timeout: float | None = DEFAULT_WAIT_TIMEOUT) -> bool:
         """Stop accepting jobs and wait up to ``timeout`` for accepted ones. Idempotent.
 
-        Returns True when everything finished, False when the timeout expired first (the
-        remaining jobs keep running on the daemon workers, best effort).
+        Returns True when everything finished. When the timeout ends first, queued jobs are
+        dropped and running ones cancelled, with one WARNING naming how many; returns False.
         """
+        if timeout is not None and timeout < 0:
+            raise InvalidArgumentError("timeout must be None or at least 0")
         with self._cond:
             self._closed = True
             self._cond.notify_all()
-        try:
-            self.wait(timeout=timeout)
-        except TimeoutError as exc:
-            logger.warning("closing with unfinished background extraction: %s", exc)
-            return False
+            total = len(self._unfinished)
+        if not total:
+            return True
+        logger.info("closing: waiting %s for %d background extraction job(s)",
+                    "without a time limit" if timeout is None else f"up to {timeout:g}s",
+                    total)
+        if self._wait_with_progress(total, timeout):
+            logger.info("closing: all %d background extraction job(s) finished", total)
+            return True
+        with self._cond:
+            queued = len(self._queued)
+            for job in self._queued:
+                self._unfinished.pop(job.seq, None)
+            self._queued.clear()
+            self.dropped += queued
+            running = len(self._unfinished)
+            self._cancelled = True
+            self._cond.notify_all()
+        logger.warning("closing: %d background extraction job(s) dropped after waiting %gs "
+                       "(%d queued, not started; %d running, cancelled); their messages are "
+                       "stored, the memories and summaries they would have derived are not",
+                       queued + running, timeout, queued, running)
+        return False
+
+    def _wait_with_progress(self, total: int, timeout: float | None) -> bool:
+        """Wait for every accepted job, logging each one finishing (and a line at least
+        every PROGRESS_LOG_SECONDS). False when ``timeout`` ran out first."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        logged = time.monotonic()
+        with self._cond:
+            left = len(self._unfinished)
+            while left:
+                now = time.monotonic()
+                if deadline is not None and deadline <= now:
+                    return False
+                self._cond.wait(PROGRESS_LOG_SECONDS if deadline is None
+                                else min(deadline - now, PROGRESS_LOG_SECONDS))
+                unfinished = len(self._unfinished)
+                if unfinished != left or time.monotonic() - logged >= PROGRESS_LOG_SECONDS:
+                    logger.info("closing: %d of %d background extraction job(s) done",
+                                total - unfinished, total)
+                    logged = time.monotonic()
+                left = unfinished
         return True
+
+    def join(self, timeout: float | None = None) -> bool:
+        """After ``close``: wait for the worker threads to exit; True when they all did."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for worker in list(self._workers):
+            remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
+            worker.join(remaining)
+        return not any(worker.is_alive() for worker in self._workers)
 
     async def wait_async(self, thread_ids: Iterable[str] | None = None,
                          timeout: float | None = DEFAULT_WAIT_TIMEOUT) -> None:

@@ -11,6 +11,7 @@ from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
 from oracleagentmemory.core.extractors.answer_text import clean_answer
 from oracleagentmemory.core.llms.errors import LlmError
+from oracleagentmemory.core.llms.tasks import CAPTION, llm_task
 
 CAPTION_PROMPT = (
     "Describe this image for a searchable memory store in at most {max_words} words: what "
@@ -37,5 +38,6 @@ def caption_image(llm: ILlm, image_bytes: bytes, mime_type: ImageMimeType | str,
     that declares it cannot see images (``supports_vision`` False)."""
     if getattr(llm, "supports_vision", True) is False:
         raise LlmError("the LLM does not support images (supports_vision is False)")
-    answer = llm.generate(caption_request(image_bytes, mime_type, max_words))
+    with llm_task(CAPTION):
+        answer = llm.generate(caption_request(image_bytes, mime_type, max_words))
     return " ".join(clean_answer(answer.text, what="caption").split())[:MAX_CAPTION_CHARS]

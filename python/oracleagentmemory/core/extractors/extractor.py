@@ -2,15 +2,22 @@
 
 Why a separate class: the thread decides *when* and stores the results; this decides
 *what* to remember, independent of any backend, so it is testable against a scripted LLM.
-Failures of the call or an answer that is not JSON at all raise
-:class:`~oracleagentmemory.core.llms.errors.LlmError` (the caller keeps its raw messages);
-single unusable items in an otherwise valid answer are skipped with a logged warning.
+Failures of the call, or an answer without a ``memories`` list, raise
+:class:`~oracleagentmemory.core.llms.errors.LlmError` (the caller keeps its raw messages).
+
+Answers are validated strictly, because small models answer with anything: a memory is an
+object whose ``content`` is text worth keeping (not a bare number, not a placeholder, not a
+copy of the prompt's illustrations the messages do not support) and whose ``type`` is one of
+the four memory types (any letter case, singular or plural). Every other item is dropped,
+and one ``UserWarning`` counts what was dropped and why.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import warnings
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,14 +25,17 @@ from typing import Any
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import Message
 from oracleagentmemory.apis.records import MEMORY_TYPES
+from oracleagentmemory.core.extractors.answer_text import is_placeholder
 from oracleagentmemory.core.extractors.memoryextractionconfig import ResolvedExtractionConfig
 from oracleagentmemory.core.extractors.metadata_inheritance import inherited_metadata
 from oracleagentmemory.core.extractors.prompts import (
+    EXTRACTION_EXAMPLES,
     EXTRACTION_SCHEMA,
     BuiltPrompt,
     PromptMessage,
     build_extraction_prompt,
     to_prompt_message,
+    unescape_answer,
 )
 from oracleagentmemory.core.extractors.shortening import (
     MAX_MESSAGE_TOKEN_LENGTH_DEFAULT,
@@ -34,15 +44,24 @@ from oracleagentmemory.core.extractors.shortening import (
 )
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import parse_json_output
+from oracleagentmemory.core.llms.tasks import EXTRACTION, llm_task
 
 logger = logging.getLogger(__name__)
 
 MAX_MEMORY_CHARS = 2_000
 """Longer extracted statements are cut: a memory is a sentence, not a document."""
-_TYPE_ALIASES = {"facts": "fact", "preferences": "preference", "guidelines": "guideline",
-                 "instruction": "guideline", "rule": "guideline", "memories": "memory",
-                 "event": "memory", "episode": "memory"}
+MIN_MEMORY_LETTERS = 3
+"""A memory with fewer letters (any script) is a number, a label or a stray token."""
+_PLURALS = {"facts": "fact", "preferences": "preference", "guidelines": "guideline",
+            "memories": "memory"}
 _NUMBER = re.compile(r"\d+")
+_WORD = re.compile(r"\w+")
+DROP_REASONS = {
+    "shape": "not an object with content and type",
+    "trivial": "no text worth keeping (empty, a bare number or a placeholder)",
+    "type": "no type, or not one of fact, preference, guideline, memory",
+    "example": "a copy of the prompt's illustration",
+}
 
 
 @dataclass(frozen=True)
@@ -56,30 +75,47 @@ class ExtractedMemory:
 
 
 def _items(answer: Any) -> list[Any]:
-    """The list of memory items in a parsed answer (``{"memories": [...]}`` or a list)."""
+    """The list of memory items in a parsed answer: ``{"memories": [...]}`` or a bare list."""
     if isinstance(answer, list):
         return answer
-    if isinstance(answer, Mapping):
-        for key in ("memories", "memory", "items", "results"):
-            if isinstance(answer.get(key), list):
-                return answer[key]
-        lists = [value for value in answer.values() if isinstance(value, list)]
-        if len(lists) == 1:
-            return lists[0]
-        if isinstance(answer.get("content"), str):
-            return [answer]
-    raise LlmOutputError(f"extraction answer has no list of memories: {str(answer)[:200]!r}")
+    if isinstance(answer, Mapping) and isinstance(answer.get("memories"), list):
+        return answer["memories"]
+    shape = (f"an object with keys {sorted(map(str, answer))[:8]}"
+             if isinstance(answer, Mapping) else type(answer).__name__)
+    raise LlmOutputError(f'the extraction answer has no "memories" list (got {shape}): '
+                         f"{str(answer)[:200]!r}")
 
 
-def _memory_type(value: Any) -> str:
+def memory_type_of(value: Any) -> str | None:
+    """One of the four memory types (any letter case, singular or plural), else None."""
     if not isinstance(value, str):
-        return "memory"
+        return None
     name = value.strip().lower()
-    name = _TYPE_ALIASES.get(name, name)
-    if name not in MEMORY_TYPES:
-        logger.info("extracted memory has unknown type %r; storing it as 'memory'", value)
-        return "memory"
-    return name
+    name = _PLURALS.get(name, name)
+    return name if name in MEMORY_TYPES else None
+
+
+def is_trivial(text: str) -> bool:
+    """True for text no one would remember: too few letters, or a placeholder."""
+    return sum(char.isalpha() for char in text) < MIN_MEMORY_LETTERS or is_placeholder(text)
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.casefold())
+
+
+def echoes_example(content: str, examples: Sequence[str], source_text: str) -> bool:
+    """True when ``content`` repeats one of ``examples`` that ``source_text`` does not
+    support (fewer than half of the example's longer words occur in it)."""
+    words = _words(content)
+    for example in examples:
+        if words != _words(example):
+            continue
+        telling = [word for word in words if len(word) > 3 and word != "user"]
+        present = set(_words(source_text))
+        if not telling or 2 * sum(word in present for word in telling) < len(telling):
+            return True
+    return False
 
 
 def _source_labels(item: Mapping[str, Any]) -> list[int]:
@@ -153,39 +189,48 @@ class MemoryExtractor:
         if prompt.truncated:
             logger.info("extraction prompt truncated to %s tokens (%d of %d messages kept)",
                         config.memory_extraction_token_limit, len(prompt.labels), len(copies))
-        answer = self.llm.generate(prompt.messages, response_json_schema=EXTRACTION_SCHEMA)
+        with llm_task(EXTRACTION):
+            answer = self.llm.generate(prompt.messages, response_json_schema=EXTRACTION_SCHEMA)
         return self.parse(answer.text, copies, prompt,
                           config.memory_extraction_inherit_message_metadata)
 
     def parse(self, answer: str, copies: Sequence[PromptMessage], prompt: BuiltPrompt,
               inherit: bool | Sequence[str] | None) -> list[ExtractedMemory]:
-        """Memories from the LLM's answer text; unusable items are skipped with a warning."""
+        """Memories from the LLM's answer text; invalid items are dropped with one
+        ``UserWarning`` counting them. Raises LlmOutputError without a memories list."""
         rule = True if inherit is None else inherit
         items = _items(parse_json_output(answer))
         included = [copies[index] for index in prompt.labels.values()]
+        source_text = "\n".join(copy.text for copy in included)
         memories: list[ExtractedMemory] = []
-        skipped = 0
+        dropped: Counter[str] = Counter()
         for item in items:
-            if isinstance(item, str):
-                item = {"content": item}
-            if not isinstance(item, Mapping):
-                skipped += 1
+            content = item.get("content") if isinstance(item, Mapping) else None
+            if not isinstance(content, str):
+                dropped["shape"] += 1
                 continue
-            content = next((item[key] for key in ("content", "text", "memory", "statement")
-                            if isinstance(item.get(key), str)), "")
-            content = " ".join(content.split())[:MAX_MEMORY_CHARS]
-            if not content:
-                skipped += 1
-                continue
-            sources = [copies[prompt.labels[label]] for label in _source_labels(item)
-                       if label in prompt.labels]
-            sources = list({id(source): source for source in sources}.values()) or included
-            memories.append(ExtractedMemory(
-                content=content,
-                memory_type=_memory_type(item.get("type", item.get("memory_type"))),
-                metadata=inherited_metadata([s.metadata for s in sources], rule),
-                source_message_ids=tuple(s.id for s in sources if s.id),
-            ))
-        if skipped:
-            logger.warning("skipped %d unusable item(s) in the extraction answer", skipped)
+            content = " ".join(unescape_answer(content).split())[:MAX_MEMORY_CHARS]
+            memory_type = memory_type_of(item.get("type"))
+            if is_trivial(content):
+                dropped["trivial"] += 1
+            elif memory_type is None:
+                dropped["type"] += 1
+            elif echoes_example(content, list(EXTRACTION_EXAMPLES.values()), source_text):
+                dropped["example"] += 1
+            else:
+                sources = [copies[prompt.labels[label]] for label in _source_labels(item)
+                           if label in prompt.labels]
+                sources = list({id(source): source for source in sources}.values()) or included
+                memories.append(ExtractedMemory(
+                    content=content, memory_type=memory_type,
+                    metadata=inherited_metadata([s.metadata for s in sources], rule),
+                    source_message_ids=tuple(s.id for s in sources if s.id),
+                ))
+        if dropped:
+            reasons = "; ".join(f"{count} {DROP_REASONS[reason]}"
+                                for reason, count in dropped.items())
+            message = (f"memory extraction dropped {sum(dropped.values())} of {len(items)} "
+                       f"item(s) of the LLM's answer: {reasons}")
+            logger.info("%s; the answer began: %r", message, answer[:200])
+            warnings.warn(message, UserWarning, stacklevel=2)
         return memories

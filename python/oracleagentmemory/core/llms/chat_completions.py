@@ -47,6 +47,20 @@ def option_fields(*, max_tokens_field: str, temperature: float | None,
     return {name: value for name, value in fields.items() if value is not None}
 
 
+def cap_field(max_tokens_field: str) -> str:
+    """The request field that caps the answer (the endpoint's name for it)."""
+    return max_tokens_field
+
+
+def was_cut(payload: Any) -> bool:
+    """True when the answer stopped at the output cap (``finish_reason`` ``length``), for a
+    completion or the events of a streamed one."""
+    events = payload if isinstance(payload, list) else [payload]
+    return any(isinstance(choice, Mapping) and choice.get("finish_reason") == "length"
+               for event in events if isinstance(event, Mapping)
+               for choice in event.get("choices") or ())
+
+
 def request_body(model: str, messages: Sequence[Message], fields: Mapping[str, Any]
                  ) -> dict[str, Any]:
     """The JSON body: ``fields`` (options, output format, caller kwargs) plus the prompt."""

@@ -35,3 +35,11 @@ class LlmResponseError(LlmError):
 
 class LlmOutputError(LlmError, ValueError):
     """The model's text is not usable for the task (for example: no JSON where JSON is due)."""
+
+
+class LlmUnavailableError(LlmConnectionError):
+    """Not sent: the endpoint's circuit breaker is open after failed calls.
+
+    Why: a dead or overloaded endpoint should cost one timeout, not one per call. Calls
+    fail at once until the cool-down ends; then one trial call decides whether it is back.
+    """

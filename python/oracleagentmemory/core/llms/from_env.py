@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 from oracleagentmemory.core.llms.llm import Llm
+from oracleagentmemory.core.llms.tasks import TASKS
 
 ENV_PREFIX = "ORACLEAGENTMEMORY_LLM_"
 BASE_URL_ENV = ENV_PREFIX + "BASE_URL"
@@ -20,6 +22,12 @@ API_KEY_ENV = ENV_PREFIX + "API_KEY"
 TIMEOUT_ENV = ENV_PREFIX + "TIMEOUT"
 MAX_RETRIES_ENV = ENV_PREFIX + "MAX_RETRIES"
 JSON_MODE_ENV = ENV_PREFIX + "JSON_MODE"
+MAX_TOKENS_ENV = ENV_PREFIX + "MAX_TOKENS"
+RETRY_TIMEOUTS_ENV = ENV_PREFIX + "RETRY_TIMEOUTS"
+BREAKER_THRESHOLD_ENV = ENV_PREFIX + "BREAKER_THRESHOLD"
+BREAKER_COOLDOWN_ENV = ENV_PREFIX + "BREAKER_COOLDOWN"
+"""``…_MAX_TOKENS_<TASK>`` and ``…_TIMEOUT_<TASK>`` name one task each (``EXTRACTION``,
+``SUMMARY``, ``TOPICS``, ``LINKING``, ``CAPTION``, ``SHORTENING``)."""
 _FALSE = {"0", "false", "no", "off"}
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -38,6 +46,43 @@ def env_number(environ: Mapping[str, str], name: str, kind: type, default: float
     return value
 
 
+def _positive(environ: Mapping[str, str], name: str, kind: type) -> Any:
+    """A positive number from ``name``, or None when unset."""
+    if not environ.get(name, "").strip():
+        return None
+    value = env_number(environ, name, kind, 0)
+    if not value > 0:
+        raise ValueError(f"{name} must be positive, got {environ[name].strip()!r}")
+    return kind(value)
+
+
+def client_options(environ: Mapping[str, str]) -> dict[str, Any]:
+    """The ``Llm`` options the variables set (a variable left unset sets nothing)."""
+    options: dict[str, Any] = {}
+    if (timeout := _positive(environ, TIMEOUT_ENV, float)) is not None:
+        options["timeout"] = timeout
+    if environ.get(MAX_RETRIES_ENV, "").strip():
+        options["max_retries"] = int(env_number(environ, MAX_RETRIES_ENV, int, 3))
+    if (cap := _positive(environ, MAX_TOKENS_ENV, int)) is not None:
+        options["max_tokens"] = cap
+    caps = {task: value for task in TASKS if (value := _positive(
+        environ, f"{MAX_TOKENS_ENV}_{task.upper()}", int)) is not None}
+    timeouts = {task: value for task in TASKS if (value := _positive(
+        environ, f"{TIMEOUT_ENV}_{task.upper()}", float)) is not None}
+    if caps:
+        options["max_tokens_by_task"] = caps
+    if timeouts:
+        options["timeout_by_task"] = timeouts
+    if environ.get(RETRY_TIMEOUTS_ENV, "").strip():
+        options["retry_timeouts"] = env_flag(environ, RETRY_TIMEOUTS_ENV, False)
+    if environ.get(BREAKER_THRESHOLD_ENV, "").strip():
+        options["circuit_breaker_threshold"] = int(
+            env_number(environ, BREAKER_THRESHOLD_ENV, int, 0))
+    if (cooldown := _positive(environ, BREAKER_COOLDOWN_ENV, float)) is not None:
+        options["circuit_breaker_cooldown"] = cooldown
+    return options
+
+
 def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
     raw = environ.get(name, "").strip().lower()
     if not raw:
@@ -53,9 +98,12 @@ def llm_from_env(environ: Mapping[str, str] | None = None) -> Llm | None:
     """The LLM named by ``ORACLEAGENTMEMORY_LLM_*`` variables, or None when none is named.
 
     ``…_BASE_URL`` (e.g. ``http://localhost:11434/v1``) and ``…_MODEL`` are required
-    together; ``…_API_KEY``, ``…_TIMEOUT`` (seconds), ``…_MAX_RETRIES`` and ``…_JSON_MODE``
-    are optional. The model is named as for :class:`Llm` (a known provider prefix such as
-    ``ollama/`` is dropped; any other ``org/name`` is the server's own model name).
+    together; ``…_API_KEY``, ``…_TIMEOUT`` (seconds, every call), ``…_TIMEOUT_<TASK>``,
+    ``…_MAX_TOKENS`` (every call), ``…_MAX_TOKENS_<TASK>``, ``…_MAX_RETRIES``,
+    ``…_RETRY_TIMEOUTS``, ``…_BREAKER_THRESHOLD``, ``…_BREAKER_COOLDOWN`` (seconds) and
+    ``…_JSON_MODE`` are optional; unset ones keep the ``Llm`` defaults. The model is named
+    as for :class:`Llm` (a known provider prefix such as ``ollama/`` is dropped; any other
+    ``org/name`` is the server's own model name).
     """
     environ = os.environ if environ is None else environ
     base_url = environ.get(BASE_URL_ENV, "").strip()
@@ -72,7 +120,6 @@ def llm_from_env(environ: Mapping[str, str] | None = None) -> Llm | None:
         model,
         api_base=base_url,
         api_key=environ.get(API_KEY_ENV, "").strip() or None,
-        timeout=env_number(environ, TIMEOUT_ENV, float, 60.0) or 60.0,
-        max_retries=int(env_number(environ, MAX_RETRIES_ENV, int, 3)),
         structured_output=env_flag(environ, JSON_MODE_ENV, True),
+        **client_options(environ),
     )

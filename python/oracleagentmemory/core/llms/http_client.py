@@ -4,6 +4,11 @@ Why one module: chat completions and embeddings speak the same protocol family (
 JSON bodies, the same error statuses), so timeouts, retries, backoff and error mapping are
 written once. The retry decision is a pure function; the sync and async loops only differ
 in how they send and sleep.
+
+Two guards keep a slow or dead endpoint cheap. ``retry_timeouts=False`` does not resend a
+request that timed out: the server may still be generating the abandoned answer, and a
+retry would queue behind it. A :class:`CircuitBreaker` stops sending after failed calls and
+lets one trial call through after a cool-down.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from oracleagentmemory.core.llms.errors import (
     LlmHttpError,
     LlmResponseError,
     LlmTimeoutError,
+    LlmUnavailableError,
 )
 
 logger = logging.getLogger(__name__)
@@ -37,6 +43,11 @@ logger = logging.getLogger(__name__)
 RETRYABLE_STATUSES = frozenset({408, 409, 425, 429})
 """Client-side statuses worth retrying; every 5xx is retried too."""
 BODY_SNIPPET_CHARS = 500
+MAX_CONNECT_TIMEOUT = 10.0
+"""Seconds to wait for a connection, whatever the answer's timeout: an endpoint that does
+not accept a connection in this time is down or overloaded."""
+FinalError = Callable[[int, str], bool]
+"""``(status, error message) -> True`` when an error answer must not be retried."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +93,108 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return None
     current = time.time() if now is None else now
     return max(0.0, when.timestamp() - current)
+
+
+class CircuitBreaker:
+    """Stops calling an endpoint after ``threshold`` failed calls in a row.
+
+    A failed call is one that ended, after its retries, in a timeout, a connection error or
+    a 5xx/429 answer; any other answer shows the endpoint is alive and resets the count.
+    While open, calls raise :class:`LlmUnavailableError` at once. After ``cooldown``
+    seconds one trial call goes through: success closes the breaker, failure opens it again
+    for twice as long (up to ``max_cooldown``). ``threshold`` 0 disables it. ``clock`` is
+    injectable so tests can move time without waiting.
+    """
+
+    def __init__(self, threshold: int = 1, cooldown: float = 30.0, max_cooldown: float = 300.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
+            raise ValueError(f"circuit_breaker_threshold must be an int of at least 0 (0 turns "
+                             f"the breaker off), got {threshold!r}")
+        for name, value in (("circuit_breaker_cooldown", cooldown),
+                            ("max_cooldown", max_cooldown)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+        self.threshold = threshold
+        self.cooldown = float(cooldown)
+        self.max_cooldown = max(float(max_cooldown), self.cooldown)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._failures = 0
+        self._open_until: float | None = None
+        self._current_cooldown = self.cooldown
+        self._trial = False
+        self._last_error = ""
+
+    @property
+    def is_open(self) -> bool:
+        with self._lock:
+            return self._open_until is not None
+
+    def before_call(self, url: str) -> bool:
+        """Raise LlmUnavailableError while open; True when this call is the trial."""
+        if not self.threshold:
+            return False
+        with self._lock:
+            if self._open_until is None:
+                return False
+            left = self._open_until - self._clock()
+            if left > 0 or self._trial:
+                raise LlmUnavailableError(
+                    f"POST {url} not sent: the endpoint failed {self._failures} call(s) in a "
+                    f"row (last: {self._last_error}); "
+                    + (f"next attempt in {left:.0f}s" if left > 0
+                       else "a trial call is in progress"))
+            self._trial = True
+            return True
+
+    def succeeded(self, trial: bool) -> None:
+        if not self.threshold:
+            return
+        with self._lock:
+            was_open = self._open_until is not None
+            self._failures = 0
+            self._open_until = None
+            self._current_cooldown = self.cooldown
+            if trial:
+                self._trial = False
+        if was_open and trial:
+            logger.info("the LLM endpoint answers again; circuit breaker closed")
+
+    def failed(self, trial: bool, error: BaseException) -> None:
+        if not self.threshold:
+            return
+        with self._lock:
+            self._failures += 1
+            self._last_error = str(error)[:BODY_SNIPPET_CHARS]
+            if trial:
+                self._trial = False
+                self._current_cooldown = min(self._current_cooldown * 2, self.max_cooldown)
+            elif self._failures < self.threshold or self._open_until is not None:
+                return
+            self._open_until = self._clock() + self._current_cooldown
+            cooldown = self._current_cooldown
+        logger.warning("%s; no further calls to this endpoint for %.0fs (circuit breaker "
+                       "open after %d failed call(s))", error, cooldown, self._failures)
+
+    def released(self, trial: bool) -> None:
+        """The call ended without telling anything about the endpoint (cancelled)."""
+        if trial:
+            with self._lock:
+                self._trial = False
+
+
+class ClientClosedError(LlmConnectionError):
+    """The call was abandoned because its client was closed (says nothing of the endpoint)."""
+
+
+def counts_against_endpoint(error: BaseException) -> bool:
+    """Timeouts, connection errors and 5xx/429 answers say the endpoint is unwell."""
+    if isinstance(error, ClientClosedError):
+        return False
+    if isinstance(error, LlmHttpError):
+        return error.status_code >= 500 or error.status_code == 429
+    return isinstance(error, (LlmTimeoutError, LlmConnectionError))
 
 
 @dataclass(frozen=True)
@@ -150,7 +263,7 @@ def _error_message(response: httpx.Response) -> str:
 
 
 def _decide_response(response: httpx.Response, retry_number: int, policy: RetryPolicy,
-                     rng: random.Random) -> _Decision:
+                     rng: random.Random, final: FinalError | None = None) -> _Decision:
     status = response.status_code
     detail = _error_message(response)
     error = LlmHttpError(
@@ -158,7 +271,8 @@ def _decide_response(response: httpx.Response, retry_number: int, policy: RetryP
         status_code=status,
         body=response.text[:BODY_SNIPPET_CHARS],
     )
-    retryable = status >= 500 or status in RETRYABLE_STATUSES
+    retryable = (status >= 500 or status in RETRYABLE_STATUSES) and not (
+        final is not None and final(status, detail))
     if not retryable or retry_number >= policy.max_retries:
         return _Decision(error, retry=False)
     retry_after = parse_retry_after(response.headers.get("retry-after"))
@@ -177,11 +291,16 @@ def _decide_response(response: httpx.Response, retry_number: int, policy: RetryP
 
 
 def _decide_exception(exc: httpx.HTTPError, url: str, retry_number: int,
-                      policy: RetryPolicy, rng: random.Random) -> _Decision:
+                      policy: RetryPolicy, rng: random.Random,
+                      retry_timeouts: bool = True, timeout: float | None = None) -> _Decision:
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.LocalProtocolError)):
         return _Decision(LlmConnectionError(f"POST {url} cannot be sent: {exc}"), retry=False)
     if isinstance(exc, httpx.TimeoutException):
-        error: LlmError = LlmTimeoutError(f"POST {url} timed out: {type(exc).__name__}")
+        waited = f" after {timeout:g}s" if timeout is not None else ""
+        error: LlmError = LlmTimeoutError(
+            f"POST {url} timed out{waited}: {type(exc).__name__}")
+        if not retry_timeouts:
+            return _Decision(error, retry=False)
     elif isinstance(exc, httpx.TransportError):
         error = LlmConnectionError(f"POST {url} failed: {type(exc).__name__}: {exc}")
     else:
@@ -235,9 +354,12 @@ class HttpJsonClient:
 
     Why: retries on 429, 408/409/425, every 5xx, timeouts and dropped connections, with
     exponential backoff and jitter (or the server's ``Retry-After``); other statuses raise
-    :class:`LlmHttpError` at once. ``sleep``/``async_sleep``/``rng`` are injectable so tests
-    can observe waits without waiting. The sync client is shared (thread-safe); the async
-    client is made per call, since an ``httpx.AsyncClient`` is bound to one event loop.
+    :class:`LlmHttpError` at once. ``retry_timeouts=False`` never resends a request that
+    timed out; ``breaker`` stops calling after failed calls. A call may give its own
+    ``timeout`` and a ``final`` test for error answers that retrying cannot fix.
+    ``sleep``/``async_sleep``/``rng`` are injectable so tests can observe waits without
+    waiting. The sync client is shared (thread-safe); the async client is made per call,
+    since an ``httpx.AsyncClient`` is bound to one event loop.
     """
 
     def __init__(
@@ -253,6 +375,8 @@ class HttpJsonClient:
         sleep: Callable[[float], None] = time.sleep,
         async_sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         rng: random.Random | None = None,
+        retry_timeouts: bool = True,
+        breaker: CircuitBreaker | None = None,
     ) -> None:
         if not isinstance(base_url, str) or not base_url.strip().lower().startswith(
                 ("http://", "https://")):
@@ -273,12 +397,22 @@ class HttpJsonClient:
         self._rng = rng or random.Random()
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
+        if not isinstance(retry_timeouts, bool):
+            raise TypeError(f"retry_timeouts must be a bool, got {type(retry_timeouts).__name__}")
+        self.retry_timeouts = retry_timeouts
+        self.breaker = breaker
 
     def url(self, path: str) -> str:
         return f"{self.base_url}/{path.lstrip('/')}"
 
+    def _timeout(self, seconds: float | None = None) -> httpx.Timeout:
+        seconds = self.timeout if seconds is None else seconds
+        if seconds is None:
+            return httpx.Timeout(None, connect=MAX_CONNECT_TIMEOUT)
+        return httpx.Timeout(seconds, connect=min(seconds, MAX_CONNECT_TIMEOUT))
+
     def _client_options(self) -> dict[str, Any]:
-        return {"headers": self._headers, "timeout": httpx.Timeout(self.timeout),
+        return {"headers": self._headers, "timeout": self._timeout(),
                 "auth": self._auth, **self.connection.httpx_options()}
 
     def _sync_client(self) -> httpx.Client:
@@ -287,42 +421,84 @@ class HttpJsonClient:
                 self._client = httpx.Client(**self._client_options())
             return self._client
 
-    def post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    def post(self, path: str, body: Mapping[str, Any], *, timeout: float | None = None,
+             final: FinalError | None = None) -> dict[str, Any]:
         """POST with retries; the decoded JSON object of the first 2xx answer."""
-        return self._send(path, body, _decode)
+        return self._send(path, body, _decode, timeout, final)
 
-    def post_events(self, path: str, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def post_events(self, path: str, body: Mapping[str, Any], *, timeout: float | None = None,
+                    final: FinalError | None = None) -> list[dict[str, Any]]:
         """POST a streaming request with retries; the events of the first 2xx answer.
 
         The whole stream is read before returning; a connection dropped mid-stream is
         retried like any dropped connection.
         """
-        return self._send(path, body, _decode_events)
+        return self._send(path, body, _decode_events, timeout, final)
 
-    async def post_async(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def post_async(self, path: str, body: Mapping[str, Any], *,
+                         timeout: float | None = None, final: FinalError | None = None
+                         ) -> dict[str, Any]:
         """Async twin of :meth:`post` with the same retry policy and errors."""
-        return await self._send_async(path, body, _decode)
+        return await self._send_async(path, body, _decode, timeout, final)
 
-    async def post_events_async(self, path: str, body: Mapping[str, Any]
+    async def post_events_async(self, path: str, body: Mapping[str, Any], *,
+                                timeout: float | None = None, final: FinalError | None = None
                                 ) -> list[dict[str, Any]]:
         """Async twin of :meth:`post_events`."""
-        return await self._send_async(path, body, _decode_events)
+        return await self._send_async(path, body, _decode_events, timeout, final)
+
+    def _guard(self, url: str) -> bool:
+        return self.breaker.before_call(url) if self.breaker is not None else False
+
+    def _outcome(self, trial: bool, error: BaseException | None,
+                 final: FinalError | None) -> None:
+        """Tell the breaker how the call ended (None: an answer came)."""
+        if self.breaker is None:
+            return
+        if error is not None and (not isinstance(error, LlmError)
+                                  or isinstance(error, ClientClosedError)):
+            self.breaker.released(trial)
+        elif error is None or not counts_against_endpoint(error) or (
+                isinstance(error, LlmHttpError) and final is not None
+                and final(error.status_code, str(error))):
+            self.breaker.succeeded(trial)  # the endpoint answered
+        else:
+            self.breaker.failed(trial, error)
 
     def _send(self, path: str, body: Mapping[str, Any],
-              read: Callable[[httpx.Response], Any]) -> Any:
+              read: Callable[[httpx.Response], Any], timeout: float | None = None,
+              final: FinalError | None = None) -> Any:
         url = self.url(path)
+        trial = self._guard(url)
+        try:
+            result = self._send_loop(url, body, read, timeout, final)
+        except BaseException as exc:
+            self._outcome(trial, exc, final)
+            raise
+        self._outcome(trial, None, final)
+        return result
+
+    def _send_loop(self, url: str, body: Mapping[str, Any],
+                   read: Callable[[httpx.Response], Any], timeout: float | None,
+                   final: FinalError | None) -> Any:
         client = self._sync_client()
+        wait = httpx.USE_CLIENT_DEFAULT if timeout is None else self._timeout(timeout)
         retry_number = 0
         while True:
             try:
-                response = client.post(url, json=dict(body))
+                response = client.post(url, json=dict(body), timeout=wait)
             except httpx.HTTPError as exc:
-                decision = _decide_exception(exc, url, retry_number, self.retry, self._rng)
+                if client is not self._client:  # close() ended the call: no retry
+                    raise ClientClosedError(f"POST {url} abandoned: the client was closed "
+                                            "while it waited") from exc
+                decision = _decide_exception(exc, url, retry_number, self.retry, self._rng,
+                                             self.retry_timeouts, timeout or self.timeout)
                 cause: BaseException = exc
             else:
                 if response.is_success:
                     return read(response)
-                decision = _decide_response(response, retry_number, self.retry, self._rng)
+                decision = _decide_response(response, retry_number, self.retry, self._rng,
+                                            final)
                 cause = decision.error
             if not decision.retry:
                 raise decision.error from (None if cause is decision.error else cause)
@@ -331,20 +507,37 @@ class HttpJsonClient:
             retry_number += 1
 
     async def _send_async(self, path: str, body: Mapping[str, Any],
-                          read: Callable[[httpx.Response], Any]) -> Any:
+                          read: Callable[[httpx.Response], Any], timeout: float | None = None,
+                          final: FinalError | None = None) -> Any:
         url = self.url(path)
+        trial = self._guard(url)
+        try:
+            result = await self._send_loop_async(url, body, read, timeout, final)
+        except BaseException as exc:
+            self._outcome(trial, exc, final)
+            raise
+        self._outcome(trial, None, final)
+        return result
+
+    async def _send_loop_async(self, url: str, body: Mapping[str, Any],
+                               read: Callable[[httpx.Response], Any], timeout: float | None,
+                               final: FinalError | None) -> Any:
+        wait = httpx.USE_CLIENT_DEFAULT if timeout is None else self._timeout(timeout)
         retry_number = 0
         async with httpx.AsyncClient(**self._client_options()) as client:
             while True:
                 try:
-                    response = await client.post(url, json=dict(body))
+                    response = await client.post(url, json=dict(body), timeout=wait)
                 except httpx.HTTPError as exc:
-                    decision = _decide_exception(exc, url, retry_number, self.retry, self._rng)
+                    decision = _decide_exception(exc, url, retry_number, self.retry,
+                                                 self._rng, self.retry_timeouts,
+                                                 timeout or self.timeout)
                     cause: BaseException = exc
                 else:
                     if response.is_success:
                         return read(response)
-                    decision = _decide_response(response, retry_number, self.retry, self._rng)
+                    decision = _decide_response(response, retry_number, self.retry,
+                                                self._rng, final)
                     cause = decision.error
                 if not decision.retry:
                     raise decision.error from (None if cause is decision.error else cause)
@@ -357,7 +550,8 @@ class HttpJsonClient:
                        self.retry.max_retries, decision.delay)
 
     def close(self) -> None:
-        """Release pooled connections. Idempotent; a later call reopens a client."""
+        """Release pooled connections. Idempotent; a later call reopens a client. A call
+        in flight on another thread ends with LlmConnectionError, without a retry."""
         with self._client_lock:
             client, self._client = self._client, None
         if client is not None:

@@ -29,11 +29,19 @@ def strip_reasoning(text: str) -> str:
     return text.strip()
 
 
+def _is_marker(value: Any) -> bool:
+    """``[1]``, ``[2, 3]``: a citation or transcript label in prose, not an answer."""
+    return isinstance(value, list) and all(
+        isinstance(item, (int, float)) and not isinstance(item, bool) for item in value)
+
+
 def parse_json_output(text: str) -> Any:
     """The first JSON object or array in a model answer.
 
     Tries, in order: the whole answer, the contents of each code fence, then every ``{`` or
-    ``[`` position with a raw decoder (so trailing prose is ignored).
+    ``[`` position with a raw decoder (so surrounding prose is ignored). In prose, a list
+    of numbers only (``Sure. [1] user: ...``, an echoed transcript label or a citation) is
+    not taken for the answer.
     Raises :class:`LlmOutputError` when none of these yields JSON.
     """
     if not isinstance(text, str):
@@ -54,6 +62,7 @@ def parse_json_output(text: str) -> Any:
             value, _ = decoder.raw_decode(cleaned, index)
         except ValueError:
             continue
-        return value
+        if not _is_marker(value):
+            return value
     snippet = cleaned[:SNIPPET_CHARS] if cleaned else "<empty answer>"
     raise LlmOutputError(f"the model's answer contains no JSON object or array: {snippet!r}")

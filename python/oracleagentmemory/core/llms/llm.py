@@ -26,20 +26,31 @@ from oracleagentmemory.core.imageinputlimitconfig import (
 )
 from oracleagentmemory.core.llms import chat_completions, responses_api
 from oracleagentmemory.core.llms.errors import LlmHttpError
+from oracleagentmemory.core.llms.http_client import CircuitBreaker
 from oracleagentmemory.core.llms.model_arguments import flag, optional_value, positive_int
 from oracleagentmemory.core.llms.prompt import to_messages
 from oracleagentmemory.core.llms.providers import endpoint_client, resolve_endpoint
 from oracleagentmemory.core.llms.structured_output import (
-    REJECTION_STATUSES,
     OutputMode,
+    best_output,
+    is_refusal,
+    names_output_format,
+    remember_refusal,
     reminder,
 )
+from oracleagentmemory.core.llms.tasks import TaskCall, TaskLimits, current_task
 
 logger = logging.getLogger(__name__)
 
 SLOT_POLL_SECONDS = 0.01
 """How often an async call waiting for a free ``max_concurrent_requests`` slot looks again."""
-
+DEFAULT_BREAKER_THRESHOLD = 1
+"""Failed calls (after their retries) that open the circuit breaker: one timeout is enough,
+since the server may still be generating the answer nobody waits for any more."""
+DEFAULT_BREAKER_COOLDOWN = 30.0
+"""Seconds without calls after the breaker opens; doubled after each failed trial."""
+CAP_FIELDS = frozenset({"max_tokens", "max_completion_tokens", "max_output_tokens"})
+"""Request fields that cap the answer: one given by the caller replaces the task's cap."""
 
 
 class LlmApiType(str, Enum):
@@ -61,12 +72,20 @@ class Llm(ILlm):
     ``model`` is ``provider/name`` (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
     ``vllm/Qwen/Qwen2.5-7B-Instruct``) or a plain name for OpenAI; ``api_base`` overrides
     the provider's URL. ``response_json_schema`` asks for structured output, falling back
-    to JSON mode and then plain text on servers that refuse it (remembered per instance).
+    to JSON mode and then plain text on servers that refuse it (an error naming the format,
+    not retried; remembered for the endpoint by every client of the process).
     Images in prompts travel as data URLs, checked against ``image_input_limit_config``.
     ``default_kwargs`` are request fields sent with every call (per-call ``kwargs`` win),
-    except these client options: ``timeout`` (seconds, default 60), ``max_retries``
-    (default 3) and ``structured_output`` (False: never ask for JSON or schema output).
-    Failures raise :class:`~oracleagentmemory.core.llms.errors.LlmError` subclasses.
+    except these client options: ``timeout`` (seconds, default 60; for every call when
+    given), ``max_retries`` (default 3), ``structured_output`` (False: never ask for JSON or
+    schema output), ``max_tokens_by_task`` and ``timeout_by_task`` (per library task, see
+    :mod:`~oracleagentmemory.core.llms.tasks`), ``retry_timeouts`` (default False: a
+    timed-out request is not sent again), ``circuit_breaker_threshold`` (failed calls that
+    stop further calls, default 1; 0: never) and ``circuit_breaker_cooldown`` (seconds,
+    default 30). The library's own calls (extraction, summaries, topics, linking, captions,
+    shortening) get an output cap and a timeout per task; ``max_tokens`` given here caps
+    every call instead. Failures raise
+    :class:`~oracleagentmemory.core.llms.errors.LlmError` subclasses.
     ``http`` is the :class:`~oracleagentmemory.core.llms.http_client.HttpJsonClient`
     requests go through; ``max_concurrent_requests`` bounds calls in flight, sync and async.
     """
@@ -100,14 +119,20 @@ class Llm(ILlm):
                              f"got {api_type!r}") from None
         self.model = model
         self._wire_model = endpoint.model
+        self._endpoint_key = (endpoint.base_url.rstrip("/"), endpoint.model,
+                              self.api_type.value)
         self._protocol = _PROTOCOLS[self.api_type]
         self._stream = flag("stream", stream, False)
         self._options = self._protocol.option_fields(
             max_tokens_field=endpoint.max_tokens_field,
             temperature=optional_value("temperature", temperature, (int, float)),
-            max_tokens=optional_value("max_tokens", max_tokens, int),
+            max_tokens=None,  # sent per call: a task's cap, or this one
             reasoning_effort=optional_value("reasoning_effort", reasoning_effort, str),
         )
+        self._cap_field = self._protocol.cap_field(endpoint.max_tokens_field)
+        cap = optional_value("max_tokens", max_tokens, int)
+        if cap is not None and cap < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {cap}")
         self._reminder = flag("enable_structured_output_reminder",
                                enable_structured_output_reminder, True)
         self._supports_vision = flag("supports_vision", supports_vision, True)
@@ -122,8 +147,19 @@ class Llm(ILlm):
         self._best_output = (OutputMode.SCHEMA if flag(
             "structured_output", options.pop("structured_output", True), True)
             else OutputMode.TEXT)
+        self.limits = TaskLimits.from_options(
+            max_tokens_by_task=options.pop("max_tokens_by_task", None),
+            timeout_by_task=options.pop("timeout_by_task", None),
+            max_tokens=cap, max_tokens_given=max_tokens is not NOT_SET_MARKER,
+            timeout=options.get("timeout"))
+        """The output cap and timeout of each library task (see ``tasks``)."""
+        breaker = CircuitBreaker(
+            threshold=options.pop("circuit_breaker_threshold", DEFAULT_BREAKER_THRESHOLD),
+            cooldown=options.pop("circuit_breaker_cooldown", DEFAULT_BREAKER_COOLDOWN))
+        retry_timeouts = flag("retry_timeouts", options.pop("retry_timeouts", False), False)
         self.http = endpoint_client(endpoint, options, key_file=key_file, cert_file=cert_file,
-                                    ca_file=ca_file, proxy=proxy, trust_env=trust_env)
+                                    ca_file=ca_file, proxy=proxy, trust_env=trust_env,
+                                    retry_timeouts=retry_timeouts, breaker=breaker)
         self._default_kwargs = options
 
     def __repr__(self) -> str:
@@ -153,30 +189,52 @@ class Llm(ILlm):
         return messages
 
     def _body(self, messages: list[Message], schema: JsonSchema | None, mode: OutputMode,
-              kwargs: Mapping[str, Any]) -> dict[str, Any]:
+              kwargs: Mapping[str, Any], task: TaskCall | None) -> dict[str, Any]:
         if schema is not None and mode < OutputMode.SCHEMA and self._reminder:
             messages = [*messages, Message("system", reminder(schema))]
         fields = {**self._options, **self._protocol.output_fields(mode, schema),
                   **self._default_kwargs, **kwargs}
+        cap = self.limits.cap(task)
+        if cap is not None and not CAP_FIELDS & set(fields):
+            fields[self._cap_field] = cap
         if self._stream:
             fields["stream"] = True
         return self._protocol.request_body(self._wire_model, messages, fields)
 
-    def _read(self, payload: Any) -> LlmResponse:
+    def _read(self, payload: Any, body: Mapping[str, Any], task: TaskCall | None
+              ) -> LlmResponse:
+        if self._protocol.was_cut(payload):
+            what = f"the {task.name} answer" if task is not None else "the answer"
+            cap = next((body[name] for name in CAP_FIELDS if name in body), None)
+            option = (f"max_tokens_by_task={{{task.name!r}: ...}}" if task is not None
+                      else "max_tokens")
+            logger.warning("%s of %s was cut at its output cap (%s tokens); raise %s if "
+                           "answers of this length are expected", what, self.model, cap,
+                           option)
         if self._stream:
             return LlmResponse(self._protocol.streamed_text(payload))
         return LlmResponse(self._protocol.answer_text(payload))
+
+    def _mode(self, schema: JsonSchema | None) -> OutputMode:
+        """The output mode to ask for: the best the endpoint has not refused."""
+        return best_output(self._endpoint_key, self._best_output)
+
+    @staticmethod
+    def _final(schema: JsonSchema | None, mode: OutputMode) -> Any:
+        """Error answers not to retry: those naming the output format asked for."""
+        return names_output_format if schema is not None and mode > OutputMode.TEXT else None
 
     def _weaker(self, mode: OutputMode, schema: JsonSchema | None, error: LlmHttpError
                 ) -> OutputMode:
         """The next output mode to try after ``error``, or the error itself re-raised."""
         if schema is None or mode is OutputMode.TEXT \
-                or error.status_code not in REJECTION_STATUSES:
+                or not is_refusal(error.status_code, str(error)):
             raise error
         weaker = OutputMode(mode - 1)
-        logger.info("%s refused %s output (HTTP %s); asking for %s output from now on",
-                    self.http.base_url, mode.name, error.status_code, weaker.name)
-        self._best_output = min(self._best_output, weaker)
+        if remember_refusal(self._endpoint_key, mode):
+            logger.warning("%s (model %s) refused %s output (HTTP %s); asking it for %s "
+                           "output from now on", self.http.base_url, self._wire_model,
+                           mode.name, error.status_code, weaker.name)
         return weaker
 
     @contextmanager
@@ -193,13 +251,17 @@ class Llm(ILlm):
                  **kwargs: Any) -> LlmResponse:
         """The model's answer to ``prompt`` (see the class docstring for the options)."""
         messages = self._messages(prompt)
-        mode = self._best_output
+        mode = self._mode(response_json_schema)
+        task = current_task()
+        timeout = self.limits.timeout_for(task)
         send = self.http.post_events if self._stream else self.http.post
         while True:
-            body = self._body(messages, response_json_schema, mode, kwargs)
+            body = self._body(messages, response_json_schema, mode, kwargs, task)
             try:
                 with self._slot():
-                    return self._read(send(self._protocol.PATH, body))
+                    return self._read(send(self._protocol.PATH, body, timeout=timeout,
+                                           final=self._final(response_json_schema, mode)),
+                                      body, task)
             except LlmHttpError as error:
                 mode = self._weaker(mode, response_json_schema, error)
 
@@ -208,16 +270,20 @@ class Llm(ILlm):
                              **kwargs: Any) -> LlmResponse:
         """Async twin of :meth:`generate` (native async HTTP, same errors and fallbacks)."""
         messages = self._messages(prompt)
-        mode = self._best_output
+        mode = self._mode(response_json_schema)
+        task = current_task()
+        timeout = self.limits.timeout_for(task)
         send = self.http.post_events_async if self._stream else self.http.post_async
         while True:
-            body = self._body(messages, response_json_schema, mode, kwargs)
+            body = self._body(messages, response_json_schema, mode, kwargs, task)
             if self._slots is not None:
                 # Polled, not awaited in a worker thread: a cancelled caller holds no slot.
                 while not self._slots.acquire(blocking=False):
                     await asyncio.sleep(SLOT_POLL_SECONDS)
             try:
-                return self._read(await send(self._protocol.PATH, body))
+                return self._read(await send(self._protocol.PATH, body, timeout=timeout,
+                                             final=self._final(response_json_schema, mode)),
+                                  body, task)
             except LlmHttpError as error:
                 mode = self._weaker(mode, response_json_schema, error)
             finally:

@@ -25,7 +25,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
-from oracleagentmemory.core.llms.http_client import ConnectionOptions, HttpJsonClient, RetryPolicy
+from oracleagentmemory.core.llms.http_client import (
+    CircuitBreaker,
+    ConnectionOptions,
+    HttpJsonClient,
+    RetryPolicy,
+)
 
 LITELLM_EXTRA = "pip install 'oracleagentmemory[litellm]'"
 DEFAULT_TIMEOUT = 60.0
@@ -113,10 +118,13 @@ def resolve_endpoint(model: Any, api_base: Any = NOT_SET_MARKER,
 
 
 def endpoint_client(endpoint: Endpoint, options: dict[str, Any], *, key_file: Any,
-                    cert_file: Any, ca_file: Any, proxy: Any, trust_env: Any) -> HttpJsonClient:
+                    cert_file: Any, ca_file: Any, proxy: Any, trust_env: Any,
+                    retry_timeouts: bool = True, breaker: CircuitBreaker | None = None
+                    ) -> HttpJsonClient:
     """The HTTP client for ``endpoint`` from the reference's TLS/proxy arguments (unset: the
     default) and the client options ``timeout`` and ``max_retries``, popped from ``options``
-    (the rest are request fields)."""
+    (the rest are request fields). ``retry_timeouts`` and ``breaker``: see
+    :class:`HttpJsonClient`."""
     timeout = options.pop("timeout", DEFAULT_TIMEOUT)
     retries = options.pop("max_retries", DEFAULT_MAX_RETRIES)
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
@@ -129,4 +137,5 @@ def endpoint_client(endpoint: Endpoint, options: dict[str, Any], *, key_file: An
         trust_env=value_or(trust_env, True),
     )
     return HttpJsonClient(endpoint.base_url, api_key=endpoint.api_key, timeout=float(timeout),
-                          retry=RetryPolicy(max_retries=retries), connection=connection)
+                          retry=RetryPolicy(max_retries=retries), connection=connection,
+                          retry_timeouts=retry_timeouts, breaker=breaker)

@@ -58,6 +58,23 @@ def option_fields(*, max_tokens_field: str, temperature: float | None,
     return fields
 
 
+def cap_field(max_tokens_field: str) -> str:
+    """The request field that caps the answer (one name in this protocol)."""
+    return "max_output_tokens"
+
+
+def was_cut(payload: Any) -> bool:
+    """True when the response stopped at ``max_output_tokens`` (also for a stream's final
+    response)."""
+    responses = [event.get("response") for event in payload if isinstance(event, Mapping)] \
+        if isinstance(payload, list) else [payload]
+    for response in responses:
+        details = response.get("incomplete_details") if isinstance(response, Mapping) else None
+        if isinstance(details, Mapping) and details.get("reason") == "max_output_tokens":
+            return True
+    return False
+
+
 def request_body(model: str, messages: Sequence[Message], fields: Mapping[str, Any]
                  ) -> dict[str, Any]:
     """The JSON body: ``fields`` (options, output format, caller kwargs) plus the prompt."""

@@ -68,8 +68,8 @@ class KeyColumn:
 
     def set(self, slot: int, metadata: Any) -> None:
         self.complex.pop(slot, None)
-        if not isinstance(metadata, Mapping):
-            self.codes[slot] = NOT_OBJECT
+        if not isinstance(metadata, Mapping):  # no metadata: every key is missing
+            self.codes[slot] = MISSING
             return
         value = metadata.get(self.key, _NO_VALUE)
         if value is _NO_VALUE:

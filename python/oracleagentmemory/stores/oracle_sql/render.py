@@ -26,10 +26,12 @@ from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """1: the first; 2: relations.thread_id may be NULL (client-level links), the SQL collection
-types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST. install/upgrade.sql and
-OracleBackend.upgrade move a store from one to the next."""
+types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST; 3: deep data security, the tables
+<prefix>_SEC_POLICIES and <prefix>_SEC_GRANTS (policies registered on the store and granted
+to end users and groups). install/upgrade.sql and OracleBackend.upgrade move a store from one
+to the next."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
 VECTOR_INDEXES = ("HNSW", "IVF")
@@ -82,6 +84,7 @@ TEMPLATES = (
     ("search.pks.j2", "{p}_search.pks"),
     ("admin.pks.j2", "{p}_admin.pks"),
     ("session.pks.j2", "{p}_session.pks"),
+    ("security.pks.j2", "{p}_security.pks"),
     ("facade.pks.j2", "{p}.pks"),
     ("errors.pkb.j2", "{p}_errors.pkb"),
     ("codec.pkb.j2", "{p}_codec.pkb"),
@@ -93,6 +96,7 @@ TEMPLATES = (
     ("search.pkb.j2", "{p}_search.pkb"),
     ("admin.pkb.j2", "{p}_admin.pkb"),
     ("session.pkb.j2", "{p}_session.pkb"),
+    ("security.pkb.j2", "{p}_security.pkb"),
     ("facade.pkb.j2", "{p}.pkb"),
     # views and VPD policies last: the policy functions live in the session package
     ("isolation.sql.j2", "{p}_isolation.sql"),
@@ -183,11 +187,14 @@ def object_names(prefix: str) -> dict[str, str]:
         "search": f"{prefix}_SEARCH",
         "admin": f"{prefix}_ADMIN",
         "session": f"{prefix}_SESSION",
+        "security": f"{prefix}_SECURITY",
         "context": context_name(prefix),
         "t_meta": f"{prefix}_META",
         "t_records": f"{prefix}_RECORDS",
         "t_images": f"{prefix}_IMAGES",
         "t_relations": f"{prefix}_RELATIONS",
+        "t_sec_policies": f"{prefix}_SEC_POLICIES",
+        "t_sec_grants": f"{prefix}_SEC_GRANTS",
         "v_records": f"{prefix}_RECORDS_V",
         "v_relations": f"{prefix}_RELATIONS_V",
         "ix_vector": f"{prefix}_RECORDS_VIX",
@@ -276,6 +283,8 @@ def _vocabulary_context() -> dict[str, tuple[str, ...]]:
                                   if t not in _vocabulary.SEARCHABLE_TYPES),
         "statuses": _vocabulary.STATUSES,
         "ttl_anchors": _vocabulary.TTL_ANCHORS,
+        "security_policies": tuple(name.upper() for name in _vocabulary.SECURITY_POLICIES),
+        "principal_kinds": tuple(kind.upper() for kind in _vocabulary.PRINCIPAL_KINDS),
     }
 
 
