@@ -1,7 +1,8 @@
 """MkDocs hook: pages generated at build time from the sources they document.
 
 * ``plsql-api.md`` from the comments of the committed PL/SQL package specs (sql/*.pks),
-* ``benchmarks.md`` from the newest committed benchmark report (benchmarks/results/).
+* ``benchmarks.md`` from the newest committed benchmark report (benchmarks/results/), with
+  the images it links (``report.png``...), which sit beside it and not under ``docs/``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ _MEMBER = re.compile(r"^\s*(PROCEDURE|FUNCTION)\s+(\w+)", re.IGNORECASE)
 def on_files(files: Files, config) -> Files:
     files.append(File.generated(config, "plsql-api.md", content=plsql_reference()))
     files.append(File.generated(config, "benchmarks.md", content=benchmark_report()))
+    for image in benchmark_images():
+        files.append(File.generated(config, image.name, abs_src_path=str(image)))
     return files
 
 
@@ -56,6 +59,12 @@ def _members(source: str) -> list[str]:
         if stripped:
             comment = []
     return out
+
+
+def benchmark_images() -> list[Path]:
+    """The images of the benchmark results directory; the report links them by name."""
+    results = ROOT / "benchmarks" / "results"
+    return sorted(path for pattern in ("*.png", "*.svg") for path in results.glob(pattern))
 
 
 def benchmark_report() -> str:
