@@ -1,4 +1,4 @@
-"""OpenTelemetry bridge: one span per observed operation (``pip install oracleagentmemory[otel]``).
+"""OpenTelemetry bridge: one span per operation (``pip install 'agentmemory-plsql[otel]'``).
 
 A started event opens a span named ``<api_class>.<method>`` (``IThread.search``) and makes
 it current, so the embedder, LLM and store operations it triggers become child spans; the
@@ -30,7 +30,7 @@ try:
     from opentelemetry.trace import Span, Status, StatusCode, TracerProvider
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError("the OpenTelemetry bridge needs the 'otel' extra: "
-                      "pip install 'oracleagentmemory[otel]'") from error
+                      "pip install 'agentmemory-plsql[otel]'") from error
 
 from oracleagentmemory.observability.event import (
     ApiOperationCompletedEvent,

@@ -32,7 +32,7 @@ from oracleagentmemory.core.llms.http_client import (
     RetryPolicy,
 )
 
-LITELLM_EXTRA = "pip install 'oracleagentmemory[litellm]'"
+LITELLM_EXTRA = "pip install 'agentmemory-plsql[litellm]'"
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 3
 

@@ -1,0 +1,16 @@
+"""The name this library is installed under, and how to install an optional part of it.
+
+The import package is ``oracleagentmemory`` (the reference product's, so code written for
+it runs unchanged), but the distribution is ``agentmemory-plsql``: ``oracleagentmemory`` on
+the package index is the reference product itself, and ``pip install -U oracleagentmemory``
+must not replace this library with it (README, "Install").
+"""
+
+from __future__ import annotations
+
+DISTRIBUTION = "agentmemory-plsql"
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs an extra, e.g. ``pip install 'agentmemory-plsql[mcp]'``."""
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
