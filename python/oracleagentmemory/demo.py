@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
+from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.core.llms import llm_from_env
 from oracleagentmemory.core.llms.from_env import BASE_URL_ENV, MODEL_ENV
@@ -15,15 +17,17 @@ def llm_description() -> str:
     return f"{os.environ.get(BASE_URL_ENV)} (model {os.environ.get(MODEL_ENV)})"
 
 
-def run_demo(location: str, out: TextIO) -> None:
-    """Without ``ORACLEAGENTMEMORY_LLM_BASE_URL`` the demo runs offline, with no LLM."""
+def run_demo(location: str, out: TextIO, embedder: IEmbedder | None = None) -> None:
+    """Without ``ORACLEAGENTMEMORY_LLM_BASE_URL`` the demo runs offline, with no LLM;
+    ``embedder`` None is the library's default model."""
     def say(text: str = "") -> None:
         print(text, file=out)
 
     llm = llm_from_env()
     if llm is not None:
         say(f"Using the LLM at {llm_description()} for extraction, summaries and topics.")
-    with OracleAgentMemory(connection=location, llm=llm) as client:
+    model: IEmbedder | _NotSetMarker = NOT_SET_MARKER if embedder is None else embedder
+    with OracleAgentMemory(connection=location, llm=llm, embedder=model) as client:
         client.add_user("alice", "Alice, a software engineer based in Lyon.")
         thread = client.create_thread(user_id="alice", agent_id="travel-agent")
         thread.add_messages([

@@ -13,6 +13,7 @@ import pytest
 
 from oracleagentmemory import cli
 from oracleagentmemory.core import OracleAgentMemory
+from tests.support.cli_docs import EXIT
 from tests.support.images import JPEG, PNG
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -73,12 +74,12 @@ def test_search_threads_show_and_purge(populated):
     assert (code, out.strip()) == (0, "purged 0 expired records")
 
 
-def test_errors_exit_non_zero_with_a_message(populated):
+def test_errors_exit_with_their_documented_code_and_a_message(populated):
     code, _, err = run("show", "no-such-thread", "--db", populated)
-    assert code == 1 and "no-such-thread" in err
+    assert code == EXIT["not found"] and "no-such-thread" in err
     code, _, err = run("search", "x", "--db", populated, "--user-id", "alice",
                        "--filter", '{"tags": {"$bogus": 1}}')
-    assert code == 1 and "$bogus" in err
+    assert code == EXIT["usage"] and "$bogus" in err
 
 
 def test_export_then_import_gives_the_same_records_links_and_bytes(populated, tmp_path):
@@ -113,9 +114,17 @@ def test_entry_point_runs_as_a_module(populated):
     assert "1 thread(s)" in completed.stdout
 
 
-def test_mcp_subcommand_hands_over_to_the_mcp_server(capsys):
-    pytest.importorskip("mcp", reason="the mcp extra is not installed")
-    with pytest.raises(SystemExit) as exit_info:
-        cli.main(["mcp", "--help"])
-    assert exit_info.value.code == 0
-    assert "--user-id" in capsys.readouterr().out
+def test_mcp_subcommand_takes_the_mcp_server_options_under_its_own_name(capsys):
+    assert cli.main(["mcp", "--help"]) == 0
+    shown = capsys.readouterr().out
+    assert shown.startswith("usage: oracleagentmemory mcp ")
+    assert "--user-id" in shown and "--session-thread" in shown
+
+
+def test_version_and_help_exit_zero(capsys):
+    from oracleagentmemory import __version__
+
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out.strip() == f"oracleagentmemory {__version__}"
+    assert cli.main(["search", "--help"]) == 0
+    assert "--json" in capsys.readouterr().out

@@ -18,6 +18,7 @@ from oracleagentmemory import cli, transfer
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.stores.embedded import EmbeddedBackend
 from oracleagentmemory.transfer import export_lines, import_store
+from tests.support.cli_docs import EXIT
 from tests.support.embedders import HashingEmbedder
 
 RECORDS = 300
@@ -108,9 +109,10 @@ def test_the_command_line_resumes_with_skip_existing(export, tmp_path, monkeypat
         return code, out.getvalue(), err.getvalue()
 
     code, _, err = run("import", "--db", target, "--in", str(dump))
-    assert code == 1 and f"error: line {line_number}:" in err and "--skip-existing" in err
+    assert code == EXIT["bad input"]
+    assert f"error: line {line_number}:" in err and "--skip-existing" in err
     code, _, err = run("import", "--db", target, "--in", str(fixed))
-    assert code == 1 and "already exists" in err
+    assert code == EXIT["bad input"] and "already exists" in err and "--skip-existing" in err
     stored = EmbeddedBackend(target).get_records({})
     assert 0 < len(stored) < 40
     code, out, _ = run("import", "--db", target, "--in", str(fixed), "--skip-existing")

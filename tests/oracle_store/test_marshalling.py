@@ -133,6 +133,7 @@ def test_oracle_cli_commands(monkeypatch):
     import io
 
     from oracleagentmemory import cli
+    from tests.support.cli_docs import EXIT
 
     def run(*argv: str) -> tuple[int, io.StringIO, io.StringIO]:
         out, err = io.StringIO(), io.StringIO()
@@ -155,8 +156,41 @@ def test_oracle_cli_commands(monkeypatch):
 
     connection.answers["CHECK_SCHEMA"] = database_error(1031, "insufficient privileges")
     code, out, err = run("status")
-    assert code == 1
+    assert code == EXIT["permission denied"]
     assert "ORA-01031" in err.getvalue() and "grants_owner.sql" in err.getvalue()
+    assert len(err.getvalue().splitlines()) == 1
+
+
+def test_reading_commands_reach_an_oracle_store_with_dsn(monkeypatch):
+    import contextlib
+    import io
+    import json
+
+    from oracleagentmemory import cli
+
+    thread = {"id": "trip", "record_type": "thread", "user_id": "alice", "agent_id": None,
+              "created_at": "2026-05-01T10:00:00.000000Z", "metadata": None}
+    connection = FakeConnection(DESCRIBE={"backend": "oracle", "store_id": "MEM"},
+                                GET_RECORDS=[thread], LIST_MESSAGES=[])
+    connected: list[dict] = []
+    closed: list[bool] = []
+    connection.close = lambda: closed.append(True)
+
+    def connect(**kwargs):
+        connected.append(kwargs)
+        return connection
+
+    monkeypatch.setattr(oracledb, "connect", connect)
+    monkeypatch.setenv("APP_PASSWORD", "secret")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["threads", "--dsn", "db:1521/svc", "--user", "app",
+                         "--password-env", "APP_PASSWORD", "--store-id", "MEM", "--json"])
+    assert code == 0, err.getvalue()
+    assert connected == [{"user": "app", "password": "secret", "dsn": "db:1521/svc"}]
+    assert [t["id"] for t in json.loads(out.getvalue())] == ["trip"]
+    assert any("MEM.GET_RECORDS" in block for block, _ in connection.calls)
+    assert closed == [True]
 
 
 # -- schema 2: the contract's link and record changes -------------------------------------

@@ -64,7 +64,13 @@ class McpServerConfig(BaseModel):
     def from_args(cls, argv: Sequence[str] | None = None,
                   environ: Mapping[str, str] | None = None) -> McpServerConfig:
         """Load from command-line flags; flags not given fall back to the environment."""
-        parsed = build_arg_parser().parse_args(argv)
+        return cls.from_namespace(build_arg_parser().parse_args(argv), environ)
+
+    @classmethod
+    def from_namespace(cls, parsed: argparse.Namespace,
+                       environ: Mapping[str, str] | None = None) -> McpServerConfig:
+        """Load from flags parsed by a parser :func:`add_server_arguments` set up; flags
+        not given fall back to the environment."""
         values = _env_values(os.environ if environ is None else environ)
         for name in ("db", "user_id", "agent_id", "max_results", "embedder"):
             if getattr(parsed, name) is not None:
@@ -95,13 +101,20 @@ def _env_values(environ: Mapping[str, str]) -> dict[str, object]:
     return values
 
 
-def build_arg_parser() -> argparse.ArgumentParser:
-    """Flags of ``python -m oracleagentmemory.integrations.mcp_server``."""
-    parser = argparse.ArgumentParser(
-        prog="oracleagentmemory-mcp",
-        description="MCP server (stdio) over an oracleagentmemory store. Every flag can also "
-                    f"be set as an environment variable {ENV_PREFIX}<NAME>.",
-    )
+def build_arg_parser(prog: str = "python -m oracleagentmemory.integrations.mcp_server"
+                     ) -> argparse.ArgumentParser:
+    """Flags of the MCP server run on its own (``oracleagentmemory mcp`` has the same)."""
+    parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
+    add_server_arguments(parser)
+    return parser
+
+
+DESCRIPTION = ("MCP server (stdio) over an oracleagentmemory store. Every flag can also be set "
+               f"as an environment variable {ENV_PREFIX}<NAME>.")
+
+
+def add_server_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the MCP server's flags to ``parser``."""
     parser.add_argument("--db", help="embedded store file (or ':memory:')")
     parser.add_argument("--user-id", dest="user_id", help="the user the server acts for")
     parser.add_argument("--agent-id", dest="agent_id", help="the agent the server acts for")
@@ -112,4 +125,3 @@ def build_arg_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-results", dest="max_results", type=int,
                         help="upper bound on search results per call")
     parser.add_argument("--embedder", help="'default' or 'module:factory'")
-    return parser

@@ -1,8 +1,9 @@
 """MCP server over stdio: agents add messages and memories, search, and read context cards.
 
-Built on the official MCP Python SDK (``pip install "mcp>=2.3,<3"``). Tool arguments never
-carry ``user_id`` or ``agent_id``: who the server acts for, and which threads it may touch,
-come from :class:`McpServerConfig`, so a client cannot widen its scope. Run it with::
+Built on the official MCP Python SDK (``pip install 'agentmemory-plsql[mcp]'``). Tool
+arguments never carry ``user_id`` or ``agent_id``: who the server acts for, and which
+threads it may touch, come from :class:`McpServerConfig`, so a client cannot widen its
+scope. Run it with::
 
     python -m oracleagentmemory.integrations.mcp_server --db memory.db --user-id alice \\
         --agent-id assistant --session-thread
@@ -10,12 +11,14 @@ come from :class:`McpServerConfig`, so a client cannot widen its scope. Run it w
 
 from __future__ import annotations
 
+import argparse
 import importlib
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from oracleagentmemory._distribution import install_hint
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.errors import InvalidArgumentError
@@ -27,10 +30,10 @@ try:
     from mcp.server.mcpserver.exceptions import ToolError
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
-        "the MCP server needs the MCP Python SDK 2.x: pip install 'mcp>=2.3,<3'"
+        f"the MCP server needs the MCP Python SDK 2.x: {install_hint('mcp')}"
     ) from error
 
-__all__ = ["McpServerConfig", "build_server", "main", "run_stdio"]
+__all__ = ["McpServerConfig", "build_server", "main", "run_stdio", "serve"]
 
 MemoryType = Literal["memory", "fact", "preference", "guideline"]
 _T = TypeVar("_T")
@@ -151,6 +154,11 @@ def run_stdio(config: McpServerConfig, client: OracleAgentMemory | None = None) 
     finally:
         if owned:
             client.close()
+
+
+def serve(parsed: argparse.Namespace) -> None:
+    """``oracleagentmemory mcp``: flags parsed by the command line, else the environment."""
+    run_stdio(McpServerConfig.from_namespace(parsed))
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -1,0 +1,89 @@
+"""The store and the model a command needs, opened only when it needs them.
+
+* A command that only reads (``threads``, ``show``, ``export``, ``purge``) opens no model:
+  the embedding model is neither located nor loaded, so it runs where none is installed.
+* A command that works on an existing store refuses a ``--db`` file that does not exist
+  (instead of creating an empty store from a typo), and opens it with
+  ``REQUIRE_EXISTING`` (a file of another program is refused, not turned into a store).
+* ``--dsn`` opens the Oracle store installed under ``--store-id``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from oracleagentmemory._distribution import install_hint
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.cli.failures import CommandError, ExitCode, error_text, one_line
+from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
+from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore
+
+
+def load_embedder() -> IEmbedder:
+    """The library's default embedding model, loaded now so that a missing or broken model
+    is one clear failure (exit code 5) before any work starts."""
+    from oracleagentmemory.core.embedders import default_embedder
+
+    try:
+        embedder = default_embedder()
+        load = getattr(embedder, "load", None)
+        if callable(load):
+            load()
+    except Exception as error:  # any failure to find or read the model files
+        raise CommandError(ExitCode.MISSING_COMPONENT,
+                           f"the embedding model cannot be loaded: {one_line(error_text(error))}"
+                           ) from error
+    return embedder
+
+
+def connect_oracle(arguments: argparse.Namespace) -> Any:
+    """A python-oracledb connection for ``--dsn``/``--user`` (password from the environment
+    variable ``--password-env`` names, else asked on the terminal)."""
+    if not arguments.user:
+        raise CommandError(ExitCode.USAGE, "--dsn needs --user (see "
+                                           f"'oracleagentmemory {arguments.command} --help')")
+    try:
+        import oracledb
+    except ImportError:
+        raise CommandError(ExitCode.MISSING_COMPONENT,
+                           "the Oracle backend needs python-oracledb: "
+                           + install_hint("oracle")) from None
+    password = os.environ.get(arguments.password_env) or getpass.getpass(
+        f"password for {arguments.user}: ")
+    return oracledb.connect(user=arguments.user, password=password, dsn=arguments.dsn)
+
+
+@contextmanager
+def opened_client(arguments: argparse.Namespace, *, embeds: bool,
+                  must_exist: bool = True) -> Iterator[OracleAgentMemory]:
+    """The client a store command works with, closed (with its Oracle connection) after.
+
+    ``embeds``: the command embeds text (search, import), so the model is loaded; else the
+    client has no embedder. ``must_exist``: the store must already be there."""
+    embedder = load_embedder() if embeds else None
+    if arguments.dsn is not None:
+        connection = connect_oracle(arguments)
+        try:
+            store = OracleDBMemoryStore(embedder, connection,
+                                        schema_policy=SchemaPolicy.REQUIRE_EXISTING,
+                                        memory_store_id=arguments.store_id)
+            with OracleAgentMemory(store=store) as client:
+                yield client
+        finally:
+            connection.close()
+        return
+    location = arguments.db
+    if must_exist and location != ":memory:" and not os.path.exists(location):
+        raise CommandError(ExitCode.NOT_FOUND,
+                           f"no store at {location!r}: check --db (this command does not "
+                           "create a store; 'import' or the library does)")
+    policy = SchemaPolicy.REQUIRE_EXISTING if must_exist else SchemaPolicy.CREATE_IF_NECESSARY
+    store = OracleDBMemoryStore(embedder, location, schema_policy=policy)
+    with OracleAgentMemory(store=store) as client:
+        yield client

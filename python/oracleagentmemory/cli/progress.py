@@ -1,0 +1,78 @@
+"""Progress of long commands (import, export): count, rate and time left, on stderr.
+
+On a terminal one status line is redrawn in place (at most ten times a second, and once
+more at the end); elsewhere (a pipe, a CI log) the same status is logged at INFO, at most
+every ten seconds, so ``--log-level INFO`` shows it without flooding the log.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import TextIO
+
+logger = logging.getLogger("oracleagentmemory.cli")
+
+
+def _duration(seconds: float) -> str:
+    whole = int(seconds + 0.5)
+    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
+
+
+class Progress:
+    """Reports ``(kind, count)`` updates (the callback ``transfer`` calls) against an
+    optional total of input items."""
+
+    def __init__(self, verb: str, stream: TextIO, total: int | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.verb = verb
+        self.stream = stream
+        self.total = total
+        self.clock = clock
+        self.started = clock()
+        self.live = bool(getattr(stream, "isatty", lambda: False)())
+        self._shown_at: float | None = None
+        self._last = ""
+        self.counts: dict[str, int] = {}
+
+    def status(self) -> str:
+        """``imported 2,560/10,000 records  412/s  ETA 0:00:18`` (without a total: no ETA)."""
+        elapsed = max(self.clock() - self.started, 1e-9)
+        done = sum(self.counts.values())
+        parts = [f"{self.verb} " + ", ".join(
+            f"{count:,}{'/' + format(self.total, ',') if self.total and kind == 'records' else ''}"
+            f" {kind}" for kind, count in self.counts.items())]
+        rate = done / elapsed
+        parts.append(f"{rate:,.0f}/s")
+        if self.total and rate > 0 and "records" in self.counts:
+            left = max(self.total - self.counts["records"], 0) / rate
+            parts.append(f"ETA {_duration(left)}")
+        return "  ".join(parts)
+
+    def __call__(self, kind: str, count: int) -> None:
+        self.counts[kind] = count
+        now = self.clock()
+        every = 0.1 if self.live else 10.0
+        if self._shown_at is not None and now - self._shown_at < every:
+            return
+        self._shown_at = now
+        self._show()
+
+    def _show(self) -> None:
+        line = self.status()
+        if self.live:
+            self.stream.write("\r" + line.ljust(len(self._last)))
+            self.stream.flush()
+        else:
+            logger.info(line)
+        self._last = line
+
+    def close(self) -> None:
+        """Show the final count and end the status line."""
+        if not self.counts:
+            return
+        self._show()
+        if self.live:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,235 @@
+"""The commands that work on a store: demo, search, threads, show, purge, export, import."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any, TextIO, TypedDict
+
+from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.cli.failures import CommandError, ExitCode, error_text, one_line
+from oracleagentmemory.cli.opening import load_embedder, opened_client
+from oracleagentmemory.cli.progress import Progress
+from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.errors import AgentMemoryError
+from oracleagentmemory.stores.errors import DuplicateRecordError
+from oracleagentmemory.stores.protocol import RecordQuery
+
+
+class _SearchScope(TypedDict, total=False):
+    """The scope arguments of ``OracleAgentMemory.search`` the command line sets."""
+
+    user_id: str | None
+    agent_id: str | None
+    thread_id: str | None
+    exact_thread_match: bool
+
+
+def _print_json(value: Any, out: TextIO) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2, default=str), file=out)
+
+
+def demo(arguments: argparse.Namespace, out: TextIO) -> int:
+    from oracleagentmemory.demo import run_demo
+
+    run_demo(arguments.db, out=out, embedder=load_embedder())
+    return 0
+
+
+def search(arguments: argparse.Namespace, out: TextIO) -> int:
+    scope: _SearchScope = {"user_id": arguments.user_id or None}
+    if arguments.agent_id is not None:
+        scope["agent_id"] = arguments.agent_id
+    if arguments.thread_id is not None:
+        scope["thread_id"] = arguments.thread_id
+        scope["exact_thread_match"] = True
+    with opened_client(arguments, embeds=True) as client:
+        results = client.search(arguments.query, record_types=arguments.record_types,
+                                metadata_filter=arguments.metadata_filter,
+                                max_results=arguments.max_results, **scope)
+    if arguments.json:
+        _print_json([{
+            "id": result.id, "record_type": result.record.record_type,
+            "distance": result.distance, "content": result.content,
+            "user_id": getattr(result.record, "user_id", None),
+            "agent_id": getattr(result.record, "agent_id", None),
+            "thread_id": getattr(result.record, "thread_id", None), "metadata": result.metadata,
+            "timestamp": result.timestamp,
+        } for result in results], out)
+        return 0
+    for result in results:
+        print(f"{result.distance:.4f}  {result.record.record_type:<13} {result.id}  "
+              f"{result.content}", file=out)
+    print(f"{len(results)} result(s)", file=out)
+    return 0
+
+
+def threads(arguments: argparse.Namespace, out: TextIO) -> int:
+    query: RecordQuery = {"record_types": ["thread"]}
+    if arguments.user_id is not None:
+        query["user_id"] = arguments.user_id
+    with opened_client(arguments, embeds=False) as client:
+        backend = client.memory_service.backend
+        found = [{"id": thread["id"], "user_id": thread.get("user_id"),
+                  "agent_id": thread.get("agent_id"),
+                  "messages": len(backend.list_messages(thread["id"], None, None)),
+                  "created_at": thread.get("created_at"), "metadata": thread.get("metadata")}
+                 for thread in backend.get_records(query)]
+    if arguments.json:
+        _print_json(found, out)
+        return 0
+    for thread in found:
+        print(f"{thread['id']}  user={thread['user_id']}  agent={thread['agent_id']}  "
+              f"messages={thread['messages']}  created={thread['created_at']}", file=out)
+    print(f"{len(found)} thread(s)", file=out)
+    return 0
+
+
+def show(arguments: argparse.Namespace, out: TextIO) -> int:
+    thread_id = arguments.thread_id
+    with opened_client(arguments, embeds=False) as client:
+        thread = client.get_thread(thread_id)
+        backend = client.memory_service.backend
+        messages = thread.get_messages(start=0, end=None)
+        memories = backend.get_records({"thread_id": thread_id,
+                                        "record_types": list(MEMORY_TYPES)})
+        links = backend.list_links({"thread_id": thread_id})
+        summary = thread.get_summary().content
+    if arguments.json:
+        _print_json({
+            "thread": {"id": thread.thread_id, "user_id": thread.user_id,
+                       "agent_id": thread.agent_id, "metadata": thread.metadata},
+            "messages": [{"id": message.id, "role": message.role, "content": message.text,
+                          "timestamp": message.timestamp, "metadata": message.metadata}
+                         for message in messages],
+            "memories": [{"id": memory["id"], "memory_type": memory["record_type"],
+                          "content": memory.get("content"), "metadata": memory.get("metadata")}
+                         for memory in memories],
+            "links": [{"id": link["id"], "source_id": link["source_id"],
+                       "relation_type": link["relation_type"], "target_id": link["target_id"]}
+                      for link in links],
+            "summary": summary,
+        }, out)
+        return 0
+    print(f"thread {thread.thread_id}  user={thread.user_id}  agent={thread.agent_id}", file=out)
+    if thread.metadata:
+        print(f"metadata: {json.dumps(thread.metadata, ensure_ascii=False)}", file=out)
+    print(f"\nmessages ({len(messages)}):", file=out)
+    for message in messages:
+        print(f"  [{message.timestamp}] {message.role}: {message.text}", file=out)
+    print(f"\nmemories ({len(memories)}):", file=out)
+    for memory in memories:
+        print(f"  {memory['id']}  [{memory['record_type']}] {memory['content']}", file=out)
+    print(f"\nlinks ({len(links)}):", file=out)
+    for link in links:
+        print(f"  {link['source_id']} -{link['relation_type']}-> {link['target_id']}", file=out)
+    print(f"\nsummary:\n{summary}", file=out)
+    return 0
+
+
+def purge(arguments: argparse.Namespace, out: TextIO) -> int:
+    with opened_client(arguments, embeds=False) as client:
+        purged = client.purge_expired()
+    if arguments.json:
+        _print_json({"purged": purged}, out)
+    else:
+        print(f"purged {purged} expired records", file=out)
+    return 0
+
+
+def export(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from oracleagentmemory.transfer import export_store
+
+    with opened_client(arguments, embeds=False) as client:
+        progress = Progress("exported", err)
+        try:
+            if arguments.out == "-":
+                export_store(client, out, progress)
+            else:
+                with _output_file(arguments.out) as handle:
+                    export_store(client, handle, progress)
+        finally:
+            progress.close()
+    if arguments.out != "-":
+        print(f"exported to {arguments.out}", file=err)
+    return 0
+
+
+@contextmanager
+def _output_file(path: str) -> Iterator[IO[str]]:
+    """The export file; a failed export leaves no partial file behind."""
+    try:
+        handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+    except FileNotFoundError:
+        raise CommandError(ExitCode.NOT_FOUND,
+                           f"cannot write {path!r}: its directory does not exist") from None
+    try:
+        with handle:
+            yield handle
+    except BaseException:
+        os.unlink(path)
+        raise
+
+
+def _input_lines(source: str) -> tuple[IO[str], int | None]:
+    """The import input and its number of lines (None for stdin: not known in advance)."""
+    if source == "-":
+        return sys.stdin, None
+    try:
+        with open(source, "rb") as counting:
+            total = sum(1 for _ in counting)
+        return open(source, encoding="utf-8"), total  # noqa: SIM115 - closed by the caller
+    except FileNotFoundError:
+        raise CommandError(ExitCode.NOT_FOUND, f"no input file {source!r} (check --in)") \
+            from None
+    except IsADirectoryError:
+        raise CommandError(ExitCode.USAGE, f"--in {source!r} is a directory, not an export "
+                                           "file") from None
+
+
+def import_(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    handle, total = _input_lines(arguments.source)
+    try:
+        with opened_client(arguments, embeds=True, must_exist=False) as client:
+            counts = _import(client, handle, total, arguments.skip_existing, err)
+    finally:
+        if handle is not sys.stdin:
+            handle.close()
+    if arguments.json:
+        _print_json(counts, out)
+        return 0
+    skipped = ""
+    if arguments.skip_existing:
+        skipped = (f" (skipped {counts['skipped_records']} records and "
+                   f"{counts['skipped_links']} links already stored)")
+    print(f"imported {counts['records']} records and {counts['links']} links{skipped}",
+          file=out)
+    return 0
+
+
+def _import(client: OracleAgentMemory, handle: IO[str], total: int | None,
+            skip_existing: bool, err: TextIO) -> dict[str, int]:
+    """``import_store`` with progress; an error of the input is exit code 7, on one line
+    that also says how to resume."""
+    from oracleagentmemory.transfer import import_store
+
+    progress = Progress("imported", err, total=total)
+    try:
+        return import_store(client, handle, progress, skip_existing=skip_existing)
+    except AgentMemoryError as error:
+        if not isinstance(error, ValueError | KeyError | TypeError):
+            raise
+        message = one_line(error_text(error))
+        if isinstance(error, DuplicateRecordError) and not skip_existing:
+            message += ("; to resume an import that stopped, run it again with "
+                        "--skip-existing")
+        elif not skip_existing:
+            message += ("; the lines before it are stored: fix this line and run the same "
+                        "import again with --skip-existing")
+        raise CommandError(ExitCode.BAD_INPUT, message) from error
+    finally:
+        progress.close()

@@ -1,0 +1,83 @@
+"""Progress of import and export: shown from the first batch on, with rate and time left.
+
+An import of 10K records used to run for minutes without a word: progress printed only at
+multiples of 1000 records while batches are 256 records long.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+from pathlib import Path
+
+import pytest
+
+from oracleagentmemory import cli
+from oracleagentmemory.cli.progress import Progress
+from oracleagentmemory.core import OracleAgentMemory
+from oracleagentmemory.transfer import export_store
+from tests.support.embedders import HashingEmbedder
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_status_shows_count_rate_and_time_left() -> None:
+    now = [100.0]
+    terminal = Terminal()
+    progress = Progress("imported", terminal, total=10_000, clock=lambda: now[0])
+    now[0] = 102.0
+    progress("records", 1_000)  # 500 records a second, 9,000 to go: 18 s
+    assert terminal.getvalue() == "\rimported 1,000/10,000 records  500/s  ETA 0:00:18"
+    now[0] = 102.05
+    progress("records", 1_256)  # redrawn at most ten times a second (1,256 in 2.05 s)
+    assert terminal.getvalue().count("\r") == 1
+    progress.close()
+    assert terminal.getvalue().endswith("imported 1,256/10,000 records  613/s  ETA 0:00:14\n")
+
+
+def test_without_a_total_there_is_no_time_left() -> None:
+    now = [0.0]
+    terminal = Terminal()
+    progress = Progress("exported", terminal, clock=lambda: now[0])
+    now[0] = 4.0
+    progress("records", 2_000)
+    assert terminal.getvalue() == "\rexported 2,000 records  500/s"
+
+
+def test_off_a_terminal_progress_is_logged_at_info(caplog: pytest.LogCaptureFixture) -> None:
+    now = [0.0]
+    pipe = io.StringIO()
+    progress = Progress("imported", pipe, total=100, clock=lambda: now[0])
+    with caplog.at_level(logging.INFO, logger="oracleagentmemory.cli"):
+        now[0] = 1.0
+        progress("records", 10)
+        now[0] = 2.0
+        progress("records", 20)  # within ten seconds of the last line: not logged
+        progress.close()
+    assert pipe.getvalue() == ""
+    assert [r.getMessage() for r in caplog.records] == [
+        "imported 10/100 records  10/s  ETA 0:00:09",
+        "imported 20/100 records  10/s  ETA 0:00:08"]
+
+
+@pytest.fixture
+def export(tmp_path: Path) -> Path:
+    with OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder(384)) as client:
+        client.create_thread(thread_id="t", user_id="u").add_memory("one memory")
+        with open(tmp_path / "dump.jsonl", "w", encoding="utf-8") as out:
+            export_store(client, out)
+    return tmp_path / "dump.jsonl"
+
+
+def test_an_import_on_a_terminal_shows_progress_from_its_first_batch(
+        export: Path, tmp_path: Path) -> None:
+    terminal = Terminal()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(terminal):
+        code = cli.main(["import", "--db", str(tmp_path / "copy.db"), "--in", str(export)])
+    assert code == 0
+    assert "imported 2/3 records" in terminal.getvalue()  # 3 lines: header and 2 records
+    assert terminal.getvalue().endswith("\n")
