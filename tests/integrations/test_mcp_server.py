@@ -1,7 +1,7 @@
 """The MCP server through real MCP client sessions: scopes come from the server's config.
 
-One test launches the server as a subprocess over stdio (the way hosts run it); the rest
-use the SDK's in-process client, its documented test path. No network is used.
+The stdio tests launch the server as a subprocess (the way hosts run it); the rest use the
+SDK's in-process client, its documented test path. No network is used.
 """
 
 from __future__ import annotations
@@ -28,7 +28,9 @@ from oracleagentmemory.integrations.mcp_server import build_server  # noqa: E402
 from tests.support.embedders import HashingEmbedder  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-TOOLS = {"add_messages", "add_memory", "search_memories", "get_context_card"}
+TOOLS = {"add_messages", "add_memory", "update_memory", "delete_memory", "delete_thread",
+         "search_memories", "get_context_card", "list_memories", "get_memory", "list_threads",
+         "get_messages"}
 HASHING = "tests.support.embedders:HashingEmbedder"
 
 
@@ -86,10 +88,13 @@ def test_stdio_session_end_to_end(tmp_path: Path) -> None:
                 "messages": [{"role": "user", "content": "I only travel by train"},
                              {"role": "assistant", "content": "Noted: trains only."}],
             }))
-            # A client trying to write for someone else: the extra argument has no effect.
+            # A client trying to write for someone else: arguments the tool lacks are refused.
+            outcome["impostor"] = error_text(await client.call_tool("add_memory", {
+                "content": "Alice travels by plane", "user_id": "mallory", "agent_id": "evil",
+            }))
             outcome["memory"] = structured(await client.call_tool("add_memory", {
                 "content": "Alice travels by train", "memory_type": "preference",
-                "metadata": {"topic": "travel"}, "user_id": "mallory", "agent_id": "evil",
+                "metadata": {"topic": "travel"},
             }))
             outcome["search"] = structured(await client.call_tool("search_memories", {
                 "query": "trains to Lyon", "max_results": 10,
@@ -117,6 +122,7 @@ def test_stdio_session_end_to_end(tmp_path: Path) -> None:
     session_thread = outcome["messages"]["thread_id"]
     assert session_thread not in {"t-allowed", "t-bob", "t-private"}
     assert len(outcome["messages"]["message_ids"]) == 2
+    assert "user_id" in outcome["impostor"] and "agent_id" in outcome["impostor"]
     assert outcome["memory"]["thread_id"] is None
 
     contents = [hit["content"] for hit in outcome["search"]["results"]]
@@ -143,6 +149,7 @@ def test_stdio_session_end_to_end(tmp_path: Path) -> None:
         thread = client.get_thread(session_thread)
         assert (thread.user_id, thread.agent_id) == ("alice", "bot")
         assert client.memory_service.backend.list_messages("t-private", None, None) == []
+        assert "plane" not in str(client.memory_service.backend.get_records({}))
 
 
 @pytest.fixture
@@ -247,3 +254,265 @@ def test_config_from_env_and_flags() -> None:
     with pytest.raises(ValueError):
         from_env.user_id = "mallory"  # frozen: scopes cannot change after loading
     assert json.loads(from_env.model_dump_json())["thread_ids"] == ["t1", "t2"]
+
+
+# -- what a model is told: descriptions, enums, annotations -------------------------------
+
+
+def listed_tools(server: Any) -> list[Any]:
+    tools: list[Any] = []
+
+    async def session() -> None:
+        async with Client(server) as mcp_client:
+            tools.extend((await mcp_client.list_tools()).tools)
+
+    run(session)
+    return tools
+
+
+def properties(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every property of a tool's input schema, nested models (``$defs``) included."""
+    found = dict(schema.get("properties", {}))
+    for name, definition in schema.get("$defs", {}).items():
+        found.update({f"{name}.{key}": value
+                      for key, value in definition.get("properties", {}).items()})
+    return found
+
+
+def test_every_parameter_is_described_and_closed_vocabularies_are_enums(
+        client: OracleAgentMemory) -> None:
+    config = McpServerConfig(db="unused", user_id="alice", session_thread=True)
+    tools = {tool.name: tool for tool in listed_tools(build_server(client, config))}
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        assert tool.description and tool.description.strip()
+        for name, schema in properties(tool.input_schema).items():
+            assert schema.get("description"), f"{tool.name}.{name} has no description"
+        assert tool.input_schema.get("additionalProperties") is False, tool.name
+    filter_help = tools["search_memories"].input_schema["properties"]["metadata_filter"]
+    assert "$array_contains" in filter_help["description"]
+    assert '{"topic": "travel"}' in filter_help["description"]  # an example to copy
+    role = properties(tools["add_messages"].input_schema)["MessageIn.role"]
+    assert set(role["enum"]) == {"user", "assistant", "system", "tool"}
+    assert set(tools["add_memory"].input_schema["properties"]["memory_type"]["enum"]) == {
+        "memory", "fact", "preference", "guideline"}
+
+
+def snapshot(client: OracleAgentMemory) -> Any:
+    backend = client.memory_service.backend
+    return backend.get_records({}), backend.list_links({})
+
+
+def test_annotations_say_what_each_tool_does_to_the_store(client: OracleAgentMemory) -> None:
+    """Read-only tools leave the store as it was; the others change it, and those marked
+    destructive remove or overwrite something."""
+    client.create_thread(thread_id="t-mine", user_id="alice", agent_id="bot").add_messages(
+        [{"role": "user", "content": "I like trains"}])
+    kept = client.add_memory("Alice likes trains", user_id="alice", agent_id="bot",
+                             thread_id="t-mine")
+    config = McpServerConfig(db="unused", user_id="alice", agent_id="bot",
+                             thread_ids=("t-mine",), session_thread=True)
+    server = build_server(client, config)
+    tools = {tool.name: tool for tool in listed_tools(server)}
+    calls = {
+        "search_memories": {"query": "trains"}, "get_context_card": {"thread_id": "t-mine"},
+        "list_memories": {}, "get_memory": {"memory_id": kept}, "list_threads": {},
+        "get_messages": {"thread_id": "t-mine"},
+        "add_messages": {"messages": [{"role": "user", "content": "hello"}]},
+        "add_memory": {"content": "Alice has a cat"},
+        "update_memory": {"memory_id": kept, "content": "Alice loves trains"},
+        "delete_memory": {"memory_id": kept}, "delete_thread": {"thread_id": "t-mine"},
+    }
+    assert set(calls) == TOOLS
+    for name, arguments in calls.items():
+        before = snapshot(client)
+        (result,) = call(server, (name, arguments))
+        structured(result)
+        after = snapshot(client)
+        hints = tools[name].annotations
+        assert hints is not None and hints.open_world_hint is False, name
+        if hints.read_only_hint:
+            assert after == before, f"{name} is annotated read-only but changed the store"
+            continue
+        assert after != before, f"{name} is not annotated read-only but changed nothing"
+        before_ids = {record["id"] for record in before[0]}
+        after_by_id = {record["id"]: record for record in after[0]}
+        removed_or_changed = any(
+            record["id"] not in after_by_id or after_by_id[record["id"]] != record
+            for record in before[0] if record["record_type"] != "thread")
+        assert hints.destructive_hint == removed_or_changed, name
+        if not hints.destructive_hint:
+            assert before_ids < set(after_by_id), name
+
+
+# -- arguments a tool refuses ----------------------------------------------------------
+
+
+def test_unknown_arguments_empty_message_lists_and_unknown_roles_are_refused(
+        client: OracleAgentMemory) -> None:
+    config = McpServerConfig(db="unused", user_id="alice", agent_id="bot",
+                             thread_ids=("t-allowed",))
+    before = snapshot(client)
+    typo, empty, narrator, extra_field = call(
+        build_server(client, config),
+        ("search_memories", {"query": "trains", "metadata_filtre": {"topic": "x"}}),
+        ("add_messages", {"messages": []}),
+        ("add_messages", {"messages": [{"role": "narrator", "content": "Once upon a time"}]}),
+        ("add_messages", {"messages": [{"role": "user", "content": "hi", "author": "x"}]}),
+    )
+    assert "metadata_filtre" in error_text(typo)
+    assert "messages" in error_text(empty)
+    assert "role" in error_text(narrator)
+    assert "author" in error_text(extra_field)
+    assert snapshot(client) == before
+
+
+# -- reads create nothing; memories and threads in scope -------------------------------
+
+
+def test_reads_never_create_a_thread(client: OracleAgentMemory) -> None:
+    config = McpServerConfig(db="unused", user_id="alice", agent_id="bot",
+                             thread_ids=("t-later",), session_thread=True)
+    server = build_server(client, config)
+    before = snapshot(client)
+    card, later_card, search, threads, messages, listed = call(
+        server,
+        ("get_context_card", {}), ("get_context_card", {"thread_id": "t-later"}),
+        ("search_memories", {"query": "trains", "thread_id": "t-later"}),
+        ("list_threads", {}), ("get_messages", {}), ("list_memories", {"thread_id": "t-later"}),
+    )
+    assert snapshot(client) == before
+    session = structured(card)["thread_id"]
+    assert structured(card)["context_card"] == structured(later_card)["context_card"] == ""
+    assert structured(search)["results"] == [] and structured(listed)["memories"] == []
+    assert structured(messages) == {"thread_id": session, "messages": []}
+    assert {(t["thread_id"], t["exists"]) for t in structured(threads)["threads"]} == {
+        ("t-later", False), (session, False)}
+
+    added, threads_after = call(server, ("add_messages", {
+        "messages": [{"role": "user", "content": "hello"}]}), ("list_threads", {}))
+    assert structured(added)["thread_id"] == session  # the same session thread, now written
+    thread = client.get_thread(session)
+    assert (thread.user_id, thread.agent_id) == ("alice", "bot")
+    assert {(t["thread_id"], t["exists"], t["messages"])
+            for t in structured(threads_after)["threads"]} == {
+        ("t-later", False, 0), (session, True, 1)}
+
+
+def test_memories_in_scope_can_be_listed_read_corrected_and_forgotten(
+        client: OracleAgentMemory) -> None:
+    bob_memory = client.list_memories(user_id="bob", thread_id=None)[0].id
+    private = client.list_memories(user_id="alice", thread_id="t-private")[0].id
+    config = McpServerConfig(db="unused", user_id="alice", agent_id="bot",
+                             thread_ids=("t-allowed",))
+    server = build_server(client, config)
+    added, threaded = call(
+        server,
+        ("add_memory", {"content": "Alice is vegetarian", "memory_type": "fact",
+                        "metadata": {"topic": "food"}}),
+        ("add_memory", {"content": "Alice wants a window seat", "thread_id": "t-allowed",
+                        "memory_type": "preference"}),
+    )
+    memory_id = structured(added)["memory_id"]
+    listed, facts, food, got, updated, reread = call(
+        server,
+        ("list_memories", {}), ("list_memories", {"memory_types": ["fact"]}),
+        ("list_memories", {"metadata_filter": {"topic": "food"}}),
+        ("get_memory", {"memory_id": memory_id}),
+        ("update_memory", {"memory_id": memory_id, "content": "Alice is vegan",
+                           "metadata": {"topic": "food", "since": 2026}}),
+        ("get_memory", {"memory_id": memory_id}),
+    )
+    contents = [m["content"] for m in structured(listed)["memories"]]
+    assert contents == ["Alice is vegetarian", "Alice wants a window seat"]
+    assert [m["content"] for m in structured(facts)["memories"]] == ["Alice is vegetarian"]
+    assert [m["id"] for m in structured(food)["memories"]] == [memory_id]
+    assert structured(got)["memory"]["memory_type"] == "fact"
+    assert structured(updated)["memory"]["content"] == "Alice is vegan"
+    assert structured(reread)["memory"]["metadata"] == {"topic": "food", "since": 2026}
+    # the corrected text is what search finds now
+    assert client.search("vegan", user_id="alice", record_types=["fact"])[0].id == memory_id
+
+    refused = call(server, *[(tool, {"memory_id": other, **extra})
+                             for other in (bob_memory, private, "no-such-memory")
+                             for tool, extra in (("get_memory", {}),
+                                                 ("update_memory", {"content": "x"}),
+                                                 ("delete_memory", {}))])
+    for result in refused:
+        assert "in this server's scope" in error_text(result)
+    def stored(memory_id: str) -> str:
+        return client.memory_service.backend.get_records({"ids": [memory_id]})[0]["content"]
+
+    assert stored(bob_memory) == "Bob likes trains"
+    assert stored(private) == "Alice private diary about trains to Lyon"
+
+    deleted, gone = call(server, ("delete_memory", {"memory_id": memory_id}),
+                         ("get_memory", {"memory_id": memory_id}))
+    assert structured(deleted) == {"deleted": memory_id}
+    assert "in this server's scope" in error_text(gone)
+    assert structured(threaded)["thread_id"] == "t-allowed"
+
+
+def test_a_thread_in_scope_can_be_read_and_deleted_and_no_other(
+        client: OracleAgentMemory) -> None:
+    config = McpServerConfig(db="unused", user_id="alice", agent_id="bot",
+                             thread_ids=("t-allowed", "t-bob"))
+    server = build_server(client, config)
+    messages, deleted, again, private, bob = call(
+        server, ("get_messages", {"thread_id": "t-allowed", "last": 5}),
+        ("delete_thread", {"thread_id": "t-allowed"}),
+        ("delete_thread", {"thread_id": "t-allowed"}),
+        ("delete_thread", {"thread_id": "t-private"}),
+        ("delete_thread", {"thread_id": "t-bob"}),
+    )
+    assert [m["content"] for m in structured(messages)["messages"]] == [
+        "I am planning a trip to Lyon"]
+    assert structured(deleted) == {"thread_id": "t-allowed", "deleted": True}
+    assert structured(again) == {"thread_id": "t-allowed", "deleted": False}
+    assert "outside this server's scope" in error_text(private)
+    assert "belongs to another user or agent" in error_text(bob)
+    remaining = {r["id"] for r in client.memory_service.backend.get_records(
+        {"record_types": ["thread"]})}
+    assert remaining == {"t-private", "t-bob"}
+
+
+# -- startup failures reach the client --------------------------------------------------
+
+
+def stdio(*flags: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "oracleagentmemory", "mcp", *flags],
+        env={"PYTHONPATH": os.pathsep.join([str(REPO / "python"), str(REPO)])},
+        cwd=str(REPO))
+
+
+def failed_start(params: StdioServerParameters) -> tuple[str, set[str], str]:
+    """(instructions, tool names, the text a tool call answers) of a server that failed."""
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with Client(params) as mcp_client:
+            seen["instructions"] = mcp_client.instructions or ""
+            seen["tools"] = {tool.name for tool in (await mcp_client.list_tools()).tools}
+            seen["answer"] = error_text(await mcp_client.call_tool(
+                "search_memories", {"query": "trains"}))
+
+    run(session)
+    return seen["instructions"], seen["tools"], seen["answer"]
+
+
+@pytest.mark.parametrize(("flags", "reason"), [
+    (("--db", "/no/such/dir/memory.db", "--user-id", "alice", "--embedder", HASHING),
+     "cannot be opened"),
+    (("--db", "memory.db", "--embedder", HASHING), "user_id"),
+    (("--db", "memory.db", "--user-id", "alice", "--embedder", "no_such_module:factory"),
+     "no_such_module"),
+    (("--db", "memory.db", "--user-id", "alice", "--max-results", "many"),
+     "--max-results"),
+], ids=["store cannot be opened", "no user", "embedder cannot be imported", "wrong flag"])
+def test_a_server_that_cannot_start_tells_the_client_why(flags: tuple[str, ...],
+                                                         reason: str) -> None:
+    instructions, tools, answer = failed_start(stdio(*flags))
+    assert reason in instructions and "could not start" in instructions
+    assert tools == TOOLS
+    assert reason in answer and "could not start" in answer

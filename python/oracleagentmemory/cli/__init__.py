@@ -71,9 +71,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     from oracleagentmemory.cli.arguments import build_parser
 
     out, err = sys.stdout, sys.stderr
+    words = list(sys.argv[1:] if argv is None else argv)
     try:
-        arguments = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+        arguments = build_parser().parse_args(words)
     except CommandError as error:
+        if _command_of(words) == "mcp":
+            from oracleagentmemory.cli import mcp_command
+
+            if mcp_command.served_by_a_host():
+                try:
+                    return mcp_command.serve_usage_error(one_line(error.message))
+                except CommandError as missing:  # the mcp extra is not installed
+                    return _fail(missing.code, one_line(missing.message), err)
         return _fail(error.code, one_line(error.message), err)
     except SystemExit as done:  # --help and --version print and stop
         return done.code if isinstance(done.code, int) else 0
@@ -84,6 +93,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             code, message = classify(error)
             logger.debug("%s failed", arguments.command, exc_info=error)
             return _fail(code, message, err)
+
+
+def _command_of(words: Sequence[str]) -> str | None:
+    """The command word of a command line that did not parse (after global options)."""
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "--log-level":
+            skip = True
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -11,7 +11,7 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from oracleagentmemory.errors import InvalidArgumentError
 
@@ -58,7 +58,20 @@ class McpServerConfig(BaseModel):
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> McpServerConfig:
         """Load from ``ORACLEAGENTMEMORY_MCP_*`` variables (``THREAD_IDS`` comma-separated)."""
-        return cls.model_validate(_env_values(os.environ if environ is None else environ))
+        return cls._validated(_env_values(os.environ if environ is None else environ))
+
+    @classmethod
+    def _validated(cls, values: dict[str, object]) -> McpServerConfig:
+        """The config, or an InvalidArgumentError naming each wrong setting on one line
+        (``user_id: Field required``), for the server's log and its startup message."""
+        try:
+            return cls.model_validate(values)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(part) for part in problem['loc']) or 'config'}: "
+                f"{problem['msg']}" for problem in error.errors())
+            raise InvalidArgumentError(
+                f"the MCP server's configuration is not valid: {problems}") from None
 
     @classmethod
     def from_args(cls, argv: Sequence[str] | None = None,
@@ -79,7 +92,7 @@ class McpServerConfig(BaseModel):
             values["thread_ids"] = tuple(parsed.thread_ids)
         if parsed.session_thread:
             values["session_thread"] = True
-        return cls.model_validate(values)
+        return cls._validated(values)
 
 
 def _env_values(environ: Mapping[str, str]) -> dict[str, object]:

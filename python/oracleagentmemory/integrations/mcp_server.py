@@ -1,18 +1,26 @@
-"""MCP server over stdio: agents add messages and memories, search, and read context cards.
+"""MCP server over stdio: a model keeps, finds, corrects and forgets the user's memories.
 
 Built on the official MCP Python SDK (``pip install 'agentmemory-plsql[mcp]'``). Tool
 arguments never carry ``user_id`` or ``agent_id``: who the server acts for, and which
 threads it may touch, come from :class:`McpServerConfig`, so a client cannot widen its
-scope. Run it with::
+scope (docs/mcp.md). Run it with::
 
-    python -m oracleagentmemory.integrations.mcp_server --db memory.db --user-id alice \\
-        --agent-id assistant --session-thread
+    oracleagentmemory mcp --db memory.db --user-id alice --agent-id assistant --session-thread
+
+What a model sees: every tool and every parameter has a description (the metadata filter
+language with examples), tools carry annotations (read-only, destructive, idempotent), the
+closed vocabularies are enums (``role``, ``memory_type``), and an argument the tool does
+not have is refused, not ignored. A server that cannot start (a wrong configuration, a
+store it cannot open, a model it cannot load) still answers: each tool call returns the
+reason, so the client shows it instead of "connection closed".
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import sys
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -20,23 +28,62 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from oracleagentmemory._distribution import install_hint
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.apis.records import Record
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
-from oracleagentmemory.errors import InvalidArgumentError
-from oracleagentmemory.integrations.mcp_config import McpServerConfig
+from oracleagentmemory.errors import AgentMemoryError, InvalidArgumentError
+from oracleagentmemory.integrations.mcp_config import ENV_PREFIX, McpServerConfig
 from oracleagentmemory.integrations.mcp_scope import McpScope, OutOfScopeError
 
 try:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.server.mcpserver.tools import Tool
+    from mcp_types import ToolAnnotations
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
         f"the MCP server needs the MCP Python SDK 2.x: {install_hint('mcp')}"
     ) from error
 
-__all__ = ["McpServerConfig", "build_server", "main", "run_stdio", "serve"]
+__all__ = ["McpServerConfig", "build_server", "build_failed_server", "main", "run_stdio",
+           "serve"]
+
+logger = logging.getLogger(__name__)
 
 MemoryType = Literal["memory", "fact", "preference", "guideline"]
+Role = Literal["user", "assistant", "system", "tool"]
 _T = TypeVar("_T")
+
+FILTER_HELP = (
+    "Metadata filter: a JSON object whose entries must all match the memory's metadata. "
+    'A value matches equal values ({"topic": "travel"}); a nested object matches '
+    'recursively; operators: {"tags": {"$array_contains": "trip"}} (the array holds it), '
+    '{"tags": {"$array_contains": ["trip", "rome"]}} (holds all), '
+    '{"tags": {"$array_contains_any": ["a", "b"]}} (holds one), '
+    '{"tags": {"$not": {"$array_contains": "old"}}} (negation). '
+    "Omit it to match everything."
+)
+THREAD_HELP = (
+    "Thread to use: one of the threads this server allows (list_threads shows them). "
+    "Omit it for the session thread, or the only allowed thread."
+)
+MEMORY_TYPE_HELP = (
+    "fact (something true about the user), preference (what they like or want), "
+    "guideline (how to act for them) or memory (anything else worth keeping)."
+)
+INSTRUCTIONS = (
+    "Long-term memory for this user. Call get_context_card before answering to get the "
+    "conversation summary and relevant memories; log the conversation with add_messages; "
+    "store durable facts, preferences and guidelines with add_memory; recall with "
+    "search_memories; correct with update_memory and forget with delete_memory when the "
+    "user asks. Metadata filters are JSON objects, e.g. {\"topic\": \"travel\"}."
+)
+
+ThreadId = Annotated[str | None, Field(description=THREAD_HELP)]
+MemoryId = Annotated[str, Field(min_length=1, description="Id of a memory (as returned by "
+                                                          "add_memory, search or list).")]
+Filter = Annotated[dict[str, Any] | None, Field(description=FILTER_HELP)]
+MemoryTypes = Annotated[list[MemoryType] | None, Field(
+    description="Only memories of these types; omit for every type. " + MEMORY_TYPE_HELP)]
 
 
 class MessageIn(BaseModel):
@@ -44,10 +91,14 @@ class MessageIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    role: str = Field(min_length=1, description="user, assistant, system or tool")
-    content: str = Field(description="the message text")
-    metadata: dict[str, Any] | None = None
-    timestamp: str | None = Field(default=None, description="ISO-8601 event time")
+    role: Role = Field(description="Who said it: user, assistant, system or tool.")
+    content: str = Field(min_length=1, description="The message text.")
+    metadata: dict[str, Any] | None = Field(
+        default=None, description="Optional JSON object stored with the message, e.g. "
+                                  '{"channel": "chat"}.')
+    timestamp: str | None = Field(default=None, description="When it was said, ISO-8601 "
+                                                            "(e.g. 2026-05-01T10:00:00Z); "
+                                                            "omitted: now.")
 
 
 def _guarded(call: Callable[[], _T]) -> _T:
@@ -58,7 +109,7 @@ def _guarded(call: Callable[[], _T]) -> _T:
         raise ToolError(f"refused: {error}") from error
     except KeyError as error:
         raise ToolError(str(error.args[0]) if error.args else "not found") from error
-    except (ValueError, TypeError) as error:
+    except (ValueError, TypeError, AgentMemoryError) as error:
         raise ToolError(str(error)) from error
 
 
@@ -71,86 +122,260 @@ def _result(result: Any) -> dict[str, Any]:
     }
 
 
-def build_server(client: OracleAgentMemory, config: McpServerConfig) -> MCPServer:
-    """An MCP server whose four tools act on ``client`` within ``config``'s scopes."""
-    scope = McpScope(client, config)
-    server = MCPServer(
-        config.server_name,
-        instructions=(
-            "Long-term memory for this user. Store durable facts with add_memory, log the "
-            "conversation with add_messages, recall with search_memories, and call "
-            "get_context_card before answering to get relevant context."
-        ),
-        log_level="WARNING",
-    )
+def _memory(record: Record) -> dict[str, Any]:
+    return {"id": record.id, "memory_type": record.record_type, "content": record.content,
+            "thread_id": getattr(record, "thread_id", None), "metadata": record.metadata,
+            "timestamp": record.timestamp}
 
-    @server.tool()
-    def add_messages(messages: list[MessageIn], thread_id: str | None = None
-                     ) -> dict[str, Any]:
-        """Append chat messages to a thread (default: this session's thread)."""
+
+class _Tools:
+    """The tools, on the scope of a started server or on the reason it did not start."""
+
+    def __init__(self, scope: McpScope | None, failure: str | None = None) -> None:
+        self._scope = scope
+        self._failure = failure
+
+    @property
+    def scope(self) -> McpScope:
+        if self._scope is None:
+            raise ToolError(f"the memory server could not start: {self._failure}")
+        return self._scope
+
+    # -- writes -----------------------------------------------------------------------
+
+    def add_messages(self, messages: Annotated[list[MessageIn], Field(
+                         min_length=1, description="The messages to append, oldest first "
+                                                   "(at least one).")],
+                     thread_id: ThreadId = None) -> dict[str, Any]:
+        """Append chat messages to a thread (default: this session's thread) and return
+        their ids. The thread is created at its first message."""
         def call() -> dict[str, Any]:
-            thread = scope.thread(thread_id)
+            thread = self.scope.thread(thread_id)
             ids = thread.add_messages([m.model_dump(exclude_none=True) for m in messages])
             return {"thread_id": thread.thread_id, "message_ids": ids}
         return _guarded(call)
 
-    @server.tool()
-    def add_memory(content: str, memory_type: MemoryType = "memory",
-                   metadata: dict[str, Any] | None = None, thread_id: str | None = None
-                   ) -> dict[str, Any]:
-        """Store a durable memory for the user; thread_id ties it to one allowed thread."""
+    def add_memory(self,
+                   content: Annotated[str, Field(min_length=1, description=(
+                       "The memory, one self-contained statement, e.g. 'Alice is "
+                       "vegetarian.'"))],
+                   memory_type: Annotated[MemoryType, Field(description=MEMORY_TYPE_HELP)]
+                   = "memory",
+                   metadata: Annotated[dict[str, Any] | None, Field(description=(
+                       "Optional JSON object to filter on later, e.g. {\"topic\": \"food\", "
+                       "\"tags\": [\"diet\"]}."))] = None,
+                   thread_id: Annotated[str | None, Field(description=(
+                       "Tie the memory to one allowed thread; omitted, it belongs to the "
+                       "user across threads."))] = None) -> dict[str, Any]:
+        """Store a durable memory for the user and return its id."""
         def call() -> dict[str, Any]:
-            memory_id, scoped = scope.add_memory(content, memory_type, metadata, thread_id)
+            memory_id, scoped = self.scope.add_memory(content, memory_type, metadata,
+                                                      thread_id)
             return {"memory_id": memory_id, "thread_id": scoped}
         return _guarded(call)
 
-    @server.tool()
-    def search_memories(query: str, max_results: Annotated[int, Field(ge=1, le=100)] = 5,
-                        metadata_filter: dict[str, Any] | None = None,
-                        memory_types: list[MemoryType] | None = None,
-                        thread_id: str | None = None) -> dict[str, Any]:
+    def update_memory(self, memory_id: MemoryId,
+                      content: Annotated[str | None, Field(min_length=1, description=(
+                          "The new text (replaces the old one); omit to keep it."))] = None,
+                      metadata: Annotated[dict[str, Any] | None, Field(description=(
+                          "The new metadata, replacing the old object whole; omit to keep "
+                          "it."))] = None) -> dict[str, Any]:
+        """Correct a memory: replace its text and/or its metadata. Returns the memory."""
+        def call() -> dict[str, Any]:
+            if content is None and metadata is None:
+                raise InvalidArgumentError("give content, metadata or both")
+            return {"memory": _memory(self.scope.update_memory(memory_id, content, metadata))}
+        return _guarded(call)
+
+    def delete_memory(self, memory_id: MemoryId) -> dict[str, Any]:
+        """Forget a memory for good."""
+        def call() -> dict[str, Any]:
+            self.scope.delete_memory(memory_id)
+            return {"deleted": memory_id}
+        return _guarded(call)
+
+    def delete_thread(self, thread_id: Annotated[str, Field(min_length=1, description=(
+            "The allowed thread to delete, with all its messages and memories."))]
+                      ) -> dict[str, Any]:
+        """Delete a thread with its messages, memories, summary and links, for good."""
+        def call() -> dict[str, Any]:
+            return {"thread_id": thread_id, "deleted": self.scope.delete_thread(thread_id)}
+        return _guarded(call)
+
+    # -- reads ------------------------------------------------------------------------
+
+    def search_memories(self,
+                        query: Annotated[str, Field(min_length=1, description=(
+                            "What to look for, in natural language."))],
+                        max_results: Annotated[int, Field(ge=1, le=100, description=(
+                            "How many memories at most (the server may cap it)."))] = 5,
+                        metadata_filter: Filter = None,
+                        memory_types: MemoryTypes = None,
+                        thread_id: Annotated[str | None, Field(description=(
+                            "Only this allowed thread's memories; omitted: the user's "
+                            "memories and those of every allowed thread."))] = None
+                        ) -> dict[str, Any]:
         """Find the user's memories relevant to a query, best first (smaller distance)."""
         def call() -> dict[str, Any]:
-            found = scope.search(query, max_results, metadata_filter,
-                                 list(memory_types) if memory_types else None, thread_id)
+            found = self.scope.search(query, max_results, metadata_filter,
+                                      list(memory_types) if memory_types else None, thread_id)
             return {"results": [_result(result) for result in found]}
         return _guarded(call)
 
-    @server.tool()
-    def get_context_card(thread_id: str | None = None,
-                         max_relevant_results: Annotated[int, Field(ge=0, le=100)] = 5,
-                         max_recent_messages: Annotated[int, Field(ge=0, le=100)] = 0
+    def get_context_card(self, thread_id: ThreadId = None,
+                         max_relevant_results: Annotated[int, Field(ge=0, le=100, description=(
+                             "How many relevant memories the card lists at most."))] = 5,
+                         max_recent_messages: Annotated[int, Field(ge=0, le=100, description=(
+                             "How many of the thread's last messages the card repeats."))] = 0
                          ) -> dict[str, Any]:
-        """A prompt-ready card for a thread: summary, relevant memories, recent messages."""
+        """A prompt-ready card for a thread: its summary, the memories relevant to it and
+        its recent messages. A thread with no message yet has an empty card."""
         def call() -> dict[str, Any]:
-            resolved, card = scope.context_card(thread_id, max_relevant_results,
-                                                max_recent_messages)
+            resolved, card = self.scope.context_card(thread_id, max_relevant_results,
+                                                     max_recent_messages)
             return {"thread_id": resolved, "context_card": card.content}
         return _guarded(call)
 
-    return server
+    def list_memories(self, thread_id: Annotated[str | None, Field(description=(
+                          "Only this allowed thread's memories; omitted: every memory in "
+                          "scope."))] = None,
+                      memory_types: MemoryTypes = None,
+                      metadata_filter: Filter = None,
+                      limit: Annotated[int, Field(ge=1, le=100, description=(
+                          "How many at most."))] = 20,
+                      offset: Annotated[int, Field(ge=0, description=(
+                          "How many to skip (for the next page)."))] = 0) -> dict[str, Any]:
+        """The user's memories in this server's scope, oldest first."""
+        def call() -> dict[str, Any]:
+            found = self.scope.memories(thread_id, memory_types, metadata_filter, limit,
+                                        offset)
+            return {"memories": [_memory(record) for record in found]}
+        return _guarded(call)
+
+    def get_memory(self, memory_id: MemoryId) -> dict[str, Any]:
+        """One memory by id."""
+        return _guarded(lambda: {"memory": _memory(self.scope.memory(memory_id))})
+
+    def list_threads(self) -> dict[str, Any]:
+        """The threads this server may use: whether each exists yet, its number of messages
+        and its metadata."""
+        return _guarded(lambda: {"threads": self.scope.threads()})
+
+    def get_messages(self, thread_id: ThreadId = None,
+                     last: Annotated[int, Field(ge=1, le=200, description=(
+                         "How many of the most recent messages."))] = 20) -> dict[str, Any]:
+        """The last messages of a thread, oldest first (none for a thread not started)."""
+        def call() -> dict[str, Any]:
+            resolved, thread = self.scope.existing_thread(thread_id)
+            messages = thread.get_messages(start=-last, end=None) if thread else []
+            return {"thread_id": resolved, "messages": [
+                {"id": m.id, "role": m.role, "content": m.text, "timestamp": m.timestamp,
+                 "metadata": m.metadata} for m in messages]}
+        return _guarded(call)
+
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+ADDITIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                           idempotent_hint=False, open_world_hint=False)
+DESTRUCTIVE = ToolAnnotations(read_only_hint=False, destructive_hint=True,
+                              idempotent_hint=True, open_world_hint=False)
+ANNOTATIONS: dict[str, ToolAnnotations] = {
+    "add_messages": ADDITIVE, "add_memory": ADDITIVE,
+    "update_memory": DESTRUCTIVE, "delete_memory": DESTRUCTIVE, "delete_thread": DESTRUCTIVE,
+    "search_memories": READ_ONLY, "get_context_card": READ_ONLY, "list_memories": READ_ONLY,
+    "get_memory": READ_ONLY, "list_threads": READ_ONLY, "get_messages": READ_ONLY,
+}
+"""Every tool and its annotations (the order is the order clients list them in)."""
+
+
+def _strict(tool: Tool) -> Tool:
+    """The tool with an argument the tool does not have refused (``additionalProperties``
+    false in its schema) instead of silently dropped: a misspelt ``metadata_filtre`` must
+    not turn into a search without a filter."""
+    loose = tool.fn_metadata.arg_model
+
+    class Strict(loose):  # type: ignore[valid-type,misc]
+        model_config = ConfigDict(extra="forbid", title=loose.__name__)
+
+    tool.fn_metadata.arg_model = Strict
+    tool.parameters = Strict.model_json_schema(by_alias=True)
+    return tool
+
+
+def _tools(tools: _Tools) -> list[Tool]:
+    return [_strict(Tool.from_function(getattr(tools, name), annotations=annotations))
+            for name, annotations in ANNOTATIONS.items()]
+
+
+def build_server(client: OracleAgentMemory, config: McpServerConfig) -> MCPServer:
+    """An MCP server whose tools act on ``client`` within ``config``'s scopes."""
+    return MCPServer(config.server_name, instructions=INSTRUCTIONS, log_level="WARNING",
+                     tools=_tools(_Tools(McpScope(client, config))))
+
+
+def build_failed_server(reason: str, name: str = "oracleagentmemory") -> MCPServer:
+    """A server that could not start: the same tools, each answering ``reason``."""
+    return MCPServer(name, log_level="WARNING",
+                     instructions=f"This memory server could not start: {reason}",
+                     tools=_tools(_Tools(None, failure=reason)))
 
 
 def load_embedder(spec: str) -> IEmbedder:
-    """``'default'`` is the local model; ``'module:factory'`` is imported and called."""
+    """``'default'`` is the local model (loaded now); ``'module:factory'`` is imported and
+    called."""
     if spec == "default":
         from oracleagentmemory.core.embedders import default_embedder
 
-        return default_embedder()
+        embedder = default_embedder()
+        load = getattr(embedder, "load", None)
+        if callable(load):
+            load()
+        return embedder
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise InvalidArgumentError(f"embedder must be 'default' or 'module:factory', got {spec!r}")
     factory = getattr(importlib.import_module(module_name), attribute)
-    return factory()
+    embedder = factory()
+    if not isinstance(embedder, IEmbedder):
+        raise InvalidArgumentError(f"embedder {spec!r} made a {type(embedder).__name__}, "
+                                   "not an IEmbedder")
+    return embedder
 
 
-def run_stdio(config: McpServerConfig, client: OracleAgentMemory | None = None) -> None:
-    """Serve MCP over stdin/stdout until the client disconnects; closes a client it opened."""
+def _startup_failure(error: BaseException) -> str:
+    """One line for the log and the client: what failed and where to fix it."""
+    text = " ".join(str(error).split()) or type(error).__name__
+    if isinstance(error, KeyError) and error.args:
+        text = str(error.args[0])
+    return (f"{text}; fix the server's flags or {ENV_PREFIX}* variables in the MCP "
+            "client's configuration, then restart the server")
+
+
+def _run(server: MCPServer) -> None:
+    server.run("stdio")
+
+
+def run_stdio(config: McpServerConfig | Callable[[], McpServerConfig],
+              client: OracleAgentMemory | None = None) -> None:
+    """Serve MCP over stdin/stdout until the client disconnects; closes a client it opened.
+
+    ``config`` may be a function loading it, so that a configuration error is a startup
+    failure too. A startup failure is logged on stderr (one line) and served: the client
+    gets a session whose every tool call answers why the server could not start."""
     owned = client is None
-    if client is None:
-        client = OracleAgentMemory(connection=config.db, embedder=load_embedder(config.embedder))
     try:
-        build_server(client, config).run("stdio")
+        loaded = config() if callable(config) else config
+        if client is None:
+            client = OracleAgentMemory(connection=loaded.db,
+                                       embedder=load_embedder(loaded.embedder))
+        server = build_server(client, loaded)
+    except Exception as error:
+        reason = _startup_failure(error)
+        print(f"oracleagentmemory mcp: error: {reason}", file=sys.stderr)
+        _run(build_failed_server(reason))
+        return
+    try:
+        _run(server)
     finally:
         if owned:
             client.close()
@@ -158,12 +383,18 @@ def run_stdio(config: McpServerConfig, client: OracleAgentMemory | None = None) 
 
 def serve(parsed: argparse.Namespace) -> None:
     """``oracleagentmemory mcp``: flags parsed by the command line, else the environment."""
-    run_stdio(McpServerConfig.from_namespace(parsed))
+    run_stdio(lambda: McpServerConfig.from_namespace(parsed))
+
+
+def serve_failure(reason: str) -> None:
+    """Serve a startup failure found before the configuration (a flag that is wrong)."""
+    print(f"oracleagentmemory mcp: error: {reason}", file=sys.stderr)
+    _run(build_failed_server(reason))
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point: configuration from flags, falling back to ORACLEAGENTMEMORY_MCP_* vars."""
-    run_stdio(McpServerConfig.from_args(argv))
+    run_stdio(lambda: McpServerConfig.from_args(argv))
 
 
 if __name__ == "__main__":
