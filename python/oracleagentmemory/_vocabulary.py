@@ -36,3 +36,10 @@ PUBLIC_RECORD_TYPES: dict[str, str] = {"summary": "thread_summary"}
 """Contract record type -> public record type, where the names differ."""
 CONTRACT_RECORD_TYPES: dict[str, str] = {v: k for k, v in PUBLIC_RECORD_TYPES.items()}
 """Public record type -> contract record type, where the names differ."""
+
+LANGGRAPH_ENVELOPE = "langgraph"
+"""Metadata key under which the LangGraph store keeps an item's bookkeeping (namespace, key,
+prefixes, parts, TTL): read by the LangGraph view only, hidden from every other reader
+(``core.records.public_metadata``) and kept through their metadata updates."""
+LANGGRAPH_ITEM_KIND = "langgraph_store_item"
+"""The ``kind`` of that bookkeeping: a ``langgraph`` key without it is ordinary metadata."""

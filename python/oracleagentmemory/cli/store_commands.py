@@ -15,6 +15,7 @@ from oracleagentmemory.cli.failures import CommandError, ExitCode, error_text, o
 from oracleagentmemory.cli.opening import load_embedder, opened_client
 from oracleagentmemory.cli.progress import Progress
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.core.records import public_metadata
 from oracleagentmemory.errors import AgentMemoryError
 from oracleagentmemory.stores.errors import DuplicateRecordError
 from oracleagentmemory.stores.protocol import RecordQuery
@@ -107,7 +108,8 @@ def show(arguments: argparse.Namespace, out: TextIO) -> int:
                           "timestamp": message.timestamp, "metadata": message.metadata}
                          for message in messages],
             "memories": [{"id": memory["id"], "memory_type": memory["record_type"],
-                          "content": memory.get("content"), "metadata": memory.get("metadata")}
+                          "content": memory.get("content"),
+                          "metadata": public_metadata(memory.get("metadata"))}
                          for memory in memories],
             "links": [{"id": link["id"], "source_id": link["source_id"],
                        "relation_type": link["relation_type"], "target_id": link["target_id"]}

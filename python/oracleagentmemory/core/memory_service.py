@@ -45,6 +45,7 @@ from oracleagentmemory.core.observation import (
 from oracleagentmemory.core.records import (
     contract_record_type,
     contract_strategy,
+    keep_bookkeeping,
     relation_of,
     to_record,
 )
@@ -301,7 +302,9 @@ class MemoryService:
             changes["content"] = check_content(content, "content")
             changes["embedding"] = self.embed([content])[0]
         if metadata is not NOT_SET_MARKER:
-            changes["metadata"] = metadata
+            stored = self.find(memory_id, MEMORY_TYPES, thread_id)
+            changes["metadata"] = keep_bookkeeping(
+                stored.get("metadata") if stored is not None else None, metadata)
         if timestamp is not NOT_SET_MARKER:
             changes["timestamp"] = timestamp
         if status is not NOT_SET_MARKER:

@@ -12,6 +12,8 @@ from typing import Any
 
 from oracleagentmemory._vocabulary import (
     CONTRACT_RECORD_TYPES,
+    LANGGRAPH_ENVELOPE,
+    LANGGRAPH_ITEM_KIND,
     MEMORY_TYPES,
     PUBLIC_RECORD_TYPES,
 )
@@ -45,6 +47,30 @@ def contract_status(status: RecordStatus | str) -> str:
     return RecordStatus(status).name
 
 
+def _bookkeeping(metadata: Any) -> bool:
+    if not isinstance(metadata, Mapping):
+        return False
+    envelope = metadata.get(LANGGRAPH_ENVELOPE)
+    return isinstance(envelope, Mapping) and envelope.get("kind") == LANGGRAPH_ITEM_KIND
+
+
+def public_metadata(metadata: Any) -> Any:
+    """A record's metadata as every public reader sees it: without the bookkeeping the
+    LangGraph store keeps in it (only the LangGraph view reads that)."""
+    if not _bookkeeping(metadata):
+        return metadata
+    return {key: value for key, value in metadata.items() if key != LANGGRAPH_ENVELOPE}
+
+
+def keep_bookkeeping(stored: Any, replacement: Any) -> Any:
+    """New metadata for a record, with the LangGraph bookkeeping of the stored metadata kept
+    (a caller replacing the metadata it sees never saw it, so must not drop it)."""
+    if not _bookkeeping(stored) or not isinstance(replacement, Mapping) \
+            or LANGGRAPH_ENVELOPE in replacement:
+        return replacement
+    return {**replacement, LANGGRAPH_ENVELOPE: stored[LANGGRAPH_ENVELOPE]}
+
+
 def effective_timestamp(data: Mapping[str, Any]) -> str | None:
     """The event time, or the creation time when the record has none."""
     return data.get("timestamp") or data.get("created_at")
@@ -74,7 +100,8 @@ def to_record(data: RecordOut | Mapping[str, Any],
         thread_id=data.get("thread_id"), user_id=data.get("user_id"),
         agent_id=data.get("agent_id"), role=data.get("role"),
         seq_no=extra.pop("seq_no", None), timestamp=effective_timestamp(data),
-        metadata=data.get("metadata"), status=RecordStatus(data.get("status") or "valid"),
+        metadata=public_metadata(data.get("metadata")),
+        status=RecordStatus(data.get("status") or "valid"),
         **extra,
     )
 

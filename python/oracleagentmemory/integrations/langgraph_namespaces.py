@@ -21,10 +21,13 @@ import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-ENVELOPE = "langgraph"
-"""Metadata key holding an item's identity; the item's value sits under ``"value"``."""
+from oracleagentmemory._vocabulary import LANGGRAPH_ENVELOPE, LANGGRAPH_ITEM_KIND
+
+ENVELOPE = LANGGRAPH_ENVELOPE
+"""Metadata key holding an item's identity; the item's value sits under ``"value"``. Only
+the LangGraph view sees it: every other reader gets the metadata without it."""
 VALUE = "value"
-KIND = "langgraph_store_item"
+KIND = LANGGRAPH_ITEM_KIND
 
 
 class NamespaceScope(NamedTuple):

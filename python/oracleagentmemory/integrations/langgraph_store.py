@@ -10,14 +10,32 @@ in-memory store does). Needs ``pip install 'agentmemory-plsql[langgraph]'``.
 
 Differences from LangGraph's ``InMemoryStore``: semantic search is always on (vectors come
 from the client's embedder; ``index`` may only select ``fields`` and check ``dims``);
-without a query, items come oldest-write first; TTLs are not supported (the client's
-retention policy applies instead).
+without a query, items come oldest-write first.
+
+TTL (``supports_ttl``, as LangGraph's Postgres store): ``put(..., ttl=minutes)`` (or the
+``ttl`` config's ``default_ttl``) gives an item an expiry; an expired item is invisible to
+every read at once, a read with ``refresh_ttl`` (by default ``refresh_on_read``) restarts
+its time, and :meth:`OracleAgentMemoryStore.sweep_ttl` (or the sweeper thread
+:meth:`~OracleAgentMemoryStore.start_ttl_sweeper` runs every ``sweep_interval_minutes``)
+removes expired records physically. Items without a TTL follow the client's retention.
+
+The bookkeeping (namespace, key, prefixes, parts, TTL) stays in the LangGraph view: the
+client's searches, lists and context cards, the MCP server and the command line see an
+item's metadata as ``{"value": ...}`` (``core.records.public_metadata``).
+
+No checkpointer: a LangGraph checkpointer stores opaque, versioned graph state written at
+every step and read back by id, which has no text to embed or search and no scope; it
+belongs in a store made for it (``langgraph-checkpoint-sqlite``, or an Oracle one), not in
+memory records (docs/langgraph.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
+import logging
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -59,6 +77,7 @@ try:
         Result,
         SearchItem,
         SearchOp,
+        TTLConfig,
         get_text_at_path,
         tokenize_path,
     )
@@ -85,6 +104,12 @@ except ImportError:  # pragma: no cover - older langgraph-checkpoint releases
 
 __all__ = ["OracleAgentMemoryStore"]
 
+logger = logging.getLogger(__name__)
+
+_TtlSeen = dict[str, tuple[float, int]]
+"""Item id -> (TTL in minutes, number of records) of the items a batch read."""
+_MINUTES_PER_DAY = 24 * 60
+
 _MAX_FETCH = 10_000
 """Upper bound on records one search reads while refilling after Python-side filtering."""
 
@@ -94,14 +119,17 @@ class OracleAgentMemoryStore(BaseStore):
 
     ``namespace_mapper`` turns a namespace into the scope its items get (default: the
     label after "users" is the user id, after "agents" the agent id, after "threads" the
-    thread id). ``memory_type`` is the record type items are stored as.
+    thread id). ``memory_type`` is the record type items are stored as. ``ttl`` is
+    LangGraph's ``TTLConfig``: ``default_ttl`` (minutes) for puts that give none,
+    ``refresh_on_read`` (default True), and ``sweep_interval_minutes``, which starts the
+    sweeper thread (stop it with :meth:`stop_ttl_sweeper`).
     """
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(self, client: OracleAgentMemory, *, index: IndexConfig | None = None,
                  namespace_mapper: NamespaceMapper = default_namespace_mapper,
-                 memory_type: str = "memory") -> None:
+                 memory_type: str = "memory", ttl: TTLConfig | None = None) -> None:
         if memory_type not in MEMORY_TYPES:
             raise InvalidArgumentError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}")
         config: dict[str, Any] = dict(index or {})
@@ -123,6 +151,11 @@ class OracleAgentMemoryStore(BaseStore):
                        for path in config.get("fields") or ["$"]]
         self.namespace_mapper = namespace_mapper
         self.memory_type = memory_type
+        self.ttl_config = ttl
+        self._sweeper: tuple[threading.Thread, concurrent.futures.Future[None],
+                             threading.Event] | None = None
+        if ttl and ttl.get("sweep_interval_minutes"):
+            self.start_ttl_sweeper()
 
     # -- batches ----------------------------------------------------------------------
 
@@ -132,20 +165,29 @@ class OracleAgentMemoryStore(BaseStore):
         for op in ops:
             validate_op_namespace(op)
         results: list[Result] = [None] * len(ops)
+        seen: _TtlSeen = {}
         gets = [(i, op) for i, op in enumerate(ops) if isinstance(op, GetOp)]
         if gets:
-            found = self._get_items([(op.namespace, op.key) for _, op in gets])
+            found = self._get_items([(op.namespace, op.key) for _, op in gets], seen)
             for i, op in gets:
                 results[i] = found.get(item_id(op.namespace, op.key))
+            self._refresh([item_id(op.namespace, op.key) for _, op in gets
+                           if op.refresh_ttl], seen)
         puts: dict[tuple[tuple[str, ...], str], PutOp] = {}
         for i, op in enumerate(ops):
             if isinstance(op, SearchOp):
-                results[i] = self._search(op)
+                found_items = self._search(op, seen)
+                results[i] = found_items
+                if op.refresh_ttl:
+                    self._refresh([item_id(item.namespace, item.key) for item in found_items],
+                                  seen)
             elif isinstance(op, ListNamespacesOp):
                 results[i] = self._list_namespaces(op)
             elif isinstance(op, PutOp):
-                if op.ttl is not None:
-                    raise NotImplementedError("TTL is not supported by OracleAgentMemoryStore")
+                if op.ttl is not None and (not isinstance(op.ttl, int | float)
+                                           or isinstance(op.ttl, bool) or op.ttl <= 0):
+                    raise InvalidArgumentError(
+                        f"ttl must be a positive number of minutes, got {op.ttl!r}")
                 puts[(tuple(op.namespace), op.key)] = op
             elif not isinstance(op, GetOp):
                 raise InvalidArgumentError(f"Unknown operation type: {type(op)}")
@@ -170,34 +212,35 @@ class OracleAgentMemoryStore(BaseStore):
             query["metadata_filter"] = metadata_filter
         return self.client.memory_service.backend.get_records(query)
 
-    def _get_items(self, addresses: list[tuple[tuple[str, ...], str]]) -> dict[str, Item]:
+    def _get_items(self, addresses: list[tuple[tuple[str, ...], str]],
+                   seen: _TtlSeen) -> dict[str, Item]:
         wanted = {item_id(namespace, key): (tuple(namespace), key)
                   for namespace, key in addresses}
         items = {}
         for record in self._records(ids=list(wanted)):
-            item = _to_item(record)
+            item = _to_item(record, seen)
             if item is not None and (item.namespace, item.key) == wanted.get(record["id"]):
                 items[record["id"]] = item
         return items
 
-    def _search(self, op: SearchOp) -> list[SearchItem]:
+    def _search(self, op: SearchOp, seen: _TtlSeen) -> list[SearchItem]:
         check_filter(op.filter)
         if op.limit < 0 or op.offset < 0:
             raise InvalidArgumentError("limit and offset must not be negative")
         pushed, partial = store_filter(op.filter)
         base = {**prefix_filter(tuple(op.namespace_prefix)), **pushed}
         if op.query:
-            return self._ranked(op, op.query, base)
+            return self._ranked(op, op.query, base, seen)
         primary = {ENVELOPE: {**base[ENVELOPE], "part": 0}, **pushed}
         wanted = op.offset + op.limit
         records = self._records(metadata_filter=primary,
                                 limit=None if partial or not wanted else wanted)
-        kept = [item for item in map(_to_item, records)
+        kept = [item for item in (_to_item(record, seen) for record in records)
                 if item is not None and matches(item.value, op.filter)]
         return [_search_item(item, None) for item in kept[op.offset:op.offset + op.limit]]
 
-    def _ranked(self, op: SearchOp, query: str,
-                metadata_filter: dict[str, Any]) -> list[SearchItem]:
+    def _ranked(self, op: SearchOp, query: str, metadata_filter: dict[str, Any],
+                seen: _TtlSeen) -> list[SearchItem]:
         """Vector (or the client's strategy) ranking; an item scores as its best text."""
         strategy = contract_strategy(self.client.memory_service.strategy)
         vector = None if strategy == "KEYWORD" else self.client.memory_service.embed(
@@ -212,12 +255,12 @@ class OracleAgentMemoryStore(BaseStore):
                 "max_results": fetch, "num_hops": 0, "max_linked_results": 0,
             })
             ranked: list[tuple[float, Item]] = []
-            seen: set[tuple[tuple[str, ...], str]] = set()
+            ranked_ids: set[tuple[tuple[str, ...], str]] = set()
             for hit in hits:
-                item = _to_item(hit["record"])
-                if item is None or (item.namespace, item.key) in seen:
+                item = _to_item(hit["record"], seen)
+                if item is None or (item.namespace, item.key) in ranked_ids:
                     continue
-                seen.add((item.namespace, item.key))
+                ranked_ids.add((item.namespace, item.key))
                 if matches(item.value, op.filter):
                     ranked.append((1.0 - hit["distance"], item))
             if len(ranked) >= wanted or len(hits) < fetch or fetch >= _MAX_FETCH:
@@ -227,7 +270,8 @@ class OracleAgentMemoryStore(BaseStore):
         if len(results) < op.limit:  # like InMemoryStore: unindexed items fill the page
             unindexed = {ENVELOPE: {**metadata_filter[ENVELOPE], "part": 0, "indexed": False},
                          **{k: v for k, v in metadata_filter.items() if k != ENVELOPE}}
-            for item in map(_to_item, self._records(metadata_filter=unindexed)):
+            for item in (_to_item(record, seen)
+                         for record in self._records(metadata_filter=unindexed)):
                 if len(results) >= op.limit:
                     break
                 if item is not None and matches(item.value, op.filter):
@@ -249,6 +293,75 @@ class OracleAgentMemoryStore(BaseStore):
         if op.max_depth is not None:
             kept = list({ns[:op.max_depth] for ns in kept})
         return sorted(kept)[op.offset:op.offset + op.limit]
+
+    # -- time to live -----------------------------------------------------------------
+
+    def _refresh(self, ids: Sequence[str], seen: _TtlSeen) -> None:
+        """Restart the time of the items read (those with a TTL): every record of an item
+        gets the same new expiry, counted from now."""
+        now = to_text(utc_now())
+        backend = self.client.memory_service.backend
+        for primary in dict.fromkeys(ids):
+            if primary not in seen:
+                continue
+            minutes, parts = seen[primary]
+            for part in range(parts):
+                backend.update_record(part_id(primary, part), [self.memory_type], {
+                    "timestamp": now, "ttl_days": minutes / _MINUTES_PER_DAY,
+                    "ttl_anchor": "TIMESTAMP"}, None)
+
+    def sweep_ttl(self) -> int:
+        """Remove expired records physically; returns how many. Expired items are already
+        invisible: this frees their space. It purges the whole store (the client's
+        ``purge_expired``), so expired records of other kinds go too."""
+        return self.client.purge_expired()
+
+    def start_ttl_sweeper(self, sweep_interval_minutes: int | None = None
+                          ) -> concurrent.futures.Future[None]:
+        """Sweep now and then every ``sweep_interval_minutes`` (default: the ``ttl``
+        config's) in a daemon thread, until :meth:`stop_ttl_sweeper`. The future is done
+        when the thread ends. A sweep that fails is logged and the next one runs."""
+        minutes = sweep_interval_minutes or (self.ttl_config or {}).get(
+            "sweep_interval_minutes")
+        if not minutes or minutes <= 0:
+            raise InvalidArgumentError("give sweep_interval_minutes (a positive number of "
+                                       "minutes) here or in the ttl config")
+        if self._sweeper is not None and self._sweeper[0].is_alive():
+            return self._sweeper[1]
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        stop = threading.Event()
+
+        def sweep_until_stopped() -> None:
+            try:
+                while True:
+                    try:
+                        swept = self.sweep_ttl()
+                        logger.debug("TTL sweep removed %d expired records", swept)
+                    except Exception:
+                        logger.exception("TTL sweep failed; the next one runs in %s minutes",
+                                         minutes)
+                    if stop.wait(minutes * 60):
+                        break
+            finally:
+                done.set_result(None)
+
+        thread = threading.Thread(target=sweep_until_stopped, daemon=True,
+                                  name="oracleagentmemory-langgraph-ttl-sweeper")
+        self._sweeper = (thread, done, stop)
+        thread.start()
+        return done
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        """Stop the sweeper thread; True when it has stopped (or none was running)."""
+        if self._sweeper is None:
+            return True
+        thread, _, stop = self._sweeper
+        stop.set()
+        thread.join(timeout)
+        if thread.is_alive():
+            return False
+        self._sweeper = None
+        return True
 
     # -- writes -----------------------------------------------------------------------
 
@@ -278,7 +391,8 @@ class OracleAgentMemoryStore(BaseStore):
         flat = [text for op_texts in texts.values() for text in op_texts]
         vectors = iter(self.client.memory_service.embed(flat))
         now = to_text(utc_now())
-        ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, self.client.memory_service.retention)
+        retention = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER,
+                               self.client.memory_service.retention)
         for op in puts:
             namespace = tuple(op.namespace)
             primary = item_id(namespace, op.key)
@@ -299,17 +413,23 @@ class OracleAgentMemoryStore(BaseStore):
             if op.value is None:
                 continue
             value = json.loads(json.dumps(dict(op.value)))  # JSON-only, detached copy
+            expiry: dict[str, Any] = dict(retention) if op.ttl is None else {
+                # an item TTL counts from now: the time a read with refresh_ttl resets
+                "timestamp": now, "ttl_days": op.ttl / _MINUTES_PER_DAY,
+                "ttl_anchor": "TIMESTAMP"}
             for part in range(new_parts):
                 text = op_texts[part] if op_texts else json.dumps(value, sort_keys=True)
                 records.append({
                     "record_type": self.memory_type, "id": part_id(primary, part),
                     "user_id": scope.user_id, "agent_id": scope.agent_id,
                     "thread_id": scope.thread_id, "content": text,
-                    "metadata": {ENVELOPE: envelope(namespace, op.key, part, new_parts,
-                                                    bool(op_texts)), VALUE: value},
+                    "metadata": {ENVELOPE: {**envelope(namespace, op.key, part, new_parts,
+                                                       bool(op_texts)),
+                                              "ttl": op.ttl, "updated_at": now},
+                                 VALUE: value},
                     "embedding": next(vectors) if op_texts else None,
                     "created_at": old["created_at"] if old else now,
-                    "updated_at": now, **ttl,
+                    "updated_at": now, **expiry,  # type: ignore[typeddict-item]
                 })
         backend = self.client.memory_service.backend
         if moved:
@@ -344,14 +464,21 @@ def _identity(record: RecordOut) -> dict[str, Any]:
     return identity
 
 
-def _to_item(record: RecordOut) -> Item | None:
+def _to_item(record: RecordOut, seen: _TtlSeen | None = None) -> Item | None:
+    """The item a record of this store holds (None for any other record); notes its TTL
+    in ``seen`` for a refresh. ``updated_at`` is the last put's (a refresh changes the
+    record, not the item)."""
     metadata = record.get("metadata") or {}
     identity = metadata.get(ENVELOPE)
     if not isinstance(identity, dict) or VALUE not in metadata:
         return None
-    return Item(value=metadata[VALUE], key=identity["key"],
-                namespace=tuple(identity["namespace"]),
-                created_at=_time(record["created_at"]), updated_at=_time(record["updated_at"]))
+    namespace = tuple(identity["namespace"])
+    if seen is not None and identity.get("ttl") is not None:
+        seen[item_id(namespace, identity["key"])] = (float(identity["ttl"]),
+                                                     int(identity.get("parts", 1)))
+    return Item(value=metadata[VALUE], key=identity["key"], namespace=namespace,
+                created_at=_time(record["created_at"]),
+                updated_at=_time(identity.get("updated_at") or record["updated_at"]))
 
 
 def _search_item(item: Item, score: float | None) -> SearchItem:
