@@ -357,7 +357,39 @@ class OracleAgentMemory(IAgentMemory):
         **store_kwargs: Any,
     ) -> str:
         """Add a memory attributed to the given user, agent and thread (each may be left
-        out); optionally linked to an existing memory."""
+        out); optionally linked to an existing memory.
+
+        Args:
+            content: The memory's text (embedded for search).
+            memory_type: ``"memory"``, ``"fact"``, ``"preference"`` or ``"guideline"``.
+                Default: ``"memory"``.
+            user_id: The user it is about. Default: none.
+            agent_id: The agent it belongs to. Default: none.
+            thread_id: The thread it belongs to. Default: none.
+            memory_id: Its id. Default: a new UUID.
+            metadata: A JSON object to filter on. Default: none.
+            timestamp: Its event time, ISO-8601. Default: none (its creation time is used).
+            ttl_days: Days until it expires; None: ``max_ttl_days`` (never, if unset).
+                Default: the retention config's ``default_ttl_days`` (never, if unset).
+            ttl_anchor: What the TTL counts from. Default: its creation time.
+            status: ``RecordStatus.VALID`` or ``INVALID``. Default: valid.
+            autonomous_linking: Let the LLM link it to related memories. Default: the
+                client's extraction config.
+            memory_id_to_link: An existing memory to link it to.
+            link_type: The relation to that memory (``"supports"``...).
+            link_id: The relation's id. Default: a new UUID.
+            link_timestamp: The relation's event time.
+            link_metadata: The relation's metadata.
+
+        Returns:
+            The memory's id.
+
+        Raises:
+            InvalidArgumentError: A value that is not allowed, an id already taken
+                (``DuplicateRecordError``), a ``memory_id_to_link`` that is not a stored
+                memory (each a ``ValueError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("add_memory", store_kwargs)
         if (memory_id_to_link is NOT_SET_MARKER) != (link_type is NOT_SET_MARKER):
             raise InvalidArgumentError("memory_id_to_link and link_type must be given together")
@@ -621,7 +653,47 @@ class OracleAgentMemory(IAgentMemory):
         include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
         scope: SearchScope | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[OracleSearchResult]:
-        """Search records relevant to ``query``; ``user_id`` (or a scope with it) is required."""
+        """Search records relevant to ``query``; ``user_id`` (or a scope with it) is required.
+
+        Args:
+            query: The text to search for (embedded as a query; keyword and hybrid
+                strategies also match its words).
+            user_id: The user whose records to search. Required.
+            agent_id: The agent whose records to search. Default: any agent.
+            thread_id: The thread whose records to search. Default: any thread.
+            exact_user_match: True: only records of exactly ``user_id`` (None: only
+                records without a user); False: also records without a user.
+                Default: True when the id is given.
+            exact_agent_match: As ``exact_user_match``, for the agent. Default: True
+                when the id is given.
+            exact_thread_match: As ``exact_user_match``, for the thread. Default: True
+                when the id is given.
+            max_results: How many results at most. Default: the search config's
+                ``max_results``, else 10.
+            token_budget: Cut the results once their formatted text passes this many
+                tokens. Default: the search config's, else no budget.
+            soft_token_budget: As ``token_budget`` but the result crossing it is kept.
+                Default: the search config's, else no budget.
+            record_types: Public record types to search (``"memory"``, ``"fact"``,
+                ``"message"``...). Default: every searchable type.
+            metadata_filter: Entries the record's metadata must match
+                (docs/concepts.md, "Metadata filters"). Default: no filter.
+            num_hops: How many relations to follow from each memory result (0 to 5).
+                Default: 1.
+            max_linked_results: Linked records kept per result. Default: 100.
+            include_invalid_results: Also return records marked invalid. Default: True.
+            scope: A prebuilt ``SearchScope`` instead of the six scope arguments.
+
+        Returns:
+            The results, best first (smallest ``distance``), each with its record and
+            the records linked to it.
+
+        Raises:
+            InvalidArgumentError: A value that is not allowed (a ``ValueError``): a
+                malformed filter (``InvalidFilterError``), ``max_results`` below 1,
+                ``num_hops`` out of range, a scope given twice.
+            ArgumentTypeError: A value of the wrong type (a ``TypeError``).
+        """
         values = scope_resolution.scope_arguments(scope, {
             "user_id": user_id, "agent_id": agent_id, "thread_id": thread_id,
             "exact_user_match": exact_user_match, "exact_agent_match": exact_agent_match,

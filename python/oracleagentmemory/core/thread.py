@@ -264,7 +264,28 @@ class OracleThread(IThread):
         ttl_anchor: TimeToLiveAnchor | list[TimeToLiveAnchor] | _NotSetMarker = NOT_SET_MARKER,
         **store_kwargs: Any,
     ) -> list[str]:
-        """Append messages and index them; the batch is stored whole or not at all."""
+        """Append messages and index them; the batch is stored whole or not at all.
+
+        Args:
+            messages: ``Message`` objects or mappings with ``role`` and ``content`` (text,
+                or a list of text and image parts), optionally ``id``, ``timestamp`` and
+                ``metadata``.
+            metadata: One JSON object for every message, or one per message. Default:
+                each message's own.
+            ttl_days: Days until the messages expire, one value or one per message.
+                Default: the retention config's ``default_ttl_days`` (never, if unset).
+            ttl_anchor: What the TTL counts from, one or one per message. Default: the
+                creation time.
+
+        Returns:
+            The messages' ids, in order.
+
+        Raises:
+            InvalidArgumentError: A string instead of a list, an empty role, a list of
+                per-message values of the wrong length (a ``ValueError``).
+            MissingFieldError: A message without ``role`` or ``content`` (a ``KeyError``).
+            NotFoundError: The thread was deleted (a ``KeyError``).
+        """
         reject_store_kwargs("add_messages", store_kwargs)
         batch = to_messages(messages)
         count = len(batch)
@@ -575,7 +596,46 @@ class OracleThread(IThread):
         include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
         scope: SearchScope | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[OracleSearchResult]:
-        """Search records relevant to ``query`` within this thread's default scope."""
+        """Search records relevant to ``query`` within this thread's default scope.
+
+        Args:
+            query: The text to search for (embedded as a query; keyword and hybrid
+                strategies also match its words).
+            user_id: The user whose records to search. Default: the thread's user.
+            agent_id: The agent whose records to search. Default: the thread's agent.
+            thread_id: The thread whose records to search. Default: this thread.
+            exact_user_match: True: only records of exactly ``user_id`` (None: only
+                records without a user); False: also records without a user.
+                Default: True.
+            exact_agent_match: As ``exact_user_match``, for the agent. Default: True.
+            exact_thread_match: As ``exact_user_match``, for the thread. Default:
+                False (records of this thread and records without a thread).
+            max_results: How many results at most. Default: the search config's
+                ``max_results``, else 10.
+            token_budget: Cut the results once their formatted text passes this many
+                tokens. Default: the search config's, else no budget.
+            soft_token_budget: As ``token_budget`` but the result crossing it is kept.
+                Default: the search config's, else no budget.
+            record_types: Public record types to search (``"memory"``, ``"fact"``,
+                ``"message"``...). Default: every searchable type.
+            metadata_filter: Entries the record's metadata must match
+                (docs/concepts.md, "Metadata filters"). Default: no filter.
+            num_hops: How many relations to follow from each memory result (0 to 5).
+                Default: 1.
+            max_linked_results: Linked records kept per result. Default: 100.
+            include_invalid_results: Also return records marked invalid. Default: True.
+            scope: A prebuilt ``SearchScope`` instead of the six scope arguments.
+
+        Returns:
+            The results, best first (smallest ``distance``), each with its record and
+            the records linked to it.
+
+        Raises:
+            InvalidArgumentError: A value that is not allowed (a ``ValueError``): a
+                malformed filter (``InvalidFilterError``), ``max_results`` below 1,
+                ``num_hops`` out of range, a scope given twice.
+            ArgumentTypeError: A value of the wrong type (a ``TypeError``).
+        """
         values = scope_resolution.scope_arguments(scope, {
             "user_id": user_id, "agent_id": agent_id, "thread_id": thread_id,
             "exact_user_match": exact_user_match, "exact_agent_match": exact_agent_match,
