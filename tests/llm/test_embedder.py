@@ -133,7 +133,7 @@ def test_the_provider_table_applies(monkeypatch):
     assert Embedder("ollama/nomic-embed-text").http.base_url == "http://localhost:11434/v1"
     assert embedder.model == "openai/text-embedding-3-small"
     assert embedder.max_input_tokens == 8192
-    with pytest.raises(ValueError, match="oracleagentmemory\\[litellm\\]"):
+    with pytest.raises(ValueError, match="agentmemory-plsql\\[litellm\\]"):
         Embedder("cohere/embed-english-v3.0")
 
 

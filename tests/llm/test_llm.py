@@ -395,7 +395,7 @@ def test_provider_prefixes_choose_the_server_and_are_not_sent(llm_server, server
 
 
 def test_an_unknown_provider_without_api_base_names_the_extra():
-    with pytest.raises(ValueError, match=r"'anthropic'.*oracleagentmemory\[litellm\]"):
+    with pytest.raises(ValueError, match=r"'anthropic'.*agentmemory-plsql\[litellm\]"):
         Llm("anthropic/claude-sonnet")
 
 
