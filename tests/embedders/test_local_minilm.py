@@ -288,9 +288,9 @@ def test_model_loads_once_and_threads_agree(
     calls = []
     real_read = local._read_model
 
-    def counting_read(model_dir: Path) -> object:
-        calls.append(model_dir)
-        return real_read(model_dir)
+    def counting_read(key: object) -> object:
+        calls.append(key)
+        return real_read(key)
 
     monkeypatch.setattr(local, "_read_model", counting_read)
     results: list[np.ndarray] = []
