@@ -452,6 +452,9 @@ def side_runs(out: Path) -> list[str]:
             add(f"| {row['strategy'].lower()} | {row['refinement']} | {row['recall@5']:.3f} "
                 f"| {row['recall@10']:.3f} | {row['recall@10'] / base:.2f}x |")
         add("")
+    embedder_file = out / "embedder_onnx.json"
+    if embedder_file.exists():
+        lines.extend(_embedder_section(json.loads(embedder_file.read_text())))
     overhead_file = out / "observability_overhead.json"
     if overhead_file.exists():
         overhead = json.loads(overhead_file.read_text())
@@ -484,6 +487,52 @@ def side_runs(out: Path) -> list[str]:
                 f"they add about {added / 1e3:.1f} µs, {added / search['search_ns']:.1%} of "
                 "the search.")
             add("")
+    return lines
+
+
+def _embedder_section(run: dict[str, Any]) -> list[str]:
+    """The onnxruntime embedder against the numpy one (benchmarks.embedder_onnx)."""
+    lines: list[str] = []
+    add = lines.append
+    settings = run["settings"]
+    add("## Local embedder: onnxruntime vs numpy")
+    add("")
+    add("```bash")
+    add(run["command"])
+    add("```")
+    add("")
+    m = run["machine"]
+    add(_ran_on(m) + f" CPU flags: {', '.join(m.get('cpu_flags', [])) or 'unknown'}; "
+        + "; ".join(f"{k} {v}" for k, v in m.get("versions", {}).items()) + ".")
+    add("")
+    add(f"Both runtimes of `LocalMiniLMEmbedder` in one process, in {settings['rounds']} "
+        f"alternating rounds: {settings['turns']} turns of {settings['turn_words']} words per "
+        f"round in one `embed` call (batches of {settings['onnx_batch_size']} on onnxruntime, "
+        f"{settings['numpy_batch_size']} on numpy), and {settings['short_queries']} short "
+        "queries (3-8 words) one at a time with the query cache off. Ratios are medians of the "
+        "same rounds; absolute figures belong to this machine only.")
+    add("")
+    add("| system | texts/s | vs numpy | one query p50 / p95 ms | p50 vs numpy |")
+    add("|---|---|---|---|---|")
+    for row in run["rows"]:
+        q = row["query_ms"]
+        add(f"| {row['system']} | {row['texts_per_second']:,.0f} | "
+            f"{row['throughput_vs_numpy']:.2f}x | {q['p50']:.2f} / {q['p95']:.2f} | "
+            f"{row['query_p50_vs_numpy']:.2f}x |")
+    add("")
+    cached = run["cached_query_ms"]
+    add(f"A repeated query answered from the query cache: p50 {cached['p50'] * 1e3:,.0f} µs.")
+    add("")
+    add(f"Cosine on {run['sentences']['count']} {run['sentences']['source']}:")
+    add("")
+    add("| comparison | min | mean | 1st percentile | share < 0.99 | share < 0.999 |")
+    add("|---|---|---|---|---|---|")
+    for name, c in run["quality"].items():
+        add(f"| {name} | {c['min']:.6f} | {c['mean']:.6f} | {c['p1']:.6f} | "
+            f"{c['share_below_0_99']:.1%} | {c['share_below_0_999']:.1%} |")
+    add("")
+    add(run["note"])
+    add("")
     return lines
 
 

@@ -94,7 +94,7 @@ def test_oracle_metadata_is_the_documented_load_onnx_model_json() -> None:
     #        "input": {"input":["DATA"]}}')
     documented = {"function": "embedding", "embeddingOutput": "embedding",
                   "input": {"input": ["DATA"]}}
-    assert ORACLE_METADATA == documented
+    assert documented == ORACLE_METADATA
     assert json.loads(oracle_metadata_json()) == documented
 
 
