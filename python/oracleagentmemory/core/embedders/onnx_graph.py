@@ -223,7 +223,9 @@ def _layers(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
     blocked = g.op("Sub", [g.const("one_f", np.array(1.0, dtype=_F32)), mask_f])
     bias = g.op("Mul", [blocked, g.const("mask_min", np.array(np.finfo(_F32).min, dtype=_F32))])
     bias = g.op("Unsqueeze", [bias, g.const("axes_1_2", np.array([1, 2], dtype=np.int64))])
-    split_heads = g.const("shape_heads", np.array([0, 0, heads, head_dim], dtype=np.int64))
+    split_qkv = g.const("shape_qkv", np.array([0, 0, 3, heads, head_dim], dtype=np.int64))
+    split_sizes = g.const("qkv_sizes", np.array([1, 1, 1], dtype=np.int64))
+    axis0 = g.const("qkv_axis", np.array([0], dtype=np.int64))
     merge_heads = g.const("shape_hidden", np.array([0, 0, hid], dtype=np.int64))
     scale = 1.0 / math.sqrt(head_dim)
     for i in range(config.num_hidden_layers):
@@ -243,13 +245,24 @@ def _layers(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
                          g.const(n + name + "_b", t(p + weight + ".bias").astype(_F32))],
                         axis=-1, epsilon=eps)
 
-        # The softmax scale 1/sqrt(head_dim) is folded into the query projection.
-        q = dense(x, "q", "attention.self.query", scale)
-        k = dense(x, "k", "attention.self.key")
-        v = dense(x, "v", "attention.self.value")
-        q = g.op("Transpose", [g.op("Reshape", [q, split_heads])], perm=[0, 2, 1, 3])
-        k = g.op("Transpose", [g.op("Reshape", [k, split_heads])], perm=[0, 2, 3, 1])
-        v = g.op("Transpose", [g.op("Reshape", [v, split_heads])], perm=[0, 2, 1, 3])
+        # Q, K and V in one product (one weight read, one larger GEMM); the softmax scale
+        # 1/sqrt(head_dim) is folded into the query part.
+        qkv_w = np.concatenate([
+            _linear_weights(tensors, prefix + p + "attention.self.query.weight") * scale,
+            _linear_weights(tensors, prefix + p + "attention.self.key.weight"),
+            _linear_weights(tensors, prefix + p + "attention.self.value.weight")], axis=1)
+        qkv_b = np.concatenate([
+            np.asarray(t(p + "attention.self.query.bias"), dtype=np.float64) * scale,
+            np.asarray(t(p + "attention.self.key.bias"), dtype=np.float64),
+            np.asarray(t(p + "attention.self.value.bias"), dtype=np.float64)])
+        qkv = g.op("Add", [g.op("MatMul", [x, g.const(n + "qkv_w", qkv_w.astype(_F32))]),
+                           g.const(n + "qkv_b", qkv_b.astype(_F32))])
+        # [batch, seq, 3 * hidden] -> [3, batch, heads, seq, head_dim], then one part each.
+        qkv = g.op("Transpose", [g.op("Reshape", [qkv, split_qkv])], perm=[2, 0, 3, 1, 4])
+        parts = [f"{n}q", f"{n}k", f"{n}v"]
+        g.op("Split", [qkv, split_sizes], outputs=parts, axis=0)
+        q, k, v = (g.op("Squeeze", [part, axis0]) for part in parts)
+        k = g.op("Transpose", [k], perm=[0, 1, 3, 2])
         scores = g.op("Add", [g.op("MatMul", [q, k]), bias])
         probs = g.op("Softmax", [scores], axis=-1)
         context = g.op("Transpose", [g.op("MatMul", [probs, v])], perm=[0, 2, 1, 3])
@@ -258,12 +271,12 @@ def _layers(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
         x = layer_norm(g.op("Add", [attn, x]), "attn_ln", "attention.output.LayerNorm")
 
         h = dense(x, "ffn_in", "intermediate.dense")
-        # Exact GELU: 0.5 * h * (1 + erf(h / sqrt(2)))
-        erf = g.op("Erf", [g.op("Mul", [h, g.const(n + "inv_sqrt2",
-                                                   np.array(1 / math.sqrt(2), dtype=_F32))])])
-        gate = g.op("Mul", [g.op("Add", [erf, g.const(n + "one", np.array(1.0, dtype=_F32))]),
-                            g.const(n + "half", np.array(0.5, dtype=_F32))])
-        h = g.op("Mul", [h, gate])
+        # Exact GELU, h * (1 + erf(h / sqrt(2))) * 0.5, in the order a PyTorch export writes
+        # it, which onnxruntime fuses (with the bias Add before it) into one BiasGelu.
+        erf = g.op("Erf", [g.op("Div", [h, g.const(n + "sqrt2",
+                                                   np.array(math.sqrt(2), dtype=_F32))])])
+        gate = g.op("Add", [erf, g.const(n + "one", np.array(1.0, dtype=_F32))])
+        h = g.op("Mul", [g.op("Mul", [h, gate]), g.const(n + "half", np.array(0.5, dtype=_F32))])
         out = dense(h, "ffn_out", "output.dense")
         x = layer_norm(g.op("Add", [out, x]), "ffn_ln", "output.LayerNorm")
     return x
