@@ -106,7 +106,11 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --              with their thread when both have the same one, else with thread_id null;
   --              an import may add "created_at", kept as given
   --   p_replace  TRUE: an id already used in its id space replaces the old record (and its
-  --              links); FALSE: -20003
+  --              links) when that record has the same record_type, user_id, agent_id,
+  --              thread_id and message_id; held by any other record it is -20003, as with
+  --              FALSE: -20003
+  -- A content of more than 1000000 characters, or a metadata object of more than
+  -- 262144 characters as JSON text, is -20001 (python/oracleagentmemory/stores/limits.py).
   --   p_commit   commit on success (default TRUE)
   FUNCTION write_records(p_records IN JSON, p_links IN JSON DEFAULT NULL,
                          p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE)
@@ -133,8 +137,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --                   ttl_days / ttl_anchor (expiry recomputed), parts, config, mime_type,
   --                   image_bytes, and for a message replace_images (JSON array of RecordIn)
   --                   setting its attached images: listed ids without image_bytes are kept,
-  --                   listed images with image_bytes are inserted or replace the stored one
-  --                   (taking the message's id as message_id and its user/agent/thread),
+  --                   listed images with image_bytes are inserted or replace the image of
+  --                   that id attached to this message (taking the message's id as
+  --                   message_id and its user/agent/thread; an id any other record holds
+  --                   is -20003 and nothing changes),
   --                   unlisted attached images are deleted (with their bytes); attached
   --                   images always carry the message's expiry, so replace_images or a
   --                   ttl_days / ttl_anchor change re-applies it to them; scope never changes

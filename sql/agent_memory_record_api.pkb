@@ -4,6 +4,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   c_searchable_types CONSTANT VARCHAR2(200 CHAR) := 'memory, fact, guideline, preference, message, image, user_profile, agent_profile';
   -- Characters embedded in one piece: 1000 characters take at most 4000 bytes in AL32UTF8.
   c_single_max       CONSTANT PLS_INTEGER := 1000;
+  -- The contract's size limits, rendered from python/oracleagentmemory/stores/limits.py:
+  -- characters of a record's content and of its metadata as JSON text.
+  c_max_content      CONSTANT PLS_INTEGER := 1000000;
+  c_max_metadata     CONSTANT PLS_INTEGER := 262144;
 
   -- One record to insert: a checked RecordIn (image already decoded from base64).
   TYPE row_t IS RECORD (
@@ -118,6 +122,20 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     RETURN record_types(TREAT(l_el AS JSON_ARRAY_T), p_searchable);
   END types_member;
+
+  -- -20001 when a CLOB argument holds more than p_max characters (NULL passes).
+  -- Checked: DBMS_LOB.GETLENGTH returns the length of a CLOB in characters, NULL for a NULL
+  -- LOB, https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_16b.htm ; in a
+  -- multibyte database a CLOB is stored in AL16UTF16 and a supplementary character counts
+  -- two, as stores/limits.py counts it, https://asktom.oracle.com/pls/asktom/f?p=100:11:0::::P11_QUESTION_ID:9545915000346623127
+  PROCEDURE check_size(p_text IN CLOB, p_max IN PLS_INTEGER, p_argument IN VARCHAR2) IS
+    l_length INTEGER := DBMS_LOB.GETLENGTH(p_text);
+  BEGIN
+    IF l_length > p_max THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_argument || ' has ' || l_length
+        || ' characters, more than the maximum of ' || p_max);
+    END IF;
+  END check_size;
 
   FUNCTION embed_text(p_text IN CLOB) RETURN CLOB IS
   BEGIN
@@ -530,6 +548,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       AGENT_MEMORY_ERRORS.invalid_argument(p_where || '.content must be a string');
     END IF;
     l_row.content := NVL(AGENT_MEMORY_CODEC.opt_clob(p_record, 'content', p_where || '.content'), EMPTY_CLOB());
+    check_size(l_row.content, c_max_content, p_where || '.content');
     l_row.event_ts := AGENT_MEMORY_CODEC.opt_timestamp(p_record, 'timestamp', p_where || '.timestamp');
     IF l_row.event_ts IS NOT NULL THEN
       l_row.event_utc := AGENT_MEMORY_CODEC.parse_iso(l_row.event_ts, p_where || '.timestamp');
@@ -556,6 +575,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     l_row.role := AGENT_MEMORY_CODEC.opt_text(p_record, 'role', p_where || '.role', 4000);
     l_row.metadata := AGENT_MEMORY_CODEC.opt_object_text(p_record, 'metadata', p_where || '.metadata');
+    check_size(l_row.metadata, c_max_metadata, p_where || '.metadata as JSON');
     -- Imports may restore the bookkeeping times: created_at (also the CREATED_AT anchor of
     -- the TTL), updated_at (defaults to created_at) and expires_at, which, when the key is
     -- present (null = never), is kept verbatim and replaces the ttl_days computation.
@@ -684,16 +704,34 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     insert_rows(p_rows);
   END insert_new_rows;
 
-  -- Insert one row, replacing (with its links) the record that holds its id, if any.
+  -- Insert one row, replacing (with its links) the record that holds its id, if any. Only
+  -- a record of the same type, scope (user, agent, thread) and message can be replaced: an
+  -- id held by anything else (another user's image, an image attached to another message,
+  -- a standalone image) is -20003 with the message of a write without replace, so a caller
+  -- can neither delete nor take over a record outside its own scope by naming its id.
+  -- Checked: DECODE treats two nulls as equal,
+  --   https://docs.oracle.com/cd/B10500_01/server.920/a96540/functions33a.htm
   PROCEDURE replace_row(p_row IN row_t) IS
     l_existing NUMBER;
+    l_same     NUMBER;
     l_links    NUMBER;
     l_single   rows_t;
   BEGIN
-    SELECT MIN(r.seq) INTO l_existing
+    SELECT MIN(r.seq),
+           MIN(CASE WHEN r.record_type = p_row.record_type
+                     AND DECODE(r.user_id, p_row.user_id, 1, 0) = 1
+                     AND DECODE(r.agent_id, p_row.agent_id, 1, 0) = 1
+                     AND DECODE(r.thread_id, p_row.thread_id, 1, 0) = 1
+                     AND DECODE(r.message_id, p_row.message_id, 1, 0) = 1
+                    THEN 1 ELSE 0 END)
+      INTO l_existing, l_same
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.id_space = p_row.id_space
        AND r.id = p_row.id;
+    IF l_existing IS NOT NULL AND l_same = 0 THEN
+      AGENT_MEMORY_ERRORS.duplicate_record('a ' || p_row.id_space || ' record with id '
+        || AGENT_MEMORY_CODEC.quoted(p_row.id) || ' already exists');
+    END IF;
     IF l_existing IS NOT NULL THEN
       l_links := delete_seqs(AGENT_MEMORY_NUMBER_LIST(l_existing));
     END IF;
@@ -793,6 +831,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         AGENT_MEMORY_ERRORS.invalid_argument('content must be a string');
       END IF;
       p_change.content := NVL(p_change.content, EMPTY_CLOB());
+      check_size(p_change.content, c_max_content, 'content');
       p_change.f_content := 1;
     END IF;
     IF p_changes.has('embedding') THEN
@@ -812,6 +851,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   BEGIN
     IF p_changes.has('metadata') THEN
       p_change.metadata := AGENT_MEMORY_CODEC.opt_object_text(p_changes, 'metadata', 'metadata');
+      check_size(p_change.metadata, c_max_metadata, 'metadata as JSON');
       p_change.f_metadata := 1;
     END IF;
     p_change.event_utc := p_target.event_utc;

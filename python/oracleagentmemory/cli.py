@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     load = commands.add_parser("import", help="load a JSON Lines export into a store")
     _store_argument(load)
     load.add_argument("--in", dest="source", required=True, help="export file ('-' for stdin)")
+    load.add_argument("--skip-existing", action="store_true",
+                      help="skip records and links whose id the store already holds (to "
+                           "resume an import that stopped on an error)")
 
     onnx_model = commands.add_parser(
         "onnx-model", help="build (once) the all-MiniLM-L6-v2 ONNX model and print its path")
@@ -205,7 +208,7 @@ def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             return 0
         if command == "export":
             return _export(client, arguments.out, out, err)
-        return _import(client, arguments.source, out, err)
+        return _import(client, arguments.source, arguments.skip_existing, out, err)
 
 
 def _onnx_model(arguments: argparse.Namespace, out: TextIO) -> int:
@@ -296,13 +299,29 @@ def _export(client: OracleAgentMemory, target: str, out: TextIO, err: TextIO) ->
     return 0
 
 
-def _import(client: OracleAgentMemory, source: str, out: TextIO, err: TextIO) -> int:
+def _import(client: OracleAgentMemory, source: str, skip_existing: bool, out: TextIO,
+            err: TextIO) -> int:
     from oracleagentmemory.transfer import import_store
 
-    if source == "-":
-        counts = import_store(client, sys.stdin, _progress(err))
-    else:
-        with open(source, encoding="utf-8") as handle:
-            counts = import_store(client, handle, _progress(err))
-    print(f"imported {counts['records']} records and {counts['links']} links", file=out)
+    try:
+        if source == "-":
+            counts = import_store(client, sys.stdin, _progress(err),
+                                  skip_existing=skip_existing)
+        else:
+            with open(source, encoding="utf-8") as handle:
+                counts = import_store(client, handle, _progress(err),
+                                      skip_existing=skip_existing)
+    except (ValueError, KeyError, TypeError) as error:
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        print(f"error: {message}", file=err)
+        if not skip_existing:
+            print("hint: what was imported before the error stays stored; fix that line and "
+                  "run the same import again with --skip-existing", file=err)
+        return 1
+    skipped = ""
+    if skip_existing:
+        skipped = (f" (skipped {counts['skipped_records']} records and "
+                   f"{counts['skipped_links']} links already stored)")
+    print(f"imported {counts['records']} records and {counts['links']} links{skipped}",
+          file=out)
     return 0

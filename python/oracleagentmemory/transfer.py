@@ -4,19 +4,22 @@ One JSON object per line: ``{"kind": "record", "record": RecordOut}`` (image byt
 base64) for every visible record, then ``{"kind": "link", "link": LinkOut}`` for every
 relation. Import writes records in batches with their original ids, scope, timestamps,
 creation and expiry times (vectors are recomputed by the target client's embedder), then
-the links, so the target holds the same records, links and bytes.
+the links, so the target holds the same records, links and bytes. An import that stopped
+on an error (which names the input line) is resumed with ``skip_existing``.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import IO, Any, Literal
 
-from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
+from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
-from oracleagentmemory.errors import InvalidArgumentError
+from oracleagentmemory.errors import AgentMemoryError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import LinkIn, RecordIn
 
 FORMAT_VERSION = 1
@@ -65,38 +68,65 @@ def export_store(client: OracleAgentMemory, out: IO[str], progress: Progress = _
 
 
 def import_store(client: OracleAgentMemory, lines: Iterable[str],
-                 progress: Progress = _quiet) -> dict[str, int]:
-    """Write an export into ``client``'s store; returns how many records and links."""
-    batch: list[RecordIn] = []
-    links: list[LinkIn] = []
-    counts = {"records": 0, "links": 0}
+                 progress: Progress = _quiet, *, skip_existing: bool = False) -> dict[str, int]:
+    """Write an export into ``client``'s store; returns how many records and links were
+    written (and, with ``skip_existing``, how many were already there).
+
+    Records are written in batches of BATCH_SIZE, each in one transaction, then the links.
+    An error names the line of the input it comes from (``line 281: ...``); the records of
+    the batches before it stay written, so after fixing the line the same import is run
+    again with ``skip_existing=True``: records and links whose id the store already holds
+    are skipped (not compared, not replaced) and the rest is written.
+    """
+    batch: list[tuple[int, RecordIn]] = []
+    links: list[tuple[int, LinkIn]] = []
+    counts = {"records": 0, "links": 0, "skipped_records": 0, "skipped_links": 0}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        item = json.loads(line)
-        kind = item.get("kind")
-        if kind == "header":
-            if item.get("version") != FORMAT_VERSION:
-                raise InvalidArgumentError(
-                    f"line {number}: unsupported export version {item.get('version')}")
-        elif kind == "record":
-            batch.append(_restorable(item["record"]))
+        kind, value = _parse_line(line, number)
+        if kind == "record":
+            batch.append((number, value))
             if len(batch) >= BATCH_SIZE:
-                counts["records"] += _write(client, batch)
+                _write(client, batch, counts, skip_existing)
                 progress("records", counts["records"])
                 batch = []
         elif kind == "link":
-            links.append(item["link"])
-        else:
-            raise InvalidArgumentError(f"line {number}: unknown kind {kind!r}")
-    counts["records"] += _write(client, batch)
+            links.append((number, value))
+    _write(client, batch, counts, skip_existing)
     progress("records", counts["records"])
     for start in range(0, len(links), BATCH_SIZE):
-        chunk = links[start:start + BATCH_SIZE]
-        client.memory_service.backend.write_records([], links=chunk)
-        counts["links"] += len(chunk)
+        _write_links(client, links[start:start + BATCH_SIZE], counts, skip_existing)
         progress("links", counts["links"])
     return counts
+
+
+def _parse_line(line: str, number: int) -> tuple[str, Any]:
+    """(kind, restorable value) of one line; an InvalidArgumentError naming the line for
+    anything that is not a line of a version-FORMAT_VERSION export."""
+    try:
+        item = json.loads(line)
+    except ValueError as error:
+        raise InvalidArgumentError(f"line {number}: not JSON ({error})") from None
+    if not isinstance(item, dict):
+        raise InvalidArgumentError(f"line {number}: expected a JSON object")
+    kind = item.get("kind")
+    if kind == "header":
+        if item.get("version") != FORMAT_VERSION:
+            raise InvalidArgumentError(
+                f"line {number}: unsupported export version {item.get('version')}")
+        return kind, None
+    if kind not in ("record", "link"):
+        raise InvalidArgumentError(f"line {number}: unknown kind {kind!r}")
+    value = item.get(kind)
+    if not isinstance(value, dict):
+        raise InvalidArgumentError(f"line {number}: {kind!r} must be a JSON object")
+    if kind == "link":
+        return kind, value
+    try:
+        return kind, _restorable(value)
+    except (ValueError, TypeError) as error:
+        raise InvalidArgumentError(f"line {number}: {error}") from None
 
 
 def _restorable(record: Mapping[str, Any]) -> RecordIn:
@@ -110,16 +140,79 @@ def _restorable(record: Mapping[str, Any]) -> RecordIn:
     return restored
 
 
-def _write(client: OracleAgentMemory, batch: list[RecordIn]) -> int:
-    if not batch:
-        return 0
-    texts = [r.get("content") or "" for r in batch if _embedded(r)]
-    vectors = iter(client.memory_service.embed(texts))
-    for record in batch:
-        if _embedded(record):
-            record["embedding"] = next(vectors)
-    client.memory_service.backend.write_records(batch)
-    return len(batch)
+def _write(client: OracleAgentMemory, numbered: list[tuple[int, RecordIn]],
+           counts: dict[str, int], skip_existing: bool) -> None:
+    """Write one batch of records (embedded here) in one transaction."""
+    backend = client.memory_service.backend
+    if skip_existing and numbered:
+        held = {(_id_space(r.get("record_type")), r["id"]) for r in backend.get_records(
+            {"ids": [r["id"] for _, r in numbered if isinstance(r.get("id"), str)]})}
+        kept = [(n, r) for n, r in numbered if (_id_space(r.get("record_type")), r.get("id"))
+                not in held]
+        counts["skipped_records"] += len(numbered) - len(kept)
+        numbered = kept
+    if not numbered:
+        return
+    batch = [record for _, record in numbered]
+    with _at_line([n for n, _ in numbered], batch):
+        texts = [r.get("content") or "" for r in batch if _embedded(r)]
+        vectors = iter(client.memory_service.embed(texts))
+        for record in batch:
+            if _embedded(record):
+                record["embedding"] = next(vectors)
+        backend.write_records(batch)
+    counts["records"] += len(batch)
+
+
+def _write_links(client: OracleAgentMemory, numbered: list[tuple[int, LinkIn]],
+                 counts: dict[str, int], skip_existing: bool) -> None:
+    backend = client.memory_service.backend
+    if skip_existing:
+        held = {link["id"] for link in backend.list_links(
+            {"ids": [link["id"] for _, link in numbered if isinstance(link.get("id"), str)]})}
+        kept = [(n, link) for n, link in numbered if link.get("id") not in held]
+        counts["skipped_links"] += len(numbered) - len(kept)
+        numbered = kept
+    if not numbered:
+        return
+    links = [link for _, link in numbered]
+    with _at_line([n for n, _ in numbered], links):
+        backend.write_records([], links=links)
+    counts["links"] += len(links)
+
+
+@contextmanager
+def _at_line(numbers: list[int], items: list[Any]) -> Iterator[None]:
+    """Re-raise an error of one batch naming the input line it comes from: the item the
+    store's message points at (``records[i]``, ``links[i]``, or an id it quotes), else the
+    batch's range of lines."""
+    try:
+        yield
+    except AgentMemoryError as error:
+        message = str(error)
+        where = f"lines {numbers[0]}-{numbers[-1]}"
+        position = re.search(r"\b(?:records|links)\[(\d+)\]", message)
+        if position is not None and int(position.group(1)) < len(numbers):
+            where = f"line {numbers[int(position.group(1))]}"
+            message = message.replace(position.group(0), "the " + (
+                "record" if position.group(0).startswith("records") else "link"))
+        else:
+            for number, item in zip(numbers, items, strict=True):
+                quoted = [repr(item.get(key)) for key in ("id", "source_id", "target_id")
+                          if isinstance(item.get(key), str)]
+                if any(text in message for text in quoted):
+                    where = f"line {number}"
+                    break
+        try:
+            located = type(error)(f"{where}: {message}")
+        except TypeError:  # an error class that needs more than a message
+            located = InvalidArgumentError(f"{where}: {message}")
+        raise located from error
+
+
+def _id_space(record_type: Any) -> Any:
+    """Memory-like types share one id space (docs/store-contract.md)."""
+    return "memory" if record_type in MEMORY_TYPES else record_type
 
 
 def _embedded(record: RecordIn) -> bool:

@@ -322,3 +322,28 @@ def test_the_reference_interface(minilm: LocalMiniLMEmbedder) -> None:
     np.testing.assert_array_equal(minilm.embed(texts, is_query=True), documents)
     np.testing.assert_array_equal(asyncio.run(minilm.embed_async(texts)), documents)
     assert minilm.max_input_tokens == 256
+
+
+@needs_model
+def test_a_huge_text_is_cut_before_it_is_tokenised(minilm, monkeypatch):
+    """Issue 16, defect 7: a 14 MB text used to be tokenised whole (2.5 GB for 15 MB) and
+    truncated after; only what the model can read reaches the tokenizer now, and the vector
+    is the one of a text the model truncates by itself."""
+    import dataclasses
+
+    loaded = local._load_model(minilm.model_dir)
+    tokenizer_json = json.loads((minilm.model_dir / "tokenizer.json").read_text())
+    chars_per_word = tokenizer_json["model"]["max_input_chars_per_word"]
+    lengths: list[int] = []
+
+    class SpyTokenizer:
+        def encode_batch(self, texts):
+            lengths.extend(len(text) for text in texts)
+            return loaded.tokenizer.encode_batch(texts)
+
+    monkeypatch.setitem(local._MODELS, minilm.model_dir,
+                        dataclasses.replace(loaded, tokenizer=SpyTokenizer()))
+    huge, short = "memory " * 2_000_000, "memory " * (minilm.max_input_tokens + 50)
+    vectors = minilm.embed([huge, short])
+    assert max(lengths) <= minilm.max_input_tokens * chars_per_word
+    assert _cos(vectors[0], vectors[1]) == pytest.approx(1.0, abs=1e-6)

@@ -338,3 +338,54 @@ def test_a_compiled_graph_uses_the_store(client: OracleAgentMemory) -> None:
     out = graph.invoke({"user": "alice", "text": "Alice loves trains"})
     assert out["recalled"] == ["Alice loves trains"]
     assert client.search("trains", user_id="alice")[0].content == "Alice loves trains"
+
+
+def test_a_failing_put_leaves_the_whole_batch_unapplied(client: OracleAgentMemory) -> None:
+    """Issue 16, defect 9: the second put fails in the store; the first one, which shrinks
+    an item from two indexed texts to one, must not be half applied (its second text gone,
+    its new value not written)."""
+    ours = OracleAgentMemoryStore(client, index={"fields": ["a", "b"]})
+    namespace = ("users", "alice", "notes")
+    ours.put(namespace, "x", {"a": "alpha apples", "b": "beta bananas"})
+    before = (ours.get(namespace, "x"), view(ours.search(("users",), query="bananas")))
+    too_long_user = ("users", "u" * 600, "notes")  # the store refuses a 600-character id
+    with pytest.raises(ValueError, match="user_id"):
+        ours.batch([PutOp(namespace, "x", {"a": "gamma grapes"}),
+                    PutOp(too_long_user, "y", {"a": "never stored"})])
+    assert view(ours.get(namespace, "x")) == view(before[0])
+    assert view(ours.search(("users",), query="bananas")) == before[1] != []
+    assert [hit.value for hit in ours.search(("users",), query="grapes")] == [
+        {"a": "alpha apples", "b": "beta bananas"}]
+
+
+def test_shrinking_and_deleting_items_leave_no_records_behind(client: OracleAgentMemory) -> None:
+    ours, ref = pair(client, ["a", "b"])
+    namespace = ("users", "alice", "notes")
+    backend = client.memory_service.backend
+    for store in (ours, ref):
+        store.put(namespace, "x", {"a": "alpha", "b": "beta"})
+        store.put(namespace, "gone", {"a": "one", "b": "two"})
+        store.batch([PutOp(namespace, "x", {"a": "gamma"}), PutOp(namespace, "gone", None)])
+    [hit] = ours.search(("users",), query="beta")  # found by its one text, "gamma"
+    assert hit.value == {"a": "gamma"} and hit.score == pytest.approx(0.0)
+    assert [r["content"] for r in backend.get_records({})] == ["gamma"]
+    assert client.purge_expired() == 0  # nothing left over, not even expired
+    assert view(ours.get(namespace, "x")) == view(ref.get(namespace, "x"))
+    assert ours.get(namespace, "gone") is None
+
+
+def test_an_item_moves_when_its_namespace_maps_to_another_scope(
+        client: OracleAgentMemory) -> None:
+    namespace = ("users", "alice", "notes")
+    OracleAgentMemoryStore(client, index={"fields": ["a", "b"]}).put(
+        namespace, "x", {"a": "one", "b": "two"})
+
+    def everything_to_carol(_: tuple[str, ...]) -> NamespaceScope:
+        return NamespaceScope(user_id="carol")
+
+    moved = OracleAgentMemoryStore(client, index={"fields": ["a"]},
+                                   namespace_mapper=everything_to_carol)
+    moved.put(namespace, "x", {"a": "three"})
+    assert moved.get(namespace, "x").value == {"a": "three"}
+    assert [(r["user_id"], r["content"]) for r in client.memory_service.backend.get_records(
+        {})] == [("carol", "three")]

@@ -13,6 +13,7 @@ import pytest
 oracledb = pytest.importorskip("oracledb", reason="the oracle extra is not installed")
 
 from oracleagentmemory.stores.errors import (  # noqa: E402
+    DuplicateRecordError,
     InvalidArgumentError,
     SchemaError,
     StoreError,
@@ -134,3 +135,13 @@ def test_an_end_user_id_of_512_non_ascii_characters_is_bound():
     store, pool = open_store(end_user_id=user, LIST_LINKS=[])
     store.list_links({"thread_id": "t"})
     assert pool.log[0][2] == {"am_end_user": user, "p_query": {"thread_id": "t"}}
+
+
+def test_a_unique_key_met_under_isolation_is_a_duplicate_record_error():
+    # a bound session cannot see another user's row, so the insert meets the primary key
+    collision = database_error(1, "unique constraint (AGENTMEM.AGENT_MEMORY_RECORDS_PK) "
+                                  "violated")
+    store, pool = open_store(end_user_id="u", WRITE_RECORDS=collision)
+    with pytest.raises(DuplicateRecordError, match="already in use") as raised:
+        store.write_records([{"record_type": "memory", "id": "taken", "content": "x"}])
+    assert "AGENT_MEMORY_RECORDS_PK" not in str(raised.value)

@@ -130,9 +130,65 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
     l_ids JSON_ARRAY_T;
   BEGIN
     l_ids := write('[' || mem('m1') || ']');
-    l_ids := write('[{"record_type": "memory", "id": "m1", "content": "new", "embedding": null}]', NULL, TRUE);
+    l_ids := write('[{"record_type": "memory", "id": "m1", "content": "new", "thread_id": "t1",'
+      || ' "embedding": null}]', NULL, TRUE);
     ut.expect(TREAT(get('{"ids": ["m1"]}').get(0) AS JSON_OBJECT_T).get_string('content')).to_equal('new');
   END replace_record;
+
+  -- issue 16, defect 1: the record holding the id is of another scope (thread t2)
+  PROCEDURE replace_keeps_other_scope IS
+    l_ids JSON_ARRAY_T;
+  BEGIN
+    l_ids := write('[' || mem('m1') || ']');
+    BEGIN
+      l_ids := write('[{"record_type": "memory", "id": "m1", "content": "taken", "thread_id": "t2",'
+        || ' "embedding": null}]', NULL, TRUE);
+      ut.fail('a record of another scope was replaced');
+    EXCEPTION
+      WHEN agent_memory_errors.e_duplicate_record THEN
+        ut.expect(SQLERRM).to_be_like('%record with id ''m1'' already exists%');
+    END;
+    ut.expect(TREAT(get('{"ids": ["m1"]}').get(0) AS JSON_OBJECT_T).get_string('content')).to_equal('m1');
+  END replace_keeps_other_scope;
+
+  -- issue 16, defect 1: replace_images naming an image attached to another user's message
+  PROCEDURE replace_images_keeps_other_users_image IS
+    l_ids JSON_ARRAY_T;
+    l_msg JSON_OBJECT_T;
+    l_rec JSON_OBJECT_T;
+  BEGIN
+    l_ids := write('[{"record_type": "message", "id": "bob-msg", "user_id": "bob", "agent_id": "a1",'
+      || ' "thread_id": "bob-t", "role": "user", "content": "look", "embedding": null},'
+      || ' {"record_type": "image", "id": "bob-img", "user_id": "bob", "agent_id": "a1",'
+      || ' "thread_id": "bob-t", "message_id": "bob-msg", "image_bytes": "Ym9i", "embedding": null}]');
+    seed_message(NULL, 'img1');
+    BEGIN
+      l_msg := upd('msg1', 'message', '{"content": "mine", "replace_images": ['
+        || '{"id": "bob-img", "image_bytes": "YWxpY2U=", "embedding": null}]}');
+      ut.fail('another user''s image was replaced');
+    EXCEPTION
+      WHEN agent_memory_errors.e_duplicate_record THEN
+        NULL;
+    END;
+    l_rec := one('bob-img', 'image');
+    ut.expect(l_rec.get_string('user_id')).to_equal('bob');
+    ut.expect(l_rec.get_string('message_id')).to_equal('bob-msg');
+    ut.expect(l_rec.get_string('image_bytes')).to_equal('Ym9i');
+    ut.expect(one('msg1', 'message').get_string('content')).to_equal('hi');
+  END replace_images_keeps_other_users_image;
+
+  -- issue 16, defect 7: content over the contract's limit is refused before anything is written
+  PROCEDURE oversized_content IS
+    l_ids  JSON_ARRAY_T;
+    l_big  CLOB;
+  BEGIN
+    DBMS_LOB.CREATETEMPORARY(l_big, TRUE);
+    FOR i IN 1 .. 1001 LOOP
+      DBMS_LOB.WRITEAPPEND(l_big, 1000, RPAD('x', 1000, 'x'));
+    END LOOP;
+    l_ids := write('[{"record_type": "memory", "id": "big", "content": "' || l_big
+      || '", "embedding": null}]');
+  END oversized_content;
 
   PROCEDURE expiry IS
     l_ids JSON_ARRAY_T;

@@ -15,6 +15,13 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_records AS
   PROCEDURE failed_batch_is_atomic;
   --%test(replace swaps the stored record)
   PROCEDURE replace_record;
+  --%test(issue 16: replace never replaces a record of another scope)
+  PROCEDURE replace_keeps_other_scope;
+  --%test(issue 16: replace_images never takes over another user's attached image)
+  PROCEDURE replace_images_keeps_other_users_image;
+  --%test(issue 16: content over the size limit is an invalid argument)
+  --%throws(-20001)
+  PROCEDURE oversized_content;
   --%test(expired records are invisible and purged)
   PROCEDURE expiry;
   --%test(ttl_anchor TIMESTAMP without a timestamp is an invalid argument)

@@ -13,6 +13,7 @@ from oracleagentmemory._notset import value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.records import RecordStatus
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+from oracleagentmemory.stores import limits
 from oracleagentmemory.stores.protocol import Status
 
 
@@ -44,17 +45,25 @@ def check_status(status: Any) -> Status:
 
 
 def check_text(value: Any, argument: str) -> str:
+    """A str of valid Unicode (an unpaired surrogate can be stored nowhere)."""
     if not isinstance(value, str):
         raise ArgumentTypeError(f"{argument} must be a str, got {type(value).__name__}")
-    return value
+    return limits.check_text(value, argument)
 
 
 def check_content(value: Any, argument: str) -> str:
-    """Text that must say something: a str that is not empty or only whitespace."""
+    """Text that must say something: a str that is not empty or only whitespace, within the
+    store's content size limit."""
     check_text(value, argument)
     if not value.strip():
         raise InvalidArgumentError(f"{argument} must not be empty or only whitespace")
-    return value
+    return limits.check_content(value, argument)
+
+
+def check_stored_text(value: Any, argument: str) -> str:
+    """Text stored as a record's content that may be empty (a message, a description)."""
+    check_text(value, argument)
+    return limits.check_content(value, argument)
 
 
 def check_id(value: Any, argument: str) -> str:

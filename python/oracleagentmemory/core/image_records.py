@@ -12,7 +12,7 @@ from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, part_to_dict
-from oracleagentmemory.core.arguments import check_id
+from oracleagentmemory.core.arguments import check_id, check_stored_text
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.memory_service import MemoryService, new_record_id
@@ -28,7 +28,7 @@ def describe(data: bytes | None, mime: ImageMimeType, description: Any,
              captioner: Captioner) -> str:
     """The given description, else a caption of the bytes (possibly '')."""
     if isinstance(description, str):
-        return description
+        return check_stored_text(description, "description")
     if description is not None and description is not NOT_SET_MARKER:
         raise ArgumentTypeError(
             f"description must be a str or None, got {type(description).__name__}")

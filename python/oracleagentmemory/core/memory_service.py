@@ -28,6 +28,7 @@ from oracleagentmemory.core.arguments import (
     check_memory_type,
     check_optional_int,
     check_status,
+    check_text,
 )
 from oracleagentmemory.core.dbsearch import SearchStrategy
 from oracleagentmemory.core.embedders.embedder import Embedder
@@ -54,6 +55,8 @@ from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread_settings import SettingsLayer
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.end_user_guard import EndUserGuard
+from oracleagentmemory.stores.limits_guard import LimitsGuard
+from oracleagentmemory.stores.metadata_filter import validate_filter
 from oracleagentmemory.stores.protocol import (
     LinkIn,
     RecordIn,
@@ -122,6 +125,7 @@ def search_options(arguments: Mapping[str, Any],
     if metadata_filter is not None and not isinstance(metadata_filter, dict):
         raise InvalidArgumentError("metadata_filter must be a dict or None, got "
                                    f"{type(metadata_filter).__name__}")
+    validate_filter(metadata_filter)  # the grammar and its bounds, before any work
     return SearchOptions(
         max_results=max_results,
         token_budget=check_optional_int(
@@ -172,13 +176,18 @@ class MemoryService:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     def __post_init__(self) -> None:
-        """Everything the service calls emits observability events (when anyone listens), and
-        an embedded backend gets the end-user row rules the database has on Oracle."""
+        """Everything the service calls emits observability events (when anyone listens),
+        every call is checked against the contract's input limits first (the same errors on
+        both backends; the embedded store checks them itself), and an embedded backend gets
+        the end-user row rules the database has on Oracle."""
         if not isinstance(self.backend, ObservedBackend):
             backend = self.backend
+            checks_limits = getattr(backend, "checks_input_limits", False) is True
             settings = getattr(backend, "security_settings", None)
             if callable(settings):  # a backend without row security of its own
                 backend = EndUserGuard(backend, settings)
+            if not checks_limits:  # the embedded store checks them itself
+                backend = LimitsGuard(backend)
             self.backend = ObservedBackend(backend)
         self.embedder = observed_embedder(self.embedder)
         self.llm = observed_llm(self.llm)
@@ -208,8 +217,7 @@ class MemoryService:
                exclude_ids: Sequence[str] = ()) -> list[OracleSearchResult]:
         """Ranked results for ``query`` (best first), linked context and token budgets
         applied. ``query_vector`` saves embedding a text whose vector is known."""
-        if not isinstance(query, str):
-            raise ArgumentTypeError(f"query must be a str, got {type(query).__name__}")
+        check_text(query, "query")
         if not query.strip():
             raise InvalidArgumentError("query must not be empty")
         strategy = contract_strategy(self.strategy)

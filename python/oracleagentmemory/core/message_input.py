@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from oracleagentmemory.apis.message import ImageContent, Message, MessageContent, TextContent
+from oracleagentmemory.core.arguments import check_stored_text, check_text
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, MissingFieldError
 
 _MESSAGE_KEYS = frozenset({"role", "content", "id", "timestamp", "metadata"})
@@ -22,7 +23,22 @@ def to_messages(messages: Any) -> list[Message]:
             "[{'role': 'user', 'content': ...}]")
     if isinstance(messages, Mapping) or not isinstance(messages, Sequence):
         raise ArgumentTypeError("messages must be a list of Message objects or dicts")
-    return [_to_message(item, index) for index, item in enumerate(messages)]
+    batch = [_to_message(item, index) for index, item in enumerate(messages)]
+    for index, message in enumerate(batch):
+        _check_texts(message, index)
+    return batch
+
+
+def _check_texts(message: Message, index: int) -> None:
+    """Every text a message stores is valid Unicode and within the content limit, checked
+    before anything is embedded."""
+    check_text(message.role, f"messages[{index}].role")
+    check_stored_text(message.text, f"messages[{index}].content")
+    if not isinstance(message.content, str):
+        for position, part in enumerate(message.content):
+            if isinstance(part, ImageContent) and part.description is not None:
+                check_stored_text(part.description,
+                                  f"messages[{index}].content[{position}].description")
 
 
 def _to_message(item: Any, index: int) -> Message:

@@ -166,12 +166,40 @@ class OracleThread(IThread):
             settings=resolve_settings(layer.over(service.defaults)),
         ), value_or(metadata, None))
 
-    def _bind(self, context: ThreadContext, metadata: dict[str, Any] | None) -> None:
+    def _bind(self, context: ThreadContext, metadata: dict[str, Any] | None,
+              persisted: bool = False) -> None:
         self._context = context
         self._service = context.service
         self._metadata = metadata
+        self._persisted = persisted
+        """Opened from a stored thread record (create_thread, get_thread): its writes need
+        the record to still exist. A standalone OracleThread has no record to check."""
         self.llm = unobserved(context.llm)
         """The LLM this thread extracts, summarises and links with (None: no LLM)."""
+
+    # -- writes of a thread that may have been deleted ----------------------------------
+
+    def _require_thread(self) -> None:
+        """A handle on a stored thread writes only while the thread exists: after
+        delete_thread (by this client, another one or another process) its records would
+        be orphans, found by user searches while get_thread says the thread is gone."""
+        if self._persisted and self._service.find(self.thread_id, ["thread"]) is None:
+            raise NotFoundError(
+                f"thread {self.thread_id!r} does not exist (it was deleted); this handle "
+                "can no longer write")
+
+    def _undo_if_deleted(self, records: Sequence[RecordIn]) -> None:
+        """After a write: a deletion of the thread that landed between the check and the
+        write leaves no orphans behind, the records just written are deleted again."""
+        if not self._persisted or self._service.find(self.thread_id, ["thread"]) is not None:
+            return
+        by_type: dict[str, list[str]] = {}
+        for record in records:
+            if record.get("message_id") is None:  # attached images go with their message
+                by_type.setdefault(record["record_type"], []).append(record["id"])
+        for record_type, ids in by_type.items():
+            self._service.backend.delete_records(ids, [record_type])
+        self._require_thread()
 
     # -- identity and settings ----------------------------------------------------------
 
@@ -262,7 +290,9 @@ class OracleThread(IThread):
                 "embedding": vectors[index],
             })
             records.extend({**image, "message_id": message_id} for image in images)
+        self._require_thread()
         written = self._service.backend.write_records(records)
+        self._undo_if_deleted(records)
         message_ids = [rid for rid, record in zip(written, records, strict=True)
                        if record["record_type"] == "message"]
         derived_memory.after_messages_added(self._context, message_ids)
@@ -289,9 +319,9 @@ class OracleThread(IThread):
                 last = check_optional_int(end, "end")
                 if last == -1:
                     last = None
+        include_bytes = check_flag(value_or(include_image_bytes, False), "include_image_bytes")
         records = self._service.backend.list_messages(self.thread_id, first, last)
-        return load_messages(self._service.backend, records,
-                             include_all_bytes=bool(value_or(include_image_bytes, False)))
+        return load_messages(self._service.backend, records, include_all_bytes=include_bytes)
 
     def get_message(self, message_id: str, *,
                     included_image_ids: list[str] | _NotSetMarker = NOT_SET_MARKER) -> Message:
@@ -388,7 +418,10 @@ class OracleThread(IThread):
             scope=self._context.scope, metadata=value_or(metadata, None),
             timestamp=value_or(timestamp, None),
             ttl=ttl_fields(ttl_days, ttl_anchor, self._service.retention))
-        return self._service.backend.write_records([record])[0]
+        self._require_thread()
+        written = self._service.backend.write_records([record])[0]
+        self._undo_if_deleted([record])
+        return written
 
     def update_image(
         self,
@@ -474,7 +507,9 @@ class OracleThread(IThread):
             content, scope, memory_id=memory_id, memory_type=memory_type,
             metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
             ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
+        self._require_thread()
         new_id = self._service.write_memory(record, links)
+        self._undo_if_deleted([record])
         linking = value_or(autonomous_linking, self.llm is not None)
         if linking and self.llm is not None and scope["thread_id"] == self.thread_id:
             derived_memory.link_autonomously(self._context, new_id, content,
@@ -632,6 +667,14 @@ class OracleThread(IThread):
     ) -> OracleContextCard:
         """Summary, relevant records and recent messages, rendered for a prompt."""
         reject_store_kwargs("get_context_card", kwargs)
+        # the options of the card's searches are checked before the summary and the searches
+        # run, so a bad one is an error naming it, not a TypeError from deep inside
+        check_optional_int(value_or(token_budget, None), "token_budget")
+        check_optional_int(value_or(soft_token_budget, None), "soft_token_budget")
+        if not isinstance(include_invalid_results, _NotSetMarker):
+            check_flag(include_invalid_results, "include_invalid_results")
+        if not isinstance(metadata_filter, _NotSetMarker):
+            search_options({"metadata_filter": metadata_filter}, None)
         return build_context_card(self._context, {
             "fallback_message_count": fallback_message_count,
             "max_relevant_results": max_relevant_results,
@@ -671,7 +714,7 @@ def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _N
         service=service, thread_id=record["id"], user_id=record.get("user_id"),
         agent_id=record.get("agent_id"), llm=observed_llm(value_or(llm, service.llm)),
         settings=resolve_settings(call.over(stored).over(service.defaults)),
-    ), record.get("metadata"))
+    ), record.get("metadata"), persisted=True)
     return thread
 
 
@@ -684,7 +727,8 @@ def link_new_memory(thread: OracleThread, memory_id: str, content: str,
 def list_images(service: MemoryService, scope: RecordScope, image_id: Any,
                 metadata_filter: Any, include_bytes: Any, limit: Any) -> list[ImageRecord]:
     """Images of a scope (only the scope keys given), oldest first."""
-    if value_or(include_bytes, False) and image_id is NOT_SET_MARKER:
+    if check_flag(value_or(include_bytes, False), "include_bytes") and \
+            image_id is NOT_SET_MARKER:
         raise InvalidArgumentError("include_bytes=True requires image_id")
     query: RecordQuery = {
         "record_types": ["image"], **scope,

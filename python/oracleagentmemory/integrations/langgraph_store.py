@@ -263,9 +263,16 @@ class OracleAgentMemoryStore(BaseStore):
         return [text for _, path in paths for text in get_text_at_path(value, path)]
 
     def _apply_puts(self, puts: list[PutOp]) -> None:
+        """Apply the puts of one batch atomically: every new record and the retirement of
+        every stale one (parts an item no longer has, deleted items) go in one
+        ``write_records(replace=True)``, so a failing put leaves no earlier put half
+        applied. A stale record is retired by replacing it with an already expired copy
+        (same id, type and scope, no text, no vector): every read skips it at once, and it
+        is deleted right after the batch (or purged later, should that delete not run)."""
         existing = {record["id"]: record for record in self._records(
             ids=[item_id(op.namespace, op.key) for op in puts])}
-        stale: list[str] = []
+        retired: list[RecordIn] = []
+        moved: list[str] = []
         records: list[RecordIn] = []
         texts = {id(op): self._texts(op) for op in puts if op.value is not None}
         flat = [text for op_texts in texts.values() for text in op_texts]
@@ -279,11 +286,19 @@ class OracleAgentMemoryStore(BaseStore):
             old_parts = _identity(old).get("parts", 1) if old else 0
             op_texts = texts.get(id(op), [])
             new_parts = max(len(op_texts), 1) if op.value is not None else 0
-            stale.extend(part_id(primary, part) for part in range(new_parts, old_parts))
+            scope = self.namespace_mapper(namespace)
+            if old is not None and op.value is not None and _scope_of(old) != (
+                    scope.user_id, scope.agent_id, scope.thread_id):
+                # another namespace mapper: a replace may not move a record to another
+                # scope, so the old item is deleted first (the one put that is two steps)
+                moved.extend(part_id(primary, part) for part in range(old_parts))
+                old = None
+            elif old is not None:
+                retired.extend(_retired(old, part_id(primary, part), self.memory_type, now)
+                               for part in range(new_parts, old_parts))
             if op.value is None:
                 continue
             value = json.loads(json.dumps(dict(op.value)))  # JSON-only, detached copy
-            scope = self.namespace_mapper(namespace)
             for part in range(new_parts):
                 text = op_texts[part] if op_texts else json.dumps(value, sort_keys=True)
                 records.append({
@@ -293,13 +308,34 @@ class OracleAgentMemoryStore(BaseStore):
                     "metadata": {ENVELOPE: envelope(namespace, op.key, part, new_parts,
                                                     bool(op_texts)), VALUE: value},
                     "embedding": next(vectors) if op_texts else None,
-                    "created_at": old["created_at"] if old else now, "updated_at": now,
-                    **ttl,
+                    "created_at": old["created_at"] if old else now,
+                    "updated_at": now, **ttl,
                 })
-        if stale:
-            self.client.memory_service.backend.delete_records(stale, [self.memory_type])
-        if records:
-            self.client.memory_service.backend.write_records(records, replace=True)
+        backend = self.client.memory_service.backend
+        if moved:
+            backend.delete_records(moved, [self.memory_type])
+        if records or retired:
+            backend.write_records([*records, *retired], replace=True)
+        if retired:
+            backend.delete_records([record["id"] for record in retired], [self.memory_type])
+
+
+def _scope_of(record: RecordOut) -> tuple[str | None, str | None, str | None]:
+    return record.get("user_id"), record.get("agent_id"), record.get("thread_id")
+
+
+def _retired(item: RecordOut, record_id: str, record_type: str, now: str) -> RecordIn:
+    """An already expired stand-in for a record an item no longer has (its scope is the
+    item's, so the replace is allowed): invisible to every read from the moment it is
+    written, deleted right after or purged."""
+    return {"record_type": record_type, "id": record_id, "user_id": item.get("user_id"),
+            "agent_id": item.get("agent_id"), "thread_id": item.get("thread_id"),
+            "content": "", "metadata": None, "created_at": now, "updated_at": now,
+            "expires_at": _LONG_AGO}
+
+
+_LONG_AGO = "1970-01-01T00:00:00.000000Z"
+"""The expiry of a retired record: in the past on every clock."""
 
 
 def _identity(record: RecordOut) -> dict[str, Any]:

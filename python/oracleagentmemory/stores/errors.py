@@ -71,6 +71,12 @@ class AccessDeniedError(StoreError, errors.AccessDeniedError):
     code = -20009
 
 
+class StorageError(StoreError, OSError):
+    """The embedded store's file cannot be opened or written: a missing directory, no
+    permission, a read-only file, a full disk. The message names the file. Embedded only
+    (no PL/SQL code): the Oracle backend reports the database's own errors."""
+
+
 ERRORS_BY_CODE: dict[int, type[StoreError]] = {
     cls.code: cls
     for cls in (

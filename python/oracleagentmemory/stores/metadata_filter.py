@@ -11,6 +11,10 @@ Grammar (see docs/store-contract.md):
 A positive expression fails on a missing field, so ``$not`` of it matches; negated array
 membership also matches a field that is not an array. The embedded backend evaluates
 filters here; the Oracle backend compiles the same grammar to SQL/JSON predicates.
+
+A filter is bounded (``stores.limits``): at most MAX_FILTER_KEYS field names and operators,
+MAX_FILTER_VALUES list items and MAX_JSON_DEPTH levels, so neither validation nor evaluation
+can recurse without bound or cost more than a few predicates per record.
 """
 
 from __future__ import annotations
@@ -19,7 +23,13 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from oracleagentmemory.stores.errors import InvalidFilterError
+from oracleagentmemory.stores.errors import InvalidArgumentError, InvalidFilterError
+from oracleagentmemory.stores.limits import (
+    MAX_JSON_DEPTH,
+    FilterBudget,
+    check_text,
+    nesting_depth,
+)
 
 OPERATORS = frozenset({"$array_contains", "$array_contains_any", "$not"})
 _MISSING = object()
@@ -33,12 +43,16 @@ def validate_filter(metadata_filter: Any) -> dict[str, Any] | None:
         raise InvalidFilterError(
             f"metadata_filter must be a dict or None, got {type(metadata_filter).__name__}"
         )
-    _validate_object(metadata_filter, path="")
+    if nesting_depth(metadata_filter) > MAX_JSON_DEPTH:
+        raise InvalidFilterError(
+            f"metadata_filter nests objects and arrays more than {MAX_JSON_DEPTH} levels deep")
+    _validate_object(metadata_filter, "", FilterBudget())
     return dict(metadata_filter)
 
 
-def _validate_object(spec: Mapping, path: str) -> None:
+def _validate_object(spec: Mapping, path: str, budget: FilterBudget) -> None:
     for key, expression in spec.items():
+        budget.key(f"{path}.{key}" if path else str(key))
         if not isinstance(key, str) or not key:
             raise InvalidFilterError(f"metadata_filter key {key!r} at {path or 'top level'} "
                                      "must be a non-empty string")
@@ -48,34 +62,43 @@ def _validate_object(spec: Mapping, path: str) -> None:
                 f" at {path or 'top level'}; supported operators are field-level: "
                 + ", ".join(sorted(OPERATORS))
             )
-        _validate_expression(expression, f"{path}.{key}" if path else key)
+        _check_unicode(key, path or "top level")
+        _validate_expression(expression, f"{path}.{key}" if path else key, budget)
 
 
-def _validate_expression(expression: Any, path: str) -> None:
+def _check_unicode(text: str, path: str) -> None:
+    try:
+        check_text(text, "metadata_filter")
+    except InvalidArgumentError as error:
+        raise InvalidFilterError(f"{error} (at {path!r})") from None
+
+
+def _validate_expression(expression: Any, path: str, budget: FilterBudget) -> None:
     if isinstance(expression, Mapping):
         keys = list(expression)
         operator_keys = [k for k in keys if isinstance(k, str) and k.startswith("$")]
         if not operator_keys:
-            _validate_object(expression, path)
+            _validate_object(expression, path, budget)
             return
         if len(operator_keys) != len(keys):
             raise InvalidFilterError(
                 f"metadata_filter field {path!r} mixes operators and field names"
             )
         for op in operator_keys:
-            _validate_operator(op, expression[op], path)
+            budget.key(path)
+            _validate_operator(op, expression[op], path, budget)
         return
-    _validate_exact(expression, path)
+    _validate_exact(expression, path, budget)
 
 
-def _validate_operator(op: str, operand: Any, path: str) -> None:
+def _validate_operator(op: str, operand: Any, path: str, budget: FilterBudget) -> None:
     if op not in OPERATORS:
         raise InvalidFilterError(
             f"metadata_filter field {path!r} uses unknown operator {op!r}; supported: "
             + ", ".join(sorted(OPERATORS))
         )
     if op == "$not":
-        _validate_expression(operand, path)
+        _validate_expression(operand, path, budget)
         return
     if op == "$array_contains_any" and not isinstance(operand, list):
         raise InvalidFilterError(
@@ -85,28 +108,35 @@ def _validate_operator(op: str, operand: Any, path: str) -> None:
         if not operand:
             raise InvalidFilterError(f"metadata_filter operator {op!r} on {path!r} "
                                      "needs a non-empty list")
+        budget.items(len(operand), path)
         for item in operand:
-            _validate_exact(item, path, allow_list=False)
+            _validate_exact(item, path, budget, allow_list=False)
     else:
-        _validate_exact(operand, path, allow_list=False)
+        _validate_exact(operand, path, budget, allow_list=False)
 
 
-def _validate_exact(value: Any, path: str, allow_list: bool = True) -> None:
-    if value is None or isinstance(value, (str, bool, int)):
+def _validate_exact(value: Any, path: str, budget: FilterBudget,
+                    allow_list: bool = True) -> None:
+    if isinstance(value, str):
+        _check_unicode(value, path)
+        return
+    if value is None or isinstance(value, (bool, int)):
         return
     if isinstance(value, float):
         if not math.isfinite(value):
             raise InvalidFilterError(f"metadata_filter value for {path!r} must be finite")
         return
     if isinstance(value, list) and allow_list:
+        budget.items(len(value), path)
         for item in value:
-            _validate_exact(item, path)
+            _validate_exact(item, path, budget)
         return
     if isinstance(value, Mapping) and allow_list:  # an object inside an exact list
+        budget.items(len(value), path)
         for key, item in value.items():
             if not isinstance(key, str):
                 raise InvalidFilterError(f"metadata_filter keys in {path!r} must be strings")
-            _validate_exact(item, path)
+            _validate_exact(item, path, budget)
         return
     raise InvalidFilterError(
         f"metadata_filter value for {path!r} has unsupported type {type(value).__name__}"

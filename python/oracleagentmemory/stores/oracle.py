@@ -51,6 +51,7 @@ from oracleagentmemory._vocabulary import PRINCIPAL_KINDS, SECURITY_POLICIES
 from oracleagentmemory.stores.errors import (
     ERRORS_BY_CODE,
     AccessDeniedError,
+    DuplicateRecordError,
     InvalidArgumentError,
     SchemaError,
     StoreError,
@@ -857,6 +858,11 @@ _CREATED = re.compile(
 _VECTOR_POOL_CODES = frozenset({51950, 51961, 51962, 52307})
 """The vector memory pool cannot be used / is out of space (Database Error Messages,
 https://docs.oracle.com/en/error-help/db/ora-51950, .../oci-51962, .../ora-52307)."""
+_UNIQUE_CONSTRAINT_CODE = 1
+"""ORA-00001 "unique constraint violated": the facade checks ids first (-20003), but under
+VPD a bound end user's check cannot see another user's row, so the insert itself meets
+the primary key. Its text is not passed on: with ERROR_MESSAGE_DETAILS the database may add
+the row's column values (https://docs.oracle.com/en/error-help/db/oci-03301)."""
 _POLICY_CHECK_CODES = frozenset({28115})
 """ORA-28115 "policy with check option violation": the VPD write policy (update_check)
 refused an insert or update of a row the bound end user may not change (docs/oracle.md,
@@ -922,6 +928,8 @@ def _translate(error: Any) -> Exception:
         return ERRORS_BY_CODE[-code](message)
     if code in _POLICY_CHECK_CODES:
         return AccessDeniedError(full)
+    if code == _UNIQUE_CONSTRAINT_CODE:
+        return DuplicateRecordError("the id is already in use (ORA-00001)")
     if code in _MISSING_OBJECT_CODES:
         return _MissingSchema(message)
     return StoreError(full)

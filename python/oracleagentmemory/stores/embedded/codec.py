@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
+from oracleagentmemory.stores.limits import json_text
 from oracleagentmemory.stores.protocol import LinkOut, RecordOut
 
 RECORD_COLUMNS = (
@@ -32,40 +32,14 @@ def encode_vector(vector: Sequence[float] | np.ndarray, dimension: int | None) -
     return array.tobytes()
 
 
-def dump_json(value: Any, argument: str) -> str | None:
-    """Serialise a JSON object argument, rejecting what JSON cannot hold."""
+def dump_json(value: Any, argument: str, max_chars: int | None = None) -> str | None:
+    """Serialise a JSON object argument, rejecting what JSON cannot hold, nesting deeper than
+    the limit, text that is not valid Unicode and (with ``max_chars``) an oversized value."""
     if value is None:
         return None
     if not isinstance(value, Mapping):
         raise InvalidArgumentError(f"{argument} must be a dict or None, got {type(value).__name__}")
-    _check_json(value, argument)
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def _check_json(value: Any, argument: str) -> None:
-    """Reject what JSON cannot hold exactly: non-string keys, NaN, other Python types.
-
-    A loop over a work list rather than recursion: it runs for every record written."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        kind = type(item)
-        if kind is str or kind is int or kind is bool or item is None:
-            continue
-        if kind is float or isinstance(item, float):
-            if not math.isfinite(item):
-                raise InvalidArgumentError(f"{argument} contains a NaN or infinite number")
-        elif isinstance(item, Mapping):
-            for key in item:
-                if not isinstance(key, str):
-                    raise InvalidArgumentError(f"{argument} keys must be strings, got {key!r}")
-            pending.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            pending.extend(item)
-        elif not isinstance(item, (str, int)):
-            raise InvalidArgumentError(
-                f"{argument} holds a value of type {type(item).__name__}, which is not JSON"
-            )
+    return json_text(value, argument, max_chars)
 
 
 def load_json(text: str | None) -> Any:

@@ -7,17 +7,23 @@ object", or "complex" with the value kept aside). The common forms, equality wit
 and ``$not`` of a scalar, become numpy comparisons; any other expression runs the reference
 evaluator (``stores.metadata_filter``) on the surviving candidates only, with the already
 parsed value. Semantics are the reference evaluator's, case by case.
+
+Bounded cost: the columns a filter lacks are built together in one pass over the metadata
+(each record parsed once, whatever the number of keys), and at most MAX_CACHED_FILTER_KEYS
+columns are kept, the least recently used evicted first.
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
 from oracleagentmemory.stores import metadata_filter as mf
+from oracleagentmemory.stores.limits import MAX_CACHED_FILTER_KEYS
 
 NOT_OBJECT = 0
 """The record's metadata is NULL (or not an object): no filter entry matches it."""
@@ -105,11 +111,24 @@ MetadataLoader = Callable[[], Iterable[tuple[int, str | None]]]
 """Yields (slot, metadata JSON text) for every live cached slot."""
 
 
+def _parsed(text: str | None) -> Any:
+    """A stored metadata text as JSON; a row that cannot be parsed (nested deeper than
+    Python's recursion allows, written before the depth limit existed) matches no filter
+    instead of failing every filtered search."""
+    if text is None:
+        return None
+    try:
+        return json.loads(text)
+    except (RecursionError, ValueError):
+        return None
+
+
 class MetadataColumns:
     """Lazily built key columns, kept in step by the record cache."""
 
-    def __init__(self) -> None:
-        self._columns: dict[str, KeyColumn] = {}
+    def __init__(self, max_columns: int = MAX_CACHED_FILTER_KEYS) -> None:
+        self._columns: OrderedDict[str, KeyColumn] = OrderedDict()
+        self._max_columns = max_columns
         self.capacity = 0
 
     def clear(self, capacity: int) -> None:
@@ -129,7 +148,7 @@ class MetadataColumns:
         """A cached slot was (re)written: refresh it in every built column."""
         if not self._columns:
             return
-        metadata = None if metadata_text is None else json.loads(metadata_text)
+        metadata = _parsed(metadata_text)
         for column in self._columns.values():
             column.set(slot, metadata)
 
@@ -138,22 +157,33 @@ class MetadataColumns:
             column.codes[slot] = NOT_OBJECT
             column.complex.pop(slot, None)
 
-    def _column(self, key: str, load: MetadataLoader) -> KeyColumn:
-        column = self._columns.get(key)
-        if column is None:
-            column = KeyColumn(key, self.capacity)
+    def _prepare(self, keys: Iterable[str], load: MetadataLoader) -> dict[str, KeyColumn]:
+        """The columns of ``keys``: the missing ones built in one pass over the metadata,
+        all of them marked recently used, then the least recently used beyond the bound
+        evicted (never one of ``keys``)."""
+        wanted = list(dict.fromkeys(keys))
+        missing = [KeyColumn(key, self.capacity) for key in wanted if key not in self._columns]
+        if missing:
             for slot, text in load():
-                column.set(slot, None if text is None else json.loads(text))
-            self._columns[key] = column
-        return column
+                metadata = _parsed(text)
+                for column in missing:
+                    column.set(slot, metadata)
+            for column in missing:
+                self._columns[column.key] = column
+        for key in wanted:
+            self._columns.move_to_end(key)
+        while len(self._columns) > max(self._max_columns, len(wanted)):
+            self._columns.popitem(last=False)
+        return {key: self._columns[key] for key in wanted}
 
     def filter(self, spec: Mapping[str, Any], slots: np.ndarray, load: MetadataLoader
                ) -> np.ndarray:
         """The subset of ``slots`` whose metadata satisfies a validated filter."""
+        columns = self._prepare(spec, load) if slots.shape[0] else {}
         for key, expression in spec.items():
             if slots.shape[0] == 0:
                 break
-            column = self._column(key, load)
+            column = columns[key]
             codes = column.codes[slots]
             if scalar_key(expression) is not None:
                 code = column.code_of(expression)

@@ -24,6 +24,7 @@ import numpy as np
 
 from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.stores.embedded import changelog
+from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.metadata_columns import MetadataColumns
 
 _TYPE_CODES = {name: code for code, name in enumerate(SEARCHABLE_TYPES)}
@@ -217,11 +218,9 @@ class RecordCache:
         want_metadata = self.metadata.active
         columns = _COLUMNS + (", metadata" if want_metadata else "")
         found: dict[int, tuple] = {}
-        for start in range(0, len(seqs), _CHUNK):
-            part = seqs[start : start + _CHUNK]
-            marks = ", ".join("?" for _ in part)
+        for part in runs(conn, seqs):
             for row in conn.execute(
-                f"SELECT {columns} FROM records WHERE seq IN ({marks})"
+                f"SELECT {columns} FROM records WHERE seq IN ({marks(part)})"
                 f" AND record_type IN ({_TYPE_LIST})",
                 part,
             ):

@@ -17,6 +17,7 @@ import numpy as np
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.stores import metadata_filter as mf
+from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.codec import (
     LINK_COLUMNS,
     RECORD_COLUMNS,
@@ -299,13 +300,12 @@ def _fuse(
 
 
 def _load_records(conn: Any, seqs: list[int]) -> dict[int, RecordOut]:
-    if not seqs:
-        return {}
-    rows = conn.execute(
-        f"SELECT {RECORD_COLUMNS} FROM records WHERE seq IN ({', '.join('?' for _ in seqs)})",
-        seqs,
-    ).fetchall()
-    return {row[0]: row_to_record(row) for row in rows}
+    records: dict[int, RecordOut] = {}
+    for part in runs(conn, seqs):
+        for row in conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records WHERE seq IN ({marks(part)})", part):
+            records[row[0]] = row_to_record(row)
+    return records
 
 
 def _expand_links(conn: Any, start_id: str, req: CheckedRequest, now: str) -> list[LinkedHit]:
@@ -316,13 +316,14 @@ def _expand_links(conn: Any, start_id: str, req: CheckedRequest, now: str) -> li
     for hop in range(1, req["num_hops"] + 1):
         if not frontier:
             break
-        marks = ", ".join("?" for _ in frontier)
-        edges = [row_to_link(row) for row in conn.execute(
-            f"SELECT {LINK_COLUMNS}"
-            f" FROM relations WHERE source_id IN ({marks}) OR target_id IN ({marks})"
-            " ORDER BY seq",
-            [*frontier, *frontier],
-        )]
+        rows: dict[int, Any] = {}
+        for part in runs(conn, frontier, per_item=2):
+            for row in conn.execute(
+                    f"SELECT seq, {LINK_COLUMNS} FROM relations"
+                    f" WHERE source_id IN ({marks(part)}) OR target_id IN ({marks(part)})",
+                    [*part, *part]):
+                rows[row[0]] = row[1:]
+        edges = [row_to_link(rows[seq]) for seq in sorted(rows)]
         next_frontier: list[str] = []
         frontier_set = set(frontier)
         steps = []
@@ -355,13 +356,12 @@ def _expand_links(conn: Any, start_id: str, req: CheckedRequest, now: str) -> li
 def _visible_memories(
     conn: Any, ids: list[str], req: CheckedRequest, now: str
 ) -> dict[str, RecordOut]:
-    if not ids:
-        return {}
-    sql = (
-        f"SELECT {RECORD_COLUMNS} FROM records WHERE id_space = 'memory'"
-        f" AND id IN ({', '.join('?' for _ in ids)}) AND (expires_at IS NULL OR expires_at > ?)"
-    )
-    if not req["include_invalid"]:
-        sql += " AND status = 'VALID'"
-    rows = conn.execute(sql, [*ids, now]).fetchall()
-    return {row[1]: row_to_record(row) for row in rows}
+    found: dict[str, RecordOut] = {}
+    valid = "" if req["include_invalid"] else " AND status = 'VALID'"
+    for part in runs(conn, sorted(set(ids)), reserved=1):
+        for row in conn.execute(
+                f"SELECT {RECORD_COLUMNS} FROM records WHERE id_space = 'memory'"
+                f" AND (expires_at IS NULL OR expires_at > ?){valid}"
+                f" AND id IN ({marks(part)})", [now, *part]):
+            found[row[1]] = row_to_record(row)
+    return found

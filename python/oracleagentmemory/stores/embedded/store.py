@@ -1,14 +1,18 @@
 """EmbeddedBackend: the store contract over one SQLite file (or ``:memory:``).
 
-One connection per store object, guarded by a lock; every write is one ``BEGIN IMMEDIATE``
-transaction, so a batch is stored whole or not at all and readers never see half of it.
+Two connections per store object on a file, each guarded by its own lock: every write is
+one ``BEGIN IMMEDIATE`` transaction on the write connection, so a batch is stored whole or
+not at all; every read (and the record cache searches use) runs in one transaction on the
+read connection, so readers never see half a batch, and a long read (a search evaluating a
+metadata filter) never holds up the writers of the same object (WAL lets one writer and
+readers proceed together). ``:memory:`` has one database per connection, so there both are
+the same connection and lock.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -17,8 +21,10 @@ from datetime import datetime
 from typing import Any
 
 from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES
+from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded import changelog, schema
+from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.codec import (
     LINK_COLUMNS,
     RECORD_COLUMNS,
@@ -30,9 +36,11 @@ from oracleagentmemory.stores.embedded.codec import (
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.search import run_search
+from oracleagentmemory.stores.embedded.storage_errors import translated
 from oracleagentmemory.stores.end_user_guard import SecuritySettings
 from oracleagentmemory.stores.errors import (
     AttachedImageError,
+    DimensionMismatchError,
     DuplicateRecordError,
     InvalidArgumentError,
     InvalidLinkError,
@@ -75,7 +83,7 @@ def check_id(value: Any, argument: str) -> str:
         raise InvalidArgumentError(f"{argument} must be a string, got {type(value).__name__}")
     if not value or len(value) > MAX_ID_LENGTH:
         raise InvalidArgumentError(f"{argument} must have 1 to {MAX_ID_LENGTH} characters")
-    return value
+    return limits.check_text(value, argument)
 
 
 def check_optional_id(value: Any, argument: str) -> str | None:
@@ -107,10 +115,10 @@ _INSERT_HEAD = (
 )
 _RECORD_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_RECORD = _INSERT_HEAD + _RECORD_VALUES
-_LOOKUP_CHUNK = 500
-_ROWS_PER_INSERT = 500
-"""Rows per multi-row INSERT. One statement per row would make FTS5 flush its pending terms
-at every statement (a tiny index segment per record, about 1.6x the ingestion time)."""
+_PARAMETERS_PER_ROW = _RECORD_VALUES.count("?")
+"""Rows go into multi-row INSERTs of as many rows as fit the parameter limit (at most
+bound_lists.MAX_RUN). One statement per row would make FTS5 flush its pending terms at
+every statement (a tiny index segment per record, about 1.6x the ingestion time)."""
 
 
 def _record_values(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -120,23 +128,6 @@ def _record_values(row: dict[str, Any]) -> tuple[Any, ...]:
         row["event_ts"], row["created_at"], row["updated_at"], row["expires_at"],
         row["status"], row["message_id"], row["embedding"],
     )
-
-
-def _rows_per_insert(conn: Any) -> int:
-    """Rows per multi-row INSERT within SQLite's bound-parameter limit (999 before 3.32;
-    Python < 3.11 cannot ask)."""
-    limit = 999
-    if sys.version_info >= (3, 11):
-        getlimit = getattr(conn, "getlimit", None)
-        if getlimit:
-            limit = getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
-    return max(1, min(_ROWS_PER_INSERT, limit // _RECORD_VALUES.count("?")))
-
-
-def _chunks(items: Sequence[Any]) -> Iterator[Sequence[Any]]:
-    """``items`` in runs short enough for one ``IN (...)`` list each."""
-    for start in range(0, len(items), _LOOKUP_CHUNK):
-        yield items[start : start + _LOOKUP_CHUNK]
 
 
 def _in_thread(sql: str, params: list[Any], thread_id: str | None) -> tuple[str, list[Any]]:
@@ -153,14 +144,74 @@ def _check_limit(limit: Any) -> int | None:
     return limit
 
 
+def _stored_dimension(conn: Any) -> int | None:
+    row = conn.execute(
+        "SELECT value FROM store_meta WHERE key = 'embedding_dimension'"
+    ).fetchone()
+    return int(row[0]) if row else None
+
+
+def _claim_dimension(conn: Any, dimension: int, source: str) -> None:
+    """Inside a write transaction: record ``dimension`` as the store's, or raise a
+    SchemaError when the store already holds vectors of another dimension."""
+    stored = _stored_dimension(conn)
+    if stored is None:
+        conn.execute(
+            "INSERT INTO store_meta (key, value) VALUES ('embedding_dimension', ?)",
+            (str(dimension),),
+        )
+    elif stored != dimension:
+        raise SchemaError(
+            f"the store holds {stored}-dimensional vectors; {source} {dimension}")
+
+
+@contextmanager
+def _translating(location: str) -> Iterator[None]:
+    """SQLite storage failures (missing directory, read-only file, full disk, a lock held
+    too long) as the library's errors naming the store file; other errors as raised."""
+    try:
+        yield
+    except sqlite3.Error as error:
+        known = translated(error, location)
+        if known is None:
+            raise
+        raise known from error
+
+
 def _placeholders(values: Sequence[Any]) -> str:
-    return ", ".join("?" for _ in values)
+    return marks(values)
+
+
+def _rows_for_ids(conn: Any, sql: str, params: Sequence[Any],
+                  ids: Sequence[str] | None) -> list[Any]:
+    """Rows of ``sql`` (its WHERE ends with the conditions of ``params``; the first column
+    is ``seq``) in ``seq`` order, further restricted to ``id IN ids`` when ids are given:
+    one statement per run of ids that fits the parameter limit."""
+    if ids is None:
+        return conn.execute(f"{sql} ORDER BY seq", params).fetchall()
+    found: dict[int, Any] = {}
+    for part in runs(conn, sorted(set(ids)), reserved=len(params)):
+        for row in conn.execute(f"{sql} AND id IN ({marks(part)})", [*params, *part]):
+            found[row[0]] = row
+    return [found[seq] for seq in sorted(found)]
+
+
+def _rows_by_seq(conn: Any, seqs: Sequence[int]) -> list[Any]:
+    """The ``records`` rows (RECORD_COLUMNS) of ``seqs``, in seq order."""
+    found: list[Any] = []
+    for part in runs(conn, seqs):
+        found.extend(conn.execute(
+            f"SELECT {RECORD_COLUMNS} FROM records WHERE seq IN ({marks(part)})", part))
+    return sorted(found, key=lambda row: row[0])
 
 
 class EmbeddedBackend:
     """The embedded backend. ``location`` is a file path or ``":memory:"``."""
 
     backend = "embedded"
+    checks_input_limits = True
+    """Every operation checks the contract's input limits itself (stores.limits), so the
+    client puts no LimitsGuard in front of it."""
 
     def __init__(
         self,
@@ -175,12 +226,20 @@ class EmbeddedBackend:
         self.location = os.fspath(location)
         self._clock = clock or utc_now
         self._lock = threading.RLock()
-        self._conn = schema.connect(self.location)
+        """Guards the write connection: held by every write transaction."""
         self._closed = False
         self.search_strategy = search_strategy
-        self._open_schema(schema_policy)
-        self.embedding_dimension = self._settle_dimension(embedding_dimension)
-        self._cache = RecordCache(self.embedding_dimension)
+        with _translating(self.location):
+            self._conn = schema.connect(self.location)
+            self._open_schema(schema_policy)
+            self.embedding_dimension = self._settle_dimension(embedding_dimension)
+            self._cache = RecordCache(self.embedding_dimension)
+            self._read_lock: threading.RLock = self._lock
+            """Guards the read connection and the record cache."""
+            self._read_conn = self._conn
+            if self.location != ":memory:":
+                self._read_lock = threading.RLock()
+                self._read_conn = schema.connect(self.location)
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -200,25 +259,19 @@ class EmbeddedBackend:
             schema.ensure_change_log(self._conn)
 
     def _settle_dimension(self, dimension: int | None) -> int | None:
-        row = self._conn.execute(
-            "SELECT value FROM store_meta WHERE key = 'embedding_dimension'"
-        ).fetchone()
-        stored = int(row[0]) if row else None
+        """The store's vector dimension: the stored one, else ``dimension``, which is then
+        stored. Read and written in one write transaction, so two openers of one new file
+        with different dimensions cannot both win: the second sees the first's value and
+        gets a SchemaError."""
         if dimension is None:
-            return stored
+            return _stored_dimension(self._conn)
         if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
             raise InvalidArgumentError("embedding_dimension must be a positive integer")
-        if stored is not None and stored != dimension:
-            raise SchemaError(
-                f"the store holds {stored}-dimensional vectors; the embedder gives {dimension}"
-            )
-        if stored is None:
+        if _stored_dimension(self._conn) is None:  # else no write: a read-only file opens
             with self._write() as conn:
-                conn.execute(
-                    "INSERT OR REPLACE INTO store_meta (key, value) "
-                    "VALUES ('embedding_dimension', ?)",
-                    (str(dimension),),
-                )
+                _claim_dimension(conn, dimension, "the embedder gives")
+        else:
+            _claim_dimension(self._conn, dimension, "the embedder gives")
         return dimension
 
     def describe(self) -> dict[str, Any]:
@@ -251,9 +304,11 @@ class EmbeddedBackend:
                          "VALUES ('deep_data_security', ?)", (value,))
 
     def close(self) -> None:
-        with self._lock:
+        with self._lock, self._read_lock:
             if not self._closed:
                 self._closed = True
+                if self._read_conn is not self._conn:
+                    self._read_conn.close()
                 self._conn.close()
                 self._cache = RecordCache(self.embedding_dimension)
 
@@ -264,26 +319,33 @@ class EmbeddedBackend:
 
     @contextmanager
     def _write(self) -> Iterator[Any]:
+        """One write transaction: committed whole, or rolled back whole on any error (SQLite
+        may already have rolled back itself, after a full disk: then there is nothing to
+        roll back). A storage failure is a StorageError naming the file."""
         with self._lock:
             self._ensure_open()
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-                changelog.prune(self._conn)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+            with _translating(self.location):
+                self._conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield self._conn
+                    changelog.prune(self._conn)
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
-        with self._lock:
+        with self._read_lock:
             self._ensure_open()
-            self._conn.execute("BEGIN")
-            try:
-                yield self._conn
-            finally:
-                self._conn.execute("COMMIT")
+            with _translating(self.location):
+                self._read_conn.execute("BEGIN")
+                try:
+                    yield self._read_conn
+                finally:
+                    if self._read_conn.in_transaction:
+                        self._read_conn.execute("COMMIT")
 
     def _ensure_open(self) -> None:
         if self._closed:
@@ -305,13 +367,35 @@ class EmbeddedBackend:
         if len(set(keys)) != len(keys):
             raise DuplicateRecordError("records contains the same id twice")
         with self._write() as conn:
+            settled = self._settle_widths(conn, [row["embedding"] for row in rows])
             if replace:
                 for row in rows:
                     self._insert_row(conn, row, replace)
             else:
                 self._insert_new_rows(conn, rows)
             self._insert_links(conn, links, now)
+        self.embedding_dimension = self.embedding_dimension or settled
         return [row["id"] for row in rows]
+
+    def _settle_widths(self, conn: Any, blobs: Sequence[bytes | None]) -> int | None:
+        """A store opened without a dimension takes the one of the first vectors written,
+        settled inside the write transaction like the opening's; vectors of another width
+        than the stored one are a DimensionMismatchError, so one file never mixes sizes.
+        Returns the width to keep once the transaction commits (None: nothing settled)."""
+        if self.embedding_dimension is not None:
+            return None
+        widths = {len(blob) // 4 for blob in blobs if blob is not None}
+        if not widths:
+            return None
+        if len(widths) > 1:
+            raise DimensionMismatchError(
+                f"embeddings of one call have different dimensions: {sorted(widths)}")
+        [width] = widths
+        try:
+            _claim_dimension(conn, width, "this embedding has")
+        except SchemaError as error:
+            raise DimensionMismatchError(str(error)) from None
+        return width
 
     def _insert_new_rows(self, conn: Any, rows: list[dict[str, Any]]) -> None:
         """Insert rows none of which may exist yet: one lookup per id space, batched inserts.
@@ -324,7 +408,7 @@ class EmbeddedBackend:
             by_space.setdefault(row["id_space"], []).append(row["id"])
         taken: set[tuple[str, str]] = set()
         for space, ids in by_space.items():
-            for part in _chunks(ids):
+            for part in runs(conn, ids, reserved=1):
                 sql = (
                     "SELECT id FROM records WHERE id_space = ?"
                     f" AND id IN ({_placeholders(part)})"
@@ -336,12 +420,10 @@ class EmbeddedBackend:
                     f"a {row['id_space']} record with id {row['id']!r} already exists"
                 )
         if all(row["image_bytes"] is None for row in rows):
-            step = _rows_per_insert(conn)
-            for start in range(0, len(rows), step):
-                part = rows[start : start + step]
+            for batch in runs(conn, rows, per_item=_PARAMETERS_PER_ROW):
                 conn.execute(
-                    _INSERT_HEAD + ", ".join([_RECORD_VALUES] * len(part)),
-                    [value for row in part for value in _record_values(row)],
+                    _INSERT_HEAD + ", ".join([_RECORD_VALUES] * len(batch)),
+                    [value for row in batch for value in _record_values(row)],
                 )
             return
         for row in rows:
@@ -361,6 +443,12 @@ class EmbeddedBackend:
         content = record.get("content", "")
         if not isinstance(content, str):
             raise InvalidArgumentError(f"{where}.content must be a string")
+        limits.check_content(content, f"{where}.content")
+        role = record.get("role")
+        if role is not None:
+            if not isinstance(role, str):
+                raise InvalidArgumentError(f"{where}.role must be a string or None")
+            limits.check_text(role, f"{where}.role")
         timestamp = record.get("timestamp")
         if timestamp is not None:
             parse_iso(timestamp, f"{where}.timestamp")
@@ -384,9 +472,10 @@ class EmbeddedBackend:
             "user_id": check_optional_id(record.get("user_id"), f"{where}.user_id"),
             "agent_id": check_optional_id(record.get("agent_id"), f"{where}.agent_id"),
             "thread_id": check_optional_id(record.get("thread_id"), f"{where}.thread_id"),
-            "role": record.get("role"),
+            "role": role,
             "content": content,
-            "metadata": dump_json(record.get("metadata"), f"{where}.metadata"),
+            "metadata": dump_json(record.get("metadata"), f"{where}.metadata",
+                                  limits.MAX_METADATA_CHARS),
             "extra": dump_json(extra, f"{where}") if extra else None,
             "event_ts": timestamp,
             "created_at": created_at,
@@ -425,11 +514,19 @@ class EmbeddedBackend:
         return add_days(created_at, ttl_days)
 
     def _insert_row(self, conn: Any, row: dict[str, Any], replace: bool) -> None:
+        """Insert one row; with ``replace``, the record holding its id goes first (with its
+        links), but only a record of the same type, scope and message: an id held by
+        anything else (another user's image, an image attached to another message) is a
+        DuplicateRecordError worded as without ``replace``, so naming an id never deletes or
+        takes over a record outside the caller's scope."""
         existing = conn.execute(
-            "SELECT seq FROM records WHERE id_space = ? AND id = ?", (row["id_space"], row["id"])
+            "SELECT seq, record_type, user_id, agent_id, thread_id, message_id FROM records"
+            " WHERE id_space = ? AND id = ?", (row["id_space"], row["id"])
         ).fetchone()
         if existing is not None:
-            if not replace:
+            same = tuple(existing[1:]) == (row["record_type"], row["user_id"], row["agent_id"],
+                                          row["thread_id"], row["message_id"])
+            if not (replace and same):
                 raise DuplicateRecordError(
                     f"a {row['id_space']} record with id {row['id']!r} already exists"
                 )
@@ -492,7 +589,8 @@ class EmbeddedBackend:
             taken_pairs[low, high] = relation_id
             rows.append((
                 relation_id, thread_id, source[0], source[1], target[0], target[1],
-                relation_type, opposite, timestamp, dump_json(link.get("metadata"), "metadata"),
+                relation_type, opposite, timestamp,
+                dump_json(link.get("metadata"), "metadata", limits.MAX_METADATA_CHARS),
                 restored_time(link, "created_at", "link") or now, low, high,
             ))
         conn.executemany(
@@ -512,7 +610,7 @@ class EmbeddedBackend:
             for key in ("source_id", "target_id") if isinstance(value := link.get(key), str)
         })
         found: dict[str, tuple[str, str]] = {}
-        for part in _chunks(ids):
+        for part in runs(conn, ids, reserved=1):
             for rid, record_type, thread_id in conn.execute(
                 "SELECT id, record_type, thread_id FROM records WHERE id_space = 'memory'"
                 f" AND id IN ({_placeholders(part)}) AND (expires_at IS NULL OR expires_at > ?)",
@@ -538,14 +636,14 @@ class EmbeddedBackend:
         taken_ids: set[str] = set()
         taken_pairs: dict[tuple[str, str], str] = {}
         id_list, pair_list = sorted(ids), sorted(pairs)
-        for part in _chunks(id_list):
+        for part in runs(conn, id_list):
             taken_ids.update(rid for (rid,) in conn.execute(
                 f"SELECT id FROM relations WHERE id IN ({_placeholders(part)})", part))
-        for part in _chunks(pair_list):
+        for pairs_part in runs(conn, pair_list, per_item=2):
             for rid, low, high in conn.execute(
                 "SELECT id, pair_low, pair_high FROM relations WHERE (pair_low, pair_high) IN"
-                f" (VALUES {', '.join('(?, ?)' for _ in part)})",
-                [end for pair in part for end in pair],
+                f" (VALUES {', '.join('(?, ?)' for _ in pairs_part)})",
+                [end for pair in pairs_part for end in pair],
             ):
                 taken_pairs[low, high] = rid
         return taken_ids, taken_pairs
@@ -555,12 +653,11 @@ class EmbeddedBackend:
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         clauses = ["(expires_at IS NULL OR expires_at > ?)"]
         params: list[str | None] = [self._now()]
+        ids: list[str] | None = None
         if "ids" in query:
             ids = [check_id(i, "ids") for i in query["ids"]]
             if not ids:
                 return []
-            clauses.append(f"id IN ({_placeholders(ids)})")
-            params.extend(ids)
         if "record_types" in query:
             types = check_record_types(query["record_types"])
             clauses.append(f"record_type IN ({_placeholders(types)})")
@@ -572,9 +669,9 @@ class EmbeddedBackend:
                 params.append(value)
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         limit = _check_limit(query.get("limit"))
-        sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)} ORDER BY seq"
+        sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)}"
         with self._read() as conn:
-            rows = conn.execute(sql, params).fetchall()
+            rows = _rows_for_ids(conn, sql, params, ids)
             records = []
             for row in rows:
                 record = row_to_record(row)
@@ -590,13 +687,11 @@ class EmbeddedBackend:
     @staticmethod
     def _attach_bytes(conn: Any, records: list[tuple[int, RecordOut]]) -> None:
         seqs = [seq for seq, record in records if record["record_type"] == "image"]
-        if not seqs:
-            return
-        found = dict(
-            conn.execute(
-                f"SELECT seq, bytes FROM image_data WHERE seq IN ({_placeholders(seqs)})", seqs
-            ).fetchall()
-        )
+        found: dict[int, bytes] = {}
+        for part in runs(conn, seqs):
+            found.update(conn.execute(
+                f"SELECT seq, bytes FROM image_data WHERE seq IN ({_placeholders(part)})", part
+            ).fetchall())
         for seq, record in records:
             if seq in found:
                 record["image_bytes"] = bytes(found[seq])
@@ -624,25 +719,19 @@ class EmbeddedBackend:
             wanted = seqs[start:end]
             if not wanted:
                 return []
-            rows = conn.execute(
-                f"SELECT {RECORD_COLUMNS} FROM records WHERE seq IN ({_placeholders(wanted)})"
-                " ORDER BY seq",
-                wanted,
-            ).fetchall()
-            records = [(row[0], row_to_record(row)) for row in rows]
+            records = [(row[0], row_to_record(row)) for row in _rows_by_seq(conn, wanted)]
             if include_bytes:
                 self._attach_bytes(conn, records)
         return [record for _, record in records]
 
     def list_links(self, query: LinkQuery) -> list[LinkOut]:
-        clauses: list[str] = []
+        clauses: list[str] = ["1 = 1"]
         params: list[Any] = []
+        ids: list[str] | None = None
         if "ids" in query:
             ids = [check_id(i, "relation_ids") for i in query["ids"]]
             if not ids:
                 return []
-            clauses.append(f"id IN ({_placeholders(ids)})")
-            params.extend(ids)
         for key in ("thread_id", "source_id", "source_type", "target_id", "target_type",
                     "relation_type"):
             if key in query:
@@ -650,11 +739,9 @@ class EmbeddedBackend:
                 params.append(check_optional_id(query.get(key), key))
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         limit = _check_limit(query.get("limit"))
-        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = f"SELECT seq, {LINK_COLUMNS} FROM relations WHERE {' AND '.join(clauses)}"
         with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {LINK_COLUMNS} FROM relations{where} ORDER BY seq", params
-            ).fetchall()
+            rows = [row[1:] for row in _rows_for_ids(conn, sql, params, ids)]
         links = []
         for row in rows:
             link = row_to_link(row)
@@ -676,11 +763,18 @@ class EmbeddedBackend:
         check_id(record_id, "record_id")
         types = check_record_types(record_types)
         now = self._now()
+        new_vectors = [] if self.embedding_dimension is not None else [
+            encode_vector(vector, None)
+            for vector in (changes.get("embedding"), *(
+                image.get("embedding") for image in changes.get("replace_images") or ()
+                if isinstance(image, Mapping)))
+            if vector is not None]
         with self._write() as conn:
             row = self._find_visible(conn, record_id, types, thread_id, now)
             if row is None:
                 return None
             seq, current = row[0], row_to_record(row)
+            settled = self._settle_widths(conn, new_vectors)
             sets, params = self._change_set(current, changes, now)
             if sets:
                 conn.execute(f"UPDATE records SET {', '.join(sets)} WHERE seq = ?", [*params, seq])
@@ -694,6 +788,7 @@ class EmbeddedBackend:
             updated = conn.execute(
                 f"SELECT {RECORD_COLUMNS} FROM records WHERE seq = ?", (seq,)
             ).fetchone()
+        self.embedding_dimension = self.embedding_dimension or settled
         return row_to_record(updated)
 
     def _follow_message(
@@ -710,13 +805,11 @@ class EmbeddedBackend:
                 )
                 for index, image in enumerate(changes["replace_images"] or [])
             ]
-            keep = [row["id"] for row in wanted]
-            stale = conn.execute(
-                "SELECT seq FROM records WHERE record_type = 'image' AND message_id = ?"
-                f" AND id NOT IN ({_placeholders(keep) or 'NULL'})",
-                [message["id"], *keep],
-            ).fetchall()
-            self._delete_seqs(conn, [row[0] for row in stale])
+            keep = {row["id"] for row in wanted}
+            stale = [seq for seq, image_id in conn.execute(
+                "SELECT seq, id FROM records WHERE record_type = 'image' AND message_id = ?",
+                (message["id"],)) if image_id not in keep]
+            self._delete_seqs(conn, stale)
             for row in wanted:
                 if row["image_bytes"] is not None:
                     self._insert_row(conn, row, replace=True)
@@ -756,6 +849,7 @@ class EmbeddedBackend:
         if "content" in changes:
             if not isinstance(changes["content"], str):
                 raise InvalidArgumentError("content must be a string")
+            limits.check_content(changes["content"], "content")
             sets.append("content = ?")
             params.append(changes["content"])
         if "embedding" in changes:
@@ -765,7 +859,7 @@ class EmbeddedBackend:
                           encode_vector(embedding, self.embedding_dimension))
         if "metadata" in changes:
             sets.append("metadata = ?")
-            params.append(dump_json(changes["metadata"], "metadata"))
+            params.append(dump_json(changes["metadata"], "metadata", limits.MAX_METADATA_CHARS))
         timestamp = current["timestamp"]
         if "timestamp" in changes:
             timestamp = changes["timestamp"]
@@ -825,7 +919,8 @@ class EmbeddedBackend:
                 params.append(changes["timestamp"])
             if "metadata" in changes:
                 sets.append("metadata = ?")
-                params.append(dump_json(changes["metadata"], "metadata"))
+                params.append(dump_json(changes["metadata"], "metadata",
+                                        limits.MAX_METADATA_CHARS))
             if sets:
                 conn.execute(
                     f"UPDATE relations SET {', '.join(sets)} WHERE id = ?", [*params, relation_id]
@@ -845,15 +940,15 @@ class EmbeddedBackend:
         if not ids:
             return 0
         sql = (
-            f"SELECT seq, record_type, message_id FROM records WHERE id IN ({_placeholders(ids)})"
-            f" AND record_type IN ({_placeholders(types)})"
+            "SELECT seq, record_type, message_id FROM records"
+            f" WHERE record_type IN ({_placeholders(types)})"
         )
-        params: list[Any] = [*ids, *types]
+        params: list[Any] = [*types]
         if thread_id is not None:
             sql += " AND thread_id = ?"
-            params.append(thread_id)
+            params.append(check_id(thread_id, "thread_id"))
         with self._write() as conn:
-            rows = conn.execute(sql, params).fetchall()
+            rows = _rows_for_ids(conn, sql, params, ids)
             for _, record_type, message_id in rows:
                 if record_type == "image" and message_id is not None:
                     raise AttachedImageError(
@@ -911,45 +1006,36 @@ class EmbeddedBackend:
                     (owner_id, owner_record_type, owner_id),
                 )
             }
-            if threads:
-                seqs.update(
-                    row[0]
-                    for row in conn.execute(
-                        f"SELECT seq FROM records WHERE thread_id IN ({_placeholders(threads)})",
-                        threads,
-                    )
-                )
-            links = conn.execute(
-                f"DELETE FROM relations WHERE thread_id IN ({_placeholders(threads)})", threads
-            ).rowcount if threads else 0
+            links = 0
+            for part in runs(conn, threads):
+                seqs.update(row[0] for row in conn.execute(
+                    f"SELECT seq FROM records WHERE thread_id IN ({_placeholders(part)})", part))
+                links += conn.execute(
+                    f"DELETE FROM relations WHERE thread_id IN ({_placeholders(part)})", part
+                ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
         return {"owner": owner, "records": len(seqs), "links": links}
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
         """Delete rows, the relations touching them and the images attached to messages."""
-        if not seqs:
-            return 0
-        rows = conn.execute(
-            f"SELECT seq, id, id_space, record_type FROM records"
-            f" WHERE seq IN ({_placeholders(seqs)})",
-            list(seqs),
-        ).fetchall()
+        rows = []
+        for part in runs(conn, seqs):
+            rows.extend(conn.execute(
+                f"SELECT seq, id, id_space, record_type FROM records"
+                f" WHERE seq IN ({_placeholders(part)})", part))
         memory_ids = [rid for _, rid, space, _ in rows if space == "memory"]
         message_ids = [rid for _, rid, _, rtype in rows if rtype == "message"]
         links = 0
-        if memory_ids:
-            marks = _placeholders(memory_ids)
-            links = conn.execute(
-                f"DELETE FROM relations WHERE source_id IN ({marks}) OR target_id IN ({marks})",
-                [*memory_ids, *memory_ids],
-            ).rowcount
-        conn.execute(f"DELETE FROM records WHERE seq IN ({_placeholders(seqs)})", list(seqs))
-        if message_ids:
+        for part in runs(conn, memory_ids, per_item=2):
+            links += conn.execute(
+                f"DELETE FROM relations WHERE source_id IN ({_placeholders(part)})"
+                f" OR target_id IN ({_placeholders(part)})", [*part, *part]).rowcount
+        for part in runs(conn, seqs):
+            conn.execute(f"DELETE FROM records WHERE seq IN ({_placeholders(part)})", part)
+        for part in runs(conn, message_ids):
             conn.execute(
-                f"DELETE FROM records WHERE record_type = 'image'"
-                f" AND message_id IN ({_placeholders(message_ids)})",
-                message_ids,
-            )
+                "DELETE FROM records WHERE record_type = 'image'"
+                f" AND message_id IN ({_placeholders(part)})", part)
         return links
 
     def purge_expired(self) -> int:

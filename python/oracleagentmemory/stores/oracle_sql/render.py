@@ -21,6 +21,7 @@ from typing import get_args
 import jinja2
 
 from oracleagentmemory import _vocabulary
+from oracleagentmemory.stores import limits
 from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
@@ -300,7 +301,15 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
         **_vocabulary_context(),
+        **_limits_context(),
     }
+
+
+def _limits_context() -> dict[str, int]:
+    """The contract's size limits (oracleagentmemory.stores.limits, the one source) for the
+    packages that check them again for PL/SQL callers."""
+    return {"max_content_chars": limits.MAX_CONTENT_CHARS,
+            "max_metadata_chars": limits.MAX_METADATA_CHARS}
 
 
 def _stop_word_lines(per_line: int = 12) -> list[str]:
