@@ -520,6 +520,22 @@ def _embedder_section(run: dict[str, Any]) -> list[str]:
             f"{row['throughput_vs_numpy']:.2f}x | {q['p50']:.2f} / {q['p95']:.2f} | "
             f"{row['query_p50_vs_numpy']:.2f}x |")
     add("")
+    default = next((r for r in run["rows"] if r["system"].startswith("onnxruntime (")
+                    and "1 thread" not in r["system"]), None)
+    fidelity = run["quality"].get("onnxruntime vs numpy")
+    if default and fidelity:
+        def verdict(ok: bool) -> str:
+            return "met" if ok else "**not met**"
+
+        add("| issue 17 target (default embedder, fp32) | measured here | verdict |")
+        add("|---|---|---|")
+        add(f"| throughput >= 3x numpy on 20-word turns | {default['throughput_vs_numpy']:.2f}x "
+            f"| {verdict(default['throughput_vs_numpy'] >= 3)} |")
+        add(f"| one short query p50 <= 4 ms | {default['query_ms']['p50']:.2f} ms | "
+            f"{verdict(default['query_ms']['p50'] <= 4)} |")
+        add(f"| cosine >= 0.999 against the numpy path | min {fidelity['min']:.6f} | "
+            f"{verdict(fidelity['min'] >= 0.999)} |")
+        add("")
     cached = run["cached_query_ms"]
     add(f"A repeated query answered from the query cache: p50 {cached['p50'] * 1e3:,.0f} µs.")
     add("")
