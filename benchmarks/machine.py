@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,6 +23,18 @@ def cpu_name() -> str:
     except OSError:
         pass
     return platform.processor()
+
+
+def cpu_flags() -> list[str]:
+    """The vector-instruction flags that matter to BLAS and onnxruntime kernels."""
+    wanted = re.compile(r"^(sse4_2|avx|avx2|fma|f16c|avx512\w*|avx_vnni|amx\w*)$")
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return sorted(f for f in line.split(":", 1)[1].split() if wanted.match(f))
+    except OSError:
+        pass
+    return []
 
 
 def interpreter() -> str:

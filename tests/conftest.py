@@ -22,6 +22,20 @@ BACKENDS = [
 ]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _onnx_cache_dir(tmp_path_factory: pytest.TempPathFactory):
+    """Build the local embedder's ONNX model files into this run's temporary folder, not
+    into the user's cache (a directory given in the environment is used as it is)."""
+    from oracleagentmemory.core.embedders.onnx_model_file import CACHE_DIR_ENV_VAR
+
+    if os.environ.get(CACHE_DIR_ENV_VAR):
+        yield
+        return
+    os.environ[CACHE_DIR_ENV_VAR] = str(tmp_path_factory.mktemp("onnx-cache"))
+    yield
+    os.environ.pop(CACHE_DIR_ENV_VAR, None)
+
+
 @pytest.fixture
 def embedder() -> HashingEmbedder:
     return HashingEmbedder()

@@ -288,9 +288,9 @@ def test_model_loads_once_and_threads_agree(
     calls = []
     real_read = local._read_model
 
-    def counting_read(model_dir: Path) -> object:
-        calls.append(model_dir)
-        return real_read(model_dir)
+    def counting_read(key: object) -> object:
+        calls.append(key)
+        return real_read(key)
 
     monkeypatch.setattr(local, "_read_model", counting_read)
     results: list[np.ndarray] = []
@@ -331,7 +331,7 @@ def test_a_huge_text_is_cut_before_it_is_tokenised(minilm, monkeypatch):
     is the one of a text the model truncates by itself."""
     import dataclasses
 
-    loaded = local._load_model(minilm.model_dir)
+    loaded = local._load_model(minilm._key())
     tokenizer_json = json.loads((minilm.model_dir / "tokenizer.json").read_text())
     chars_per_word = tokenizer_json["model"]["max_input_chars_per_word"]
     lengths: list[int] = []
@@ -341,7 +341,7 @@ def test_a_huge_text_is_cut_before_it_is_tokenised(minilm, monkeypatch):
             lengths.extend(len(text) for text in texts)
             return loaded.tokenizer.encode_batch(texts)
 
-    monkeypatch.setitem(local._MODELS, minilm.model_dir,
+    monkeypatch.setitem(local._MODELS, minilm._key(),
                         dataclasses.replace(loaded, tokenizer=SpyTokenizer()))
     huge, short = "memory " * 2_000_000, "memory " * (minilm.max_input_tokens + 50)
     vectors = minilm.embed([huge, short])

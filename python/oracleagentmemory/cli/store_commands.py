@@ -1,4 +1,5 @@
-"""The commands that work on a store: demo, search, threads, show, purge, export, import."""
+"""The commands that work on a store (demo, search, threads, show, purge, export, import)
+and on the model (onnx-model)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,29 @@ def demo(arguments: argparse.Namespace, out: TextIO) -> int:
     from oracleagentmemory.demo import run_demo
 
     run_demo(arguments.db, out=out, embedder=load_embedder())
+    return 0
+
+
+def onnx_model(arguments: argparse.Namespace, out: TextIO) -> int:
+    """Build (once) the ONNX model file of the given form and print its path, or print
+    the metadata ``DBMS_VECTOR.LOAD_ONNX_MODEL`` takes."""
+    from oracleagentmemory.core.embedders.local import find_model_dir, max_seq_length
+    from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
+    from oracleagentmemory.core.embedders.onnx_model_file import model_file, oracle_metadata_json
+
+    if arguments.metadata:
+        print(oracle_metadata_json(), file=out)
+        return 0
+    try:
+        model_dir = find_model_dir(arguments.model_dir)
+    except Exception as error:  # the weights are not installed or not readable
+        raise CommandError(ExitCode.MISSING_COMPONENT,
+                           f"the embedding model cannot be found: {one_line(error_text(error))}"
+                           ) from error
+    config = BertConfig.from_json(model_dir / "config.json")
+    print(model_file(arguments.form, model_dir=model_dir,
+                     max_seq_length=max_seq_length(model_dir, config),
+                     directory=arguments.cache_dir), file=out)
     return 0
 
 

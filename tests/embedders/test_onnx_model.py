@@ -1,0 +1,375 @@
+"""The ONNX model of all-MiniLM-L6-v2 (both forms), its file cache, and the onnxruntime path
+of LocalMiniLMEmbedder: same vectors as the numpy forward pass, the Oracle metadata, a
+deterministic builder, batching and padding edge cases, and the query cache.
+
+Expected vectors come from the numpy path (validated against sentence-transformers by
+``test_local_minilm.py``) and from the sentence-transformers reference fixture, never from the
+code under test. Model-dependent tests skip without the weights or ``tokenizers``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import logging
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oracleagentmemory import cli
+from oracleagentmemory.core.embedders import local, onnx_model_file
+from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder, max_seq_length
+from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
+from oracleagentmemory.core.embedders.minilm_onnxruntime import THREADS_ENV_VAR, default_threads
+from oracleagentmemory.core.embedders.onnx_model_file import (
+    ORACLE_METADATA,
+    model_file,
+    oracle_metadata_json,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+
+
+def _model_skip_reason() -> str | None:
+    if importlib.util.find_spec("tokenizers") is None:
+        return "tokenizers is not installed"
+    if importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("onnx") is None:
+        return "onnxruntime or onnx is not installed"
+    try:
+        local.find_model_dir()
+    except RuntimeError as error:
+        return str(error)
+    return None
+
+
+_SKIP_REASON = _model_skip_reason()
+needs_model = pytest.mark.skipif(_SKIP_REASON is not None, reason=_SKIP_REASON or "")
+needs_extensions = pytest.mark.skipif(
+    importlib.util.find_spec("onnxruntime_extensions") is None,
+    reason="onnxruntime-extensions is not installed (a dev dependency): the Oracle form's "
+           "in-graph tokenizer cannot run")
+
+EDGE_TEXTS = [
+    "",
+    "   ",
+    "hi",
+    "Where did I park the car?",
+    "naïve café résumé — Straße, Ελληνικά, 東京タワー, emoji 🚆🍕, Ünïcödé",
+    "Please book a table for two at eight tonight, near the station if possible. " * 60,
+]
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.sum(a * b, axis=-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+
+
+@pytest.fixture(scope="module")
+def numpy_model() -> LocalMiniLMEmbedder:
+    return LocalMiniLMEmbedder(runtime="numpy", query_cache_size=0)
+
+
+@pytest.fixture(scope="module")
+def onnx_model() -> LocalMiniLMEmbedder:
+    model = LocalMiniLMEmbedder(runtime="onnxruntime", batch_size=4, threads=1,
+                                query_cache_size=0)
+    model.load()
+    return model
+
+
+def _sources(model: LocalMiniLMEmbedder) -> tuple[Path, int]:
+    config = BertConfig.from_json(model.model_dir / "config.json")
+    return model.model_dir, max_seq_length(model.model_dir, config)
+
+
+# --- the Oracle metadata -------------------------------------------------------------------
+
+
+def test_oracle_metadata_is_the_documented_load_onnx_model_json() -> None:
+    # DBMS_VECTOR.LOAD_ONNX_MODEL's documented default metadata (Oracle 26ai, vecse):
+    # JSON('{"function" : "embedding", "embeddingOutput" : "embedding",
+    #        "input": {"input":["DATA"]}}')
+    documented = {"function": "embedding", "embeddingOutput": "embedding",
+                  "input": {"input": ["DATA"]}}
+    assert documented == ORACLE_METADATA
+    assert json.loads(oracle_metadata_json()) == documented
+
+
+def test_the_sql_script_passes_the_same_metadata() -> None:
+    script = (ROOT / "install" / "load_onnx_model.sql").read_text()
+    passed = re.findall(r"metadata\s*=>\s*JSON\('([^']*)'\)", script)
+    assert passed, "load_onnx_model.sql passes no metadata"
+    assert [json.loads(text) for text in passed] == [ORACLE_METADATA]
+
+
+def test_cli_prints_the_metadata(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["onnx-model", "--metadata"]) == 0
+    assert json.loads(capsys.readouterr().out) == ORACLE_METADATA
+
+
+# --- the graphs ----------------------------------------------------------------------------
+
+
+@needs_model
+def test_both_forms_have_the_edges_each_runtime_needs(onnx_model: LocalMiniLMEmbedder) -> None:
+    import onnx
+
+    model_dir, max_tokens = _sources(onnx_model)
+    batch = onnx.load(str(model_file("batch", model_dir=model_dir, max_seq_length=max_tokens)))
+    oracle_path = model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens)
+    oracle = onnx.load(str(oracle_path))
+
+    def edges(values: list[onnx.ValueInfoProto]) -> list[tuple[str, int, list[object]]]:
+        return [(v.name, v.type.tensor_type.elem_type,
+                 [d.dim_param or d.dim_value for d in v.type.tensor_type.shape.dim])
+                for v in values]
+
+    t = onnx.TensorProto
+    assert edges(list(batch.graph.input)) == [
+        ("input_ids", t.INT64, ["batch", "sequence"]),
+        ("attention_mask", t.INT64, ["batch", "sequence"])]
+    assert edges(list(batch.graph.output)) == [("embedding", t.FLOAT, ["batch", 384])]
+    # Oracle: one string input named as the metadata maps it, one 384-float output.
+    assert edges(list(oracle.graph.input)) == [("input", t.STRING, [1])]
+    assert edges(list(oracle.graph.output)) == [("embedding", t.FLOAT, [384])]
+    assert list(ORACLE_METADATA["input"]) == ["input"]
+    assert ORACLE_METADATA["embeddingOutput"] == "embedding"
+
+    for model in (batch, oracle):
+        # Oracle runs ONNX Runtime 1.15.1: opset <= 19, IR version <= 9.
+        assert model.ir_version <= 9
+        assert {o.domain: o.version for o in model.opset_import}[""] <= 19
+        # No external initializers (LOAD_ONNX_MODEL refuses them).
+        assert all(i.data_location != t.EXTERNAL for i in model.graph.initializer)
+    custom = {(n.domain, n.op_type) for n in oracle.graph.node if n.domain not in ("", "ai.onnx")}
+    assert custom == {("ai.onnx.contrib", "BertTokenizer")}
+    assert all(n.domain in ("", "ai.onnx") for n in batch.graph.node)
+    assert oracle_path.stat().st_size < 1 << 30  # 23ai: at most 1 GB
+    metadata_file = oracle_path.with_name(oracle_path.name + ".metadata.json")
+    assert json.loads(metadata_file.read_text()) == ORACLE_METADATA
+
+
+@needs_model
+def test_the_builder_is_deterministic(onnx_model: LocalMiniLMEmbedder, tmp_path: Path) -> None:
+    model_dir, max_tokens = _sources(onnx_model)
+    first = model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens,
+                       directory=tmp_path / "a")
+    second = model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens,
+                        directory=tmp_path / "b")
+    assert first.name == second.name
+    assert hashlib.sha256(first.read_bytes()).digest() == \
+        hashlib.sha256(second.read_bytes()).digest()
+    # Asked again, the cached file is reused, not rebuilt.
+    stamp = first.stat().st_mtime_ns
+    assert model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path / "a") == first
+    assert first.stat().st_mtime_ns == stamp
+    assert not [p for p in (tmp_path / "a").iterdir() if p.name.endswith(".tmp")]
+
+
+@needs_model
+def test_changed_weights_get_a_new_file(onnx_model: LocalMiniLMEmbedder, tmp_path: Path) -> None:
+    model_dir, max_tokens = _sources(onnx_model)
+    copy = tmp_path / "model"
+    copy.mkdir()
+    for source in model_dir.iterdir():
+        if source.is_file():
+            (copy / source.name).symlink_to(source)
+    config = json.loads((model_dir / "config.json").read_text())
+    config["layer_norm_eps"] = 1e-6
+    (copy / "config.json").unlink()
+    (copy / "config.json").write_text(json.dumps(config))
+    names = {model_file("batch", model_dir=d, max_seq_length=max_tokens,
+                        directory=tmp_path / "cache").name for d in (model_dir, copy)}
+    assert len(names) == 2
+
+
+def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path) -> None:
+    monkeypatch.setenv(onnx_model_file.CACHE_DIR_ENV_VAR, str(tmp_path / "mine"))
+    assert onnx_model_file.cache_dir() == tmp_path / "mine"
+    assert onnx_model_file.cache_dir(tmp_path / "given") == tmp_path / "given"
+    monkeypatch.delenv(onnx_model_file.CACHE_DIR_ENV_VAR)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert onnx_model_file.cache_dir() == tmp_path / "xdg" / "oracleagentmemory" / "onnx"
+
+
+# --- same vectors as the numpy path ----------------------------------------------------------
+
+
+@needs_model
+def test_onnxruntime_gives_the_numpy_vectors(onnx_model: LocalMiniLMEmbedder,
+                                             numpy_model: LocalMiniLMEmbedder) -> None:
+    reference = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    texts = reference["sentences"] + EDGE_TEXTS
+
+    got = onnx_model.embed(texts)
+    expected = numpy_model.embed(texts)
+
+    assert got.shape == (len(texts), 384) and got.dtype == np.float32
+    assert np.max(np.abs(got - expected)) < 1e-5
+    assert np.min(_cos(got, expected)) > 0.99999
+    # ... and sentence-transformers' own vectors (rounded to 6 decimals in the fixture).
+    st = np.asarray(reference["embeddings"], dtype=np.float32)
+    assert np.min(_cos(got[: len(st)], st)) > 0.9999
+
+
+@needs_model
+@needs_extensions
+def test_the_oracle_form_gives_the_numpy_vectors(onnx_model: LocalMiniLMEmbedder,
+                                                 numpy_model: LocalMiniLMEmbedder) -> None:
+    """The file a DBA loads, run as Oracle runs it: one text per call, tokenised in the
+    graph by onnxruntime-extensions' BertTokenizer.
+
+    That operator splits Latin-script text as the ``tokenizers`` library does, but not all of
+    Greek or kana (a Greek word becomes one [UNK]): those texts are left out here, and the
+    benchmark measures the agreement on real conversation turns (docs/oracle.md).
+    """
+    import onnxruntime as ort
+    from onnxruntime_extensions import get_library_path
+
+    model_dir, max_tokens = _sources(onnx_model)
+    path = model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens)
+    options = ort.SessionOptions()
+    options.register_custom_ops_library(get_library_path())
+    session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    texts = [text for text in json.loads(FIXTURE.read_text(encoding="utf-8"))["sentences"]
+             + EDGE_TEXTS if not re.search("[\u0370-\u03ff\u3040-\u30ff]", text)]
+    assert len(texts) >= 10
+
+    got = np.stack([session.run(["embedding"], {"input": np.array([text], dtype=object)})[0]
+                    for text in texts])
+
+    assert got.shape == (len(texts), 384)
+    assert np.min(_cos(got, numpy_model.embed(texts))) > 0.9999
+
+
+# --- batching, padding and edge cases ----------------------------------------------------
+
+
+@needs_model
+@pytest.mark.parametrize("runtime", ["onnxruntime", "numpy"])
+def test_batches_of_any_size_give_the_single_text_vectors(runtime: str) -> None:
+    texts = EDGE_TEXTS + ["short", "a somewhat longer sentence about trains and pizza"]
+    singles = np.stack([LocalMiniLMEmbedder(runtime=runtime, batch_size=1).embed([t])[0]
+                        for t in texts])
+    for batch_size in (2, 3, 16):
+        model = LocalMiniLMEmbedder(runtime=runtime, batch_size=batch_size)
+        np.testing.assert_allclose(model.embed(texts), singles, atol=2e-6)
+        np.testing.assert_allclose(model.embed(texts[::-1])[::-1], singles, atol=2e-6)
+
+
+@needs_model
+def test_edge_texts(onnx_model: LocalMiniLMEmbedder) -> None:
+    empty, blank, *_ = onnx_model.embed(EDGE_TEXTS)
+    # Empty and blank texts are [CLS] [SEP] alone: a valid unit vector, the same one.
+    np.testing.assert_allclose(np.linalg.norm(empty), 1.0, atol=1e-5)
+    np.testing.assert_allclose(empty, blank, atol=1e-6)
+    vectors = onnx_model.embed(EDGE_TEXTS)
+    assert np.all(np.isfinite(vectors))
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+@needs_model
+def test_a_long_text_is_cut_to_the_models_maximum(onnx_model: LocalMiniLMEmbedder) -> None:
+    long_text = " ".join(f"word{i % 50}" for i in range(3000))
+    a, b = onnx_model.embed([long_text, long_text + " and a completely different ending"])
+    np.testing.assert_allclose(a, b, atol=1e-6)  # only the first 256 tokens count
+    assert onnx_model.max_input_tokens == 256
+
+
+# --- runtime choice and threads ----------------------------------------------------------
+
+
+@needs_model
+def test_runtime_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert LocalMiniLMEmbedder().runtime == "onnxruntime"
+    assert LocalMiniLMEmbedder(runtime="numpy").runtime == "numpy"
+    monkeypatch.setattr(local, "_onnxruntime_installed", lambda: False)
+    assert LocalMiniLMEmbedder().runtime == "numpy"
+    assert LocalMiniLMEmbedder(runtime="onnxruntime").runtime == "onnxruntime"
+    with pytest.raises(ValueError, match="runtime"):
+        LocalMiniLMEmbedder(runtime="torch")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="threads"):
+        LocalMiniLMEmbedder(threads=0)
+
+
+@needs_model
+def test_auto_falls_back_to_numpy_when_the_model_cannot_be_built(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+        numpy_model: LocalMiniLMEmbedder) -> None:
+    monkeypatch.setattr(local, "_MODELS", {})
+
+    def unwritable(*args: object, **kwargs: object) -> Path:
+        raise PermissionError("cache directory is read-only")
+
+    monkeypatch.setattr(onnx_model_file, "model_file", unwritable)
+    model = LocalMiniLMEmbedder()
+    with caplog.at_level(logging.WARNING):
+        vectors = model.embed(["hello"])
+    assert model.runtime == "numpy"
+    assert "read-only" in caplog.text
+    np.testing.assert_allclose(vectors, numpy_model.embed(["hello"]), atol=1e-6)
+    with pytest.raises(PermissionError):
+        LocalMiniLMEmbedder(runtime="onnxruntime").embed(["hello"])
+
+
+def test_threads_default_and_override(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(THREADS_ENV_VAR, raising=False)
+    assert 1 <= default_threads() <= 4
+    monkeypatch.setenv(THREADS_ENV_VAR, "3")
+    assert default_threads() == 3
+    monkeypatch.setenv(THREADS_ENV_VAR, "none")
+    with pytest.raises(ValueError, match=THREADS_ENV_VAR):
+        default_threads()
+
+
+@needs_model
+def test_the_session_uses_the_chosen_threads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(THREADS_ENV_VAR, "1")
+    model = LocalMiniLMEmbedder()
+    assert model.threads == 1
+    assert LocalMiniLMEmbedder(threads=2).threads == 2
+    encoder = local._load_model(model._key()).encoder
+    assert getattr(encoder, "threads", None) == 1
+
+
+# --- the query cache ---------------------------------------------------------------------
+
+
+@needs_model
+def test_repeated_queries_come_from_the_cache(numpy_model: LocalMiniLMEmbedder) -> None:
+    model = LocalMiniLMEmbedder(query_cache_size=2)
+    cache = model._query_cache
+    first = model.embed(["where is my car", "where is my car"], is_query=True)
+    assert (cache.hits, cache.misses, len(cache)) == (0, 2, 1)  # one text, embedded once
+    again = model.embed(["where is my car"], is_query=True)
+    assert cache.hits == 1
+    np.testing.assert_array_equal(again[0], first[0])
+    np.testing.assert_allclose(first, numpy_model.embed(["where is my car"] * 2), atol=1e-5)
+
+    again[0, :] = 0  # the caller's array is a copy
+    np.testing.assert_array_equal(model.embed(["where is my car"], is_query=True), first[:1])
+
+    model.embed(["b"], is_query=True)
+    model.embed(["c"], is_query=True)  # evicts the least recently used: "where is my car"
+    assert len(cache) == 2
+    misses = cache.misses
+    model.embed(["where is my car"], is_query=True)
+    assert cache.misses == misses + 1
+
+    model.embed(["a document"])  # documents are not cached
+    assert cache.get("a document") is None
+
+
+@needs_model
+def test_a_zero_size_cache_keeps_nothing() -> None:
+    model = LocalMiniLMEmbedder(query_cache_size=0)
+    model.embed(["q"], is_query=True)
+    model.embed(["q"], is_query=True)
+    assert len(model._query_cache) == 0
+    with pytest.raises(ValueError):
+        LocalMiniLMEmbedder(query_cache_size=-1)
