@@ -621,7 +621,7 @@ class OracleThread(IThread):
             metadata_filter: Entries the record's metadata must match
                 (docs/concepts.md, "Metadata filters"). Default: no filter.
             num_hops: How many relations to follow from each memory result (0 to 5).
-                Default: 1.
+                Default: 0.
             max_linked_results: Linked records kept per result. Default: 100.
             include_invalid_results: Also return records marked invalid. Default: True.
             scope: A prebuilt ``SearchScope`` instead of the six scope arguments.

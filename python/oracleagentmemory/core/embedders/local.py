@@ -15,19 +15,19 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import importlib.util
-import json
 import logging
 import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.embedders.embedder import checked_texts
+from oracleagentmemory.core.embedders.json_file import read_json_object
 from oracleagentmemory.core.embedders.minilm_numpy import (
     BertConfig,
     BertEncoder,
@@ -126,20 +126,12 @@ def find_model_dir(model_dir: str | os.PathLike[str] | None = None) -> Path:
     return found
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if not isinstance(data, dict):
-        raise RuntimeError(f"{path} does not contain a JSON object")
-    return data
-
-
 def max_seq_length(model_dir: Path, config: BertConfig) -> int:
     """Truncation length used by sentence-transformers (sentence_bert_config.json)."""
     path = model_dir / "sentence_bert_config.json"
     value = _DEFAULT_MAX_SEQ_LENGTH
     if path.is_file():
-        value = int(_read_json(path).get("max_seq_length") or value)
+        value = int(read_json_object(path).get("max_seq_length") or value)
     return min(value, config.max_position_embeddings)
 
 
@@ -148,7 +140,7 @@ def _check_pooling(model_dir: Path) -> None:
     path = model_dir / "1_Pooling" / "config.json"
     if not path.is_file():
         return
-    pooling = _read_json(path)
+    pooling = read_json_object(path)
     modes = {k: bool(v) for k, v in pooling.items() if k.startswith("pooling_mode_")}
     enabled = sorted(k for k, v in modes.items() if v)
     if enabled != ["pooling_mode_mean_tokens"]:

@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from oracleagentmemory.core.embedders.json_file import read_json_object
 from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
 from oracleagentmemory.core.embedders.onnx_graph import (
     BUILDER_VERSION,
@@ -102,21 +103,13 @@ def _file_sha256(path: Path) -> bytes:
     return digest.digest()
 
 
-def _read_json(path: Path) -> dict[str, Any]:
-    with open(path, encoding="utf-8") as f:
-        data = json.load(f)
-    if not isinstance(data, dict):
-        raise RuntimeError(f"{path} does not contain a JSON object")
-    return data
-
-
 def _build(model_dir: Path, form: Form, max_seq_length: int, digest: str) -> bytes:
     from oracleagentmemory.core.embedders.safetensors_reader import read_safetensors
 
     config = BertConfig.from_json(model_dir / "config.json")
     spec = None
     if form == "oracle":
-        spec = TokenizerSpec.from_tokenizer_json(_read_json(model_dir / "tokenizer.json"),
+        spec = TokenizerSpec.from_tokenizer_json(read_json_object(model_dir / "tokenizer.json"),
                                                  max_seq_length)
     doc = (f"{_MODEL_NAME} sentence embeddings ({config.hidden_size} floats, mean pooling, "
            f"L2-normalised), {form} form, built by oracleagentmemory from the "
