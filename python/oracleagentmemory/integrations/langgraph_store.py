@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from oracleagentmemory._distribution import install_hint
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
@@ -82,8 +83,8 @@ try:
         tokenize_path,
     )
 except ImportError as error:  # pragma: no cover - depends on the environment
-    raise ImportError("the LangGraph store needs LangGraph: "
-                      "pip install 'agentmemory-plsql[langgraph]'") from error
+    raise ImportError(f"the LangGraph store needs LangGraph: {install_hint('langgraph')}"
+                      ) from error
 
 try:
     from langgraph.store.base import validate_op_namespace

@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from oracleagentmemory._distribution import install_hint
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.core.llms.http_client import (
     CircuitBreaker,
@@ -32,7 +33,7 @@ from oracleagentmemory.core.llms.http_client import (
     RetryPolicy,
 )
 
-LITELLM_EXTRA = "pip install 'agentmemory-plsql[litellm]'"
+LITELLM_EXTRA = install_hint("litellm")
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 3
 
