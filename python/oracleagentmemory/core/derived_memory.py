@@ -24,7 +24,7 @@ import numpy as np
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.apis.message import ImageContent, Message
+from oracleagentmemory.apis.message import ImageContent, Message, new_id
 from oracleagentmemory.core.extractors.background import job_cancelled
 from oracleagentmemory.core.extractors.captions import caption_image
 from oracleagentmemory.core.extractors.dedup import MemoryDeduplicator
@@ -44,7 +44,6 @@ from oracleagentmemory.core.extractors.scheduler import (
 )
 from oracleagentmemory.core.extractors.summarizer import apply_summary_budget, summarize
 from oracleagentmemory.core.extractors.topics import extract_topics
-from oracleagentmemory.core.memory_service import new_record_id
 from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.core.thread_context import ThreadContext
@@ -248,7 +247,7 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
     ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, ctx.service.retention)
     kept_vectors = dedup.vectors if dedup.vectors is not None else [None] * len(dedup.kept)
     records: list[RecordIn] = [
-        {"record_type": item.memory_type, "id": new_record_id(), "user_id": ctx.user_id,
+        {"record_type": item.memory_type, "id": new_id(), "user_id": ctx.user_id,
          "agent_id": ctx.agent_id, "thread_id": ctx.thread_id, "content": item.content,
          "metadata": item.metadata, "embedding": vector, **ttl}
         for item, vector in zip(dedup.kept, kept_vectors, strict=True)
@@ -358,7 +357,7 @@ def link_autonomously(ctx: ThreadContext, memory_id: str, content: str,
         return
     for target_id, relation_type in proposals:
         link: LinkIn = {
-            "id": new_record_id(), "thread_id": ctx.thread_id, "source_id": memory_id,
+            "id": new_id(), "thread_id": ctx.thread_id, "source_id": memory_id,
             "source_type": memory_type, "target_id": target_id,
             "target_type": types[target_id], "relation_type": relation_type}
         try:

@@ -8,7 +8,6 @@ queue; the client and every thread call it and nothing private of each other.
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -19,6 +18,7 @@ from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.apis.message import new_id
 from oracleagentmemory.apis.records import Record
 from oracleagentmemory.apis.relations import RecordRelation
 from oracleagentmemory.apis.searchresult import SearchResult
@@ -273,7 +273,7 @@ class MemoryService:
             check_id(memory_id, "memory_id")
         return {
             "record_type": check_memory_type(memory_type),
-            "id": value_or(memory_id, None) or new_record_id(),
+            "id": value_or(memory_id, None) or new_id(),
             "user_id": scope.get("user_id"),
             "agent_id": scope.get("agent_id"),
             "thread_id": scope.get("thread_id"),
@@ -370,11 +370,6 @@ class ServiceHolder(Protocol):
     """What owns a service (the client): a thread built with ``client=`` uses its service."""
 
     memory_service: MemoryService
-
-
-def new_record_id() -> str:
-    """A fresh id for a record or relation the caller left unnamed (a dashed UUID4)."""
-    return str(uuid.uuid4())
 
 
 def search_result(hit: SearchHit) -> OracleSearchResult:

@@ -11,7 +11,7 @@ from oracleagentmemory.apis.agentmemory import IAgentMemory
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.memorystore import IMemoryStore
-from oracleagentmemory.apis.message import ImageMimeType
+from oracleagentmemory.apis.message import ImageMimeType, new_id
 from oracleagentmemory.apis.records import (
     AgentProfileRecord,
     ImageRecord,
@@ -42,7 +42,7 @@ from oracleagentmemory.core.image_records import describe, image_record
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
-from oracleagentmemory.core.memory_service import MemoryService, new_record_id, search_options
+from oracleagentmemory.core.memory_service import MemoryService, search_options
 from oracleagentmemory.core.observation import AGENT_MEMORY_OPERATIONS, observe_methods
 from oracleagentmemory.core.opening import open_store
 from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore, list_limit
@@ -238,11 +238,11 @@ class OracleAgentMemory(IAgentMemory):
         call = _call_layer("create_thread", arguments)
         record: RecordIn = {
             "record_type": "thread",
-            "id": check_id(value_or(thread_id, None) or new_record_id(), "thread_id"),
+            "id": check_id(value_or(thread_id, None) or new_id(), "thread_id"),
             "user_id": check_optional_id(user_id, "user_id") if user_id is not NOT_SET_MARKER
-            else new_record_id(),
+            else new_id(),
             "agent_id": check_optional_id(agent_id, "agent_id")
-            if agent_id is not NOT_SET_MARKER else new_record_id(),
+            if agent_id is not NOT_SET_MARKER else new_id(),
             "metadata": value_or(metadata, None),
             "config": {"settings": call.to_json(), "state": {}},
         }

@@ -30,6 +30,7 @@ from oracleagentmemory.apis.message import (
     ImageContent,
     MessageContent,
     MetadataValue,
+    new_id,
     part_to_dict,
 )
 from oracleagentmemory.apis.records import MessageRecord, Record, RecordStatus, ThreadRecord
@@ -40,7 +41,7 @@ from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import endpoint_query, link_changes, link_selector, new_link
-from oracleagentmemory.core.memory_service import new_record_id, search_result
+from oracleagentmemory.core.memory_service import search_result
 from oracleagentmemory.core.observation import MEMORY_STORE_OPERATIONS, observe_methods
 from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
 from oracleagentmemory.core.records import (
@@ -190,7 +191,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
             index_text = _index_text(batch.values("index_texts", i))
             record: RecordIn = {
                 "record_type": record_type,
-                "id": value_or(batch.values("record_ids", i), None) or new_record_id(),
+                "id": value_or(batch.values("record_ids", i), None) or new_id(),
                 "metadata": value_or(batch.values("metadata", i), None),
                 "timestamp": value_or(batch.values("timestamps", i), None),
                 "status": check_status(batch.values("statuses", i)),

@@ -8,7 +8,7 @@ from typing import Any
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.apis.message import ImageMimeType, Message
+from oracleagentmemory.apis.message import ImageMimeType, Message, new_id
 from oracleagentmemory.apis.records import ImageRecord, RecordStatus, ThreadRecordType
 from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.apis.thread import (
@@ -40,7 +40,6 @@ from oracleagentmemory.core.links import link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import (
     MemoryService,
     ServiceHolder,
-    new_record_id,
     search_options,
 )
 from oracleagentmemory.core.message_input import to_messages
@@ -156,7 +155,7 @@ class OracleThread(IThread):
             "search_config": search_config,
         })
         generated = {name: check_optional_id(value, name) if value is not NOT_SET_MARKER
-                     else new_record_id()
+                     else new_id()
                      for name, value in (("thread_id", thread_id), ("user_id", user_id),
                                          ("agent_id", agent_id))}
         self._bind(ThreadContext(
@@ -299,7 +298,7 @@ class OracleThread(IThread):
         vectors = self._service.embed(texts)
         records: list[RecordIn] = []
         for index, message in enumerate(batch):
-            message_id = message.id or new_record_id()
+            message_id = message.id or new_id()
             ttl = ttl_fields(ttls[index], anchors[index], self._service.retention)
             parts, images = message_images(self._service, message, ttl, self._context.scope,
                                            self.settings.image_input_limit_config,
