@@ -69,8 +69,7 @@ def _warn(what: str, error: BaseException) -> None:
 
 
 def _thread_record(ctx: ThreadContext) -> RecordOut | None:
-    found = ctx.service.backend.get_records({"ids": [ctx.thread_id], "record_types": ["thread"]})
-    return found[0] if found else None
+    return ctx.service.find(ctx.thread_id, ["thread"])
 
 
 def _counters(record: RecordOut | None) -> ExtractionCounters:
@@ -91,8 +90,8 @@ def _save_counters(
 
 
 def persisted_summary(ctx: ThreadContext) -> str | None:
-    found = ctx.service.backend.get_records({"ids": [ctx.thread_id], "record_types": ["summary"]})
-    return found[0]["content"] if found else None
+    found = ctx.service.find(ctx.thread_id, ["summary"])
+    return found["content"] if found is not None else None
 
 
 def _save_summary(ctx: ThreadContext, content: str) -> None:
