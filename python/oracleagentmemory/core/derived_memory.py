@@ -163,7 +163,6 @@ def _derive(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan,
             messages: list[Message]) -> None:
     """Extraction with the previous summary as context, links as configured, then the
     summary refresh. Each step runs even when the one before it failed."""
-    config = ctx.settings.extraction
     summary = persisted_summary(ctx)
     if plan.extract and not job_cancelled():
         try:
@@ -172,13 +171,7 @@ def _derive(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan,
             _warn("memory extraction", error)
     if plan.refresh_summary and not job_cancelled():
         try:
-            _save_summary(ctx, summarize(
-                llm, messages[-plan.summary_window:], summary,
-                prompt_token_limit=config.memory_extraction_token_limit or 0,
-                max_message_token_length=ctx.settings.max_message_token_length,
-                message_shortening_input_token_limit=(
-                    ctx.settings.message_shortening_input_token_limit),
-            ))
+            _save_summary(ctx, _summarize(ctx, llm, messages[-plan.summary_window:], summary))
         except Exception as error:  # noqa: BLE001 - the next refresh folds these in
             if not job_cancelled():
                 _count_unsummarised(ctx, plan.summary_window)
@@ -289,11 +282,16 @@ def llm_summary(ctx: ThreadContext, messages: list[Message], except_last: int,
         return None
 
 
-def _summarize(ctx: ThreadContext, llm: ILlm, messages: list[Message]) -> str:
-    config = ctx.settings.extraction
+def _summarize(ctx: ThreadContext, llm: ILlm, messages: list[Message],
+               previous: str | None = None, prompt_token_limit: int | None = None) -> str:
+    """The LLM summary of ``messages`` (folding in a ``previous`` one) with the thread's
+    message-shortening settings; the prompt is cut to ``prompt_token_limit`` (default: the
+    extraction's token limit)."""
+    if prompt_token_limit is None:
+        prompt_token_limit = ctx.settings.extraction.memory_extraction_token_limit or 0
     return summarize(
-        llm, messages, None,
-        prompt_token_limit=config.memory_extraction_token_limit or 0,
+        llm, messages, previous,
+        prompt_token_limit=prompt_token_limit,
         max_message_token_length=ctx.settings.max_message_token_length,
         message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
     )
@@ -308,13 +306,8 @@ def card_summary_and_topics(ctx: ThreadContext, messages: list[Message],
     try:
         summary = (persisted_summary(ctx) if except_last == 0 else None)
         if summary is None:
-            summary = summarize(
-                llm, messages, None,
-                prompt_token_limit=ctx.settings.context_card_token_limit,
-                max_message_token_length=ctx.settings.max_message_token_length,
-                message_shortening_input_token_limit=(
-                    ctx.settings.message_shortening_input_token_limit),
-            )
+            summary = _summarize(ctx, llm, messages,
+                                 prompt_token_limit=ctx.settings.context_card_token_limit)
         topics = extract_topics(llm, messages, summary,
                                 token_limit=ctx.settings.context_card_token_limit)
         return summary, topics
