@@ -726,14 +726,6 @@ class OracleThread(IThread):
     ) -> OracleContextCard:
         """Summary, relevant records and recent messages, rendered for a prompt."""
         reject_store_kwargs("get_context_card", kwargs)
-        # the options of the card's searches are checked before the summary and the searches
-        # run, so a bad one is an error naming it, not a TypeError from deep inside
-        check_optional_int(value_or(token_budget, None), "token_budget")
-        check_optional_int(value_or(soft_token_budget, None), "soft_token_budget")
-        if not isinstance(include_invalid_results, _NotSetMarker):
-            check_flag(include_invalid_results, "include_invalid_results")
-        if not isinstance(metadata_filter, _NotSetMarker):
-            search_options({"metadata_filter": metadata_filter}, None)
         return build_context_card(self._context, {
             "fallback_message_count": fallback_message_count,
             "max_relevant_results": max_relevant_results,
