@@ -73,9 +73,15 @@ def build_context_card(ctx: ThreadContext, arguments: Mapping[str, Any]) -> Orac
     if minimums:
         limit = max(limit, sum(minimums.values()))
 
-    # One read serves both the LLM summary (a wider window) and the transcript fallback.
+    # One read of the thread's tail serves the LLM summary (a wider window) and the
+    # transcript fallback, both before the last ``except_last`` messages, and the recent
+    # messages (the last ones, which include those left out).
     window = max(fallback_count, SUMMARY_SOURCE_MESSAGES if ctx.llm is not None else 0)
-    messages = ctx.recent_messages(window, except_last)
+    tail_count = max(recent_count, except_last)
+    read = ctx.recent_messages(max(window + except_last, tail_count))
+    before = read[:max(0, len(read) - except_last)]
+    messages = before[-window:] if window else []
+    tail = read[-tail_count:] if tail_count else []
     fallback = messages[-fallback_count:] if fallback_count else []
     summary, topics, query = transcript(fallback), None, "\n".join(m.text for m in fallback)
     if ctx.llm is not None:
@@ -83,7 +89,6 @@ def build_context_card(ctx: ThreadContext, arguments: Mapping[str, Any]) -> Orac
         if generated is not None:
             summary, topics = generated
             query = summary
-    tail = ctx.recent_messages(max(recent_count, except_last))
     recent = tail[-recent_count:] if recent_count else []
     relevant: list[OracleSearchResult] = []
     if query.strip() and limit:
