@@ -25,7 +25,6 @@ from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.arguments import (
-    check_content,
     check_flag,
     check_id,
     check_optional_id,
@@ -45,7 +44,11 @@ from oracleagentmemory.core.links import link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import MemoryService, search_options
 from oracleagentmemory.core.observation import AGENT_MEMORY_OPERATIONS, observe_methods
 from oracleagentmemory.core.opening import open_store
-from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore, list_limit
+from oracleagentmemory.core.oracledbmemorystore import (
+    OracleDBMemoryStore,
+    list_limit,
+    profile_record,
+)
 from oracleagentmemory.core.records import to_record
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_fields
 from oracleagentmemory.core.searchconfig import MemorySearchConfig, PruningMemorySearchConfig
@@ -174,13 +177,8 @@ class OracleAgentMemory(IAgentMemory):
     def _add_profile(self, record_type: str, scope_key: Literal["user_id", "agent_id"],
                      profile_id: object, information: object,
                      metadata: dict[str, Any] | None | _NotSetMarker) -> str:
-        profile = check_id(profile_id, scope_key)
-        text = check_content(information, "information")
-        record: RecordIn = {
-            "record_type": record_type, "id": profile,
-            "content": text, "metadata": value_or(metadata, None),
-            "embedding": self.memory_service.embed([text])[0]}
-        record[scope_key] = profile
+        record = profile_record(record_type, scope_key, profile_id, information, metadata,
+                                self.memory_service.embed)
         return self.memory_service.backend.write_records([record])[0]
 
     def delete_user(self, user_id: str, cascade: bool = True) -> int:
