@@ -40,8 +40,6 @@ SDK_DEFAULTS: dict[str, Any] = {
 """Scalar settings and their SDK defaults."""
 
 SCALAR_SETTINGS = tuple(SDK_DEFAULTS)
-SETTING_NAMES = (*SCALAR_SETTINGS, "memory_extraction_config", "image_input_limit_config",
-                 "search_config")
 
 
 @dataclass(frozen=True)
