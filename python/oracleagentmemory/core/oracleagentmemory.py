@@ -361,9 +361,10 @@ class OracleAgentMemory(IAgentMemory):
             content: The memory's text (embedded for search).
             memory_type: ``"memory"``, ``"fact"``, ``"preference"`` or ``"guideline"``.
                 Default: ``"memory"``.
-            user_id: The user it is about. Default: none.
-            agent_id: The agent it belongs to. Default: none.
-            thread_id: The thread it belongs to. Default: none.
+            user_id: The user it is about. Default: none (with ``memory_id_to_link``,
+                the linked memory's user, which also replaces None).
+            agent_id: The agent it belongs to. Default: none (as ``user_id``).
+            thread_id: The thread it belongs to. Default: none (as ``user_id``).
             memory_id: Its id. Default: a new UUID.
             metadata: A JSON object to filter on. Default: none.
             timestamp: Its event time, ISO-8601. Default: none (its creation time is used).
@@ -371,8 +372,9 @@ class OracleAgentMemory(IAgentMemory):
                 Default: the retention config's ``default_ttl_days`` (never, if unset).
             ttl_anchor: What the TTL counts from. Default: its creation time.
             status: ``RecordStatus.VALID`` or ``INVALID``. Default: valid.
-            autonomous_linking: Let the LLM link it to related memories. Default: the
-                client's extraction config.
+            autonomous_linking: Let the LLM link it to related memories of its thread.
+                Default: True when the client has an LLM and the memory has a thread,
+                else False (True without a thread is an ``InvalidArgumentError``).
             memory_id_to_link: An existing memory to link it to.
             link_type: The relation to that memory (``"supports"``...).
             link_id: The relation's id. Default: a new UUID.
@@ -659,13 +661,15 @@ class OracleAgentMemory(IAgentMemory):
             user_id: The user whose records to search. Required.
             agent_id: The agent whose records to search. Default: any agent.
             thread_id: The thread whose records to search. Default: any thread.
-            exact_user_match: True: only records of exactly ``user_id`` (None: only
-                records without a user); False: also records without a user.
-                Default: True when the id is given.
-            exact_agent_match: As ``exact_user_match``, for the agent. Default: True
-                when the id is given.
-            exact_thread_match: As ``exact_user_match``, for the thread. Default: True
-                when the id is given.
+            exact_user_match: Omitted or True: a client search only returns records of
+                exactly ``user_id`` (None: only records without a user); False is an
+                ``InvalidArgumentError``.
+            exact_agent_match: True: only records of exactly ``agent_id`` (None: only
+                records without an agent); False: records of any agent, those of
+                ``agent_id`` ranked higher. Default: True when ``agent_id`` is given
+                (True without it is an ``InvalidArgumentError``).
+            exact_thread_match: As ``exact_agent_match``, for the thread. Default: True
+                when ``thread_id`` is given.
             max_results: How many results at most. Default: the search config's
                 ``max_results``, else 10.
             token_budget: Cut the results once their formatted text passes this many
@@ -689,7 +693,7 @@ class OracleAgentMemory(IAgentMemory):
         Raises:
             InvalidArgumentError: A value that is not allowed (a ``ValueError``): a
                 malformed filter (``InvalidFilterError``), ``max_results`` below 1,
-                ``num_hops`` out of range, a scope given twice.
+                ``num_hops`` out of range, a scope given twice, no ``user_id``.
             ArgumentTypeError: A value of the wrong type (a ``TypeError``).
         """
         values = scope_resolution.scope_arguments(scope, {

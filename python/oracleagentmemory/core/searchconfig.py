@@ -1,10 +1,5 @@
 """Search configurations: how a search turns candidates into results.
 
-STAGED: this is the new content of ``core/searchconfig.py`` (the reference's module path).
-It lives here until the client's own search defaults (``max_results``, ``num_hops``,
-``max_linked_results``, ``include_invalid_results``) leave today's pydantic
-``MemorySearchConfig``; then this file replaces that one.
-
 * :class:`MemorySearchConfig`: token budgets only, results in search order.
 * :class:`TopKMemorySearchConfig`: optionally rerank, then keep the best ``max_results``.
 * :class:`PruningMemorySearchConfig`: optionally rerank, then let an LLM drop the candidates
@@ -12,8 +7,8 @@ It lives here until the client's own search defaults (``max_results``, ``num_hop
 
 Every field defaults to ``NOT_SET_MARKER``, which stands for the SDK default in
 :data:`SDK_DEFAULTS`. Values are checked whenever a field is set, so a config is always
-valid; a bad value raises ``ValueError`` (or ``TypeError`` for a wrong kind of object)
-naming the field.
+valid; a bad value raises ``InvalidArgumentError``, a ``ValueError`` (or
+``ArgumentTypeError``, a ``TypeError``, for a wrong kind of object) naming the field.
 """
 
 from __future__ import annotations

@@ -503,7 +503,8 @@ class OracleThread(IThread):
         link_metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         **store_kwargs: Any,
     ) -> str:
-        """Add a memory scoped like this thread (or as overridden), optionally linked."""
+        """Add a memory scoped like this thread (with ``memory_id_to_link``: like that
+        memory of this thread), or as the scope arguments override, optionally linked."""
         reject_store_kwargs("add_memory", store_kwargs)
         scope = self._context.scope
         links = []
@@ -604,11 +605,11 @@ class OracleThread(IThread):
             agent_id: The agent whose records to search. Default: the thread's agent.
             thread_id: The thread whose records to search. Default: this thread.
             exact_user_match: True: only records of exactly ``user_id`` (None: only
-                records without a user); False: also records without a user.
-                Default: True.
+                records without a user); False: records of any user, those of
+                ``user_id`` ranked higher. Default: True.
             exact_agent_match: As ``exact_user_match``, for the agent. Default: True.
             exact_thread_match: As ``exact_user_match``, for the thread. Default:
-                False (records of this thread and records without a thread).
+                False (records of any thread, this thread's ranked higher).
             max_results: How many results at most. Default: the search config's
                 ``max_results``, else 10.
             token_budget: Cut the results once their formatted text passes this many
