@@ -779,13 +779,13 @@ def link_new_memory(thread: OracleThread, memory_id: str, content: str,
 def list_images(service: MemoryService, scope: RecordScope, image_id: Any,
                 metadata_filter: Any, include_bytes: Any, limit: Any) -> list[ImageRecord]:
     """Images of a scope (only the scope keys given), oldest first."""
-    if check_flag(value_or(include_bytes, False), "include_bytes") and \
-            image_id is NOT_SET_MARKER:
+    with_bytes = check_flag(value_or(include_bytes, False), "include_bytes")
+    if with_bytes and image_id is NOT_SET_MARKER:
         raise InvalidArgumentError("include_bytes=True requires image_id")
     query: RecordQuery = {
         "record_types": ["image"], **scope,
         "metadata_filter": value_or(metadata_filter, None),
-        "include_bytes": bool(value_or(include_bytes, False)),
+        "include_bytes": with_bytes,
         "limit": check_optional_int(value_or(limit, DEFAULT_IMAGE_LIST_LIMIT), "limit"),
     }
     if image_id is not NOT_SET_MARKER:
