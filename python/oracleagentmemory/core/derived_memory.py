@@ -359,11 +359,6 @@ def link_autonomously(ctx: ThreadContext, memory_id: str, content: str,
                         target_id, error)
 
 
-def caption(ctx: ThreadContext, data: bytes, mime: Any) -> str:
-    """An LLM caption for an image, or '' without an LLM or when captioning fails."""
-    return caption_with(ctx.llm, data, mime)
-
-
 def caption_with(llm: ILlm | None, data: bytes | None, mime: Any) -> str:
     """An LLM caption for an image, or '' without an LLM or when captioning fails."""
     if llm is None or data is None:

@@ -319,7 +319,7 @@ class OracleThread(IThread):
         return message_ids
 
     def _caption(self, data: bytes, mime: ImageMimeType) -> str:
-        return derived_memory.caption(self._context, data, mime)
+        return derived_memory.caption_with(self._context.llm, data, mime)
 
     def get_messages(self, *, start: int | None | _NotSetMarker = NOT_SET_MARKER,
                      end: int | None | _NotSetMarker = NOT_SET_MARKER,
