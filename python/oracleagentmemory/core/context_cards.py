@@ -17,6 +17,7 @@ from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.arguments import check_count
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.derived_memory import card_summary_and_topics
+from oracleagentmemory.core.memory_service import search_options
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.summaries import SUMMARY_SOURCE_MESSAGES, transcript
 from oracleagentmemory.core.thread_context import ThreadContext
@@ -26,6 +27,9 @@ from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 DEFAULT_FALLBACK_MESSAGE_COUNT = 5
 DEFAULT_MAX_RELEVANT_RESULTS = 5
 CARD_RECORD_TYPES = ("message", *MEMORY_TYPES)
+_SEARCH_OPTIONS = ("token_budget", "soft_token_budget", "include_invalid_results",
+                   "metadata_filter")
+"""The card's arguments that are options of its searches."""
 
 
 def _check_minimums(value: Any) -> dict[str, int]:
@@ -50,6 +54,10 @@ def build_context_card(ctx: ThreadContext, arguments: Mapping[str, Any]) -> Orac
     def given(name: str, default: Any) -> Any:
         return value_or(arguments.get(name, NOT_SET_MARKER), default)
 
+    # The options of the card's searches are checked before the summary and the searches
+    # run, so a bad one is an error naming it, not a TypeError from deep inside.
+    search_options({name: arguments.get(name, NOT_SET_MARKER) for name in _SEARCH_OPTIONS},
+                   None)
     fallback_count = check_count(given("fallback_message_count", DEFAULT_FALLBACK_MESSAGE_COUNT),
                                  "fallback_message_count")
     except_last = check_count(given("except_last_messages", 0), "except_last_messages")
@@ -65,9 +73,15 @@ def build_context_card(ctx: ThreadContext, arguments: Mapping[str, Any]) -> Orac
     if minimums:
         limit = max(limit, sum(minimums.values()))
 
-    # One read serves both the LLM summary (a wider window) and the transcript fallback.
+    # One read of the thread's tail serves the LLM summary (a wider window) and the
+    # transcript fallback, both before the last ``except_last`` messages, and the recent
+    # messages (the last ones, which include those left out).
     window = max(fallback_count, SUMMARY_SOURCE_MESSAGES if ctx.llm is not None else 0)
-    messages = ctx.recent_messages(window, except_last)
+    tail_count = max(recent_count, except_last)
+    read = ctx.recent_messages(max(window + except_last, tail_count))
+    before = read[:max(0, len(read) - except_last)]
+    messages = before[-window:] if window else []
+    tail = read[-tail_count:] if tail_count else []
     fallback = messages[-fallback_count:] if fallback_count else []
     summary, topics, query = transcript(fallback), None, "\n".join(m.text for m in fallback)
     if ctx.llm is not None:
@@ -75,7 +89,6 @@ def build_context_card(ctx: ThreadContext, arguments: Mapping[str, Any]) -> Orac
         if generated is not None:
             summary, topics = generated
             query = summary
-    tail = ctx.recent_messages(max(recent_count, except_last))
     recent = tail[-recent_count:] if recent_count else []
     relevant: list[OracleSearchResult] = []
     if query.strip() and limit:

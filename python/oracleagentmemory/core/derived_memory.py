@@ -24,7 +24,7 @@ import numpy as np
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.apis.message import ImageContent, Message
+from oracleagentmemory.apis.message import ImageContent, Message, new_id
 from oracleagentmemory.core.extractors.background import job_cancelled
 from oracleagentmemory.core.extractors.captions import caption_image
 from oracleagentmemory.core.extractors.dedup import MemoryDeduplicator
@@ -44,7 +44,6 @@ from oracleagentmemory.core.extractors.scheduler import (
 )
 from oracleagentmemory.core.extractors.summarizer import apply_summary_budget, summarize
 from oracleagentmemory.core.extractors.topics import extract_topics
-from oracleagentmemory.core.memory_service import new_record_id
 from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.core.thread_context import ThreadContext
@@ -70,8 +69,7 @@ def _warn(what: str, error: BaseException) -> None:
 
 
 def _thread_record(ctx: ThreadContext) -> RecordOut | None:
-    found = ctx.service.backend.get_records({"ids": [ctx.thread_id], "record_types": ["thread"]})
-    return found[0] if found else None
+    return ctx.service.find(ctx.thread_id, ["thread"])
 
 
 def _counters(record: RecordOut | None) -> ExtractionCounters:
@@ -92,8 +90,8 @@ def _save_counters(
 
 
 def persisted_summary(ctx: ThreadContext) -> str | None:
-    found = ctx.service.backend.get_records({"ids": [ctx.thread_id], "record_types": ["summary"]})
-    return found[0]["content"] if found else None
+    found = ctx.service.find(ctx.thread_id, ["summary"])
+    return found["content"] if found is not None else None
 
 
 def _save_summary(ctx: ThreadContext, content: str) -> None:
@@ -165,7 +163,6 @@ def _derive(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan,
             messages: list[Message]) -> None:
     """Extraction with the previous summary as context, links as configured, then the
     summary refresh. Each step runs even when the one before it failed."""
-    config = ctx.settings.extraction
     summary = persisted_summary(ctx)
     if plan.extract and not job_cancelled():
         try:
@@ -174,13 +171,7 @@ def _derive(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan,
             _warn("memory extraction", error)
     if plan.refresh_summary and not job_cancelled():
         try:
-            _save_summary(ctx, summarize(
-                llm, messages[-plan.summary_window:], summary,
-                prompt_token_limit=config.memory_extraction_token_limit or 0,
-                max_message_token_length=ctx.settings.max_message_token_length,
-                message_shortening_input_token_limit=(
-                    ctx.settings.message_shortening_input_token_limit),
-            ))
+            _save_summary(ctx, _summarize(ctx, llm, messages[-plan.summary_window:], summary))
         except Exception as error:  # noqa: BLE001 - the next refresh folds these in
             if not job_cancelled():
                 _count_unsummarised(ctx, plan.summary_window)
@@ -248,7 +239,7 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
     ttl = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER, ctx.service.retention)
     kept_vectors = dedup.vectors if dedup.vectors is not None else [None] * len(dedup.kept)
     records: list[RecordIn] = [
-        {"record_type": item.memory_type, "id": new_record_id(), "user_id": ctx.user_id,
+        {"record_type": item.memory_type, "id": new_id(), "user_id": ctx.user_id,
          "agent_id": ctx.agent_id, "thread_id": ctx.thread_id, "content": item.content,
          "metadata": item.metadata, "embedding": vector, **ttl}
         for item, vector in zip(dedup.kept, kept_vectors, strict=True)
@@ -291,11 +282,16 @@ def llm_summary(ctx: ThreadContext, messages: list[Message], except_last: int,
         return None
 
 
-def _summarize(ctx: ThreadContext, llm: ILlm, messages: list[Message]) -> str:
-    config = ctx.settings.extraction
+def _summarize(ctx: ThreadContext, llm: ILlm, messages: list[Message],
+               previous: str | None = None, prompt_token_limit: int | None = None) -> str:
+    """The LLM summary of ``messages`` (folding in a ``previous`` one) with the thread's
+    message-shortening settings; the prompt is cut to ``prompt_token_limit`` (default: the
+    extraction's token limit)."""
+    if prompt_token_limit is None:
+        prompt_token_limit = ctx.settings.extraction.memory_extraction_token_limit or 0
     return summarize(
-        llm, messages, None,
-        prompt_token_limit=config.memory_extraction_token_limit or 0,
+        llm, messages, previous,
+        prompt_token_limit=prompt_token_limit,
         max_message_token_length=ctx.settings.max_message_token_length,
         message_shortening_input_token_limit=ctx.settings.message_shortening_input_token_limit,
     )
@@ -310,13 +306,8 @@ def card_summary_and_topics(ctx: ThreadContext, messages: list[Message],
     try:
         summary = (persisted_summary(ctx) if except_last == 0 else None)
         if summary is None:
-            summary = summarize(
-                llm, messages, None,
-                prompt_token_limit=ctx.settings.context_card_token_limit,
-                max_message_token_length=ctx.settings.max_message_token_length,
-                message_shortening_input_token_limit=(
-                    ctx.settings.message_shortening_input_token_limit),
-            )
+            summary = _summarize(ctx, llm, messages,
+                                 prompt_token_limit=ctx.settings.context_card_token_limit)
         topics = extract_topics(llm, messages, summary,
                                 token_limit=ctx.settings.context_card_token_limit)
         return summary, topics
@@ -358,7 +349,7 @@ def link_autonomously(ctx: ThreadContext, memory_id: str, content: str,
         return
     for target_id, relation_type in proposals:
         link: LinkIn = {
-            "id": new_record_id(), "thread_id": ctx.thread_id, "source_id": memory_id,
+            "id": new_id(), "thread_id": ctx.thread_id, "source_id": memory_id,
             "source_type": memory_type, "target_id": target_id,
             "target_type": types[target_id], "relation_type": relation_type}
         try:
@@ -366,11 +357,6 @@ def link_autonomously(ctx: ThreadContext, memory_id: str, content: str,
         except (ValueError, KeyError) as error:  # e.g. the pair is already linked
             logger.info("autonomous link %s -%s-> %s skipped: %s", memory_id, relation_type,
                         target_id, error)
-
-
-def caption(ctx: ThreadContext, data: bytes, mime: Any) -> str:
-    """An LLM caption for an image, or '' without an LLM or when captioning fails."""
-    return caption_with(ctx.llm, data, mime)
 
 
 def caption_with(llm: ILlm | None, data: bytes | None, mime: Any) -> str:

@@ -11,11 +11,17 @@ from collections.abc import Callable
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
-from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, part_to_dict
+from oracleagentmemory.apis.message import (
+    ImageContent,
+    ImageMimeType,
+    Message,
+    new_id,
+    part_to_dict,
+)
 from oracleagentmemory.core.arguments import check_id, check_stored_text
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.images import validate_image
-from oracleagentmemory.core.memory_service import MemoryService, new_record_id
+from oracleagentmemory.core.memory_service import MemoryService
 from oracleagentmemory.core.retention import TtlFields
 from oracleagentmemory.errors import ArgumentTypeError
 from oracleagentmemory.stores.protocol import RecordIn, RecordScope
@@ -39,7 +45,7 @@ def image_record(service: MemoryService, *, image_id: Any, data: bytes,
                  mime: ImageMimeType, description: str, scope: RecordScope,
                  metadata: Any, timestamp: Any, ttl: TtlFields) -> RecordIn:
     """A checked image record; its description (if any) is embedded for search."""
-    record_id = value_or(image_id, None) or new_record_id()
+    record_id = value_or(image_id, None) or new_id()
     check_id(record_id, "image_id")
     return {
         "record_type": "image", "id": record_id, **scope,

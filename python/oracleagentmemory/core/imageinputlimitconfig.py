@@ -13,6 +13,7 @@ from dataclasses import dataclass, fields
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.message import ImageContent, Message
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 MIB = 1024 * 1024
 
@@ -64,10 +65,11 @@ class ImageInputLimitConfig:
             if value is NOT_SET_MARKER:
                 continue
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"{item.name} must be an int, got {type(value).__name__}")
+                raise ArgumentTypeError(f"{item.name} must be an int, got {type(value).__name__}")
             ceiling = getattr(ABSOLUTE_IMAGE_INPUT_LIMIT_CONFIG, item.name)
             if not 1 <= value <= ceiling:
-                raise ValueError(f"{item.name} must be between 1 and {ceiling}, got {value}")
+                raise InvalidArgumentError(
+                    f"{item.name} must be between 1 and {ceiling}, got {value}")
 
     def resolved(self) -> _ResolvedImageInputLimitConfig:
         """The limits in force: set values, else the defaults."""
@@ -88,7 +90,8 @@ def resolve_image_limits(
         return config.resolved()
     if isinstance(config, _ResolvedImageInputLimitConfig):
         return config
-    raise TypeError(f"image limits must be an ImageInputLimitConfig, got {type(config).__name__}")
+    raise ArgumentTypeError(
+        f"image limits must be an ImageInputLimitConfig, got {type(config).__name__}")
 
 
 def validate_image_request(
@@ -107,17 +110,18 @@ def validate_image_request(
                 continue
             size = len(part.bytes)
             if size > limits.max_raw_image_bytes:
-                raise ValueError(
+                raise InvalidArgumentError(
                     f"an image of {size} bytes is over max_raw_image_bytes "
                     f"({limits.max_raw_image_bytes})"
                 )
             count += 1
             total += size
     if count > limits.max_images_per_llm_request:
-        raise ValueError(f"the request has {count} images, over max_images_per_llm_request "
-                         f"({limits.max_images_per_llm_request})")
+        raise InvalidArgumentError(
+            f"the request has {count} images, over max_images_per_llm_request "
+            f"({limits.max_images_per_llm_request})")
     if total > limits.max_total_raw_image_bytes_per_llm_request:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"the request's images total {total} bytes, over "
             f"max_total_raw_image_bytes_per_llm_request "
             f"({limits.max_total_raw_image_bytes_per_llm_request})"

@@ -8,7 +8,6 @@ queue; the client and every thread call it and nothing private of each other.
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -19,11 +18,13 @@ from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm
+from oracleagentmemory.apis.message import new_id
 from oracleagentmemory.apis.records import Record
 from oracleagentmemory.apis.relations import RecordRelation
 from oracleagentmemory.apis.searchresult import SearchResult
 from oracleagentmemory.core.arguments import (
     check_content,
+    check_flag,
     check_id,
     check_memory_type,
     check_optional_int,
@@ -51,10 +52,11 @@ from oracleagentmemory.core.records import (
 )
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
 from oracleagentmemory.core.search_refinement import candidate_count, refine_results
+from oracleagentmemory.core.searchconfig import SDK_DEFAULTS as SEARCH_CONFIG_DEFAULTS
 from oracleagentmemory.core.searchconfig import MemorySearchConfig, TopKMemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread_settings import SettingsLayer
-from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
+from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.end_user_guard import EndUserGuard
 from oracleagentmemory.stores.limits_guard import LimitsGuard
 from oracleagentmemory.stores.metadata_filter import validate_filter
@@ -71,7 +73,7 @@ from oracleagentmemory.stores.protocol import (
     Vector,
 )
 
-DEFAULT_MAX_RESULTS = 10
+DEFAULT_MAX_RESULTS: int = SEARCH_CONFIG_DEFAULTS["max_results"]
 DEFAULT_NUM_HOPS = 0
 DEFAULT_MAX_LINKED_RESULTS = 100
 MAX_NUM_HOPS = 5
@@ -118,10 +120,8 @@ def search_options(arguments: Mapping[str, Any],
                                     "max_linked_results")
     if max_linked is None or max_linked < 0:
         raise InvalidArgumentError(f"max_linked_results must be at least 0, got {max_linked!r}")
-    include_invalid = given("include_invalid_results", True)
-    if not isinstance(include_invalid, bool):
-        raise ArgumentTypeError("include_invalid_results must be a bool, got "
-                                f"{type(include_invalid).__name__}")
+    include_invalid = check_flag(given("include_invalid_results", True),
+                                 "include_invalid_results")
     metadata_filter = given("metadata_filter", None)
     if metadata_filter is not None and not isinstance(metadata_filter, dict):
         raise InvalidArgumentError("metadata_filter must be a dict or None, got "
@@ -273,7 +273,7 @@ class MemoryService:
             check_id(memory_id, "memory_id")
         return {
             "record_type": check_memory_type(memory_type),
-            "id": value_or(memory_id, None) or new_record_id(),
+            "id": value_or(memory_id, None) or new_id(),
             "user_id": scope.get("user_id"),
             "agent_id": scope.get("agent_id"),
             "thread_id": scope.get("thread_id"),
@@ -370,11 +370,6 @@ class ServiceHolder(Protocol):
     """What owns a service (the client): a thread built with ``client=`` uses its service."""
 
     memory_service: MemoryService
-
-
-def new_record_id() -> str:
-    """A fresh id for a record or relation the caller left unnamed (a dashed UUID4)."""
-    return str(uuid.uuid4())
 
 
 def search_result(hit: SearchHit) -> OracleSearchResult:

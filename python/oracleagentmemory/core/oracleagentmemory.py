@@ -11,7 +11,7 @@ from oracleagentmemory.apis.agentmemory import IAgentMemory
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.memorystore import IMemoryStore
-from oracleagentmemory.apis.message import ImageMimeType
+from oracleagentmemory.apis.message import ImageMimeType, new_id
 from oracleagentmemory.apis.records import (
     AgentProfileRecord,
     ImageRecord,
@@ -25,7 +25,6 @@ from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.arguments import (
-    check_content,
     check_flag,
     check_id,
     check_optional_id,
@@ -42,10 +41,14 @@ from oracleagentmemory.core.image_records import describe, image_record
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
-from oracleagentmemory.core.memory_service import MemoryService, new_record_id, search_options
+from oracleagentmemory.core.memory_service import MemoryService, search_options
 from oracleagentmemory.core.observation import AGENT_MEMORY_OPERATIONS, observe_methods
 from oracleagentmemory.core.opening import open_store
-from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore, list_limit
+from oracleagentmemory.core.oracledbmemorystore import (
+    OracleDBMemoryStore,
+    list_limit,
+    profile_record,
+)
 from oracleagentmemory.core.records import to_record
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_fields
 from oracleagentmemory.core.searchconfig import MemorySearchConfig, PruningMemorySearchConfig
@@ -174,13 +177,8 @@ class OracleAgentMemory(IAgentMemory):
     def _add_profile(self, record_type: str, scope_key: Literal["user_id", "agent_id"],
                      profile_id: object, information: object,
                      metadata: dict[str, Any] | None | _NotSetMarker) -> str:
-        profile = check_id(profile_id, scope_key)
-        text = check_content(information, "information")
-        record: RecordIn = {
-            "record_type": record_type, "id": profile,
-            "content": text, "metadata": value_or(metadata, None),
-            "embedding": self.memory_service.embed([text])[0]}
-        record[scope_key] = profile
+        record = profile_record(record_type, scope_key, profile_id, information, metadata,
+                                self.memory_service.embed)
         return self.memory_service.backend.write_records([record])[0]
 
     def delete_user(self, user_id: str, cascade: bool = True) -> int:
@@ -238,11 +236,11 @@ class OracleAgentMemory(IAgentMemory):
         call = _call_layer("create_thread", arguments)
         record: RecordIn = {
             "record_type": "thread",
-            "id": check_id(value_or(thread_id, None) or new_record_id(), "thread_id"),
+            "id": check_id(value_or(thread_id, None) or new_id(), "thread_id"),
             "user_id": check_optional_id(user_id, "user_id") if user_id is not NOT_SET_MARKER
-            else new_record_id(),
+            else new_id(),
             "agent_id": check_optional_id(agent_id, "agent_id")
-            if agent_id is not NOT_SET_MARKER else new_record_id(),
+            if agent_id is not NOT_SET_MARKER else new_id(),
             "metadata": value_or(metadata, None),
             "config": {"settings": call.to_json(), "state": {}},
         }
@@ -363,9 +361,10 @@ class OracleAgentMemory(IAgentMemory):
             content: The memory's text (embedded for search).
             memory_type: ``"memory"``, ``"fact"``, ``"preference"`` or ``"guideline"``.
                 Default: ``"memory"``.
-            user_id: The user it is about. Default: none.
-            agent_id: The agent it belongs to. Default: none.
-            thread_id: The thread it belongs to. Default: none.
+            user_id: The user it is about. Default: none (with ``memory_id_to_link``,
+                the linked memory's user, which also replaces None).
+            agent_id: The agent it belongs to. Default: none (as ``user_id``).
+            thread_id: The thread it belongs to. Default: none (as ``user_id``).
             memory_id: Its id. Default: a new UUID.
             metadata: A JSON object to filter on. Default: none.
             timestamp: Its event time, ISO-8601. Default: none (its creation time is used).
@@ -373,8 +372,9 @@ class OracleAgentMemory(IAgentMemory):
                 Default: the retention config's ``default_ttl_days`` (never, if unset).
             ttl_anchor: What the TTL counts from. Default: its creation time.
             status: ``RecordStatus.VALID`` or ``INVALID``. Default: valid.
-            autonomous_linking: Let the LLM link it to related memories. Default: the
-                client's extraction config.
+            autonomous_linking: Let the LLM link it to related memories of its thread.
+                Default: True when the client has an LLM and the memory has a thread,
+                else False (True without a thread is an ``InvalidArgumentError``).
             memory_id_to_link: An existing memory to link it to.
             link_type: The relation to that memory (``"supports"``...).
             link_id: The relation's id. Default: a new UUID.
@@ -661,13 +661,15 @@ class OracleAgentMemory(IAgentMemory):
             user_id: The user whose records to search. Required.
             agent_id: The agent whose records to search. Default: any agent.
             thread_id: The thread whose records to search. Default: any thread.
-            exact_user_match: True: only records of exactly ``user_id`` (None: only
-                records without a user); False: also records without a user.
-                Default: True when the id is given.
-            exact_agent_match: As ``exact_user_match``, for the agent. Default: True
-                when the id is given.
-            exact_thread_match: As ``exact_user_match``, for the thread. Default: True
-                when the id is given.
+            exact_user_match: Omitted or True: a client search only returns records of
+                exactly ``user_id`` (None: only records without a user); False is an
+                ``InvalidArgumentError``.
+            exact_agent_match: True: only records of exactly ``agent_id`` (None: only
+                records without an agent); False: records of any agent, those of
+                ``agent_id`` ranked higher. Default: True when ``agent_id`` is given
+                (True without it is an ``InvalidArgumentError``).
+            exact_thread_match: As ``exact_agent_match``, for the thread. Default: True
+                when ``thread_id`` is given.
             max_results: How many results at most. Default: the search config's
                 ``max_results``, else 10.
             token_budget: Cut the results once their formatted text passes this many
@@ -691,7 +693,7 @@ class OracleAgentMemory(IAgentMemory):
         Raises:
             InvalidArgumentError: A value that is not allowed (a ``ValueError``): a
                 malformed filter (``InvalidFilterError``), ``max_results`` below 1,
-                ``num_hops`` out of range, a scope given twice.
+                ``num_hops`` out of range, a scope given twice, no ``user_id``.
             ArgumentTypeError: A value of the wrong type (a ``TypeError``).
         """
         values = scope_resolution.scope_arguments(scope, {

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from oracleagentmemory.apis.message import (
     ImageContent,
     MessageContent,
     MetadataValue,
+    new_id,
     part_to_dict,
 )
 from oracleagentmemory.apis.records import MessageRecord, Record, RecordStatus, ThreadRecord
@@ -40,7 +41,7 @@ from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import endpoint_query, link_changes, link_selector, new_link
-from oracleagentmemory.core.memory_service import new_record_id, search_result
+from oracleagentmemory.core.memory_service import search_result
 from oracleagentmemory.core.observation import MEMORY_STORE_OPERATIONS, observe_methods
 from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
 from oracleagentmemory.core.records import (
@@ -190,7 +191,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
             index_text = _index_text(batch.values("index_texts", i))
             record: RecordIn = {
                 "record_type": record_type,
-                "id": value_or(batch.values("record_ids", i), None) or new_record_id(),
+                "id": value_or(batch.values("record_ids", i), None) or new_id(),
                 "metadata": value_or(batch.values("metadata", i), None),
                 "timestamp": value_or(batch.values("timestamps", i), None),
                 "status": check_status(batch.values("statuses", i)),
@@ -215,18 +216,11 @@ class OracleDBMemoryStore(OracleMemoryStore):
                   metadata: MetadataValue | _NotSetMarker = NOT_SET_MARKER) -> str:
         return self._add_profile("agent_profile", "agent_id", agent_id, information, metadata)
 
-    def _add_profile(self, record_type: str, scope_key: str, profile_id: object,
-                     information: object, metadata: MetadataValue | _NotSetMarker) -> str:
-        profile = check_id(profile_id, scope_key)
-        text = check_content(information, "information")
-        record: RecordIn = {
-            "record_type": record_type, "id": profile,
-            "content": text, "metadata": value_or(metadata, None),
-            "embedding": self._embed([text])[0]}
-        if scope_key == "user_id":
-            record["user_id"] = profile
-        else:
-            record["agent_id"] = profile
+    def _add_profile(self, record_type: str, scope_key: Literal["user_id", "agent_id"],
+                     profile_id: object, information: object,
+                     metadata: MetadataValue | _NotSetMarker) -> str:
+        record = profile_record(record_type, scope_key, profile_id, information, metadata,
+                                self._embed)
         return self.backend.write_records([record])[0]
 
     # -- reading ----------------------------------------------------------------------
@@ -491,6 +485,21 @@ class OracleDBMemoryStore(OracleMemoryStore):
     def close(self) -> None:
         """Release the backend (idempotent)."""
         self.backend.close()
+
+
+def profile_record(record_type: str, scope_key: Literal["user_id", "agent_id"],
+                   profile_id: object, information: object, metadata: Any,
+                   embed: Callable[[list[str]], Sequence[np.ndarray | None]]) -> RecordIn:
+    """A checked user or agent profile record: its id is also its ``scope_key`` value, its
+    ``information`` the embedded content."""
+    profile = check_id(profile_id, scope_key)
+    text = check_content(information, "information")
+    record: RecordIn = {
+        "record_type": record_type, "id": profile,
+        "content": text, "metadata": value_or(metadata, None),
+        "embedding": embed([text])[0]}
+    record[scope_key] = profile
+    return record
 
 
 def list_limit(limit: Any) -> int:

@@ -42,11 +42,6 @@ def contract_strategy(strategy: SearchStrategy) -> Strategy:
     return _CONTRACT_STRATEGIES[strategy]
 
 
-def contract_status(status: RecordStatus | str) -> str:
-    """The contract's spelling (VALID / INVALID) of a status."""
-    return RecordStatus(status).name
-
-
 def _bookkeeping(metadata: Any) -> bool:
     if not isinstance(metadata, Mapping):
         return False

@@ -17,6 +17,7 @@ from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.reranker import IReranker, RerankResponse, RerankResponseResult
 from oracleagentmemory.core.llms.errors import LlmResponseError
 from oracleagentmemory.core.llms.http_client import HttpJsonClient
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["Reranker", "check_rerank_arguments", "parse_rerank_payload"]
 
@@ -43,18 +44,18 @@ class Reranker(IReranker):
                  api_key: str | None | _NotSetMarker = NOT_SET_MARKER,
                  **default_kwargs: Any) -> None:
         if not isinstance(model, str) or not model.strip():
-            raise ValueError(f"model must be a non-empty model name, got {model!r}")
+            raise InvalidArgumentError(f"model must be a non-empty model name, got {model!r}")
         base = os.environ.get(API_BASE_ENV, "").strip() if api_base in (
             NOT_SET_MARKER, None) else api_base
         if not base:
-            raise ValueError(f"api_base is required (or set {API_BASE_ENV}), e.g. "
-                             "http://localhost:8000/v1")
+            raise InvalidArgumentError(f"api_base is required (or set {API_BASE_ENV}), e.g. "
+                                       "http://localhost:8000/v1")
         if not isinstance(base, str):
-            raise TypeError(f"api_base must be a URL string, got {type(base).__name__}")
+            raise ArgumentTypeError(f"api_base must be a URL string, got {type(base).__name__}")
         key = (os.environ.get(API_KEY_ENV, "").strip() or None) if api_key is NOT_SET_MARKER \
             else api_key
         if key is not None and not isinstance(key, str):
-            raise TypeError(f"api_key must be a string or None, got {type(key).__name__}")
+            raise ArgumentTypeError(f"api_key must be a string or None, got {type(key).__name__}")
         self.model = model
         self.default_kwargs = dict(default_kwargs)
         self.http = HttpJsonClient(base, api_key=key)
@@ -76,13 +77,14 @@ class Reranker(IReranker):
 def check_rerank_arguments(query: str, documents: Sequence[str]) -> list[str]:
     """The documents as a list; TypeError naming the argument when the input is not text."""
     if not isinstance(query, str):
-        raise TypeError(f"query must be a string, got {type(query).__name__}")
+        raise ArgumentTypeError(f"query must be a string, got {type(query).__name__}")
     if isinstance(documents, (str, bytes)) or not isinstance(documents, Sequence):
-        raise TypeError(f"documents must be a list of strings, got {type(documents).__name__}")
+        raise ArgumentTypeError(
+            f"documents must be a list of strings, got {type(documents).__name__}")
     for index, document in enumerate(documents):
         if not isinstance(document, str):
-            raise TypeError(f"documents[{index}] must be a string, got "
-                            f"{type(document).__name__}")
+            raise ArgumentTypeError(f"documents[{index}] must be a string, got "
+                                    f"{type(document).__name__}")
     return list(documents)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from oracleagentmemory.apis.reranker import IReranker, RerankResponse, RerankResponseResult
 from oracleagentmemory.core.reranker import check_rerank_arguments
+from oracleagentmemory.errors import InvalidArgumentError
 
 __all__ = ["RankFusionReranker", "bm25_scores"]
 
@@ -80,10 +81,12 @@ class RankFusionReranker(IReranker):
     def __init__(self, *, rank_constant: int = 10, keyword_weight: float = 1.0) -> None:
         if isinstance(rank_constant, bool) or not isinstance(rank_constant, int) \
                 or rank_constant < 0:
-            raise ValueError(f"rank_constant must be an integer >= 0, got {rank_constant!r}")
+            raise InvalidArgumentError(
+                f"rank_constant must be an integer >= 0, got {rank_constant!r}")
         if isinstance(keyword_weight, bool) or not isinstance(keyword_weight, (int, float)) \
                 or keyword_weight < 0:
-            raise ValueError(f"keyword_weight must be a number >= 0, got {keyword_weight!r}")
+            raise InvalidArgumentError(
+                f"keyword_weight must be a number >= 0, got {keyword_weight!r}")
         self.rank_constant = rank_constant
         self.keyword_weight = float(keyword_weight)
 

@@ -1,10 +1,5 @@
 """Search configurations: how a search turns candidates into results.
 
-STAGED: this is the new content of ``core/searchconfig.py`` (the reference's module path).
-It lives here until the client's own search defaults (``max_results``, ``num_hops``,
-``max_linked_results``, ``include_invalid_results``) leave today's pydantic
-``MemorySearchConfig``; then this file replaces that one.
-
 * :class:`MemorySearchConfig`: token budgets only, results in search order.
 * :class:`TopKMemorySearchConfig`: optionally rerank, then keep the best ``max_results``.
 * :class:`PruningMemorySearchConfig`: optionally rerank, then let an LLM drop the candidates
@@ -12,8 +7,8 @@ It lives here until the client's own search defaults (``max_results``, ``num_hop
 
 Every field defaults to ``NOT_SET_MARKER``, which stands for the SDK default in
 :data:`SDK_DEFAULTS`. Values are checked whenever a field is set, so a config is always
-valid; a bad value raises ``ValueError`` (or ``TypeError`` for a wrong kind of object)
-naming the field.
+valid; a bad value raises ``InvalidArgumentError``, a ``ValueError`` (or
+``ArgumentTypeError``, a ``TypeError``, for a wrong kind of object) naming the field.
 """
 
 from __future__ import annotations
@@ -27,6 +22,7 @@ from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.reranker import IReranker
 from oracleagentmemory.apis.searchconfig import ISearchConfig
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = [
     "MemorySearchConfig",
@@ -72,13 +68,13 @@ def _positive_int_or_none(name: str, value: Any) -> Any:
 
 def _positive_int(name: str, value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an integer of at least 1, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be an integer of at least 1, got {value!r}")
     return value
 
 
 def _reranker(name: str, value: Any) -> Any:
     if value is not None and not isinstance(value, IReranker):
-        raise TypeError(f"{name} must be an IReranker or None, got {type(value).__name__}")
+        raise ArgumentTypeError(f"{name} must be an IReranker or None, got {type(value).__name__}")
     return value
 
 
@@ -87,19 +83,19 @@ def _evaluation_mode(name: str, value: Any) -> Any:
         return PruningEvaluationMode(value)
     except ValueError:
         choices = ", ".join(mode.value for mode in PruningEvaluationMode)
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}") from None
+        raise InvalidArgumentError(f"{name} must be one of {choices}, got {value!r}") from None
 
 
 def _fraction(name: str, value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise ValueError(f"{name} must be a number from 0 to 1, got {value!r}")
+        raise InvalidArgumentError(f"{name} must be a number from 0 to 1, got {value!r}")
     return float(value)
 
 
 def _pruner(name: str, value: Any) -> Any:
     if not callable(getattr(value, "generate", None)):
-        raise TypeError(f"{name} must be an ILlm (an object with generate()), got "
-                        f"{type(value).__name__}")
+        raise ArgumentTypeError(f"{name} must be an ILlm (an object with generate()), got "
+                                f"{type(value).__name__}")
     return value
 
 

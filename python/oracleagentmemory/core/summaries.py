@@ -43,12 +43,6 @@ def transcript(messages: Sequence[Message], limit: int = TRANSCRIPT_CHAR_LIMIT) 
     return "\n".join(reversed(lines))
 
 
-def cut_to_budget(text: str, token_budget: int | None) -> str:
-    """The text cut to a positive token budget, at a sentence or word boundary (the rule of
-    every summary budget)."""
-    return apply_summary_budget(text, token_budget)
-
-
 def thread_summary(ctx: ThreadContext, except_last: Any, token_budget: Any) -> OracleSummary:
     except_last = check_count(0 if except_last is NOT_SET_MARKER else except_last,
                               "except_last")
@@ -59,4 +53,4 @@ def thread_summary(ctx: ThreadContext, except_last: Any, token_budget: Any) -> O
     generated = llm_summary(ctx, messages, except_last, budget)
     if generated is not None:
         return OracleSummary(content=generated)
-    return OracleSummary(content=cut_to_budget(transcript(messages), budget))
+    return OracleSummary(content=apply_summary_budget(transcript(messages), budget))

@@ -8,7 +8,7 @@ from typing import Any
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.apis.message import ImageMimeType, Message
+from oracleagentmemory.apis.message import ImageMimeType, Message, new_id
 from oracleagentmemory.apis.records import ImageRecord, RecordStatus, ThreadRecordType
 from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.apis.thread import (
@@ -40,7 +40,6 @@ from oracleagentmemory.core.links import link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import (
     MemoryService,
     ServiceHolder,
-    new_record_id,
     search_options,
 )
 from oracleagentmemory.core.message_input import to_messages
@@ -156,7 +155,7 @@ class OracleThread(IThread):
             "search_config": search_config,
         })
         generated = {name: check_optional_id(value, name) if value is not NOT_SET_MARKER
-                     else new_record_id()
+                     else new_id()
                      for name, value in (("thread_id", thread_id), ("user_id", user_id),
                                          ("agent_id", agent_id))}
         self._bind(ThreadContext(
@@ -299,7 +298,7 @@ class OracleThread(IThread):
         vectors = self._service.embed(texts)
         records: list[RecordIn] = []
         for index, message in enumerate(batch):
-            message_id = message.id or new_record_id()
+            message_id = message.id or new_id()
             ttl = ttl_fields(ttls[index], anchors[index], self._service.retention)
             parts, images = message_images(self._service, message, ttl, self._context.scope,
                                            self.settings.image_input_limit_config,
@@ -320,7 +319,7 @@ class OracleThread(IThread):
         return message_ids
 
     def _caption(self, data: bytes, mime: ImageMimeType) -> str:
-        return derived_memory.caption(self._context, data, mime)
+        return derived_memory.caption_with(self._context.llm, data, mime)
 
     def get_messages(self, *, start: int | None | _NotSetMarker = NOT_SET_MARKER,
                      end: int | None | _NotSetMarker = NOT_SET_MARKER,
@@ -504,7 +503,8 @@ class OracleThread(IThread):
         link_metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         **store_kwargs: Any,
     ) -> str:
-        """Add a memory scoped like this thread (or as overridden), optionally linked."""
+        """Add a memory scoped like this thread (with ``memory_id_to_link``: like that
+        memory of this thread), or as the scope arguments override, optionally linked."""
         reject_store_kwargs("add_memory", store_kwargs)
         scope = self._context.scope
         links = []
@@ -605,11 +605,11 @@ class OracleThread(IThread):
             agent_id: The agent whose records to search. Default: the thread's agent.
             thread_id: The thread whose records to search. Default: this thread.
             exact_user_match: True: only records of exactly ``user_id`` (None: only
-                records without a user); False: also records without a user.
-                Default: True.
+                records without a user); False: records of any user, those of
+                ``user_id`` ranked higher. Default: True.
             exact_agent_match: As ``exact_user_match``, for the agent. Default: True.
             exact_thread_match: As ``exact_user_match``, for the thread. Default:
-                False (records of this thread and records without a thread).
+                False (records of any thread, this thread's ranked higher).
             max_results: How many results at most. Default: the search config's
                 ``max_results``, else 10.
             token_budget: Cut the results once their formatted text passes this many
@@ -727,14 +727,6 @@ class OracleThread(IThread):
     ) -> OracleContextCard:
         """Summary, relevant records and recent messages, rendered for a prompt."""
         reject_store_kwargs("get_context_card", kwargs)
-        # the options of the card's searches are checked before the summary and the searches
-        # run, so a bad one is an error naming it, not a TypeError from deep inside
-        check_optional_int(value_or(token_budget, None), "token_budget")
-        check_optional_int(value_or(soft_token_budget, None), "soft_token_budget")
-        if not isinstance(include_invalid_results, _NotSetMarker):
-            check_flag(include_invalid_results, "include_invalid_results")
-        if not isinstance(metadata_filter, _NotSetMarker):
-            search_options({"metadata_filter": metadata_filter}, None)
         return build_context_card(self._context, {
             "fallback_message_count": fallback_message_count,
             "max_relevant_results": max_relevant_results,
@@ -787,13 +779,13 @@ def link_new_memory(thread: OracleThread, memory_id: str, content: str,
 def list_images(service: MemoryService, scope: RecordScope, image_id: Any,
                 metadata_filter: Any, include_bytes: Any, limit: Any) -> list[ImageRecord]:
     """Images of a scope (only the scope keys given), oldest first."""
-    if check_flag(value_or(include_bytes, False), "include_bytes") and \
-            image_id is NOT_SET_MARKER:
+    with_bytes = check_flag(value_or(include_bytes, False), "include_bytes")
+    if with_bytes and image_id is NOT_SET_MARKER:
         raise InvalidArgumentError("include_bytes=True requires image_id")
     query: RecordQuery = {
         "record_types": ["image"], **scope,
         "metadata_filter": value_or(metadata_filter, None),
-        "include_bytes": bool(value_or(include_bytes, False)),
+        "include_bytes": with_bytes,
         "limit": check_optional_int(value_or(limit, DEFAULT_IMAGE_LIST_LIMIT), "limit"),
     }
     if image_id is not NOT_SET_MARKER:

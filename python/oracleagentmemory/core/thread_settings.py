@@ -40,8 +40,6 @@ SDK_DEFAULTS: dict[str, Any] = {
 """Scalar settings and their SDK defaults."""
 
 SCALAR_SETTINGS = tuple(SDK_DEFAULTS)
-SETTING_NAMES = (*SCALAR_SETTINGS, "memory_extraction_config", "image_input_limit_config",
-                 "search_config")
 
 
 @dataclass(frozen=True)
@@ -155,8 +153,6 @@ def resolve_settings(layer: SettingsLayer) -> ThreadSettings:
 
 def _explicit_fields(config: Any) -> dict[str, Any]:
     """The fields a config object was given (dataclass with NOT_SET_MARKER defaults)."""
-    if hasattr(config, "model_dump"):  # pydantic form, until the dataclass lands
-        return dict(config.model_dump(mode="json", exclude_unset=True))
     return {f.name: getattr(config, f.name) for f in fields(config)
             if getattr(config, f.name) is not NOT_SET_MARKER}
 

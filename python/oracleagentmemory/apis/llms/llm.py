@@ -12,9 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from oracleagentmemory.apis.message import JsonSchema as JsonSchema
 from oracleagentmemory.apis.message import Message
-
-JsonSchema = dict[str, Any]
 
 ChatMessageMappingT = Mapping[str, str | Sequence[Mapping[str, Any]]]
 """An OpenAI-style chat message: ``role`` and ``content`` (text, or content parts)."""
