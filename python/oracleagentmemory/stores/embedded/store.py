@@ -178,10 +178,6 @@ def _translating(location: str) -> Iterator[None]:
         raise known from error
 
 
-def _placeholders(values: Sequence[Any]) -> str:
-    return marks(values)
-
-
 def _rows_for_ids(conn: Any, sql: str, params: Sequence[Any],
                   ids: Sequence[str] | None) -> list[Any]:
     """Rows of ``sql`` (its WHERE ends with the conditions of ``params``; the first column
@@ -411,7 +407,7 @@ class EmbeddedBackend:
             for part in runs(conn, ids, reserved=1):
                 sql = (
                     "SELECT id FROM records WHERE id_space = ?"
-                    f" AND id IN ({_placeholders(part)})"
+                    f" AND id IN ({marks(part)})"
                 )
                 taken.update((space, rid) for (rid,) in conn.execute(sql, [space, *part]))
         for row in rows:
@@ -613,7 +609,7 @@ class EmbeddedBackend:
         for part in runs(conn, ids, reserved=1):
             for rid, record_type, thread_id in conn.execute(
                 "SELECT id, record_type, thread_id FROM records WHERE id_space = 'memory'"
-                f" AND id IN ({_placeholders(part)}) AND (expires_at IS NULL OR expires_at > ?)",
+                f" AND id IN ({marks(part)}) AND (expires_at IS NULL OR expires_at > ?)",
                 [*part, now],
             ):
                 found[rid] = (record_type, thread_id)
@@ -638,7 +634,7 @@ class EmbeddedBackend:
         id_list, pair_list = sorted(ids), sorted(pairs)
         for part in runs(conn, id_list):
             taken_ids.update(rid for (rid,) in conn.execute(
-                f"SELECT id FROM relations WHERE id IN ({_placeholders(part)})", part))
+                f"SELECT id FROM relations WHERE id IN ({marks(part)})", part))
         for pairs_part in runs(conn, pair_list, per_item=2):
             for rid, low, high in conn.execute(
                 "SELECT id, pair_low, pair_high FROM relations WHERE (pair_low, pair_high) IN"
@@ -660,7 +656,7 @@ class EmbeddedBackend:
                 return []
         if "record_types" in query:
             types = check_record_types(query["record_types"])
-            clauses.append(f"record_type IN ({_placeholders(types)})")
+            clauses.append(f"record_type IN ({marks(types)})")
             params.extend(types)
         for column in ("user_id", "agent_id", "thread_id", "message_id"):
             if column in query:
@@ -690,7 +686,7 @@ class EmbeddedBackend:
         found: dict[int, bytes] = {}
         for part in runs(conn, seqs):
             found.update(conn.execute(
-                f"SELECT seq, bytes FROM image_data WHERE seq IN ({_placeholders(part)})", part
+                f"SELECT seq, bytes FROM image_data WHERE seq IN ({marks(part)})", part
             ).fetchall())
         for seq, record in records:
             if seq in found:
@@ -826,7 +822,7 @@ class EmbeddedBackend:
     ) -> Any:
         sql = (
             f"SELECT {RECORD_COLUMNS} FROM records WHERE id = ?"
-            f" AND record_type IN ({_placeholders(types)})"
+            f" AND record_type IN ({marks(types)})"
             " AND (expires_at IS NULL OR expires_at > ?)"
         )
         params: list[Any] = [record_id, *types, now]
@@ -941,7 +937,7 @@ class EmbeddedBackend:
             return 0
         sql = (
             "SELECT seq, record_type, message_id FROM records"
-            f" WHERE record_type IN ({_placeholders(types)})"
+            f" WHERE record_type IN ({marks(types)})"
         )
         params: list[Any] = [*types]
         if thread_id is not None:
@@ -1009,9 +1005,9 @@ class EmbeddedBackend:
             links = 0
             for part in runs(conn, threads):
                 seqs.update(row[0] for row in conn.execute(
-                    f"SELECT seq FROM records WHERE thread_id IN ({_placeholders(part)})", part))
+                    f"SELECT seq FROM records WHERE thread_id IN ({marks(part)})", part))
                 links += conn.execute(
-                    f"DELETE FROM relations WHERE thread_id IN ({_placeholders(part)})", part
+                    f"DELETE FROM relations WHERE thread_id IN ({marks(part)})", part
                 ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
         return {"owner": owner, "records": len(seqs), "links": links}
@@ -1022,20 +1018,20 @@ class EmbeddedBackend:
         for part in runs(conn, seqs):
             rows.extend(conn.execute(
                 f"SELECT seq, id, id_space, record_type FROM records"
-                f" WHERE seq IN ({_placeholders(part)})", part))
+                f" WHERE seq IN ({marks(part)})", part))
         memory_ids = [rid for _, rid, space, _ in rows if space == "memory"]
         message_ids = [rid for _, rid, _, rtype in rows if rtype == "message"]
         links = 0
         for part in runs(conn, memory_ids, per_item=2):
             links += conn.execute(
-                f"DELETE FROM relations WHERE source_id IN ({_placeholders(part)})"
-                f" OR target_id IN ({_placeholders(part)})", [*part, *part]).rowcount
+                f"DELETE FROM relations WHERE source_id IN ({marks(part)})"
+                f" OR target_id IN ({marks(part)})", [*part, *part]).rowcount
         for part in runs(conn, seqs):
-            conn.execute(f"DELETE FROM records WHERE seq IN ({_placeholders(part)})", part)
+            conn.execute(f"DELETE FROM records WHERE seq IN ({marks(part)})", part)
         for part in runs(conn, message_ids):
             conn.execute(
                 "DELETE FROM records WHERE record_type = 'image'"
-                f" AND message_id IN ({_placeholders(part)})", part)
+                f" AND message_id IN ({marks(part)})", part)
         return links
 
     def purge_expired(self) -> int:
