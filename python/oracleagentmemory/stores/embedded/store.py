@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES
+from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES, STATUSES, TTL_ANCHORS
 from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded import changelog, schema
@@ -66,8 +66,6 @@ from oracleagentmemory.stores.timestamps import add_days, normalize, parse_iso, 
 
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
-STATUSES = ("VALID", "INVALID")
-ANCHORS = ("CREATED_AT", "TIMESTAMP")
 OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
 PROFILE_TYPES = {"user": "user_profile", "agent": "agent_profile"}
 MAX_ID_LENGTH = 512
@@ -499,7 +497,7 @@ class EmbeddedBackend:
             raise InvalidArgumentError(f"{where}.ttl_days must be a number or None")
         if ttl_days < 0:
             raise InvalidArgumentError(f"{where}.ttl_days must not be negative")
-        if anchor not in ANCHORS:
+        if anchor not in TTL_ANCHORS:
             raise InvalidArgumentError(f"{where}.ttl_anchor must be CREATED_AT or TIMESTAMP")
         if anchor == "TIMESTAMP":
             if timestamp is None:
