@@ -47,6 +47,7 @@ from oracleagentmemory.stores.errors import (
     SchemaError,
 )
 from oracleagentmemory.stores.protocol import (
+    ENDPOINT_KEYS,
     CascadeResult,
     LinkChanges,
     LinkIn,
@@ -726,8 +727,7 @@ class EmbeddedBackend:
             ids = [check_id(i, "relation_ids") for i in query["ids"]]
             if not ids:
                 return []
-        for key in ("thread_id", "source_id", "source_type", "target_id", "target_type",
-                    "relation_type"):
+        for key in ("thread_id", *ENDPOINT_KEYS):
             if key in query:
                 clauses.append(f"{key} IS ?")
                 params.append(check_optional_id(query.get(key), key))
@@ -953,22 +953,21 @@ class EmbeddedBackend:
         return len(seqs)
 
     def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
-        endpoint_keys = ("source_id", "source_type", "target_id", "target_type", "relation_type")
         params: list[Any]
         if "id" in selector:
-            if any(key in selector for key in endpoint_keys):
+            if any(key in selector for key in ENDPOINT_KEYS):
                 raise InvalidArgumentError(
                     "give relation_id alone, or the endpoint tuple without relation_id"
                 )
             sql, params = "id = ?", [check_id(selector["id"], "relation_id")]
         else:
-            missing = [key for key in endpoint_keys if selector.get(key) is None]
+            missing = [key for key in ENDPOINT_KEYS if selector.get(key) is None]
             if missing:
                 raise InvalidArgumentError(
                     "deleting a relation by endpoints needs " + ", ".join(missing)
                 )
-            sql = " AND ".join(f"{key} = ?" for key in endpoint_keys)
-            params = [selector.get(key) for key in endpoint_keys]
+            sql = " AND ".join(f"{key} = ?" for key in ENDPOINT_KEYS)
+            params = [selector.get(key) for key in ENDPOINT_KEYS]
         sql, params = _in_thread(f"DELETE FROM relations WHERE {sql}", params, thread_id)
         with self._write() as conn:
             cursor = conn.execute(sql, params)
