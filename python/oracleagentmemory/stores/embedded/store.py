@@ -422,7 +422,7 @@ class EmbeddedBackend:
                 )
             return
         for row in rows:
-            self._insert_row(conn, row, replace=False)
+            self._insert_checked_row(conn, row)
 
     def _prepare_record(self, record: Mapping[str, Any], now: str,
                         index: int) -> dict[str, Any]:
@@ -526,6 +526,11 @@ class EmbeddedBackend:
                     f"a {row['id_space']} record with id {row['id']!r} already exists"
                 )
             self._delete_seqs(conn, [existing[0]])
+        self._insert_checked_row(conn, row)
+
+    @staticmethod
+    def _insert_checked_row(conn: Any, row: dict[str, Any]) -> None:
+        """Insert one row whose id is known to be free, with its image bytes."""
         cursor = conn.execute(_INSERT_RECORD, _record_values(row))
         if row["image_bytes"] is not None:
             conn.execute(
