@@ -15,7 +15,7 @@ Rules (policy names as stored):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from oracleagentmemory._end_user import EndUser, current_end_user
@@ -41,7 +41,6 @@ from oracleagentmemory.stores.protocol import (
 )
 
 OWN_ROWS, GLOBAL_MEMORIES = SECURITY_POLICIES
-POLICY_NAMES = SECURITY_POLICIES
 LOCAL_USER, GROUP = PRINCIPAL_KINDS
 
 
@@ -67,7 +66,6 @@ class Rules:
     username: str
     own_rows: bool
     global_memories: bool
-    granted: frozenset[str] = field(default=frozenset())
 
     def visible(self, record: Mapping[str, Any]) -> bool:
         user = record.get("user_id")
@@ -94,7 +92,7 @@ class EndUserGuard:
         if user is None:
             return None
         granted = self._settings().granted(user)
-        return Rules(user.username, OWN_ROWS in granted, GLOBAL_MEMORIES in granted, granted)
+        return Rules(user.username, OWN_ROWS in granted, GLOBAL_MEMORIES in granted)
 
     def _denied(self, rules: Rules, what: str) -> AccessDeniedError:
         return AccessDeniedError(f"end user {rules.username!r} may not {what}")
