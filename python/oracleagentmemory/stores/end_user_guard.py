@@ -85,7 +85,6 @@ class EndUserGuard:
                  settings: Callable[[], SecuritySettings]) -> None:
         self.inner = backend
         self._settings = settings
-        self.embedding_dimension = getattr(backend, "embedding_dimension", None)
 
     def _rules(self) -> Rules | None:
         user = current_end_user()

@@ -160,7 +160,6 @@ class InterfaceBackend:
 
     def __init__(self, store: IMemoryStore) -> None:
         self.store = store
-        self.embedding_dimension: int | None = None
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "store_class": type(self.store).__name__,
