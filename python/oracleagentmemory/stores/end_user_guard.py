@@ -207,21 +207,34 @@ class EndUserGuard:
 
     # -- links ------------------------------------------------------------------------
 
-    def _link_allowed(self, rules: Rules, link: Mapping[str, Any], writable: bool) -> bool:
-        ends = [link["source_id"], link["target_id"]]
-        return len(self._visible_ids(rules, ends, writable)) == 2
+    def _allowed_links(self, rules: Rules, links: list[LinkOut],
+                       writable: bool) -> list[LinkOut]:
+        """The links both of whose ends the rules let the user see (or change), the ends of
+        all of them looked up in one read."""
+        if not links:
+            return links
+        ends = {end for link in links for end in (link["source_id"], link["target_id"])}
+        allowed = self._visible_ids(rules, ends, writable)
+        return [link for link in links
+                if link["source_id"] in allowed and link["target_id"] in allowed]
+
+    def _changeable_link(self, rules: Rules, query: LinkQuery) -> bool:
+        """Is there a link matching ``query`` (an id or the endpoint tuple: at most one)
+        that the user may change?"""
+        found = self.inner.list_links(query)
+        return bool(self._allowed_links(rules, found[:1], writable=True))
 
     def list_links(self, query: LinkQuery) -> list[LinkOut]:
         rules = self._rules()
         links = self.inner.list_links(query)
         if rules is None:
             return links
-        return [link for link in links if self._link_allowed(rules, link, writable=False)]
+        return self._allowed_links(rules, links, writable=False)
 
     def update_link(self, relation_id: str, thread_id: str | None,
                     changes: LinkChanges) -> int:
         rules = self._rules()
-        if rules is not None and not self._owned_link(rules, relation_id):
+        if rules is not None and not self._changeable_link(rules, {"ids": [relation_id]}):
             return 0
         return self.inner.update_link(relation_id, thread_id, changes)
 
@@ -235,11 +248,6 @@ class EndUserGuard:
                 for key in ENDPOINT_KEYS:
                     if key in selector:
                         query[key] = selector[key]
-            found = self.inner.list_links(query)
-            if not found or not self._link_allowed(rules, found[0], writable=True):
+            if not self._changeable_link(rules, query):
                 return 0
         return self.inner.delete_links(selector, thread_id)
-
-    def _owned_link(self, rules: Rules, relation_id: str) -> bool:
-        found = self.inner.list_links({"ids": [relation_id]})
-        return bool(found) and self._link_allowed(rules, found[0], writable=True)
