@@ -96,11 +96,21 @@ class EndUserGuard:
     def _denied(self, rules: Rules, what: str) -> AccessDeniedError:
         return AccessDeniedError(f"end user {rules.username!r} may not {what}")
 
-    def _visible_ids(self, rules: Rules, ids: Iterable[str], writable: bool) -> set[str]:
-        """The ids among ``ids`` whose record the rules let the user see (or change)."""
-        records = self.inner.get_records({"ids": sorted(set(ids))})
+    def _visible_ids(self, rules: Rules, ids: Iterable[str], writable: bool,
+                     record_types: Sequence[str], thread_id: str | None = None) -> set[str]:
+        """The ids among ``ids`` that name at least one record of ``record_types`` (of
+        ``thread_id`` when given) and only records the rules let the user see (or change).
+        Ids are unique per id space only: a record of another type never vouches for an id,
+        and an id naming both an allowed and a forbidden record is refused."""
+        query: RecordQuery = {"ids": sorted(set(ids)), "record_types": list(record_types)}
+        if thread_id is not None:
+            query["thread_id"] = thread_id
         test = rules.writable if writable else rules.visible
-        return {record["id"] for record in records if test(record)}
+        allowed: set[str] = set()
+        refused: set[str] = set()
+        for record in self.inner.get_records(query):
+            (allowed if test(record) else refused).add(record["id"])
+        return allowed - refused
 
     # -- passthrough ------------------------------------------------------------------
 
@@ -126,15 +136,17 @@ class EndUserGuard:
                 raise self._denied(rules, "write records of another user or of no user")
             ends = {end for link in links for end in (link.get("source_id"),
                                                       link.get("target_id")) if end}
-            new = {record.get("id") for record in records}
-            if ends - new - self._visible_ids(rules, ends - new, writable=True):
+            new = {record.get("id") for record in records
+                   if record.get("record_type") in MEMORY_TYPES}
+            if ends - new - self._visible_ids(rules, ends - new, True, MEMORY_TYPES):
                 raise self._denied(rules, "link records it does not own")
         return self.inner.write_records(records, links, replace)
 
     def update_record(self, record_id: str, record_types: Sequence[str],
                       changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
         rules = self._rules()
-        if rules is not None and not self._visible_ids(rules, [record_id], writable=True):
+        if rules is not None and not self._visible_ids(rules, [record_id], True, record_types,
+                                                       thread_id):
             return None
         return self.inner.update_record(record_id, record_types, changes, thread_id)
 
@@ -142,7 +154,8 @@ class EndUserGuard:
                        thread_id: str | None = None) -> int:
         rules = self._rules()
         if rules is not None:
-            record_ids = sorted(self._visible_ids(rules, record_ids, writable=True))
+            record_ids = sorted(self._visible_ids(rules, record_ids, True, record_types,
+                                                  thread_id))
             if not record_ids:
                 return 0
         return self.inner.delete_records(record_ids, record_types, thread_id)
@@ -152,7 +165,7 @@ class EndUserGuard:
         if rules is not None:
             allowed = (owner_type == "user" and owner_id == rules.username and rules.own_rows
                        or owner_type == "thread"
-                       and self._visible_ids(rules, [owner_id], writable=True))
+                       and self._visible_ids(rules, [owner_id], True, ["thread"]))
             if not allowed:
                 raise self._denied(rules, f"delete {owner_type} {owner_id!r}")
         return self.inner.delete_cascade(owner_type, owner_id)
@@ -171,7 +184,7 @@ class EndUserGuard:
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
                       include_bytes: bool = False) -> list[RecordOut]:
         rules = self._rules()
-        if rules is not None and not self._visible_ids(rules, [thread_id], writable=False):
+        if rules is not None and not self._visible_ids(rules, [thread_id], False, ["thread"]):
             return []
         messages = self.inner.list_messages(thread_id, start, end, include_bytes)
         return messages if rules is None else [m for m in messages if rules.visible(m)]
@@ -214,7 +227,7 @@ class EndUserGuard:
         if not links:
             return links
         ends = {end for link in links for end in (link["source_id"], link["target_id"])}
-        allowed = self._visible_ids(rules, ends, writable)
+        allowed = self._visible_ids(rules, ends, writable, MEMORY_TYPES)
         return [link for link in links
                 if link["source_id"] in allowed and link["target_id"] in allowed]
 
