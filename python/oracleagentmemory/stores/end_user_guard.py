@@ -25,6 +25,7 @@ from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
     CascadeResult,
     LinkChanges,
+    LinkedHit,
     LinkIn,
     LinkOut,
     LinkQuery,
@@ -202,8 +203,7 @@ class EndUserGuard:
             if memory_types:
                 hits += self._search_as(request, None, memory_types)
         hits.sort(key=lambda hit: hit["distance"])
-        return [{**hit, "linked": [item for item in hit["linked"]
-                                   if rules.visible(item["record"])]}
+        return [{**hit, "linked": _readable_linked(rules, hit)}
                 for hit in hits[:request.get("max_results", 10)]]
 
     def _search_as(self, request: SearchRequest, user_id: str | None,
@@ -264,3 +264,18 @@ class EndUserGuard:
             if not self._changeable_link(rules, query):
                 return 0
         return self.inner.delete_links(selector, thread_id)
+
+
+def _readable_linked(rules: Rules, hit: SearchHit) -> list[LinkedHit]:
+    """The linked records of a hit that the user may read and that were reached only
+    through records it may read: the inner backend walks through every record, so a record
+    behind another user's would otherwise come back with that record's id (as
+    ``via_record_id`` and in ``relation``), a link the user may not read. The walk is breadth
+    first, so a record's ``via_record_id`` is the hit or a record listed before it."""
+    reached = {hit["record"]["id"]}
+    readable: list[LinkedHit] = []
+    for item in hit["linked"]:
+        if item["via_record_id"] in reached and rules.visible(item["record"]):
+            reached.add(item["record"]["id"])
+            readable.append(item)
+    return readable
