@@ -249,7 +249,9 @@ class StoreBackend(Protocol):
     """Every operation the Python layer needs from a backend."""
 
     def describe(self) -> dict[str, Any]:
-        """Backend name, schema version, embedding dimension, store id, search strategy."""
+        """``backend``, ``schema_version``, ``embedding_dimension`` and ``search_strategy``,
+        plus what the backend adds (the Oracle facade: ``store_id``, index and purge job;
+        the embedded store: its ``location``)."""
 
     def write_records(
         self,
