@@ -69,7 +69,6 @@ SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY",
                    "NO_CHECK")
 OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
 PROFILE_TYPES = {"user": "user_profile", "agent": "agent_profile"}
-MAX_ID_LENGTH = 512
 
 
 def id_space(record_type: str) -> str:
@@ -80,8 +79,9 @@ def id_space(record_type: str) -> str:
 def check_id(value: Any, argument: str) -> str:
     if not isinstance(value, str):
         raise InvalidArgumentError(f"{argument} must be a string, got {type(value).__name__}")
-    if not value or len(value) > MAX_ID_LENGTH:
-        raise InvalidArgumentError(f"{argument} must have 1 to {MAX_ID_LENGTH} characters")
+    if not value or len(value) > limits.MAX_ID_LENGTH:
+        raise InvalidArgumentError(
+            f"{argument} must have 1 to {limits.MAX_ID_LENGTH} characters")
     return limits.check_text(value, argument)
 
 
