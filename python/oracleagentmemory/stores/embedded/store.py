@@ -136,6 +136,11 @@ def _in_thread(sql: str, params: list[Any], thread_id: str | None) -> tuple[str,
     return f"{sql} AND thread_id = ?", [*params, check_id(thread_id, "thread_id")]
 
 
+def _id_taken(row: Mapping[str, Any]) -> DuplicateRecordError:
+    """The one answer to a write naming a taken id, with or without ``replace``."""
+    return DuplicateRecordError(f"a {row['id_space']} record with id {row['id']!r} already exists")
+
+
 def _check_limit(limit: Any) -> int | None:
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
@@ -411,9 +416,7 @@ class EmbeddedBackend:
                 taken.update((space, rid) for (rid,) in conn.execute(sql, [space, *part]))
         for row in rows:
             if (row["id_space"], row["id"]) in taken:
-                raise DuplicateRecordError(
-                    f"a {row['id_space']} record with id {row['id']!r} already exists"
-                )
+                raise _id_taken(row)
         if all(row["image_bytes"] is None for row in rows):
             for batch in runs(conn, rows, per_item=_PARAMETERS_PER_ROW):
                 conn.execute(
@@ -522,9 +525,7 @@ class EmbeddedBackend:
             same = tuple(existing[1:]) == (row["record_type"], row["user_id"], row["agent_id"],
                                           row["thread_id"], row["message_id"])
             if not (replace and same):
-                raise DuplicateRecordError(
-                    f"a {row['id_space']} record with id {row['id']!r} already exists"
-                )
+                raise _id_taken(row)
             self._delete_seqs(conn, [existing[0]])
         self._insert_checked_row(conn, row)
 
