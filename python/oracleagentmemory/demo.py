@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import TextIO
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
@@ -10,11 +9,6 @@ from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.core.llms import llm_from_env
-from oracleagentmemory.core.llms.from_env import BASE_URL_ENV, MODEL_ENV
-
-
-def llm_description() -> str:
-    return f"{os.environ.get(BASE_URL_ENV)} (model {os.environ.get(MODEL_ENV)})"
 
 
 def run_demo(location: str, out: TextIO, embedder: IEmbedder | None = None) -> None:
@@ -25,7 +19,8 @@ def run_demo(location: str, out: TextIO, embedder: IEmbedder | None = None) -> N
 
     llm = llm_from_env()
     if llm is not None:
-        say(f"Using the LLM at {llm_description()} for extraction, summaries and topics.")
+        say(f"Using the LLM at {llm.http.base_url} (model {llm.model}) for extraction, "
+            "summaries and topics.")
     model: IEmbedder | _NotSetMarker = NOT_SET_MARKER if embedder is None else embedder
     with OracleAgentMemory(connection=location, llm=llm, embedder=model) as client:
         client.add_user("alice", "Alice, a software engineer based in Lyon.")

@@ -43,23 +43,19 @@ def export_lines(client: OracleAgentMemory, progress: Progress = _quiet) -> Iter
     """The store as JSON Lines, header first."""
     yield json.dumps({"kind": "header", "format": "oracleagentmemory-export",
                       "version": FORMAT_VERSION})
-    thread_ids: list[str] = []
-    records = client.memory_service.backend.get_records({"include_bytes": True})
-    for count, record in enumerate(records, start=1):
-        if record["record_type"] == "thread":
-            thread_ids.append(record["id"])
+    backend = client.memory_service.backend
+    for count, record in enumerate(backend.get_records({"include_bytes": True}), start=1):
         exported: dict[str, Any] = dict(record)
         image = record.get("image_bytes")
         if image is not None:
             exported["image_bytes"] = base64.b64encode(image).decode()
         yield json.dumps({"kind": "record", "record": exported}, ensure_ascii=False)
         progress("records", count)
-    links = 0
-    for thread_id in thread_ids:
-        for link in client.memory_service.backend.list_links({"thread_id": thread_id}):
-            links += 1
-            yield json.dumps({"kind": "link", "link": link}, ensure_ascii=False)
-            progress("links", links)
+    # One query for every link: a link between records of no thread (the client's
+    # link_records) belongs to no thread, so asking thread by thread would miss it.
+    for count, link in enumerate(backend.list_links({}), start=1):
+        yield json.dumps({"kind": "link", "link": link}, ensure_ascii=False)
+        progress("links", count)
 
 
 def export_store(client: OracleAgentMemory, out: IO[str], progress: Progress = _quiet) -> None:

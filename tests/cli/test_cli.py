@@ -104,6 +104,25 @@ def test_export_then_import_gives_the_same_records_links_and_bytes(populated, tm
             == ["m-rome"]
 
 
+def test_export_keeps_the_links_of_records_without_a_thread(tmp_path):
+    source, target = str(tmp_path / "source.db"), str(tmp_path / "target.db")
+    with OracleAgentMemory(connection=source) as client:
+        client.add_memory("Alice lives in Lyon", user_id="alice", memory_id="m-lyon")
+        client.add_memory("Alice moved to France", user_id="alice", memory_id="m-france")
+        client.link_records("m-lyon", "memory", "m-france", "memory", "refines",
+                            relation_id="link-client")
+    dump = tmp_path / "dump.jsonl"
+    assert run("export", "--db", source, "--out", str(dump))[0] == 0
+    links = [json.loads(line)["link"] for line in dump.read_text().splitlines()
+             if json.loads(line)["kind"] == "link"]
+    assert [(link["id"], link["thread_id"]) for link in links] == [("link-client", None)]
+
+    assert run("import", "--db", target, "--in", str(dump))[0] == 0
+    with OracleAgentMemory(connection=target) as client:
+        assert [link["id"] for link in client.memory_service.backend.list_links({})] \
+            == ["link-client"]
+
+
 def test_entry_point_runs_as_a_module(populated):
     completed = subprocess.run(
         [sys.executable, "-m", "oracleagentmemory", "threads", "--db", populated],

@@ -31,15 +31,11 @@ def load_embedder() -> IEmbedder:
     from oracleagentmemory.core.embedders import default_embedder
 
     try:
-        embedder = default_embedder()
-        load = getattr(embedder, "load", None)
-        if callable(load):
-            load()
+        return default_embedder(load=True)
     except Exception as error:  # any failure to find or read the model files
         raise CommandError(ExitCode.MISSING_COMPONENT,
                            f"the embedding model cannot be loaded: {one_line(error_text(error))}"
                            ) from error
-    return embedder
 
 
 def connect_oracle(arguments: argparse.Namespace) -> Any:

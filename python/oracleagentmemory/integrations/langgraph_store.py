@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
+from oracleagentmemory._distribution import install_hint
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
@@ -82,8 +83,8 @@ try:
         tokenize_path,
     )
 except ImportError as error:  # pragma: no cover - depends on the environment
-    raise ImportError("the LangGraph store needs LangGraph: "
-                      "pip install 'agentmemory-plsql[langgraph]'") from error
+    raise ImportError(f"the LangGraph store needs LangGraph: {install_hint('langgraph')}"
+                      ) from error
 
 try:
     from langgraph.store.base import validate_op_namespace
@@ -147,8 +148,7 @@ class OracleAgentMemoryStore(BaseStore):
                     f"{client.embedder.embedding_dimension} dimensions")
         self.client = client
         self.index_config = config
-        self.fields = [(path, tokenize_path(path) if path != "$" else path)
-                       for path in config.get("fields") or ["$"]]
+        self.fields = _index_paths(config.get("fields") or ["$"])
         self.namespace_mapper = namespace_mapper
         self.memory_type = memory_type
         self.ttl_config = ttl
@@ -369,9 +369,7 @@ class OracleAgentMemoryStore(BaseStore):
         """The texts to embed, as LangGraph's stores select them (index paths or fields)."""
         if op.index is False:
             return []
-        paths = self.fields if op.index is None else [
-            (path, tokenize_path(path) if path != "$" else path) for path in op.index
-        ]
+        paths = self.fields if op.index is None else _index_paths(op.index)
         value = dict(op.value or {})
         return [text for _, path in paths for text in get_text_at_path(value, path)]
 
@@ -438,6 +436,11 @@ class OracleAgentMemoryStore(BaseStore):
             backend.write_records([*records, *retired], replace=True)
         if retired:
             backend.delete_records([record["id"] for record in retired], [self.memory_type])
+
+
+def _index_paths(paths: Iterable[str]) -> list[tuple[str, Any]]:
+    """Each index path with its tokens (``"$"``, the whole value, stays as it is)."""
+    return [(path, tokenize_path(path) if path != "$" else path) for path in paths]
 
 
 def _scope_of(record: RecordOut) -> tuple[str | None, str | None, str | None]:

@@ -13,13 +13,11 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from oracleagentmemory.core.llms.from_env import env_flag
 from oracleagentmemory.errors import InvalidArgumentError
 
 ENV_PREFIX = "ORACLEAGENTMEMORY_MCP_"
 """Environment variables are this prefix plus the upper-case field name."""
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
 
 
 class McpServerConfig(BaseModel):
@@ -104,13 +102,8 @@ def _env_values(environ: Mapping[str, str]) -> dict[str, object]:
     threads = environ.get(ENV_PREFIX + "THREAD_IDS")
     if threads:
         values["thread_ids"] = tuple(part.strip() for part in threads.split(",") if part.strip())
-    session = environ.get(ENV_PREFIX + "SESSION_THREAD")
-    if session is not None:
-        flag = session.strip().lower()
-        if flag not in _TRUE | _FALSE:
-            raise InvalidArgumentError(
-                f"{ENV_PREFIX}SESSION_THREAD must be true or false, got {session!r}")
-        values["session_thread"] = flag in _TRUE
+    if ENV_PREFIX + "SESSION_THREAD" in environ:
+        values["session_thread"] = env_flag(environ, ENV_PREFIX + "SESSION_THREAD", False)
     return values
 
 

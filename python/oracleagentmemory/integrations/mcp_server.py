@@ -326,11 +326,7 @@ def load_embedder(spec: str) -> IEmbedder:
     if spec == "default":
         from oracleagentmemory.core.embedders import default_embedder
 
-        embedder = default_embedder()
-        load = getattr(embedder, "load", None)
-        if callable(load):
-            load()
-        return embedder
+        return default_embedder(load=True)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not attribute:
         raise InvalidArgumentError(f"embedder must be 'default' or 'module:factory', got {spec!r}")

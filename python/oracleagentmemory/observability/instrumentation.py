@@ -90,9 +90,13 @@ def _first(arguments: Mapping[str, Any], *names: str) -> Any:
     return next(iter(arguments.values()), None)
 
 
-def _embedder_input(instance: Any, arguments: Mapping[str, Any]) -> Details:
+def _embedder_texts(arguments: Mapping[str, Any]) -> list[Any]:
     texts = _first(arguments, "texts")
-    items = [texts] if isinstance(texts, str) else list(texts or ())
+    return [texts] if isinstance(texts, str) else list(texts or ())
+
+
+def _embedder_input(instance: Any, arguments: Mapping[str, Any]) -> Details:
+    items = _embedder_texts(arguments)
     return {
         "model": _model_name(instance),
         "input": [str(item) for item in items],
@@ -103,8 +107,11 @@ def _embedder_input(instance: Any, arguments: Mapping[str, Any]) -> Details:
 
 
 def _embedder_output(instance: Any, arguments: Mapping[str, Any], result: Any) -> Details:
-    details = _embedder_input(instance, arguments)
-    details = {name: details[name] for name in ("model", "input_count", "is_query")}
+    """The completed event's fields: the count of the texts, not the texts (the started
+    event carries those)."""
+    details: Details = {"model": _model_name(instance),
+                        "input_count": len(_embedder_texts(arguments)),
+                        "is_query": bool(arguments.get("is_query", False))}
     shape = getattr(result, "shape", None)
     if isinstance(shape, tuple) and len(shape) in (1, 2):
         details["vector_count"] = 1 if len(shape) == 1 else int(shape[0])

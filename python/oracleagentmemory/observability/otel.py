@@ -23,6 +23,8 @@ from collections.abc import Mapping
 from contextvars import Token
 from typing import Any
 
+from oracleagentmemory._distribution import install_hint
+
 try:
     from opentelemetry import context as otel_context
     from opentelemetry import trace
@@ -30,7 +32,7 @@ try:
     from opentelemetry.trace import Span, Status, StatusCode, TracerProvider
 except ImportError as error:  # pragma: no cover - exercised only without the extra
     raise ImportError("the OpenTelemetry bridge needs the 'otel' extra: "
-                      "pip install 'agentmemory-plsql[otel]'") from error
+                      + install_hint("otel")) from error
 
 from oracleagentmemory.observability.event import (
     ApiOperationCompletedEvent,

@@ -15,11 +15,15 @@ if TYPE_CHECKING:
 __all__ = ["Embedder", "OracleDBEmbedder"]
 
 
-def default_embedder() -> IEmbedder:
-    """The local all-MiniLM-L6-v2 model (offline, CPU); weights load on first use."""
+def default_embedder(*, load: bool = False) -> IEmbedder:
+    """The local all-MiniLM-L6-v2 model (offline, CPU); weights load on first use, or now
+    with ``load`` (a missing or broken model then fails here, before any work starts)."""
     from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder
 
-    return LocalMiniLMEmbedder()
+    embedder = LocalMiniLMEmbedder()
+    if load:
+        embedder.load()
+    return embedder
 
 
 def __getattr__(name: str) -> Any:

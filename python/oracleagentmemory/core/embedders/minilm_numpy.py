@@ -7,7 +7,6 @@ reproduces the Hugging Face ``BertModel`` + sentence-transformers mean pooling t
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from oracleagentmemory.core.embedders.json_file import read_json_object
 
 __all__ = ["BertConfig", "BertEncoder", "gelu_", "l2_normalize", "mean_pool"]
 
@@ -84,8 +85,7 @@ class BertConfig:
     @classmethod
     def from_json(cls, path: str | os.PathLike[str]) -> BertConfig:
         """Read a ``config.json`` file."""
-        with open(Path(path), encoding="utf-8") as f:
-            return cls.from_dict(json.load(f))
+        return cls.from_dict(read_json_object(Path(path)))
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from oracleagentmemory.core.embedders.onnx_graph import EMBEDDING_OUTPUT
+from oracleagentmemory.core.llms.from_env import env_positive
 
 __all__ = ["MAX_DEFAULT_THREADS", "THREADS_ENV_VAR", "OnnxEncoder", "default_threads"]
 
@@ -43,16 +44,9 @@ def _available_cpus() -> int:
 
 def default_threads() -> int:
     """``$ORACLEAGENTMEMORY_EMBEDDER_THREADS``, else the usable CPUs, at most 4."""
-    configured = os.environ.get(THREADS_ENV_VAR, "").strip()
-    if configured:
-        try:
-            threads = int(configured)
-        except ValueError:
-            threads = 0
-        if threads < 1:
-            raise ValueError(f"{THREADS_ENV_VAR} must be a whole number >= 1, got "
-                             f"{configured!r}")
-        return threads
+    configured = env_positive(os.environ, THREADS_ENV_VAR, int)
+    if configured is not None:
+        return int(configured)
     return max(1, min(MAX_DEFAULT_THREADS, _available_cpus()))
 
 

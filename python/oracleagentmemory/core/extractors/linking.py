@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.core.extractors.prompts import truncate_escaped, with_custom_instructions
+from oracleagentmemory.core.extractors.prompts import (
+    attribute,
+    truncate_escaped,
+    with_custom_instructions,
+)
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import parse_json_output
 from oracleagentmemory.core.llms.tasks import LINKING, llm_task
-from oracleagentmemory.core.rendering import xml_attr
 from oracleagentmemory.core.tokens import estimate_tokens
 
 logger = logging.getLogger(__name__)
@@ -153,7 +156,7 @@ def propose_links(
     pool = [c for c in map(to_candidate, candidates) if c.id != new_memory_id and c.content]
     if not pool or not new_memory.strip():
         return []
-    header = (f'<new_memory type="{xml_attr(" ".join(new_memory_type.split()))}">'
+    header = (f'<new_memory type="{attribute(new_memory_type)}">'
               f"{truncate_escaped(new_memory, MAX_CANDIDATE_TOKENS)}</new_memory>")
     lines: list[str] = []
     budget = token_limit - estimate_tokens(LINKING_SYSTEM_PROMPT + header
@@ -161,7 +164,7 @@ def propose_links(
         if token_limit > 0 else 0
     used = 0
     for number, candidate in enumerate(pool, start=1):
-        line = (f'<memory n="{number}" type="{xml_attr(" ".join(candidate.memory_type.split()))}">'
+        line = (f'<memory n="{number}" type="{attribute(candidate.memory_type)}">'
                 f"{truncate_escaped(candidate.content, MAX_CANDIDATE_TOKENS)}</memory>")
         if token_limit > 0 and used + estimate_tokens(line) > budget:
             pool = pool[: number - 1]

@@ -131,9 +131,10 @@ def truncate_to_tokens(text: str, token_limit: int) -> str:
     return text[:keep] + TRUNCATION_MARK
 
 
-def _one_line(value: str) -> str:
-    """An attribute value on one line: a newline in a role cannot start another message."""
-    return " ".join(value.split())
+def attribute(value: str) -> str:
+    """An attribute value, escaped and on one line: a newline in a role cannot start
+    another message."""
+    return xml_attr(" ".join(value.split()))
 
 
 def render_message(label: int, message: PromptMessage) -> str:
@@ -146,8 +147,8 @@ def render_message(label: int, message: PromptMessage) -> str:
 
 
 def _element(label: int, message: PromptMessage, escaped_text: str) -> str:
-    when = f' time="{xml_attr(_one_line(message.timestamp))}"' if message.timestamp else ""
-    return (f'<message n="{label}" role="{xml_attr(_one_line(message.role))}"{when}>'
+    when = f' time="{attribute(message.timestamp)}"' if message.timestamp else ""
+    return (f'<message n="{label}" role="{attribute(message.role)}"{when}>'
             f"{escaped_text}</message>")
 
 

@@ -39,11 +39,11 @@ def output_fields(mode: OutputMode, schema: dict[str, Any] | None) -> dict[str, 
         "name": schema_name(schema), "schema": schema, "strict": is_strict_compatible(schema)}}}
 
 
-def option_fields(*, max_tokens_field: str, temperature: float | None,
-                  max_tokens: int | None, reasoning_effort: str | None) -> dict[str, Any]:
-    """The generation options under this protocol's field names (unset ones omitted)."""
-    fields: dict[str, Any] = {"temperature": temperature, max_tokens_field: max_tokens,
-                              "reasoning_effort": reasoning_effort}
+def option_fields(*, temperature: float | None, reasoning_effort: str | None
+                  ) -> dict[str, Any]:
+    """The generation options under this protocol's field names (unset ones omitted; the
+    output cap goes per call, in :func:`cap_field`)."""
+    fields: dict[str, Any] = {"temperature": temperature, "reasoning_effort": reasoning_effort}
     return {name: value for name, value in fields.items() if value is not None}
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from oracleagentmemory.core.llms.llm import Llm
 from oracleagentmemory.core.llms.tasks import TASKS
+from oracleagentmemory.errors import InvalidArgumentError
 
 ENV_PREFIX = "ORACLEAGENTMEMORY_LLM_"
 BASE_URL_ENV = ENV_PREFIX + "BASE_URL"
@@ -33,41 +34,42 @@ _TRUE = {"1", "true", "yes", "on"}
 
 
 def env_number(environ: Mapping[str, str], name: str, kind: type, default: float) -> float:
-    """A numeric variable, or ``default`` when unset; ValueError naming the variable if bad."""
+    """A numeric variable, or ``default`` when unset; InvalidArgumentError (a ValueError)
+    naming the variable if bad."""
     raw = environ.get(name, "").strip()
     if not raw:
         return default
     try:
         value = kind(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
+        raise InvalidArgumentError(f"{name} must be a {kind.__name__}, got {raw!r}") from None
     if value < 0:
-        raise ValueError(f"{name} must not be negative, got {raw!r}")
+        raise InvalidArgumentError(f"{name} must not be negative, got {raw!r}")
     return value
 
 
-def _positive(environ: Mapping[str, str], name: str, kind: type) -> Any:
-    """A positive number from ``name``, or None when unset."""
+def env_positive(environ: Mapping[str, str], name: str, kind: type) -> Any:
+    """A positive number (``kind`` int or float) from ``name``, or None when unset."""
     if not environ.get(name, "").strip():
         return None
     value = env_number(environ, name, kind, 0)
     if not value > 0:
-        raise ValueError(f"{name} must be positive, got {environ[name].strip()!r}")
+        raise InvalidArgumentError(f"{name} must be positive, got {environ[name].strip()!r}")
     return kind(value)
 
 
 def client_options(environ: Mapping[str, str]) -> dict[str, Any]:
     """The ``Llm`` options the variables set (a variable left unset sets nothing)."""
     options: dict[str, Any] = {}
-    if (timeout := _positive(environ, TIMEOUT_ENV, float)) is not None:
+    if (timeout := env_positive(environ, TIMEOUT_ENV, float)) is not None:
         options["timeout"] = timeout
     if environ.get(MAX_RETRIES_ENV, "").strip():
         options["max_retries"] = int(env_number(environ, MAX_RETRIES_ENV, int, 3))
-    if (cap := _positive(environ, MAX_TOKENS_ENV, int)) is not None:
+    if (cap := env_positive(environ, MAX_TOKENS_ENV, int)) is not None:
         options["max_tokens"] = cap
-    caps = {task: value for task in TASKS if (value := _positive(
+    caps = {task: value for task in TASKS if (value := env_positive(
         environ, f"{MAX_TOKENS_ENV}_{task.upper()}", int)) is not None}
-    timeouts = {task: value for task in TASKS if (value := _positive(
+    timeouts = {task: value for task in TASKS if (value := env_positive(
         environ, f"{TIMEOUT_ENV}_{task.upper()}", float)) is not None}
     if caps:
         options["max_tokens_by_task"] = caps
@@ -78,12 +80,13 @@ def client_options(environ: Mapping[str, str]) -> dict[str, Any]:
     if environ.get(BREAKER_THRESHOLD_ENV, "").strip():
         options["circuit_breaker_threshold"] = int(
             env_number(environ, BREAKER_THRESHOLD_ENV, int, 0))
-    if (cooldown := _positive(environ, BREAKER_COOLDOWN_ENV, float)) is not None:
+    if (cooldown := env_positive(environ, BREAKER_COOLDOWN_ENV, float)) is not None:
         options["circuit_breaker_cooldown"] = cooldown
     return options
 
 
 def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
+    """``1/true/yes/on`` or ``0/false/no/off`` (any case), ``default`` when unset or blank."""
     raw = environ.get(name, "").strip().lower()
     if not raw:
         return default
@@ -91,7 +94,7 @@ def env_flag(environ: Mapping[str, str], name: str, default: bool) -> bool:
         return True
     if raw in _FALSE:
         return False
-    raise ValueError(f"{name} must be true or false, got {raw!r}")
+    raise InvalidArgumentError(f"{name} must be true or false, got {raw!r}")
 
 
 def llm_from_env(environ: Mapping[str, str] | None = None) -> Llm | None:

@@ -37,6 +37,7 @@ from oracleagentmemory.core.llms.errors import (
     LlmTimeoutError,
     LlmUnavailableError,
 )
+from oracleagentmemory.core.llms.model_arguments import positive_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -111,13 +112,9 @@ class CircuitBreaker:
         if isinstance(threshold, bool) or not isinstance(threshold, int) or threshold < 0:
             raise ValueError(f"circuit_breaker_threshold must be an int of at least 0 (0 turns "
                              f"the breaker off), got {threshold!r}")
-        for name, value in (("circuit_breaker_cooldown", cooldown),
-                            ("max_cooldown", max_cooldown)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-                raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
         self.threshold = threshold
-        self.cooldown = float(cooldown)
-        self.max_cooldown = max(float(max_cooldown), self.cooldown)
+        self.cooldown = positive_seconds("circuit_breaker_cooldown", cooldown)
+        self.max_cooldown = max(positive_seconds("max_cooldown", max_cooldown), self.cooldown)
         self._clock = clock
         self._lock = threading.Lock()
         self._failures = 0

@@ -124,15 +124,11 @@ class Llm(ILlm):
         self._protocol = _PROTOCOLS[self.api_type]
         self._stream = flag("stream", stream, False)
         self._options = self._protocol.option_fields(
-            max_tokens_field=endpoint.max_tokens_field,
             temperature=optional_value("temperature", temperature, (int, float)),
-            max_tokens=None,  # sent per call: a task's cap, or this one
             reasoning_effort=optional_value("reasoning_effort", reasoning_effort, str),
         )
         self._cap_field = self._protocol.cap_field(endpoint.max_tokens_field)
-        cap = optional_value("max_tokens", max_tokens, int)
-        if cap is not None and cap < 1:
-            raise ValueError(f"max_tokens must be at least 1, got {cap}")
+        cap = positive_int("max_tokens", max_tokens, None)  # sent per call (see _body)
         self._reminder = flag("enable_structured_output_reminder",
                                enable_structured_output_reminder, True)
         self._supports_vision = flag("supports_vision", supports_vision, True)
@@ -215,7 +211,7 @@ class Llm(ILlm):
             return LlmResponse(self._protocol.streamed_text(payload))
         return LlmResponse(self._protocol.answer_text(payload))
 
-    def _mode(self, schema: JsonSchema | None) -> OutputMode:
+    def _mode(self) -> OutputMode:
         """The output mode to ask for: the best the endpoint has not refused."""
         return best_output(self._endpoint_key, self._best_output)
 
@@ -251,7 +247,7 @@ class Llm(ILlm):
                  **kwargs: Any) -> LlmResponse:
         """The model's answer to ``prompt`` (see the class docstring for the options)."""
         messages = self._messages(prompt)
-        mode = self._mode(response_json_schema)
+        mode = self._mode()
         task = current_task()
         timeout = self.limits.timeout_for(task)
         send = self.http.post_events if self._stream else self.http.post
@@ -270,7 +266,7 @@ class Llm(ILlm):
                              **kwargs: Any) -> LlmResponse:
         """Async twin of :meth:`generate` (native async HTTP, same errors and fallbacks)."""
         messages = self._messages(prompt)
-        mode = self._mode(response_json_schema)
+        mode = self._mode()
         task = current_task()
         timeout = self.limits.timeout_for(task)
         send = self.http.post_events_async if self._stream else self.http.post_async

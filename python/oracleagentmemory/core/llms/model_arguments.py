@@ -1,7 +1,8 @@
 """Checks of the model classes' keyword arguments, where NOT_SET_MARKER means "default".
 
-Why shared: Llm, Embedder and OracleDBEmbedder take the reference's optional arguments;
-each bad one must fail the same way, with a TypeError or ValueError naming it.
+Why shared: Llm, Embedder and OracleDBEmbedder take the reference's optional arguments
+(and the HTTP client and task limits behind them their own options); each bad one must
+fail the same way, with a TypeError or ValueError naming it.
 """
 
 from __future__ import annotations
@@ -32,6 +33,13 @@ def positive_int(name: str, value: Any, default: int | None) -> int | None:
     if value < 1:
         raise ValueError(f"{name} must be at least 1, got {value}")
     return value
+
+
+def positive_seconds(name: str, value: Any) -> float:
+    """A duration: an int or float above 0, as a float (a bool is not a number)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
+    return float(value)
 
 
 def flag(name: str, value: Any, default: bool) -> bool:

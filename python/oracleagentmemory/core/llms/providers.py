@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from oracleagentmemory._distribution import install_hint
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.core.llms.http_client import (
     CircuitBreaker,
@@ -31,8 +32,9 @@ from oracleagentmemory.core.llms.http_client import (
     HttpJsonClient,
     RetryPolicy,
 )
+from oracleagentmemory.core.llms.model_arguments import positive_seconds
 
-LITELLM_EXTRA = "pip install 'agentmemory-plsql[litellm]'"
+LITELLM_EXTRA = install_hint("litellm")
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 3
 
@@ -127,8 +129,7 @@ def endpoint_client(endpoint: Endpoint, options: dict[str, Any], *, key_file: An
     :class:`HttpJsonClient`."""
     timeout = options.pop("timeout", DEFAULT_TIMEOUT)
     retries = options.pop("max_retries", DEFAULT_MAX_RETRIES)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
-        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    timeout = positive_seconds("timeout", timeout)
     if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
         raise ValueError(f"max_retries must be an int of at least 0, got {retries!r}")
     connection = ConnectionOptions(
@@ -136,6 +137,6 @@ def endpoint_client(endpoint: Endpoint, options: dict[str, Any], *, key_file: An
         key_file=value_or(key_file, None), proxy=value_or(proxy, None),
         trust_env=value_or(trust_env, True),
     )
-    return HttpJsonClient(endpoint.base_url, api_key=endpoint.api_key, timeout=float(timeout),
+    return HttpJsonClient(endpoint.base_url, api_key=endpoint.api_key, timeout=timeout,
                           retry=RetryPolicy(max_retries=retries), connection=connection,
                           retry_timeouts=retry_timeouts, breaker=breaker)

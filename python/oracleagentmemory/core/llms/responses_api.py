@@ -42,17 +42,13 @@ def output_fields(mode: OutputMode, schema: dict[str, Any] | None) -> dict[str, 
                                 "schema": schema, "strict": is_strict_compatible(schema)}}}
 
 
-def option_fields(*, max_tokens_field: str, temperature: float | None,
-                  max_tokens: int | None, reasoning_effort: str | None) -> dict[str, Any]:
-    """The generation options under this protocol's field names (unset ones omitted).
-
-    ``max_tokens_field`` is a chat-completions notion; this protocol has one name.
-    """
+def option_fields(*, temperature: float | None, reasoning_effort: str | None
+                  ) -> dict[str, Any]:
+    """The generation options under this protocol's field names (unset ones omitted; the
+    output cap goes per call, in :func:`cap_field`)."""
     fields: dict[str, Any] = {"store": False}
     if temperature is not None:
         fields["temperature"] = temperature
-    if max_tokens is not None:
-        fields["max_output_tokens"] = max_tokens
     if reasoning_effort is not None:
         fields["reasoning"] = {"effort": reasoning_effort}
     return fields

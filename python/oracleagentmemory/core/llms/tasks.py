@@ -23,6 +23,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from oracleagentmemory.core.llms.model_arguments import positive_seconds
+
 EXTRACTION = "extraction"
 SUMMARY = "summary"
 TOPICS = "topics"
@@ -99,12 +101,6 @@ def _cap(name: str, value: Any) -> int | None:
     return value
 
 
-def _seconds(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
-        raise ValueError(f"{name} must be a positive number of seconds, got {value!r}")
-    return float(value)
-
-
 @dataclass(frozen=True)
 class TaskLimits:
     """The caps and timeouts one ``Llm`` gives each task, resolved once."""
@@ -121,7 +117,7 @@ class TaskLimits:
                      timeout: float | None = None) -> TaskLimits:
         """Checked limits; errors name the option (and the task) that is wrong."""
         return cls(_by_task("max_tokens_by_task", max_tokens_by_task, _cap),
-                   _by_task("timeout_by_task", timeout_by_task, _seconds),
+                   _by_task("timeout_by_task", timeout_by_task, positive_seconds),
                    max_tokens, max_tokens_given, timeout)
 
     def cap(self, call: TaskCall | None) -> int | None:
