@@ -15,7 +15,7 @@ Rules (policy names as stored):
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from oracleagentmemory._end_user import EndUser, current_end_user
@@ -25,6 +25,7 @@ from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
     CascadeResult,
     LinkChanges,
+    LinkedHit,
     LinkIn,
     LinkOut,
     LinkQuery,
@@ -41,7 +42,6 @@ from oracleagentmemory.stores.protocol import (
 )
 
 OWN_ROWS, GLOBAL_MEMORIES = SECURITY_POLICIES
-POLICY_NAMES = SECURITY_POLICIES
 LOCAL_USER, GROUP = PRINCIPAL_KINDS
 
 
@@ -67,7 +67,6 @@ class Rules:
     username: str
     own_rows: bool
     global_memories: bool
-    granted: frozenset[str] = field(default=frozenset())
 
     def visible(self, record: Mapping[str, Any]) -> bool:
         user = record.get("user_id")
@@ -87,23 +86,32 @@ class EndUserGuard:
                  settings: Callable[[], SecuritySettings]) -> None:
         self.inner = backend
         self._settings = settings
-        self.embedding_dimension = getattr(backend, "embedding_dimension", None)
 
     def _rules(self) -> Rules | None:
         user = current_end_user()
         if user is None:
             return None
         granted = self._settings().granted(user)
-        return Rules(user.username, OWN_ROWS in granted, GLOBAL_MEMORIES in granted, granted)
+        return Rules(user.username, OWN_ROWS in granted, GLOBAL_MEMORIES in granted)
 
     def _denied(self, rules: Rules, what: str) -> AccessDeniedError:
         return AccessDeniedError(f"end user {rules.username!r} may not {what}")
 
-    def _visible_ids(self, rules: Rules, ids: Iterable[str], writable: bool) -> set[str]:
-        """The ids among ``ids`` whose record the rules let the user see (or change)."""
-        records = self.inner.get_records({"ids": sorted(set(ids))})
+    def _visible_ids(self, rules: Rules, ids: Iterable[str], writable: bool,
+                     record_types: Sequence[str], thread_id: str | None = None) -> set[str]:
+        """The ids among ``ids`` that name at least one record of ``record_types`` (of
+        ``thread_id`` when given) and only records the rules let the user see (or change).
+        Ids are unique per id space only: a record of another type never vouches for an id,
+        and an id naming both an allowed and a forbidden record is refused."""
+        query: RecordQuery = {"ids": sorted(set(ids)), "record_types": list(record_types)}
+        if thread_id is not None:
+            query["thread_id"] = thread_id
         test = rules.writable if writable else rules.visible
-        return {record["id"] for record in records if test(record)}
+        allowed: set[str] = set()
+        refused: set[str] = set()
+        for record in self.inner.get_records(query):
+            (allowed if test(record) else refused).add(record["id"])
+        return allowed - refused
 
     # -- passthrough ------------------------------------------------------------------
 
@@ -129,15 +137,17 @@ class EndUserGuard:
                 raise self._denied(rules, "write records of another user or of no user")
             ends = {end for link in links for end in (link.get("source_id"),
                                                       link.get("target_id")) if end}
-            new = {record.get("id") for record in records}
-            if ends - new - self._visible_ids(rules, ends - new, writable=True):
+            new = {record.get("id") for record in records
+                   if record.get("record_type") in MEMORY_TYPES}
+            if ends - new - self._visible_ids(rules, ends - new, True, MEMORY_TYPES):
                 raise self._denied(rules, "link records it does not own")
         return self.inner.write_records(records, links, replace)
 
     def update_record(self, record_id: str, record_types: Sequence[str],
                       changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
         rules = self._rules()
-        if rules is not None and not self._visible_ids(rules, [record_id], writable=True):
+        if rules is not None and not self._visible_ids(rules, [record_id], True, record_types,
+                                                       thread_id):
             return None
         return self.inner.update_record(record_id, record_types, changes, thread_id)
 
@@ -145,7 +155,8 @@ class EndUserGuard:
                        thread_id: str | None = None) -> int:
         rules = self._rules()
         if rules is not None:
-            record_ids = sorted(self._visible_ids(rules, record_ids, writable=True))
+            record_ids = sorted(self._visible_ids(rules, record_ids, True, record_types,
+                                                  thread_id))
             if not record_ids:
                 return 0
         return self.inner.delete_records(record_ids, record_types, thread_id)
@@ -155,7 +166,7 @@ class EndUserGuard:
         if rules is not None:
             allowed = (owner_type == "user" and owner_id == rules.username and rules.own_rows
                        or owner_type == "thread"
-                       and self._visible_ids(rules, [owner_id], writable=True))
+                       and self._visible_ids(rules, [owner_id], True, ["thread"]))
             if not allowed:
                 raise self._denied(rules, f"delete {owner_type} {owner_id!r}")
         return self.inner.delete_cascade(owner_type, owner_id)
@@ -174,7 +185,7 @@ class EndUserGuard:
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
                       include_bytes: bool = False) -> list[RecordOut]:
         rules = self._rules()
-        if rules is not None and not self._visible_ids(rules, [thread_id], writable=False):
+        if rules is not None and not self._visible_ids(rules, [thread_id], False, ["thread"]):
             return []
         messages = self.inner.list_messages(thread_id, start, end, include_bytes)
         return messages if rules is None else [m for m in messages if rules.visible(m)]
@@ -192,8 +203,7 @@ class EndUserGuard:
             if memory_types:
                 hits += self._search_as(request, None, memory_types)
         hits.sort(key=lambda hit: hit["distance"])
-        return [{**hit, "linked": [item for item in hit["linked"]
-                                   if rules.visible(item["record"])]}
+        return [{**hit, "linked": _readable_linked(rules, hit)}
                 for hit in hits[:request.get("max_results", 10)]]
 
     def _search_as(self, request: SearchRequest, user_id: str | None,
@@ -210,21 +220,34 @@ class EndUserGuard:
 
     # -- links ------------------------------------------------------------------------
 
-    def _link_allowed(self, rules: Rules, link: Mapping[str, Any], writable: bool) -> bool:
-        ends = [link["source_id"], link["target_id"]]
-        return len(self._visible_ids(rules, ends, writable)) == 2
+    def _allowed_links(self, rules: Rules, links: list[LinkOut],
+                       writable: bool) -> list[LinkOut]:
+        """The links both of whose ends the rules let the user see (or change), the ends of
+        all of them looked up in one read."""
+        if not links:
+            return links
+        ends = {end for link in links for end in (link["source_id"], link["target_id"])}
+        allowed = self._visible_ids(rules, ends, writable, MEMORY_TYPES)
+        return [link for link in links
+                if link["source_id"] in allowed and link["target_id"] in allowed]
+
+    def _changeable_link(self, rules: Rules, query: LinkQuery) -> bool:
+        """Is there a link matching ``query`` (an id or the endpoint tuple: at most one)
+        that the user may change?"""
+        found = self.inner.list_links(query)
+        return bool(self._allowed_links(rules, found[:1], writable=True))
 
     def list_links(self, query: LinkQuery) -> list[LinkOut]:
         rules = self._rules()
         links = self.inner.list_links(query)
         if rules is None:
             return links
-        return [link for link in links if self._link_allowed(rules, link, writable=False)]
+        return self._allowed_links(rules, links, writable=False)
 
     def update_link(self, relation_id: str, thread_id: str | None,
                     changes: LinkChanges) -> int:
         rules = self._rules()
-        if rules is not None and not self._owned_link(rules, relation_id):
+        if rules is not None and not self._changeable_link(rules, {"ids": [relation_id]}):
             return 0
         return self.inner.update_link(relation_id, thread_id, changes)
 
@@ -238,11 +261,21 @@ class EndUserGuard:
                 for key in ENDPOINT_KEYS:
                     if key in selector:
                         query[key] = selector[key]
-            found = self.inner.list_links(query)
-            if not found or not self._link_allowed(rules, found[0], writable=True):
+            if not self._changeable_link(rules, query):
                 return 0
         return self.inner.delete_links(selector, thread_id)
 
-    def _owned_link(self, rules: Rules, relation_id: str) -> bool:
-        found = self.inner.list_links({"ids": [relation_id]})
-        return bool(found) and self._link_allowed(rules, found[0], writable=True)
+
+def _readable_linked(rules: Rules, hit: SearchHit) -> list[LinkedHit]:
+    """The linked records of a hit that the user may read and that were reached only
+    through records it may read: the inner backend walks through every record, so a record
+    behind another user's would otherwise come back with that record's id (as
+    ``via_record_id`` and in ``relation``), a link the user may not read. The walk is breadth
+    first, so a record's ``via_record_id`` is the hit or a record listed before it."""
+    reached = {hit["record"]["id"]}
+    readable: list[LinkedHit] = []
+    for item in hit["linked"]:
+        if item["via_record_id"] in reached and rules.visible(item["record"]):
+            reached.add(item["record"]["id"])
+            readable.append(item)
+    return readable

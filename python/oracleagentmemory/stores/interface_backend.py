@@ -62,8 +62,6 @@ from oracleagentmemory.stores.protocol import (
 from oracleagentmemory.stores.relations import BUILTIN_OPPOSITES
 
 _OWNER_TYPES = {"user": "user_profile", "agent": "agent_profile"}
-_TTL_ANCHORS = {"CREATED_AT": TimeToLiveAnchor.CREATED_AT,
-                "TIMESTAMP": TimeToLiveAnchor.TIMESTAMP}
 
 
 class _UpdateArguments(TypedDict, total=False):
@@ -160,7 +158,6 @@ class InterfaceBackend:
 
     def __init__(self, store: IMemoryStore) -> None:
         self.store = store
-        self.embedding_dimension: int | None = None
 
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "store_class": type(self.store).__name__,
@@ -217,7 +214,7 @@ class InterfaceBackend:
         if "ttl_days" in changes:
             given["ttl_days"] = _whole_days(changes["ttl_days"])
         if "ttl_anchor" in changes:
-            given["ttl_anchor"] = _TTL_ANCHORS[changes["ttl_anchor"]]
+            given["ttl_anchor"] = TimeToLiveAnchor[changes["ttl_anchor"]]
         if not self.store.update(record_type, record_id, **given):
             return None
         return self._find(record_id, record_types, thread_id)
@@ -387,6 +384,6 @@ def _batch(record: RecordIn) -> PendingRecordBatch:
         agent_ids=[record.get("agent_id")], roles=[record.get("role")],
         timestamps=[record.get("timestamp")], metadata=[record.get("metadata")],
         ttl_days=[_whole_days(record.get("ttl_days"))] if "ttl_days" in record else NOT_SET_MARKER,
-        ttl_anchor=[_TTL_ANCHORS[anchor]] if anchor else NOT_SET_MARKER,
+        ttl_anchor=[TimeToLiveAnchor[anchor]] if anchor else NOT_SET_MARKER,
         statuses=[RecordStatus(record.get("status") or "VALID")],
     )

@@ -18,6 +18,11 @@ from typing import Any
 
 from oracleagentmemory.stores.errors import InvalidArgumentError, InvalidFilterError
 
+MAX_ID_LENGTH = 512
+"""Characters of an id (a record's, its user, agent, thread and message ids, a relation's):
+the width of the Oracle tables' VARCHAR2(512 CHAR) id columns, so an id one backend takes
+fits the other."""
+
 MAX_CONTENT_CHARS = 1_000_000
 """Characters of one record's ``content`` (a message, a memory, an image description, a
 profile). A million characters is a long book chapter: far more than any message or memory
@@ -161,7 +166,6 @@ class FilterBudget:
             raise InvalidFilterError(
                 f"metadata_filter has more than {MAX_FILTER_VALUES} list items (at {path!r})"
             )
-
 
 
 def nesting_depth(value: Any, stop_after: int = MAX_JSON_DEPTH) -> int:

@@ -73,7 +73,6 @@ class LimitsGuard:
 
     def __init__(self, backend: StoreBackend) -> None:
         self.inner = backend
-        self.embedding_dimension = getattr(backend, "embedding_dimension", None)
 
     def describe(self) -> dict[str, Any]:
         return self.inner.describe()

@@ -125,7 +125,8 @@ class LinkOut(TypedDict, total=False):
 
 
 class LinkQuery(TypedDict, total=False):
-    """Selector of ``list_links``; a key that is present matches exactly (None too)."""
+    """Selector of ``list_links``; a key that is present matches exactly (None too); an
+    empty ``ids`` matches nothing."""
 
     ids: list[str]
     thread_id: str | None
@@ -177,7 +178,8 @@ class SearchHit(TypedDict):
 
 
 class RecordQuery(TypedDict, total=False):
-    """Selector of ``get_records``. A scope key that is present matches exactly (None too)."""
+    """Selector of ``get_records``. A scope key that is present matches exactly (None too);
+    an empty ``ids`` matches nothing."""
 
     ids: list[str]
     record_types: list[str]
@@ -247,7 +249,9 @@ class StoreBackend(Protocol):
     """Every operation the Python layer needs from a backend."""
 
     def describe(self) -> dict[str, Any]:
-        """Backend name, schema version, embedding dimension, store id, search strategy."""
+        """``backend``, ``schema_version``, ``embedding_dimension`` and ``search_strategy``,
+        plus what the backend adds (the Oracle facade: ``store_id``, index and purge job;
+        the embedded store: its ``location``)."""
 
     def write_records(
         self,
@@ -259,8 +263,11 @@ class StoreBackend(Protocol):
 
         With ``replace``, a record holding an id is replaced only when it has the same
         record type, scope and ``message_id``; any other holder is a DuplicateRecordError,
-        as without ``replace``. Every record is within the contract's input limits
-        (``stores.limits``)."""
+        as without ``replace``. A value over one of the contract's input limits
+        (``stores.limits``) is an InvalidArgumentError naming the field, and nothing is
+        written: a backend that checks them itself says so with ``checks_input_limits =
+        True``; the client puts ``stores.limits_guard.LimitsGuard`` in front of any
+        other."""
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         """Visible (non-expired) records matching the selector, oldest first."""

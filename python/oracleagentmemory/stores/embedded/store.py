@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES
+from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES, STATUSES, TTL_ANCHORS
 from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded import changelog, schema
@@ -47,6 +47,7 @@ from oracleagentmemory.stores.errors import (
     SchemaError,
 )
 from oracleagentmemory.stores.protocol import (
+    ENDPOINT_KEYS,
     CascadeResult,
     LinkChanges,
     LinkIn,
@@ -66,11 +67,8 @@ from oracleagentmemory.stores.timestamps import add_days, normalize, parse_iso, 
 
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
-STATUSES = ("VALID", "INVALID")
-ANCHORS = ("CREATED_AT", "TIMESTAMP")
 OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
 PROFILE_TYPES = {"user": "user_profile", "agent": "agent_profile"}
-MAX_ID_LENGTH = 512
 
 
 def id_space(record_type: str) -> str:
@@ -81,8 +79,9 @@ def id_space(record_type: str) -> str:
 def check_id(value: Any, argument: str) -> str:
     if not isinstance(value, str):
         raise InvalidArgumentError(f"{argument} must be a string, got {type(value).__name__}")
-    if not value or len(value) > MAX_ID_LENGTH:
-        raise InvalidArgumentError(f"{argument} must have 1 to {MAX_ID_LENGTH} characters")
+    if not value or len(value) > limits.MAX_ID_LENGTH:
+        raise InvalidArgumentError(
+            f"{argument} must have 1 to {limits.MAX_ID_LENGTH} characters")
     return limits.check_text(value, argument)
 
 
@@ -137,6 +136,11 @@ def _in_thread(sql: str, params: list[Any], thread_id: str | None) -> tuple[str,
     return f"{sql} AND thread_id = ?", [*params, check_id(thread_id, "thread_id")]
 
 
+def _id_taken(row: Mapping[str, Any]) -> DuplicateRecordError:
+    """The one answer to a write naming a taken id, with or without ``replace``."""
+    return DuplicateRecordError(f"a {row['id_space']} record with id {row['id']!r} already exists")
+
+
 def _check_limit(limit: Any) -> int | None:
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or limit < 1):
@@ -176,10 +180,6 @@ def _translating(location: str) -> Iterator[None]:
         if known is None:
             raise
         raise known from error
-
-
-def _placeholders(values: Sequence[Any]) -> str:
-    return marks(values)
 
 
 def _rows_for_ids(conn: Any, sql: str, params: Sequence[Any],
@@ -411,14 +411,12 @@ class EmbeddedBackend:
             for part in runs(conn, ids, reserved=1):
                 sql = (
                     "SELECT id FROM records WHERE id_space = ?"
-                    f" AND id IN ({_placeholders(part)})"
+                    f" AND id IN ({marks(part)})"
                 )
                 taken.update((space, rid) for (rid,) in conn.execute(sql, [space, *part]))
         for row in rows:
             if (row["id_space"], row["id"]) in taken:
-                raise DuplicateRecordError(
-                    f"a {row['id_space']} record with id {row['id']!r} already exists"
-                )
+                raise _id_taken(row)
         if all(row["image_bytes"] is None for row in rows):
             for batch in runs(conn, rows, per_item=_PARAMETERS_PER_ROW):
                 conn.execute(
@@ -427,7 +425,7 @@ class EmbeddedBackend:
                 )
             return
         for row in rows:
-            self._insert_row(conn, row, replace=False)
+            self._insert_checked_row(conn, row)
 
     def _prepare_record(self, record: Mapping[str, Any], now: str,
                         index: int) -> dict[str, Any]:
@@ -503,7 +501,7 @@ class EmbeddedBackend:
             raise InvalidArgumentError(f"{where}.ttl_days must be a number or None")
         if ttl_days < 0:
             raise InvalidArgumentError(f"{where}.ttl_days must not be negative")
-        if anchor not in ANCHORS:
+        if anchor not in TTL_ANCHORS:
             raise InvalidArgumentError(f"{where}.ttl_anchor must be CREATED_AT or TIMESTAMP")
         if anchor == "TIMESTAMP":
             if timestamp is None:
@@ -527,10 +525,13 @@ class EmbeddedBackend:
             same = tuple(existing[1:]) == (row["record_type"], row["user_id"], row["agent_id"],
                                           row["thread_id"], row["message_id"])
             if not (replace and same):
-                raise DuplicateRecordError(
-                    f"a {row['id_space']} record with id {row['id']!r} already exists"
-                )
+                raise _id_taken(row)
             self._delete_seqs(conn, [existing[0]])
+        self._insert_checked_row(conn, row)
+
+    @staticmethod
+    def _insert_checked_row(conn: Any, row: dict[str, Any]) -> None:
+        """Insert one row whose id is known to be free, with its image bytes."""
         cursor = conn.execute(_INSERT_RECORD, _record_values(row))
         if row["image_bytes"] is not None:
             conn.execute(
@@ -613,7 +614,7 @@ class EmbeddedBackend:
         for part in runs(conn, ids, reserved=1):
             for rid, record_type, thread_id in conn.execute(
                 "SELECT id, record_type, thread_id FROM records WHERE id_space = 'memory'"
-                f" AND id IN ({_placeholders(part)}) AND (expires_at IS NULL OR expires_at > ?)",
+                f" AND id IN ({marks(part)}) AND (expires_at IS NULL OR expires_at > ?)",
                 [*part, now],
             ):
                 found[rid] = (record_type, thread_id)
@@ -638,7 +639,7 @@ class EmbeddedBackend:
         id_list, pair_list = sorted(ids), sorted(pairs)
         for part in runs(conn, id_list):
             taken_ids.update(rid for (rid,) in conn.execute(
-                f"SELECT id FROM relations WHERE id IN ({_placeholders(part)})", part))
+                f"SELECT id FROM relations WHERE id IN ({marks(part)})", part))
         for pairs_part in runs(conn, pair_list, per_item=2):
             for rid, low, high in conn.execute(
                 "SELECT id, pair_low, pair_high FROM relations WHERE (pair_low, pair_high) IN"
@@ -660,7 +661,7 @@ class EmbeddedBackend:
                 return []
         if "record_types" in query:
             types = check_record_types(query["record_types"])
-            clauses.append(f"record_type IN ({_placeholders(types)})")
+            clauses.append(f"record_type IN ({marks(types)})")
             params.extend(types)
         for column in ("user_id", "agent_id", "thread_id", "message_id"):
             if column in query:
@@ -690,7 +691,7 @@ class EmbeddedBackend:
         found: dict[int, bytes] = {}
         for part in runs(conn, seqs):
             found.update(conn.execute(
-                f"SELECT seq, bytes FROM image_data WHERE seq IN ({_placeholders(part)})", part
+                f"SELECT seq, bytes FROM image_data WHERE seq IN ({marks(part)})", part
             ).fetchall())
         for seq, record in records:
             if seq in found:
@@ -732,8 +733,7 @@ class EmbeddedBackend:
             ids = [check_id(i, "relation_ids") for i in query["ids"]]
             if not ids:
                 return []
-        for key in ("thread_id", "source_id", "source_type", "target_id", "target_type",
-                    "relation_type"):
+        for key in ("thread_id", *ENDPOINT_KEYS):
             if key in query:
                 clauses.append(f"{key} IS ?")
                 params.append(check_optional_id(query.get(key), key))
@@ -826,7 +826,7 @@ class EmbeddedBackend:
     ) -> Any:
         sql = (
             f"SELECT {RECORD_COLUMNS} FROM records WHERE id = ?"
-            f" AND record_type IN ({_placeholders(types)})"
+            f" AND record_type IN ({marks(types)})"
             " AND (expires_at IS NULL OR expires_at > ?)"
         )
         params: list[Any] = [record_id, *types, now]
@@ -941,7 +941,7 @@ class EmbeddedBackend:
             return 0
         sql = (
             "SELECT seq, record_type, message_id FROM records"
-            f" WHERE record_type IN ({_placeholders(types)})"
+            f" WHERE record_type IN ({marks(types)})"
         )
         params: list[Any] = [*types]
         if thread_id is not None:
@@ -959,22 +959,21 @@ class EmbeddedBackend:
         return len(seqs)
 
     def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
-        endpoint_keys = ("source_id", "source_type", "target_id", "target_type", "relation_type")
         params: list[Any]
         if "id" in selector:
-            if any(key in selector for key in endpoint_keys):
+            if any(key in selector for key in ENDPOINT_KEYS):
                 raise InvalidArgumentError(
                     "give relation_id alone, or the endpoint tuple without relation_id"
                 )
             sql, params = "id = ?", [check_id(selector["id"], "relation_id")]
         else:
-            missing = [key for key in endpoint_keys if selector.get(key) is None]
+            missing = [key for key in ENDPOINT_KEYS if selector.get(key) is None]
             if missing:
                 raise InvalidArgumentError(
                     "deleting a relation by endpoints needs " + ", ".join(missing)
                 )
-            sql = " AND ".join(f"{key} = ?" for key in endpoint_keys)
-            params = [selector.get(key) for key in endpoint_keys]
+            sql = " AND ".join(f"{key} = ?" for key in ENDPOINT_KEYS)
+            params = [selector.get(key) for key in ENDPOINT_KEYS]
         sql, params = _in_thread(f"DELETE FROM relations WHERE {sql}", params, thread_id)
         with self._write() as conn:
             cursor = conn.execute(sql, params)
@@ -1009,9 +1008,9 @@ class EmbeddedBackend:
             links = 0
             for part in runs(conn, threads):
                 seqs.update(row[0] for row in conn.execute(
-                    f"SELECT seq FROM records WHERE thread_id IN ({_placeholders(part)})", part))
+                    f"SELECT seq FROM records WHERE thread_id IN ({marks(part)})", part))
                 links += conn.execute(
-                    f"DELETE FROM relations WHERE thread_id IN ({_placeholders(part)})", part
+                    f"DELETE FROM relations WHERE thread_id IN ({marks(part)})", part
                 ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
         return {"owner": owner, "records": len(seqs), "links": links}
@@ -1022,20 +1021,20 @@ class EmbeddedBackend:
         for part in runs(conn, seqs):
             rows.extend(conn.execute(
                 f"SELECT seq, id, id_space, record_type FROM records"
-                f" WHERE seq IN ({_placeholders(part)})", part))
+                f" WHERE seq IN ({marks(part)})", part))
         memory_ids = [rid for _, rid, space, _ in rows if space == "memory"]
         message_ids = [rid for _, rid, _, rtype in rows if rtype == "message"]
         links = 0
         for part in runs(conn, memory_ids, per_item=2):
             links += conn.execute(
-                f"DELETE FROM relations WHERE source_id IN ({_placeholders(part)})"
-                f" OR target_id IN ({_placeholders(part)})", [*part, *part]).rowcount
+                f"DELETE FROM relations WHERE source_id IN ({marks(part)})"
+                f" OR target_id IN ({marks(part)})", [*part, *part]).rowcount
         for part in runs(conn, seqs):
-            conn.execute(f"DELETE FROM records WHERE seq IN ({_placeholders(part)})", part)
+            conn.execute(f"DELETE FROM records WHERE seq IN ({marks(part)})", part)
         for part in runs(conn, message_ids):
             conn.execute(
                 "DELETE FROM records WHERE record_type = 'image'"
-                f" AND message_id IN ({_placeholders(part)})", part)
+                f" AND message_id IN ({marks(part)})", part)
         return links
 
     def purge_expired(self) -> int:
