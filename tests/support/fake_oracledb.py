@@ -31,6 +31,13 @@ mapping below follows the python-oracledb 26.1 documentation or source:
   ``.full_code``, and thin mode appends a "Help:" line to messages of codes outside
   20000-20999 ("Catching Exceptions",
   https://python-oracledb.readthedocs.io/en/latest/user_guide/exception_handling.html).
+* Named binds must match the statement's placeholders, as the thin driver checks before
+  anything is sent: a bind name with no placeholder is DPY-4008 "no bind placeholder named
+  ... was found in the SQL text" (https://github.com/oracle/python-oracledb/issues/105) and a
+  placeholder without a value DPY-4010 (``errors.ERR_INVALID_BIND_NAME`` /
+  ``ERR_MISSING_BIND_VALUE``); placeholders inside comments, string literals and quoted
+  identifiers do not count (https://github.com/oracle/python-oracledb/issues/208), nor does
+  the PL/SQL ``:=``. DDL (which takes no binds) is not scanned.
 * The database is one with the default ``MAX_STRING_SIZE = STANDARD``, where a VARCHAR2 in
   SQL holds at most 4000 bytes (https://docs.oracle.com/database/122/REFRN/MAX_STRING_SIZE.htm):
   a ``str`` bound into a SQL statement (not a PL/SQL block) of more than 4000 bytes fails
@@ -69,6 +76,15 @@ _META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE 
 _TEXT_COLUMN = re.compile(r"\btxt VARCHAR2\((\d+)(?:\s+(BYTE|CHAR))?\)", re.IGNORECASE)
 MAX_SQL_VARCHAR2_BYTES = 4000
 """A VARCHAR2 in SQL with MAX_STRING_SIZE = STANDARD (the database default)."""
+_NOT_PLACEHOLDERS = re.compile(
+    r"--[^\n]*|/\*.*?\*/"                                    # comments
+    r"|[nN]?[qQ]'(?:\[.*?\]|\{.*?\}|\(.*?\)|<.*?>|(.).*?\1)'"  # q'[...]' literals
+    r"|'(?:[^']|'')*'|\"[^\"]*\"",                              # literals, quoted names
+    re.S)
+_PLACEHOLDER = re.compile(r"(?<![\w:]):([A-Za-z]\w*|\d+)")
+_BINDING = re.compile(r"\s*(SELECT|WITH|INSERT|UPDATE|DELETE|MERGE|BEGIN|DECLARE|CALL)\b",
+                      re.IGNORECASE)
+"""Statements whose placeholders the driver binds (queries, DML, PL/SQL blocks)."""
 
 
 def database_error(code: int, message: str) -> Exception:
@@ -183,6 +199,7 @@ class FakeCursor:
 
     def execute(self, statement, binds=None):
         binds = binds or {}
+        _check_bind_names(statement, binds)
         plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
                  if k != "result"}
         self.connection.log.append((self.connection.name, statement, plain))
@@ -218,6 +235,23 @@ class FakeCursor:
 
     def fetchone(self):
         return self._rows[0] if self._rows else None
+
+
+def _check_bind_names(statement: str, binds: dict) -> None:
+    """DPY-4008 / DPY-4010 when the named binds and the placeholders differ."""
+    if not _BINDING.match(statement):
+        return
+    placeholders = {name.upper() for name in
+                    _PLACEHOLDER.findall(_NOT_PLACEHOLDERS.sub(" ", statement))}
+    names = {name.upper(): name for name in binds}
+    for upper, name in names.items():
+        if upper not in placeholders:
+            error = driver_errors._create_err(driver_errors.ERR_INVALID_BIND_NAME, name=name)
+            raise error.exc_type(error)
+    for name in sorted(placeholders - set(names)):
+        error = driver_errors._create_err(driver_errors.ERR_MISSING_BIND_VALUE,
+                                          name=name.lower())
+        raise error.exc_type(error)
 
 
 def _check_sql_binds(binds: dict) -> None:
