@@ -38,6 +38,9 @@ mapping below follows the python-oracledb 26.1 documentation or source:
   ``ERR_MISSING_BIND_VALUE``); placeholders inside comments, string literals and quoted
   identifiers do not count (https://github.com/oracle/python-oracledb/issues/208), nor does
   the PL/SQL ``:=``. DDL (which takes no binds) is not scanned.
+* A zero-length character value is NULL in Oracle ("Nulls", SQL Language Reference,
+  https://docs.oracle.com/cd/B19306_01/server.102/b14200/sql_elements005.htm): a META row
+  written as ``''`` reads back as None.
 * The database is one with the default ``MAX_STRING_SIZE = STANDARD``, where a VARCHAR2 in
   SQL holds at most 4000 bytes (https://docs.oracle.com/database/122/REFRN/MAX_STRING_SIZE.htm):
   a ``str`` bound into a SQL statement (not a PL/SQL block) of more than 4000 bytes fails
@@ -275,7 +278,7 @@ class FakeConnection:
         """Rows of all_objects (current schema) the store's probes see: (name, type, status)."""
         self.schema = ("APP", "APP")
         """(CURRENT_SCHEMA, SESSION_USER) of the session."""
-        self.meta: dict[str, str] = {}
+        self.meta: dict[str, str | None] = {}
         """The store's <prefix>_META rows (upgrade reads them)."""
         self.errors: list[tuple] = []
         """Rows of user_errors: (name, type, line, position, text)."""
@@ -307,7 +310,9 @@ class FakeConnection:
         if "sys_context('userenv', 'current_schema')" in text and "from dual" in text:
             return [self.schema]
         if text.startswith("select meta_key, meta_value from"):
-            return sorted(self.meta.items())
+            # a VARCHAR2 holds no empty string: '' is stored, and read back, as NULL
+            return [(key, value if value != "" else None)
+                    for key, value in sorted(self.meta.items())]
         return []
 
     def _embedding_rows(self, statement: str, binds: dict) -> list[tuple]:
