@@ -107,11 +107,11 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --              an import may add "created_at", kept as given
   --   p_replace  TRUE: an id already used in its id space replaces the old record (and its
   --              links) when that record has the same record_type, user_id, agent_id,
-  --              thread_id and message_id; held by any other record it is -20003, as with
-  --              FALSE: -20003
+  --              thread_id and message_id; held by any other record it is -20003, as
+  --              always with FALSE
+  --   p_commit   commit on success (default TRUE)
   -- A content of more than 1000000 characters, or a metadata object of more than
   -- 262144 characters as JSON text, is -20001 (python/oracleagentmemory/stores/limits.py).
-  --   p_commit   commit on success (default TRUE)
   FUNCTION write_records(p_records IN JSON, p_links IN JSON DEFAULT NULL,
                          p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE)
     RETURN JSON;

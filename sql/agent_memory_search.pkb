@@ -153,13 +153,23 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   -- than c_approx_min_rows rows (optimizer statistics), the vector index preselects the
   -- c_approx_pool_factor * max_results nearest visible records with
   -- FETCH APPROX FIRST ... WITH TARGET ACCURACY, and the exact ranking (affinity included)
-  -- runs over those. Checked: approximate search with a vector index,
+  -- runs over those. The preselection already keeps to the requested record types and, when
+  -- invalid records are excluded, to valid ones: a pool of other types (messages, say, when
+  -- memories are asked for) would leave the ranking fewer than max_results records while
+  -- matching ones exist. Checked: approximate search with a vector index,
   --   https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/approximate-search-using-ivf.html
   --   row limiting clause FETCH APPROX[IMATE] FIRST ... WITH TARGET ACCURACY,
   --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SELECT.html
+  --   an IVF search with WHERE filters evaluates them before (pre-filtering) or after
+  --   (post-filtering) the index scan, as the optimizer chooses,
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/optimizer-plans-ivf-vector-indexes.html
+  --   USER_TABLES (NUM_ROWS) holds the optimizer statistics DBMS_STATS gathers (none before
+  --   the first gathering: NVL), https://docs.oracle.com/database/121/REFRN/GUID-564CEA73-E79E-4664-AC32-0CBAB817CF5A.htm
   FUNCTION preselect(p_req IN request_t, p_now IN TIMESTAMP) RETURN AGENT_MEMORY_NUMBER_LIST IS
-    l_rows NUMBER;
-    l_near AGENT_MEMORY_NUMBER_LIST;
+    l_rows    NUMBER;
+    l_near    AGENT_MEMORY_NUMBER_LIST;
+    l_types   AGENT_MEMORY_TEXT_LIST := p_req.types;
+    l_invalid NUMBER := CASE WHEN p_req.include_invalid THEN 1 ELSE 0 END;
   BEGIN
     IF p_req.strategy <> 'VECTOR' OR p_req.filter_json IS NOT NULL
        OR dim_exact(p_req.scope.user_dim) + dim_exact(p_req.scope.agent_dim)
@@ -177,6 +187,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.embedding IS NOT NULL
        AND (r.expires_at IS NULL OR r.expires_at > p_now)
+       AND r.record_type IN (SELECT t.COLUMN_VALUE FROM TABLE(l_types) t)
+       AND (l_invalid = 1 OR r.status = 'VALID')
      ORDER BY VECTOR_DISTANCE(r.embedding, TO_VECTOR(p_req.query_vector, 384, FLOAT32), COSINE)
      FETCH APPROX FIRST l_rows ROWS ONLY WITH TARGET ACCURACY 95;
     RETURN l_near;

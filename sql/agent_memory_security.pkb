@@ -6,6 +6,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
   --   https://docs.oracle.com/database/122/ARPLS/json-types.htm; Oracle's own example puts a
   --   filled json_array_t into a json_object_t (obj.put('team', l_team), after the last
   --   append), https://docs.oracle.com/en/database/oracle/apex/26.1/apxdc/constructing-json-pl-sql.html
+  --   to_json turns an object-type instance into a JSON type instance (the inverse of load),
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/21/adjsn/overview-of-pl-sql-object-types-for-json.html
   -- The policy and principal vocabulary, rendered from python/oracleagentmemory/_vocabulary.py.
   c_policy_names    CONSTANT VARCHAR2(200 CHAR) := 'USER_OWN_ROWS, GLOBAL_MEMORIES';
   c_principal_kinds CONSTANT VARCHAR2(200 CHAR) := 'LOCAL_USER, GROUP';
@@ -25,6 +27,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
   END finish;
 
   -- -20009 unless the session user is the store owner (as trust_service checks it).
+  -- Checked: $$PLSQL_UNIT_OWNER, the predefined inquiry directive holding the owner of the
+  --   current PL/SQL unit (conditional compilation, "Predefined Inquiry Directives"),
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/19/lnpls/conditional-compilation1.html
   PROCEDURE assert_owner(p_action IN VARCHAR2) IS
   BEGIN
     IF SYS_CONTEXT('USERENV', 'SESSION_USER') <> $$PLSQL_UNIT_OWNER THEN

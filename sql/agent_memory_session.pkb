@@ -9,7 +9,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   -- Reference", https://docs.oracle.com/cd/F32587_01/arpls/DBMS_RLS.html).
   c_trusted_key CONSTANT VARCHAR2(16 CHAR) := 'trusted_service:';
   c_isolation_key CONSTANT VARCHAR2(30 CHAR) := 'end_user_isolation';
-  e_feature_not_enabled EXCEPTION;  -- ORA-00439: feature not enabled (Standard Edition 2)
+  -- ORA-00439 "feature not enabled: name" (Oracle8 Error Messages,
+  -- https://docs.oracle.com/cd/A58617_01/server.804/a58312/newch211.htm); DBMS_RLS.ADD_POLICY
+  -- on Standard Edition raises it as "feature not enabled: Fine-grained access control"
+  -- (https://support.sas.com/kb/69/707.html).
+  e_feature_not_enabled EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_feature_not_enabled, -439);
   c_deny        CONSTANT VARCHAR2(10 CHAR) := '1 = 0';
   -- Context attributes besides END_USER_ID: the policies that apply to the bound end user
@@ -167,6 +171,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     IF end_user_id IS NOT NULL THEN
       RETURN 'BOUND';
     END IF;
+    -- $$PLSQL_UNIT_OWNER: the owner of this package (predefined inquiry directive,
+    -- https://docs.oracle.com/en/database/oracle/oracle-database/19/lnpls/conditional-compilation1.html)
     IF l_session_user = $$PLSQL_UNIT_OWNER THEN
       RETURN 'UNRESTRICTED';
     END IF;

@@ -96,3 +96,16 @@ def _decimals(value) -> bool:
     if isinstance(value, list):
         return any(_decimals(item) for item in value)
     return isinstance(value, Decimal)
+
+
+def test_the_double_checks_bind_names_against_placeholders_like_the_thin_driver():
+    from tests.support.fake_oracledb import FakeConnection
+
+    cursor = FakeConnection().cursor()
+    with pytest.raises(oracledb.DatabaseError, match="DPY-4008"):  # a bind nobody uses
+        cursor.execute("BEGIN AGENT_MEMORY.CLEAR_END_USER; END;", {"am_end_user": "u"})
+    with pytest.raises(oracledb.DatabaseError, match="DPY-4010"):  # a placeholder unbound
+        cursor.execute("SELECT :a, :b FROM dual", {"a": 1})
+    # comments, literals, quoted names and the PL/SQL assignment hold no placeholder
+    cursor.execute("SELECT :a FROM dual -- :b\n WHERE ':c' = \"D:E\" /* :f */", {"a": 1})
+    cursor.execute("BEGIN :v := 1; END;", {"V": cursor.var(int)})

@@ -31,6 +31,16 @@ mapping below follows the python-oracledb 26.1 documentation or source:
   ``.full_code``, and thin mode appends a "Help:" line to messages of codes outside
   20000-20999 ("Catching Exceptions",
   https://python-oracledb.readthedocs.io/en/latest/user_guide/exception_handling.html).
+* Named binds must match the statement's placeholders, as the thin driver checks before
+  anything is sent: a bind name with no placeholder is DPY-4008 "no bind placeholder named
+  ... was found in the SQL text" (https://github.com/oracle/python-oracledb/issues/105) and a
+  placeholder without a value DPY-4010 (``errors.ERR_INVALID_BIND_NAME`` /
+  ``ERR_MISSING_BIND_VALUE``); placeholders inside comments, string literals and quoted
+  identifiers do not count (https://github.com/oracle/python-oracledb/issues/208), nor does
+  the PL/SQL ``:=``. DDL (which takes no binds) is not scanned.
+* A zero-length character value is NULL in Oracle ("Nulls", SQL Language Reference,
+  https://docs.oracle.com/cd/B19306_01/server.102/b14200/sql_elements005.htm): a META row
+  written as ``''`` reads back as None.
 * The database is one with the default ``MAX_STRING_SIZE = STANDARD``, where a VARCHAR2 in
   SQL holds at most 4000 bytes (https://docs.oracle.com/database/122/REFRN/MAX_STRING_SIZE.htm):
   a ``str`` bound into a SQL statement (not a PL/SQL block) of more than 4000 bytes fails
@@ -69,6 +79,15 @@ _META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE 
 _TEXT_COLUMN = re.compile(r"\btxt VARCHAR2\((\d+)(?:\s+(BYTE|CHAR))?\)", re.IGNORECASE)
 MAX_SQL_VARCHAR2_BYTES = 4000
 """A VARCHAR2 in SQL with MAX_STRING_SIZE = STANDARD (the database default)."""
+_NOT_PLACEHOLDERS = re.compile(
+    r"--[^\n]*|/\*.*?\*/"                                    # comments
+    r"|[nN]?[qQ]'(?:\[.*?\]|\{.*?\}|\(.*?\)|<.*?>|(.).*?\1)'"  # q'[...]' literals
+    r"|'(?:[^']|'')*'|\"[^\"]*\"",                              # literals, quoted names
+    re.S)
+_PLACEHOLDER = re.compile(r"(?<![\w:]):([A-Za-z]\w*|\d+)")
+_BINDING = re.compile(r"\s*(SELECT|WITH|INSERT|UPDATE|DELETE|MERGE|BEGIN|DECLARE|CALL)\b",
+                      re.IGNORECASE)
+"""Statements whose placeholders the driver binds (queries, DML, PL/SQL blocks)."""
 
 
 def database_error(code: int, message: str) -> Exception:
@@ -183,6 +202,7 @@ class FakeCursor:
 
     def execute(self, statement, binds=None):
         binds = binds or {}
+        _check_bind_names(statement, binds)
         plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
                  if k != "result"}
         self.connection.log.append((self.connection.name, statement, plain))
@@ -220,6 +240,23 @@ class FakeCursor:
         return self._rows[0] if self._rows else None
 
 
+def _check_bind_names(statement: str, binds: dict) -> None:
+    """DPY-4008 / DPY-4010 when the named binds and the placeholders differ."""
+    if not _BINDING.match(statement):
+        return
+    placeholders = {name.upper() for name in
+                    _PLACEHOLDER.findall(_NOT_PLACEHOLDERS.sub(" ", statement))}
+    names = {name.upper(): name for name in binds}
+    for upper, name in names.items():
+        if upper not in placeholders:
+            error = driver_errors._create_err(driver_errors.ERR_INVALID_BIND_NAME, name=name)
+            raise error.exc_type(error)
+    for name in sorted(placeholders - set(names)):
+        error = driver_errors._create_err(driver_errors.ERR_MISSING_BIND_VALUE,
+                                          name=name.lower())
+        raise error.exc_type(error)
+
+
 def _check_sql_binds(binds: dict) -> None:
     """ORA-01461 for a str bind of a SQL statement longer than a SQL VARCHAR2."""
     for position, value in enumerate(binds.values(), start=1):
@@ -241,7 +278,7 @@ class FakeConnection:
         """Rows of all_objects (current schema) the store's probes see: (name, type, status)."""
         self.schema = ("APP", "APP")
         """(CURRENT_SCHEMA, SESSION_USER) of the session."""
-        self.meta: dict[str, str] = {}
+        self.meta: dict[str, str | None] = {}
         """The store's <prefix>_META rows (upgrade reads them)."""
         self.errors: list[tuple] = []
         """Rows of user_errors: (name, type, line, position, text)."""
@@ -273,7 +310,9 @@ class FakeConnection:
         if "sys_context('userenv', 'current_schema')" in text and "from dual" in text:
             return [self.schema]
         if text.startswith("select meta_key, meta_value from"):
-            return sorted(self.meta.items())
+            # a VARCHAR2 holds no empty string: '' is stored, and read back, as NULL
+            return [(key, value if value != "" else None)
+                    for key, value in sorted(self.meta.items())]
         return []
 
     def _embedding_rows(self, statement: str, binds: dict) -> list[tuple]:

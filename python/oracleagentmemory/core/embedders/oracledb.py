@@ -23,6 +23,10 @@ Checked against the Oracle documentation:
 - the model's default input attribute is ``DATA`` (``LOAD_ONNX_MODEL`` metadata
   ``{"input": {"input": ["DATA"]}}``):
   https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/load_onnx_model-procedure.html
+- ``JSON_TABLE(... COLUMNS (ord FOR ORDINALITY, txt VARCHAR2(n) PATH '$'))``: the
+  ordinality column numbers the rows from one in array order, so ``ORDER BY jt.ord`` gives
+  the vectors back in input order:
+  https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/columns-clause-sql-json-function-json_table.html
 - python-oracledb fetches ``VECTOR`` values as ``array.array``:
   https://github.com/oracle/python-oracledb/blob/main/doc/src/user_guide/vector_data_type.rst
 - a VARCHAR2 in SQL is at most 4000 bytes with MAX_STRING_SIZE STANDARD, the default
