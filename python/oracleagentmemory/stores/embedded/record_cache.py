@@ -12,10 +12,16 @@ transaction; if anything changed, through this store object or any other connect
 process, it reloads the changed rows (or everything, when it fell behind the pruned log or
 the schema was recreated). It therefore always reflects exactly the snapshot the search
 reads. Callers serialise access (the store's lock).
+
+Cold start: for a store file, the first sync maps the vector file beside it
+(``vector_file``: these columns as of one change-log version) instead of reading every row,
+catches up through the change log, and checks sampled rows against SQLite; a full reload
+writes a new vector file, and so does ``retire`` (on close) when the file lags far behind.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -23,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
-from oracleagentmemory.stores.embedded import changelog
+from oracleagentmemory.stores.embedded import changelog, vector_file
 from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.metadata_columns import MetadataColumns
 
@@ -68,12 +74,16 @@ def _row_dots(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
 class RecordCache:
     """Columns of every searchable record of one store file, synchronised on demand."""
 
-    def __init__(self, dimension: int | None) -> None:
+    def __init__(self, dimension: int | None, location: str | None = None) -> None:
         self.dimension = dimension
         self.metadata = MetadataColumns()
         self._version = -1
         self._epoch: str | None = None
         self._ids: dict[str | None, int] = {None: 0}
+        self._location = location
+        self._vector_path = None if location is None else vector_file.path_for(location)
+        self._file_version: int | None = None
+        """Change-log version of the vector file this cache last read or wrote (same epoch)."""
         self._reset(0)
 
     # -- storage ------------------------------------------------------------------------
@@ -136,16 +146,112 @@ class RecordCache:
         version, epoch = changelog.state(conn)
         if version == self._version and epoch == self._epoch:
             return
-        if epoch != self._epoch or version < self._version or self._version < 0:
-            self._full_reload(conn)
-        else:
+        mapped = self._version < 0 and self._adopt_file(epoch)
+        reload = epoch != self._epoch or version < self._version or self._version < 0
+        if not reload and self._version < version:
             oldest = changelog.oldest_version(conn)
             behind = oldest is None or oldest > self._version + 1
-            if behind or version - self._version > max(50_000, self.size // 4):
-                self._full_reload(conn)
-            else:
+            reload = behind or version - self._version > max(50_000, self.size // 4)
+            if not reload:
                 self._apply(conn, changelog.changed_since(conn, self._version))
+        if mapped and not reload and not self._agrees(conn):
+            reload = True
+        if reload:
+            self._full_reload(conn)
         self._version, self._epoch = version, epoch
+        if reload and self.size >= vector_file.MIN_RECORDS:
+            self._save()
+
+    # -- the vector file ----------------------------------------------------------------
+
+    def _adopt_file(self, epoch: str | None) -> bool:
+        """Take the columns of the vector file of ``epoch``, if there is a usable one."""
+        if self._vector_path is None:
+            return False
+        snapshot = vector_file.load(self._vector_path, epoch)
+        if snapshot is None or (self.dimension is not None
+                                and snapshot.dimension not in (None, self.dimension)):
+            return False
+        if snapshot.dimension is None and self.dimension is not None and snapshot.size:
+            return False  # its records have no vectors, this store's have
+        columns = snapshot.columns
+        self.size, self.dead, self.expiring = snapshot.size, 0, snapshot.expiring
+        self.seq, self.type_code = columns["seq"], columns["type_code"]
+        self.valid, self.has_vector = columns["valid"], columns["has_vector"]
+        self.expires, self.scope = columns["expires"], columns["scope"]
+        self.live = np.zeros(snapshot.capacity, dtype=bool)
+        self.live[: snapshot.size] = True
+        if snapshot.dimension is not None:
+            self.dimension = snapshot.dimension
+            self.vectors = columns["vectors"]
+        else:
+            self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
+        self.metadata.clear(snapshot.capacity)
+        self._ids = {value: code for code, value in enumerate(snapshot.scope_values)}
+        self._version, self._epoch = snapshot.version, epoch
+        self._file_version = snapshot.version
+        return True
+
+    def _agrees(self, conn: Any, samples: int = 16) -> bool:
+        """Whether sampled live slots and the newest searchable row match SQLite exactly
+        (a last guard after catching up from a vector file)."""
+        live = np.flatnonzero(self.live[: self.size])
+        newest = conn.execute(
+            f"SELECT seq FROM records WHERE +record_type IN ({_TYPE_LIST})"
+            " ORDER BY seq DESC LIMIT 1").fetchone()
+        if not live.shape[0]:
+            return newest is None
+        if newest is None or int(self.seq[live[-1]]) != newest[0]:
+            return False
+        count = min(samples, live.shape[0])
+        picks = np.array(sorted({*live[np.linspace(0, live.shape[0] - 1, count).astype(int)],
+                                 *live[random.sample(range(live.shape[0]), count)]}))
+        seqs = [int(seq) for seq in self.seq[picks]]
+        rows = {row[0]: row for row in conn.execute(  # by rowid, not by the type index
+            f"SELECT {_COLUMNS} FROM records WHERE seq IN ({marks(seqs)})"
+            f" AND +record_type IN ({_TYPE_LIST})", seqs)}
+        probe = RecordCache(self.dimension)
+        probe._ids = dict(self._ids)
+        if len(rows) != len(seqs):
+            return False
+        probe._append([rows[seq] for seq in seqs])
+        if probe._ids != self._ids:
+            return False  # a scope value the cache never interned
+        n = len(seqs)
+        return bool(
+            (probe.type_code[:n] == self.type_code[picks]).all()
+            and (probe.scope[:, :n] == self.scope[:, picks]).all()
+            and (probe.valid[:n] == self.valid[picks]).all()
+            and (probe.expires[:n] == self.expires[picks]).all()
+            and (probe.has_vector[:n] == self.has_vector[picks]).all()
+            and np.allclose(probe.vectors[:n], self.vectors[picks], rtol=0, atol=1e-6))
+
+    def _save(self) -> None:
+        """Write the vector file of the cache as it is (version ``self._version``)."""
+        if self._vector_path is None or self._epoch is None or self._version < 0:
+            return
+        keep = np.flatnonzero(self.live[: self.size]) if self.dead else None
+        scope_values: list[str | None] = [None] * len(self._ids)
+        for value, code in self._ids.items():
+            scope_values[code] = value
+        columns: dict[str, np.ndarray] = {
+            "seq": self.seq, "type_code": self.type_code, "valid": self.valid,
+            "has_vector": self.has_vector, "expires": self.expires, "scope": self.scope,
+            "vectors": self.vectors}
+        assert self._location is not None
+        if vector_file.save(self._vector_path, self._location, self._epoch, self._version,
+                            self.dimension, columns, self.size, keep, self.expiring,
+                            scope_values):
+            self._file_version = self._version
+
+    def retire(self) -> None:
+        """When the store closes: write the vector file again if it lags far behind."""
+        if (self._vector_path is None or self._version < 0
+                or self.size - self.dead < vector_file.MIN_RECORDS):
+            return
+        if (self._file_version is None
+                or self._version - self._file_version >= vector_file.REFRESH_CHANGES):
+            self._save()
 
     def _full_reload(self, conn: Any) -> None:
         count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
@@ -155,6 +261,7 @@ class RecordCache:
         )
         for chunk in _prefetched(rows, _CHUNK):
             self._append(chunk)
+            vector_file.fault_point("cache-reload")
         self._version = -1
 
     def _append(self, rows: Sequence[tuple]) -> None:

@@ -220,7 +220,11 @@ class EmbeddedBackend:
         schema_policy: str = "CREATE_IF_NECESSARY",
         search_strategy: str = "VECTOR",
         clock: Callable[[], datetime] | None = None,
+        vector_file: bool = True,
     ) -> None:
+        """``vector_file``: keep the vector cache in a memory-mapped file beside a store
+        file (``<file>.vectors``) so a new process starts searching without reading every
+        row; False loads it from SQLite on the first search, as without the file."""
         if schema_policy not in SCHEMA_POLICIES:
             raise InvalidArgumentError(f"schema_policy must be one of {SCHEMA_POLICIES}")
         self.location = os.fspath(location)
@@ -233,7 +237,8 @@ class EmbeddedBackend:
             self._conn = schema.connect(self.location)
             self._open_schema(schema_policy)
             self.embedding_dimension = self._settle_dimension(embedding_dimension)
-            self._cache = RecordCache(self.embedding_dimension)
+            self._cache = RecordCache(self.embedding_dimension,
+                                      self.location if vector_file else None)
             self._read_lock: threading.RLock = self._lock
             """Guards the read connection and the record cache."""
             self._read_conn = self._conn
@@ -307,6 +312,7 @@ class EmbeddedBackend:
         with self._lock, self._read_lock:
             if not self._closed:
                 self._closed = True
+                self._cache.retire()
                 if self._read_conn is not self._conn:
                     self._read_conn.close()
                 self._conn.close()

@@ -1,0 +1,288 @@
+"""The vector file: a memory-mapped snapshot of the record cache beside the SQLite file.
+
+Why: the first search of a process used to read every searchable row from SQLite and
+normalise its vector before it could score anything (seconds per million records). The
+vector file ``<store file>.vectors`` holds the record cache's columns (seq, type, scope
+codes, status, expiry, unit vectors) and the scope strings as they were at one change-log
+``version`` of one schema ``epoch``; a new process maps it copy-on-write instead, catches up
+through the change log like any cache does, and is searching in milliseconds. Pages of the
+map are read from the file as a search touches them, so resident memory grows with what
+searches look at, never beyond the file.
+
+SQLite stays the source of truth; the file is a cache that is used only when it provably
+reflects a state of the SQLite file:
+
+- it is never modified in place: a writer writes a new file under a temporary name, fsyncs
+  it, renames it over the old one (atomic) and fsyncs the directory, so a reader sees the
+  old complete file or the new complete file, never a mix; a temporary file a killed writer
+  left behind is never read, and is removed by the next writer;
+- before writing, the SQLite file and its write-ahead log are fsynced, so the ``version``
+  the file names is durable and cannot be rolled back and reused by a power loss;
+- the reader checks the magic, format, byte order, a CRC of the header and of the scope
+  table, the exact file length, the epoch, the dimension, and that the version is not ahead
+  of SQLite and still within the change log; the cache then catches up and compares sampled
+  rows and the newest row with SQLite (``RecordCache``). Anything else: the file is ignored,
+  the cache is rebuilt from SQLite and a new file written.
+
+The map is private (copy-on-write): a process applying changes to its cache never touches
+the file others read. Used on POSIX systems with a little-endian CPU for file stores of at
+least MIN_RECORDS records; elsewhere (Windows, ``:memory:``) the cache loads from SQLite as
+before, and a file that cannot be written (read-only directory) is simply not written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import mmap
+import os
+import signal
+import struct
+import sys
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SUFFIX = ".vectors"
+MAGIC = b"OAMVEC01"
+FORMAT = 1
+HEADER_BYTES = 4096
+_HEAD = struct.Struct("<8sII")
+"""magic, length of the JSON header, CRC-32 of the JSON header."""
+_ALIGN = 64
+_CHUNK_ROWS = 65_536
+MIN_RECORDS = 10_000
+"""Smaller caches load from SQLite in well under 0.1 s: no file is written for them."""
+REFRESH_CHANGES = 10_000
+"""On close, a file this many change-log versions behind the cache is written again (fewer
+are caught up cheaply from the change log at the next open)."""
+FAULT_VARIABLE = "ORACLEAGENTMEMORY_FAULT_STEP"
+"""Test hook: a process whose environment names a step below kills itself with SIGKILL when
+it reaches that step, so crash consistency is tested at each step without timing."""
+FAULT_STEPS = ("vector-file-begin", "vector-file-half", "vector-file-written",
+               "vector-file-synced", "vector-file-renamed", "vector-file-done")
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("seq", "<i8"), ("type_code", "i1"), ("valid", "?"), ("has_vector", "?"),
+    ("expires", "S32"), ("scope", "<i4"), ("vectors", "<f4"),
+)
+"""Columns in file order; ``scope`` holds three runs of ``capacity`` codes (user, agent,
+thread), ``vectors`` ``capacity`` rows of ``dimension`` floats."""
+
+
+def fault_point(step: str) -> None:
+    """Kill this process (SIGKILL) if the test hook names ``step``."""
+    if os.environ.get(FAULT_VARIABLE) == step:
+        os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+
+
+def path_for(location: str) -> str | None:
+    """The vector file of a store location, or None where none is used."""
+    if location == ":memory:" or location.startswith("file:") or not location:
+        return None
+    if os.name != "posix" or sys.byteorder != "little":
+        return None
+    return location + SUFFIX
+
+
+@dataclass
+class Snapshot:
+    """A vector file mapped copy-on-write: the cache's columns with ``capacity`` slots, the
+    first ``size`` of them live and in seq order."""
+
+    epoch: str
+    version: int
+    dimension: int | None
+    size: int
+    capacity: int
+    expiring: int
+    columns: dict[str, np.ndarray]
+    scope_values: list[str | None]
+
+
+def _layout(capacity: int, dimension: int) -> tuple[dict[str, tuple[int, int]], int]:
+    """(column -> (offset, bytes), offset of the scope table) for a file of ``capacity``."""
+    offsets: dict[str, tuple[int, int]] = {}
+    at = HEADER_BYTES
+    for name, dtype in COLUMNS:
+        width = np.dtype(dtype).itemsize * (3 if name == "scope" else 1)
+        width *= dimension if name == "vectors" else 1
+        align = mmap.PAGESIZE if name == "vectors" else _ALIGN
+        at = -(-at // align) * align
+        offsets[name] = (at, width * capacity)
+        at += width * capacity
+    return offsets, at
+
+
+def _shape(name: str, capacity: int, dimension: int) -> tuple[int, ...]:
+    if name == "scope":
+        return (3, capacity)
+    if name == "vectors":
+        return (capacity, dimension)
+    return (capacity,)
+
+
+def load(path: str, epoch: str | None) -> Snapshot | None:
+    """The vector file at ``path`` mapped copy-on-write, or None when it is missing, of
+    another epoch, or not a complete, well-formed file of this format."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(HEADER_BYTES)
+            if len(head) < _HEAD.size:
+                return None
+            magic, length, crc = _HEAD.unpack_from(head)
+            text = head[_HEAD.size:_HEAD.size + length]
+            if magic != MAGIC or len(text) != length or zlib.crc32(text) != crc:
+                return None
+            header = json.loads(text)
+            if (header.get("format") != FORMAT or header.get("byteorder") != "little"
+                    or header.get("epoch") != epoch or epoch is None):
+                return None
+            capacity, size = int(header["capacity"]), int(header["size"])
+            dimension = header["dimension"]
+            offsets, scope_at = _layout(capacity, dimension or 0)
+            scope_bytes, scope_crc = int(header["scope_bytes"]), int(header["scope_crc"])
+            if (header["scope_at"] != scope_at or header["offsets"] != {
+                    name: list(value) for name, value in offsets.items()}
+                    or not 0 <= size <= capacity
+                    or os.fstat(handle.fileno()).st_size != scope_at + scope_bytes):
+                return None
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    table = mapped[scope_at:scope_at + scope_bytes]
+    if zlib.crc32(table) != scope_crc:
+        return None
+    scope_values = json.loads(table)
+    columns = {
+        name: np.ndarray(_shape(name, capacity, dimension or 0), dtype=dtype, buffer=mapped,
+                         offset=offsets[name][0])
+        for name, dtype in COLUMNS
+    }
+    return Snapshot(epoch=epoch, version=int(header["version"]), dimension=dimension,
+                    size=size, capacity=capacity, expiring=int(header["expiring"]),
+                    columns=columns, scope_values=scope_values)
+
+
+def make_durable(location: str) -> None:
+    """fsync the SQLite file and its write-ahead log: every version a reader saw is then on
+    disk (with ``synchronous = NORMAL`` a commit in WAL mode is not synced by itself)."""
+    for name in (location, location + "-wal"):
+        try:
+            descriptor = os.open(name, os.O_RDONLY)
+        except FileNotFoundError:
+            continue
+        try:
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+
+
+def save(
+    path: str,
+    location: str,
+    epoch: str,
+    version: int,
+    dimension: int | None,
+    columns: Mapping[str, np.ndarray],
+    size: int,
+    keep: np.ndarray | None,
+    expiring: int,
+    scope_values: list[str | None],
+) -> bool:
+    """Write a vector file of the cache ``columns`` (RecordCache arrays) at ``version``:
+    its first ``size`` slots, or only the slots ``keep`` (live ones, in seq order). Returns
+    False (nothing replaced) when the file cannot be written."""
+    fault_point("vector-file-begin")
+    live = size if keep is None else int(keep.shape[0])
+    capacity = live + max(4096, live // 4)
+    """Room to append new records in place (a sparse, unwritten tail of the file)."""
+    offsets, scope_at = _layout(capacity, dimension or 0)
+    table = json.dumps(scope_values).encode()
+    header = json.dumps({
+        "format": FORMAT, "byteorder": "little", "epoch": epoch, "version": version,
+        "dimension": dimension, "size": live, "capacity": capacity, "expiring": expiring,
+        "offsets": {name: list(value) for name, value in offsets.items()},
+        "scope_at": scope_at, "scope_bytes": len(table), "scope_crc": zlib.crc32(table),
+    }).encode()
+    if _HEAD.size + len(header) > HEADER_BYTES:
+        return False
+    directory = os.path.dirname(os.path.abspath(path))
+    _remove_leftovers(path)
+    temporary = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
+    try:
+        make_durable(location)
+        with open(temporary, "xb") as handle:
+            handle.write(_HEAD.pack(MAGIC, len(header), zlib.crc32(header)) + header)
+            for name, _ in COLUMNS:
+                runs = list(columns[name]) if name == "scope" else [columns[name]]
+                for index, run in enumerate(runs):
+                    handle.seek(offsets[name][0] + index * capacity * run.dtype.itemsize)
+                    _write_rows(handle, run, size, keep, halfway=name == "vectors")
+            handle.seek(scope_at)
+            handle.write(table)
+            handle.flush()
+            fault_point("vector-file-written")
+            os.fsync(handle.fileno())
+        fault_point("vector-file-synced")
+        os.replace(temporary, path)
+        fault_point("vector-file-renamed")
+        _sync_directory(directory)
+        fault_point("vector-file-done")
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        return False
+
+
+def _write_rows(handle: Any, array: np.ndarray, size: int, keep: np.ndarray | None,
+                halfway: bool) -> None:
+    """Write rows ``[0, size)`` of ``array`` (or rows ``keep``) at the handle's position."""
+    rows = size if keep is None else int(keep.shape[0])
+    for start in range(0, rows, _CHUNK_ROWS):
+        stop = min(start + _CHUNK_ROWS, rows)
+        part = array[start:stop] if keep is None else np.take(array, keep[start:stop], axis=0)
+        handle.write(np.ascontiguousarray(part).data)
+        if halfway and start == 0:
+            fault_point("vector-file-half")
+
+
+def _sync_directory(directory: str) -> None:
+    try:
+        descriptor = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def _remove_leftovers(path: str, alive: Callable[[int], bool] | None = None) -> None:
+    """Remove temporary files that writers killed before their rename left behind."""
+    alive = alive or _process_alive
+    target = Path(path)
+    for leftover in target.parent.glob(target.name + ".*.tmp"):
+        pid = leftover.name[len(target.name) + 1:].split("-", 1)[0]
+        if pid.isdigit() and not alive(int(pid)):
+            with contextlib.suppress(OSError):
+                leftover.unlink()
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # another store object of this process may be writing it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

@@ -1,0 +1,458 @@
+"""The vector file beside a store file: used only when it agrees with SQLite, crash-safe.
+
+The reference for every comparison is a cache loaded from SQLite alone (``vector_file=False``),
+and search results of a store without the file. Crash consistency is tested by killing a
+child process with SIGKILL at each named step (``vector_file.FAULT_VARIABLE``) or in the
+middle of a SQLite write transaction, then opening the file here.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from oracleagentmemory.stores.embedded import EmbeddedBackend, changelog, vector_file
+from oracleagentmemory.stores.embedded.record_cache import RecordCache
+from tests.embedded import test_search_cache
+
+pytestmark = pytest.mark.skipif(vector_file.path_for("x.db") is None,
+                                reason="no vector file on this platform")
+DIM = 8
+USERS = ("u1", "u2", "u3")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def small_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Write the file for any size and at every close (in this module only)."""
+    monkeypatch.setattr(vector_file, "MIN_RECORDS", 1)
+    monkeypatch.setattr(vector_file, "REFRESH_CHANGES", 1)
+
+
+# Every cache-coherence test of test_search_cache runs here again, now with the file
+# written at each reload and close and read by every new store object.
+globals().update({name: value for name, value in vars(test_search_cache).items()
+                  if name.startswith("test_") or name == "path"})
+
+
+def vec(i: int) -> list[float]:
+    return np.random.default_rng(i).standard_normal(DIM).astype(np.float32).tolist()
+
+
+def records(start: int, stop: int, prefix: str = "m") -> list[dict[str, Any]]:
+    """Mixed records: three users, some threads, a few without vectors or with a TTL."""
+    out: list[dict[str, Any]] = []
+    for i in range(start, stop):
+        item: dict[str, Any] = {
+            "record_type": ("memory", "fact", "message")[i % 3], "id": f"{prefix}{i}",
+            "user_id": USERS[i % 3], "agent_id": f"a{i % 2}", "thread_id": f"t{i % 7}",
+            "content": f"record number {i}",
+        }
+        if i % 11:
+            item["embedding"] = vec(i)
+        if i % 13 == 0:
+            item["ttl_days"] = 30
+        out.append(item)
+    return out
+
+
+def state(cache: RecordCache) -> tuple[dict[int, tuple], dict[int, np.ndarray]]:
+    """(seq -> type, scope strings, status, expiry, has vector; seq -> unit vector)."""
+    names = {code: value for value, code in cache._ids.items()}
+    rows: dict[int, tuple] = {}
+    vectors: dict[int, np.ndarray] = {}
+    for slot in np.flatnonzero(cache.live[: cache.size]).tolist():
+        seq = int(cache.seq[slot])
+        rows[seq] = (int(cache.type_code[slot]),
+                     tuple(names[int(code)] for code in cache.scope[:, slot]),
+                     bool(cache.valid[slot]), bytes(cache.expires[slot]),
+                     bool(cache.has_vector[slot]))
+        if cache.has_vector[slot]:
+            vectors[seq] = np.array(cache.vectors[slot])
+    return rows, vectors
+
+
+def assert_same_state(got: RecordCache, want: RecordCache) -> None:
+    got_rows, got_vectors = state(got)
+    want_rows, want_vectors = state(want)
+    assert got_rows == want_rows
+    assert got_vectors.keys() == want_vectors.keys()
+    for seq, vector in want_vectors.items():
+        np.testing.assert_allclose(got_vectors[seq], vector, rtol=0, atol=1e-6)
+
+
+def reference(path: Path) -> tuple[RecordCache, list[list[str]]]:
+    """The cache and the search results of a store reading SQLite alone."""
+    store = EmbeddedBackend(path, vector_file=False)
+    results = searches(store)
+    cache = store._cache
+    store.close()
+    return cache, results
+
+
+def searches(store: EmbeddedBackend) -> list[list[str]]:
+    out = []
+    for i, user in enumerate((None, *USERS)):
+        request: dict[str, Any] = {"query_vector": vec(1000 + i), "max_results": 15}
+        if user is not None:
+            request["scope"] = {"user_id": {"value": user, "exact": True}}
+        out.append([hit["record"]["id"] for hit in store.search(request)])
+    return out
+
+
+def epoch_of(path: Path) -> str | None:
+    conn = sqlite3.connect(path)
+    try:
+        return changelog.state(conn)[1]
+    finally:
+        conn.close()
+
+
+def from_file(path: Path) -> RecordCache | None:
+    """A cache holding exactly what the vector file holds (no catching up), or None."""
+    cache = RecordCache(DIM, str(path))
+    return cache if cache._adopt_file(epoch_of(path)) else None
+
+
+def no_full_reload(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: RecordCache, conn: Any) -> None:
+        raise AssertionError("the cache read every row instead of the vector file")
+
+    monkeypatch.setattr(RecordCache, "_full_reload", refuse)
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    """A store of 300 records whose vector file was written by a first search."""
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records(records(0, 300))
+    searches(store)
+    store.close()
+    assert Path(f"{location}.vectors").exists()
+    return location
+
+
+def vectors_of(path: Path) -> Path:
+    return Path(f"{path}.vectors")
+
+
+# -- the file is used, and agrees ---------------------------------------------------------
+
+
+def test_a_new_store_searches_from_the_file_without_reading_every_row(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    want_cache, want = reference(store_path)
+    no_full_reload(monkeypatch)
+    store = EmbeddedBackend(store_path)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+
+
+def test_changes_by_other_writers_are_caught_up_through_the_change_log(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    writer = EmbeddedBackend(store_path, vector_file=False)
+    writer.write_records(records(300, 340))
+    writer.update_record("m5", ["fact", "memory", "message"], {"embedding": vec(5000)})
+    writer.update_record("m7", ["fact", "memory", "message"], {"status": "INVALID"})
+    writer.delete_records(["m8", "m9", "m299"], ["memory", "fact", "message"])
+    writer.close()
+    want_cache, want = reference(store_path)
+    no_full_reload(monkeypatch)
+    store = EmbeddedBackend(store_path)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    assert store._cache._file_version is not None
+    store.close()
+
+
+def test_appends_beyond_the_room_left_in_the_file_are_kept(store_path: Path) -> None:
+    store = EmbeddedBackend(store_path)
+    searches(store)
+    capacity = store._cache.seq.shape[0]
+    store.write_records(records(300, 300 + capacity))  # more than the file's spare room
+    got = searches(store)
+    store.close()
+    want_cache, want = reference(store_path)
+    assert got == want
+    assert_same_state(from_file(store_path) or RecordCache(DIM), want_cache)
+
+
+def test_close_writes_a_file_that_matches_sqlite(store_path: Path) -> None:
+    store = EmbeddedBackend(store_path)
+    searches(store)
+    store.write_records(records(300, 320))
+    store.delete_records(["m1"], ["fact", "memory", "message"])
+    searches(store)
+    store.close()
+    want_cache, _ = reference(store_path)
+    written = from_file(store_path)
+    assert written is not None
+    assert_same_state(written, want_cache)
+
+
+# -- the file is ignored when it does not provably agree ----------------------------------
+
+
+def _flip(path: Path, offset: int) -> None:
+    with open(path, "r+b") as handle:
+        handle.seek(offset)
+        byte = handle.read(1)
+        handle.seek(offset)
+        handle.write(bytes([byte[0] ^ 0xFF]))
+
+
+def _damage(path: Path, how: str) -> None:
+    target = vectors_of(path)
+    if how == "header":
+        _flip(target, 40)
+    elif how == "truncated":
+        with open(target, "r+b") as handle:
+            handle.truncate(target.stat().st_size - 1)
+    elif how == "longer":
+        with open(target, "ab") as handle:
+            handle.write(b"\0")
+    elif how == "scope table":
+        _flip(target, target.stat().st_size - 2)
+    elif how == "newest vector":
+        cache = from_file(path)
+        assert cache is not None
+        offsets, _ = vector_file._layout(cache.seq.shape[0], DIM)
+        last = int(np.flatnonzero(cache.has_vector[: cache.size])[-1])
+        del cache
+        _flip(target, offsets["vectors"][0] + last * DIM * 4 + 2)
+    elif how == "not a vector file":
+        target.write_bytes(b"hello" * 1000)
+
+
+@pytest.mark.parametrize("how", ["header", "truncated", "longer", "scope table",
+                                 "newest vector", "not a vector file"])
+def test_a_damaged_file_is_ignored_and_rewritten(store_path: Path, how: str) -> None:
+    _damage(store_path, how)
+    want_cache, want = reference(store_path)
+    store = EmbeddedBackend(store_path)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+    written = from_file(store_path)
+    assert written is not None
+    assert_same_state(written, want_cache)
+
+
+def test_a_file_of_a_recreated_schema_is_ignored(store_path: Path) -> None:
+    old_epoch = epoch_of(store_path)
+    store = EmbeddedBackend(store_path, embedding_dimension=DIM, schema_policy="RECREATE")
+    store.write_records(records(500, 520))
+    assert epoch_of(store_path) != old_epoch
+    assert from_file(store_path) is None  # the file names the old epoch
+    want_cache, want = reference(store_path)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+
+
+def test_a_file_ahead_of_a_restored_backup_is_ignored(tmp_path: Path) -> None:
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records(records(0, 100))
+    store.close()
+    backup = tmp_path / "backup.db"
+    with sqlite3.connect(location) as source, sqlite3.connect(backup) as target:
+        source.backup(target)
+    store = EmbeddedBackend(location)
+    store.write_records(records(100, 150))
+    searches(store)  # the file now names a later version than the backup's
+    store.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{location}{suffix}").unlink(missing_ok=True)
+    backup.rename(location)
+    want_cache, want = reference(location)
+    store = EmbeddedBackend(location)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+
+
+def test_a_restored_backup_that_diverged_is_rebuilt(tmp_path: Path) -> None:
+    """Same epoch, the file's version reached again by other writes: the sampled rows
+    differ from SQLite, so the file is not used."""
+    location = tmp_path / "store.db"
+    EmbeddedBackend(location, embedding_dimension=DIM).close()
+    backup = tmp_path / "backup.db"
+    with sqlite3.connect(location) as source, sqlite3.connect(backup) as target:
+        source.backup(target)
+    store = EmbeddedBackend(location)
+    store.write_records(records(0, 200))
+    searches(store)
+    store.close()
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{location}{suffix}").unlink(missing_ok=True)
+    backup.rename(location)
+    store = EmbeddedBackend(location, vector_file=False)
+    store.write_records(records(1000, 1200, prefix="other"))  # same seqs, other records
+    store.close()
+    want_cache, want = reference(location)
+    store = EmbeddedBackend(location)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+
+
+# -- where no file is used ----------------------------------------------------------------
+
+
+def test_memory_stores_and_the_opt_out_write_no_file(tmp_path: Path) -> None:
+    assert vector_file.path_for(":memory:") is None
+    memory = EmbeddedBackend(":memory:", embedding_dimension=DIM)
+    memory.write_records(records(0, 50))
+    assert searches(memory)[0]
+    memory.close()
+    location = tmp_path / "plain.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM, vector_file=False)
+    store.write_records(records(0, 50))
+    searches(store)
+    store.close()
+    assert not vectors_of(location).exists()
+
+
+def test_a_store_whose_file_cannot_be_written_still_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: Any) -> None:
+        raise PermissionError("read-only directory")
+
+    monkeypatch.setattr(vector_file.os, "replace", refuse)
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records(records(0, 50))
+    got = searches(store)
+    store.close()
+    assert got == reference(location)[1]
+    assert sorted(path.name for path in tmp_path.iterdir()
+                  if ".vectors" in path.name) == []
+
+
+def test_files_left_by_killed_writers_are_removed_by_the_next_writer(store_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    leftover = Path(f"{vectors_of(store_path)}.{dead.stdout.strip()}-00000000.tmp")
+    leftover.write_bytes(b"partial")
+    store = EmbeddedBackend(store_path)
+    store.write_records(records(300, 310))
+    searches(store)
+    store.close()
+    assert not leftover.exists()
+
+
+# -- SIGKILL at every step ----------------------------------------------------------------
+
+CHILD = textwrap.dedent("""
+    import os, signal, sys
+    import numpy as np
+    from oracleagentmemory.stores.embedded import EmbeddedBackend, vector_file
+    from tests.embedded.test_vector_file import records, searches, vec
+    vector_file.MIN_RECORDS = 1
+    vector_file.REFRESH_CHANGES = 1
+    location, scenario = sys.argv[1], sys.argv[2]
+    store = EmbeddedBackend(location)
+    searches(store)  # "rebuild": reads every row and writes the file
+    if scenario == "sqlite-write":
+        calls = []
+        def kill():
+            calls.append(1)
+            if len(calls) > 50:
+                os.kill(os.getpid(), signal.SIGKILL)
+        store._conn.set_progress_handler(kill, 100)
+        store.write_records(records(300, 800))
+    if scenario == "refresh":
+        store.write_records(records(300, 360))
+        store.update_record("m4", ["fact", "memory", "message"], {"embedding": vec(4000)})
+        store.update_record("m6", ["fact", "memory", "message"], {"status": "INVALID"})
+        store.delete_records(["m10", "m12", "m299"], ["memory", "fact", "message"])
+        searches(store)
+    store.close()  # "refresh": writes the file again
+    """)
+
+REBUILD_STEPS = ("cache-reload", *vector_file.FAULT_STEPS)
+
+
+def _run_child(location: Path, scenario: str, step: str | None) -> int:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
+    env.pop(vector_file.FAULT_VARIABLE, None)
+    if step is not None:
+        env[vector_file.FAULT_VARIABLE] = step
+    done = subprocess.run([sys.executable, "-c", CHILD, str(location), scenario], env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode in (0, -signal.SIGKILL), done.stderr
+    return done.returncode
+
+
+def _check_after_crash(location: Path, known: dict[int, RecordCache]) -> None:
+    """The store opens, searches like SQLite says, and its file (if any) holds exactly the
+    state of one version SQLite went through."""
+    on_disk = from_file(location)
+    if on_disk is not None:
+        assert on_disk._version in known
+        assert_same_state(on_disk, known[on_disk._version])
+    want_cache, want = reference(location)
+    store = EmbeddedBackend(location)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+    written = from_file(location)
+    assert written is not None
+    assert_same_state(written, want_cache)
+
+
+def _version(location: Path) -> int:
+    conn = sqlite3.connect(location)
+    try:
+        return changelog.state(conn)[0]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("step", REBUILD_STEPS)
+def test_sigkill_while_rebuilding_the_file(tmp_path: Path, step: str) -> None:
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM, vector_file=False)
+    store.write_records(records(0, 300))
+    store.close()
+    assert _run_child(location, "rebuild", step) == -signal.SIGKILL
+    _check_after_crash(location, {_version(location): reference(location)[0]})
+
+
+@pytest.mark.parametrize("step", vector_file.FAULT_STEPS)
+def test_sigkill_while_refreshing_the_file(store_path: Path, step: str) -> None:
+    before = {_version(store_path): reference(store_path)[0]}
+    assert _run_child(store_path, "refresh", step) == -signal.SIGKILL
+    _check_after_crash(store_path, {**before, _version(store_path): reference(store_path)[0]})
+
+
+def test_sigkill_inside_a_sqlite_write_transaction(store_path: Path) -> None:
+    before_version = _version(store_path)
+    before = reference(store_path)[0]
+    assert _run_child(store_path, "sqlite-write", None) == -signal.SIGKILL
+    assert _version(store_path) == before_version  # the transaction rolled back
+    _check_after_crash(store_path, {before_version: before})
+
+
+def test_the_child_completes_without_a_fault(store_path: Path) -> None:
+    """The crash tests' child does what they assume when nobody kills it."""
+    assert _run_child(store_path, "refresh", None) == 0
+    want_cache, _ = reference(store_path)
+    written = from_file(store_path)
+    assert written is not None and written._version == _version(store_path)
+    assert_same_state(written, want_cache)
