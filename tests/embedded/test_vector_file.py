@@ -456,3 +456,17 @@ def test_the_child_completes_without_a_fault(store_path: Path) -> None:
     written = from_file(store_path)
     assert written is not None and written._version == _version(store_path)
     assert_same_state(written, want_cache)
+
+
+def test_the_warm_up_maps_every_vector_and_changes_none(store_path: Path) -> None:
+    cache = from_file(store_path)
+    assert cache is not None and cache._warm_up is not None
+    before = np.array(cache.vectors[: cache.size])
+    warm_up = cache._warm_up
+    warm_up.prefetch(np.array([0, 1, 2, 150, cache.size - 1]))  # merged and single runs
+    warm_up.prefetch(np.array([], dtype=np.int64))
+    warm_up.start()
+    assert warm_up._thread is not None
+    warm_up._thread.join(timeout=60)
+    assert warm_up.done
+    np.testing.assert_array_equal(cache.vectors[: cache.size], before)

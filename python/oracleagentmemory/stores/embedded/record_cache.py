@@ -21,6 +21,7 @@ writes a new vector file, and so does ``retire`` (on close) when the file lags f
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -80,8 +81,9 @@ class RecordCache:
         self._version = -1
         self._epoch: str | None = None
         self._ids: dict[str | None, int] = {None: 0}
-        self._location = location
         self._vector_path = None if location is None else vector_file.path_for(location)
+        self._location = None if self._vector_path is None else os.path.abspath(str(location))
+        self._warm_up: vector_file.WarmUp | None = None
         self._file_version: int | None = None
         """Change-log version of the vector file this cache last read or wrote (same epoch)."""
         self._reset(0)
@@ -184,6 +186,7 @@ class RecordCache:
         if snapshot.dimension is not None:
             self.dimension = snapshot.dimension
             self.vectors = columns["vectors"]
+            self._warm_up = snapshot.warm_up
         else:
             self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
         self.metadata.clear(snapshot.capacity)
@@ -224,7 +227,7 @@ class RecordCache:
             and (probe.valid[:n] == self.valid[picks]).all()
             and (probe.expires[:n] == self.expires[picks]).all()
             and (probe.has_vector[:n] == self.has_vector[picks]).all()
-            and np.allclose(probe.vectors[:n], self.vectors[picks], rtol=0, atol=1e-6))
+            and (np.abs(probe.vectors[:n] - self.vectors[picks]) <= 1e-6).all())
 
     def _save(self) -> None:
         """Write the vector file of the cache as it is (version ``self._version``)."""
@@ -442,9 +445,17 @@ class RecordCache:
             whole = slots.shape[0] == self.size and self.size > 0
         norm = float(np.linalg.norm(query))
         unit = (query / norm if norm > 0 else np.zeros_like(query)).astype(np.float32)
+        warm_up = self._warm_up
+        if warm_up is not None:
+            if warm_up.done or warm_up.vectors is not self.vectors:
+                warm_up = self._warm_up = None
+            elif not whole:
+                warm_up.prefetch(slots)
         matrix = self.vectors[: self.size] if whole else np.take(self.vectors, slots, axis=0)
         if matrix.shape[0] <= SINGLE_THREAD_ROWS:
             similarity = _row_dots(matrix, unit)
         else:
             similarity = matrix @ unit
+        if warm_up is not None:
+            warm_up.start()  # after the first search, which ran alone
         return slots, 1.0 - similarity
