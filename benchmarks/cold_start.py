@@ -1,0 +1,246 @@
+"""Cold start of the embedded backend: the first search of a fresh process, with and
+without the vector file, paired in one run.
+
+    PYTHONPATH=python:. python -m benchmarks.cold_start --size 1000000 \\
+        --out benchmarks/results/cold_start.json
+
+The store is the scale benchmark's (``benchmarks.worker ingest``, made once under
+``--workdir`` if missing). Each measurement is a fresh child process that opens the store,
+runs one user-scoped search (the first, timed), a second one for another user, then one
+unscoped search (which reads every vector), and records resident memory after each (split
+into anonymous memory and file pages mapped from the page cache). The two ways alternate
+within each repeat: ``sqlite`` (``vector_file=False``: every searchable row read from
+SQLite, as before the vector file) and ``vector file``. Each runs with the store's files in
+the page cache (``warm``, a store reopened while the machine keeps them cached) and after
+``posix_fadvise(DONTNEED)`` on the store's own files (``evicted``: read from the disk again,
+as far as the virtual disk lets us see). The first search that builds the file (every row
+read, then the file written) is measured once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks import machine
+
+ROOT = Path(__file__).resolve().parent.parent
+MODES = ("sqlite", "vector file")
+CACHES = ("warm", "evicted")
+RAW_VECTOR_BYTES_PER_RECORD = 384 * 4
+
+
+def _memory() -> dict[str, int]:
+    """VmRSS, RssAnon and RssFile of this process, in bytes (Linux)."""
+    out: dict[str, int] = {}
+    with open("/proc/self/status") as handle:
+        for line in handle:
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "RssAnon", "RssFile", "VmHWM"):
+                out[name] = int(value.split()[0]) * 1024
+    return out
+
+
+def _request(vector: np.ndarray, user: str | None) -> dict[str, Any]:
+    request: dict[str, Any] = {"query_text": "", "query_vector": vector, "strategy": "VECTOR",
+                               "max_results": 10}
+    if user is not None:
+        request["scope"] = {"user_id": {"value": user, "exact": True}}
+    return request
+
+
+def child(store_path: Path, queries: Path, mode: str) -> dict[str, Any]:
+    """One fresh process: open, first search, second search, unscoped search."""
+    from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+    vectors = np.load(queries.with_suffix(".npy"))
+    users = [item["user"] for item in json.loads(queries.with_suffix(".json").read_text())]
+    out: dict[str, Any] = {"mode": mode, "memory_before": _memory()}
+    t0 = time.perf_counter()
+    store = EmbeddedBackend(store_path, embedding_dimension=384,
+                            vector_file=mode != "sqlite")
+    out["open_ms"] = (time.perf_counter() - t0) * 1e3
+    timings = []
+    ids = []
+    for vector, user in ((vectors[0], users[0]), (vectors[1], users[1]), (vectors[2], None)):
+        t0 = time.perf_counter()
+        hits = store.search(_request(vector, user))
+        timings.append((time.perf_counter() - t0) * 1e3)
+        ids.append([hit["record"]["id"] for hit in hits])
+        out.setdefault("memory_after", []).append(_memory())
+    t0 = time.perf_counter()
+    store.close()
+    out["close_ms"] = (time.perf_counter() - t0) * 1e3
+    out["first_ms"], out["second_ms"], out["unscoped_ms"] = timings
+    out["ids"] = ids
+    return out
+
+
+def _evict(paths: list[Path]) -> None:
+    """Drop this store's own files from the page cache (nothing else is touched)."""
+    for path in paths:
+        if path.exists():
+            descriptor = os.open(path, os.O_RDONLY)
+            try:
+                os.posix_fadvise(descriptor, 0, 0, os.POSIX_FADV_DONTNEED)
+            finally:
+                os.close(descriptor)
+
+
+def _warm(paths: list[Path]) -> None:
+    """Read the store's files once, so they are in the page cache."""
+    for path in paths:
+        if path.exists():
+            with open(path, "rb") as handle:
+                while handle.read(16 << 20):
+                    pass
+
+
+def _spawn(args: list[str]) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
+    load = os.getloadavg()[0]
+    done = subprocess.run([sys.executable, "-m", "benchmarks.cold_start", *args], env=env,
+                          capture_output=True, text=True, check=True)
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["load_average"] = [load, os.getloadavg()[0]]
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--size", type=int, default=1_000_000)
+    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / ".work")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/cold_start.json")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--child", choices=MODES)
+    args = parser.parse_args(argv)
+    base = args.workdir / f"cold-start-{args.size}"
+    store_path = base / "embedded" / "store.db"
+    queries = base / "queries"
+    if args.child:
+        print(json.dumps(child(store_path, queries, args.child)))
+        return
+    command = "PYTHONPATH=python:. python -m benchmarks.cold_start " + shlex.join(
+        sys.argv[1:] if argv is None else argv)
+    started = machine.describe()
+    if not store_path.exists():
+        base.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "benchmarks.worker", "ingest", "--size",
+                        str(args.size), "--workdir", str(base / "embedded"), "--out",
+                        str(base / "ingest.json")], check=True,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                           [str(ROOT / "python"), str(ROOT)])})
+    vector_path = Path(f"{store_path}.vectors")
+    files = [store_path, Path(f"{store_path}-wal"), vector_path]
+    vector_path.unlink(missing_ok=True)
+    build = _spawn(["--size", str(args.size), "--workdir", str(args.workdir),
+                    "--child", "vector file"])
+    print(f"built the vector file: first search {build['first_ms']:,.0f} ms", flush=True)
+    runs: list[dict[str, Any]] = []
+    for repeat in range(args.repeats):
+        for cache in CACHES:
+            order = MODES if repeat % 2 == 0 else MODES[::-1]
+            for mode in order:
+                (_evict if cache == "evicted" else _warm)(files)
+                result = _spawn(["--size", str(args.size), "--workdir", str(args.workdir),
+                                 "--child", mode])
+                result.update({"repeat": repeat, "cache": cache})
+                runs.append(result)
+                print(f"{repeat} {cache:7} {mode:11} first {result['first_ms']:9,.1f} ms, "
+                      f"RSS {result['memory_after'][0]['VmRSS'] / 2**20:,.0f} MB", flush=True)
+    same = all(run["ids"] == runs[0]["ids"] for run in runs)
+    summary = {}
+    for cache in CACHES:
+        for mode in MODES:
+            mine = [run for run in runs if run["cache"] == cache and run["mode"] == mode]
+            summary[f"{cache}/{mode}"] = {
+                key: statistics.median(run[key] for run in mine)
+                for key in ("first_ms", "second_ms", "unscoped_ms", "open_ms")
+            } | {
+                f"{what}_after_{when}_mb": statistics.median(
+                    run["memory_after"][index][what] / 2**20 for run in mine)
+                for index, when in ((0, "first"), (2, "unscoped"))
+                for what in ("VmRSS", "RssAnon", "RssFile")
+            } | {"rss_before_mb": statistics.median(
+                run["memory_before"]["VmRSS"] / 2**20 for run in mine)}
+    result = {
+        "command": command, "machine": machine.finish(started), "records": args.size,
+        "cpu_flags": machine.cpu_flags(),
+        "raw_vector_mb": args.size * RAW_VECTOR_BYTES_PER_RECORD / 2**20,
+        "vector_file_bytes": vector_path.stat().st_size,
+        "vector_file_disk_bytes": vector_path.stat().st_blocks * 512,
+        "store_file_bytes": store_path.stat().st_size,
+        "build": {key: build[key] for key in ("first_ms", "close_ms")},
+        "same_results": same, "summary": summary,
+        "runs": [{key: value for key, value in run.items() if key != "ids"} for run in runs],
+    }
+    args.out.write_text(json.dumps(result, indent=1))
+    print(json.dumps(summary, indent=1))
+
+
+def report_section(run: dict[str, Any]) -> list[str]:
+    """The report's section for a cold-start run (``benchmarks.report`` side runs)."""
+    from benchmarks.report import _ran_on
+
+    lines: list[str] = []
+    add = lines.append
+    raw = run["raw_vector_mb"]
+    add("## Cold start with the vector file")
+    add("")
+    add("```bash")
+    add(run["command"])
+    add("```")
+    add("")
+    add(_ran_on(run["machine"]) + " CPU vector flags: "
+        + (", ".join(run.get("cpu_flags", [])) or "unknown") + ".")
+    add("")
+    add(f"{run['records']:,} records of the scale data set (384-dimensional: {raw:,.0f} MB of "
+        "raw float32 vectors). Every row is a fresh process opening the store and running a "
+        "user-scoped search (*first*), a second one for another user, then an unscoped one "
+        "(it reads every vector); medians of "
+        f"{len(run['runs']) // 4} runs per cell, the two ways alternating in one run. "
+        "*sqlite* reads every searchable row from SQLite on the first search (as before the "
+        "vector file); *vector file* maps `<file>.vectors`. *warm*: the store's files are in "
+        "the page cache; *evicted*: dropped from it first with `posix_fadvise(DONTNEED)` "
+        "(this virtual machine's disk may still be cached by its host). RSS splits into "
+        "anonymous memory and file pages mapped from the page cache (shared, reclaimable).")
+    add("")
+    add("| page cache | way | first search ms | second ms | unscoped ms | RSS after first MB "
+        "(anon + file) | RSS after unscoped MB (anon + file) | RSS / raw vectors |")
+    add("|---|---|---|---|---|---|---|---|")
+    for key, cell in run["summary"].items():
+        cache, mode = key.split("/")
+        add(f"| {cache} | {mode} | {cell['first_ms']:,.1f} | {cell['second_ms']:,.1f} | "
+            f"{cell['unscoped_ms']:,.1f} | {cell['VmRSS_after_first_mb']:,.0f} "
+            f"({cell['RssAnon_after_first_mb']:,.0f} + {cell['RssFile_after_first_mb']:,.0f}) | "
+            f"{cell['VmRSS_after_unscoped_mb']:,.0f} ({cell['RssAnon_after_unscoped_mb']:,.0f} + "
+            f"{cell['RssFile_after_unscoped_mb']:,.0f}) | "
+            f"{cell['VmRSS_after_unscoped_mb'] / raw:.2f}x |")
+    add("")
+    summary = run["summary"]
+    for cache in CACHES:
+        old, new = summary[f"{cache}/sqlite"], summary[f"{cache}/vector file"]
+        add(f"- {cache}: the first search takes {new['first_ms'] / old['first_ms']:.3f}x the "
+            f"time of reading SQLite ({new['first_ms']:,.1f} vs {old['first_ms']:,.1f} ms).")
+    add(f"- Both ways return the same hits: {'yes' if run['same_results'] else 'NO'}.")
+    add(f"- The file: {run['vector_file_bytes'] / 2**20:,.0f} MB long, "
+        f"{run['vector_file_disk_bytes'] / 2**20:,.0f} MB on disk (room for new records is a "
+        f"sparse tail); the SQLite file is {run['store_file_bytes'] / 2**20:,.0f} MB. The "
+        f"first search that builds it (every row read, then the file written and fsynced) "
+        f"took {run['build']['first_ms']:,.0f} ms, once.")
+    add("")
+    return lines
+
+
+if __name__ == "__main__":
+    main()
