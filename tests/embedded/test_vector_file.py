@@ -251,6 +251,33 @@ def test_a_damaged_file_is_ignored_and_rewritten(store_path: Path, how: str) -> 
     assert_same_state(written, want_cache)
 
 
+def test_a_file_whose_codes_mean_something_else_is_ignored(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file written by a version whose record types (or scope order) were coded
+    differently is not read with this version's meanings."""
+    from oracleagentmemory.stores.embedded import record_cache
+
+    monkeypatch.setattr(record_cache, "_FILE_TAG", record_cache._FILE_TAG + ";other")
+    assert from_file(store_path) is None
+    want_cache, want = reference(store_path)
+    store = EmbeddedBackend(store_path)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+    assert from_file(store_path) is not None  # rewritten with the current meanings
+
+
+def test_the_file_is_as_private_as_the_store_file(tmp_path: Path) -> None:
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records(records(0, 50))
+    os.chmod(location, 0o600)
+    searches(store)
+    store.close()
+    assert vectors_of(location).stat().st_mode & 0o777 == 0o600
+
+
 def test_a_file_of_a_recreated_schema_is_ignored(store_path: Path) -> None:
     old_epoch = epoch_of(store_path)
     store = EmbeddedBackend(store_path, embedding_dimension=DIM, schema_policy="RECREATE")

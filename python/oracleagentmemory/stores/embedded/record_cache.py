@@ -40,6 +40,8 @@ _COLUMNS = "seq, record_type, user_id, agent_id, thread_id, status, expires_at, 
 NEVER = b"\xff"
 """Expiry of a record that never expires: sorts after every ISO-8601 text."""
 _CHUNK = 20_000
+_FILE_TAG = f"types={','.join(SEARCHABLE_TYPES)};never={NEVER.hex()};scope=user,agent,thread"
+"""What the codes of a vector file mean: a file made under other meanings is not used."""
 SINGLE_THREAD_ROWS = 65_536
 """Up to this many rows, score with a single-threaded loop rather than threaded BLAS: on a
 small product, waking BLAS threads costs more than it saves, and on a busy 2-core machine it
@@ -170,7 +172,7 @@ class RecordCache:
         """Take the columns of the vector file of ``epoch``, if there is a usable one."""
         if self._vector_path is None:
             return False
-        snapshot = vector_file.load(self._vector_path, epoch)
+        snapshot = vector_file.load(self._vector_path, epoch, _FILE_TAG)
         if snapshot is None or (self.dimension is not None
                                 and snapshot.dimension not in (None, self.dimension)):
             return False
@@ -242,9 +244,13 @@ class RecordCache:
             "has_vector": self.has_vector, "expires": self.expires, "scope": self.scope,
             "vectors": self.vectors}
         assert self._location is not None
-        if vector_file.save(self._vector_path, self._location, self._epoch, self._version,
-                            self.dimension, columns, self.size, keep, self.expiring,
-                            scope_values):
+        try:
+            saved = vector_file.save(self._vector_path, self._location, _FILE_TAG, self._epoch,
+                                     self._version, self.dimension, columns, self.size, keep,
+                                     self.expiring, scope_values)
+        except (OSError, ValueError, MemoryError):
+            return  # a cache file that cannot be written never fails a search or a close
+        if saved:
             self._file_version = self._version
 
     def retire(self) -> None:

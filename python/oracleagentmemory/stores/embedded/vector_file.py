@@ -55,6 +55,9 @@ HEADER_BYTES = 4096
 _HEAD = struct.Struct("<8sII")
 """magic, length of the JSON header, CRC-32 of the JSON header."""
 _ALIGN = 64
+_VECTOR_ALIGN = 4096
+"""Vectors start on a 4 KiB boundary (whatever this machine's page size, so a file moves
+between machines)."""
 _CHUNK_ROWS = 65_536
 MIN_RECORDS = 10_000
 """Smaller caches load from SQLite in well under 0.1 s: no file is written for them."""
@@ -169,7 +172,7 @@ def _layout(capacity: int, dimension: int) -> tuple[dict[str, tuple[int, int]], 
     for name, dtype in COLUMNS:
         width = np.dtype(dtype).itemsize * (3 if name == "scope" else 1)
         width *= dimension if name == "vectors" else 1
-        align = mmap.PAGESIZE if name == "vectors" else _ALIGN
+        align = _VECTOR_ALIGN if name == "vectors" else _ALIGN
         at = -(-at // align) * align
         offsets[name] = (at, width * capacity)
         at += width * capacity
@@ -184,9 +187,10 @@ def _shape(name: str, capacity: int, dimension: int) -> tuple[int, ...]:
     return (capacity,)
 
 
-def load(path: str, epoch: str | None) -> Snapshot | None:
+def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     """The vector file at ``path`` mapped copy-on-write, or None when it is missing, of
-    another epoch, or not a complete, well-formed file of this format."""
+    another epoch or ``tag`` (what its codes mean), or not a complete, well-formed file of
+    this format."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(HEADER_BYTES)
@@ -198,7 +202,8 @@ def load(path: str, epoch: str | None) -> Snapshot | None:
                 return None
             header = json.loads(text)
             if (header.get("format") != FORMAT or header.get("byteorder") != "little"
-                    or header.get("epoch") != epoch or epoch is None):
+                    or header.get("epoch") != epoch or epoch is None
+                    or header.get("tag") != tag):
                 return None
             capacity, size = int(header["capacity"]), int(header["size"])
             dimension = header["dimension"]
@@ -244,6 +249,7 @@ def make_durable(location: str) -> None:
 def save(
     path: str,
     location: str,
+    tag: str,
     epoch: str,
     version: int,
     dimension: int | None,
@@ -263,7 +269,8 @@ def save(
     offsets, scope_at = _layout(capacity, dimension or 0)
     table = json.dumps(scope_values).encode()
     header = json.dumps({
-        "format": FORMAT, "byteorder": "little", "epoch": epoch, "version": version,
+        "format": FORMAT, "byteorder": "little", "tag": tag, "epoch": epoch,
+        "version": version,
         "dimension": dimension, "size": live, "capacity": capacity, "expiring": expiring,
         "offsets": {name: list(value) for name, value in offsets.items()},
         "scope_at": scope_at, "scope_bytes": len(table), "scope_crc": zlib.crc32(table),
@@ -275,7 +282,9 @@ def save(
     temporary = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
     try:
         make_durable(location)
-        with open(temporary, "xb") as handle:
+        mode = os.stat(location).st_mode & 0o666  # readable by whoever can read the store
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with open(descriptor, "wb") as handle:
             handle.write(_HEAD.pack(MAGIC, len(header), zlib.crc32(header)) + header)
             for name, _ in COLUMNS:
                 runs = list(columns[name]) if name == "scope" else [columns[name]]
