@@ -172,7 +172,11 @@ class RecordCache:
         """Take the columns of the vector file of ``epoch``, if there is a usable one."""
         if self._vector_path is None:
             return False
-        snapshot = vector_file.load(self._vector_path, epoch, _FILE_TAG)
+        try:
+            snapshot = vector_file.load(self._vector_path, epoch, _FILE_TAG)
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
+                MemoryError):
+            snapshot = None  # a cache file that cannot be read never fails a search
         if snapshot is None or (self.dimension is not None
                                 and snapshot.dimension not in (None, self.dimension)):
             return False

@@ -215,12 +215,14 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                     or os.fstat(handle.fileno()).st_size != scope_at + scope_bytes):
                 return None
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     table = mapped[scope_at:scope_at + scope_bytes]
     if zlib.crc32(table) != scope_crc:
         return None
     scope_values = json.loads(table)
+    if not isinstance(scope_values, list) or scope_values[:1] != [None]:
+        return None  # code 0 is always "no value"
     columns = {
         name: np.ndarray(_shape(name, capacity, dimension or 0), dtype=dtype, buffer=mapped,
                          offset=offsets[name][0])
@@ -337,11 +339,17 @@ def _remove_leftovers(path: str, alive: Callable[[int], bool] | None = None) -> 
     """Remove temporary files that writers killed before their rename left behind."""
     alive = alive or _process_alive
     target = Path(path)
-    for leftover in target.parent.glob(target.name + ".*.tmp"):
-        pid = leftover.name[len(target.name) + 1:].split("-", 1)[0]
+    try:
+        names = os.listdir(target.parent)
+    except OSError:
+        return
+    for name in names:
+        if not (name.startswith(target.name + ".") and name.endswith(".tmp")):
+            continue
+        pid = name[len(target.name) + 1:].split("-", 1)[0]
         if pid.isdigit() and not alive(int(pid)):
             with contextlib.suppress(OSError):
-                leftover.unlink()
+                (target.parent / name).unlink()
 
 
 def _process_alive(pid: int) -> bool:
