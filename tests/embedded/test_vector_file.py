@@ -409,6 +409,14 @@ CHILD = textwrap.dedent("""
         store.update_record("m6", ["fact", "memory", "message"], {"status": "INVALID"})
         store.delete_records(["m10", "m12", "m299"], ["memory", "fact", "message"])
         searches(store)
+    if scenario.startswith("race"):
+        worker = int(scenario[4:])
+        for round_ in range(5):
+            start = 1000 + worker * 100 + round_ * 20
+            store.write_records(records(start, start + 20, prefix=f"w{worker}-"))
+            store.delete_records([f"m{worker * 5 + round_}"], ["memory", "fact", "message"])
+            searches(store)
+            store._cache._save()  # every round rewrites the file, racing the others
     store.close()  # "refresh": writes the file again
     """)
 
@@ -474,6 +482,35 @@ def test_sigkill_inside_a_sqlite_write_transaction(store_path: Path) -> None:
     assert _run_child(store_path, "sqlite-write", None) == -signal.SIGKILL
     assert _version(store_path) == before_version  # the transaction rolled back
     _check_after_crash(store_path, {before_version: before})
+
+
+def test_processes_rewriting_the_file_at_once_leave_one_that_agrees(tmp_path: Path) -> None:
+    """Three processes rebuild, write and rewrite the file of one store at the same time
+    (each rename replaces whole files): whatever file is left holds one version SQLite
+    went through, and a new store searches like SQLite says."""
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM, vector_file=False)
+    store.write_records(records(0, 300))
+    store.close()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
+    env.pop(vector_file.FAULT_VARIABLE, None)
+    workers = [subprocess.Popen([sys.executable, "-c", CHILD, str(location), f"race{worker}"],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True) for worker in range(3)]
+    for worker in workers:
+        _, errors = worker.communicate(timeout=120)
+        assert worker.returncode == 0, errors
+    on_disk = from_file(location)
+    assert on_disk is not None
+    assert on_disk._version <= _version(location)
+    want_cache, want = reference(location)
+    if on_disk._version == _version(location):
+        assert_same_state(on_disk, want_cache)
+    store = EmbeddedBackend(location)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+    assert not [name for name in os.listdir(tmp_path) if name.endswith(".tmp")]
 
 
 def test_the_child_completes_without_a_fault(store_path: Path) -> None:
