@@ -20,7 +20,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from oracleagentmemory.stores.embedded import EmbeddedBackend, changelog, vector_file
+from oracleagentmemory.stores.embedded import (
+    EmbeddedBackend,
+    changelog,
+    metadata_columns,
+    vector_file,
+)
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from tests.embedded import test_search_cache
 
@@ -61,8 +66,37 @@ def records(start: int, stop: int, prefix: str = "m") -> list[dict[str, Any]]:
             item["embedding"] = vec(i)
         if i % 13 == 0:
             item["ttl_days"] = 30
+        if i % 5:
+            item["metadata"] = {"topic": ("food", "work", 3, 3.0, True)[i % 5],
+                                "tags": [f"t{i % 4}", f"t{i % 6}"]}
+            if i % 17 == 0:
+                item["metadata"] = {"tags": {"nested": i % 3}}
         out.append(item)
     return out
+
+
+FILTERS: list[dict[str, Any]] = [
+    {"topic": "food"}, {"topic": 3}, {"topic": {"$not": "work"}},
+    {"tags": {"$array_contains": "t1"}}, {"tags": {"nested": 2}},
+]
+
+
+def filtered(store: EmbeddedBackend) -> list[list[str]]:
+    """Results of filtered searches (each builds or uses the filter keys' columns)."""
+    out = []
+    for i, metadata_filter in enumerate(FILTERS):
+        hits = store.search({"query_vector": vec(2000 + i), "max_results": 20,
+                             "metadata_filter": metadata_filter,
+                             "scope": {"user_id": {"value": USERS[i % 3], "exact": True}}})
+        out.append([hit["record"]["id"] for hit in hits])
+    return out
+
+
+def metadata_state(cache: RecordCache) -> dict[str, dict[int, tuple]]:
+    """key -> seq -> what the key's column holds for each live slot."""
+    return {column.key: {int(cache.seq[slot]): column.token(slot)
+                         for slot in np.flatnonzero(cache.live[: cache.size]).tolist()}
+            for column in cache.metadata.columns}
 
 
 def state(cache: RecordCache) -> tuple[dict[int, tuple], dict[int, np.ndarray]]:
@@ -201,6 +235,65 @@ def test_close_writes_a_file_that_matches_sqlite(store_path: Path) -> None:
     written = from_file(store_path)
     assert written is not None
     assert_same_state(written, want_cache)
+
+
+def test_filter_columns_built_by_one_process_serve_the_next(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Columns built for metadata filters go into the file at close; a new store filters
+    with them (after catching up with other writers) without reading every metadata."""
+    store = EmbeddedBackend(store_path)
+    filtered(store)
+    store.delete_records(["m2", "m3"], ["fact", "memory", "message"])  # file compacts
+    searches(store)
+    store.close()
+    writer = EmbeddedBackend(store_path, vector_file=False)
+    writer.write_records(records(300, 330))
+    writer.update_record("m6", ["fact", "memory", "message"], {"metadata": {"topic": "food"}})
+    writer.update_record("m7", ["fact", "memory", "message"], {"metadata": None})
+    writer.delete_records(["m8"], ["memory", "fact", "message"])
+    want = filtered(writer)
+    want_columns = metadata_state(writer._cache)
+    writer.close()
+
+    def refuse(self: RecordCache, conn: Any) -> None:
+        raise AssertionError("the filter columns were built from every row again")
+
+    monkeypatch.setattr(RecordCache, "metadata_rows", refuse)
+    no_full_reload(monkeypatch)
+    store = EmbeddedBackend(store_path)
+    assert filtered(store) == want
+    assert metadata_state(store._cache) == want_columns
+    store.close()
+
+
+@pytest.mark.parametrize("damage", ["another value", "no such value"])
+def test_a_damaged_filter_column_is_not_used(store_path: Path, damage: str) -> None:
+    store = EmbeddedBackend(store_path)
+    filtered(store)
+    store.close()
+    cache = from_file(store_path)
+    assert cache is not None and cache.metadata.columns
+    last = int(np.flatnonzero(cache.live[: cache.size])[-1])
+    codes = cache.metadata.columns[0].codes
+    at = codes.__array_interface__["data"][0] - cache.seq.__array_interface__["data"][0]
+    offsets, _ = vector_file._layout(cache.seq.shape[0], DIM)
+    position = offsets["seq"][0] + at + last * 4
+    first = metadata_columns.FIRST_SCALAR
+    new = (first + 1 if int(codes[last]) == first else first) if damage == "another value" \
+        else first + len(cache.metadata.columns[0].values)
+    del cache, codes
+    with open(vectors_of(store_path), "r+b") as handle:
+        handle.seek(position)
+        handle.write(new.to_bytes(4, "little"))
+    writer = EmbeddedBackend(store_path, vector_file=False)
+    want = filtered(writer)
+    want_columns = metadata_state(writer._cache)
+    writer.close()
+    store = EmbeddedBackend(store_path)
+    assert filtered(store) == want
+    assert metadata_state(store._cache) == want_columns
+    store.close()
 
 
 # -- the file is ignored when it does not provably agree ----------------------------------
@@ -389,7 +482,7 @@ CHILD = textwrap.dedent("""
     import os, signal, sys
     import numpy as np
     from oracleagentmemory.stores.embedded import EmbeddedBackend, vector_file
-    from tests.embedded.test_vector_file import records, searches, vec
+    from tests.embedded.test_vector_file import filtered, records, searches, vec
     vector_file.MIN_RECORDS = 1
     vector_file.REFRESH_CHANGES = 1
     location, scenario = sys.argv[1], sys.argv[2]
@@ -409,6 +502,7 @@ CHILD = textwrap.dedent("""
         store.update_record("m6", ["fact", "memory", "message"], {"status": "INVALID"})
         store.delete_records(["m10", "m12", "m299"], ["memory", "fact", "message"])
         searches(store)
+        filtered(store)  # the file written at close holds the filter columns too
     if scenario.startswith("race"):
         worker = int(scenario[4:])
         for round_ in range(5):
@@ -442,13 +536,19 @@ def _check_after_crash(location: Path, known: dict[int, RecordCache]) -> None:
         assert on_disk._version in known
         assert_same_state(on_disk, known[on_disk._version])
     want_cache, want = reference(location)
+    writer = EmbeddedBackend(location, vector_file=False)
+    want_filtered, want_columns = filtered(writer), metadata_state(writer._cache)
+    writer.close()
     store = EmbeddedBackend(location)
     assert searches(store) == want
     assert_same_state(store._cache, want_cache)
+    assert filtered(store) == want_filtered
+    assert metadata_state(store._cache) == want_columns
     store.close()
     written = from_file(location)
     assert written is not None
     assert_same_state(written, want_cache)
+    assert metadata_state(written) == want_columns
 
 
 def _version(location: Path) -> int:

@@ -87,6 +87,53 @@ class KeyColumn:
             self._values.append(value)
         self.codes[slot] = code
 
+    @classmethod
+    def restored(cls, key: str, codes: np.ndarray, values: list[Any],
+                 complex_values: dict[int, Any]) -> KeyColumn:
+        """A column as ``values`` and ``complex`` left it (read back from a vector file)."""
+        column = cls(key, 0)
+        if codes.shape[0] and (int(codes.min()) < 0
+                               or int(codes.max()) >= FIRST_SCALAR + len(values)):
+            raise ValueError(f"the column of {key!r} has codes that stand for nothing")
+        column.codes, column.complex, column._values = codes, complex_values, list(values)
+        for index, value in enumerate(column._values):
+            scalar = scalar_key(value)
+            if scalar is None or scalar in column._codes:
+                raise ValueError(f"not a scalar column value: {value!r}")
+            column._codes[scalar] = FIRST_SCALAR + index
+        return column
+
+    @property
+    def values(self) -> list[Any]:
+        """The scalar values, code ``FIRST_SCALAR + i`` standing for ``values[i]``."""
+        return self._values
+
+    def token(self, slot: int) -> tuple:
+        """What the column holds for ``slot``, comparable with ``token_of``."""
+        code = int(self.codes[slot])
+        if code == NOT_OBJECT:
+            return ("not an object",)
+        if code == MISSING:
+            return ("missing",)
+        if code == COMPLEX:
+            return ("complex", json.dumps(self.complex.get(slot), sort_keys=True))
+        if not FIRST_SCALAR <= code < FIRST_SCALAR + len(self._values):
+            return ("no such code", code)
+        return ("scalar", scalar_key(self._values[code - FIRST_SCALAR]))
+
+    def token_of(self, metadata_text: str | None) -> tuple:
+        """What the column should hold for a record with this metadata text."""
+        metadata = _parsed(metadata_text)
+        if not isinstance(metadata, Mapping):
+            return ("missing",)
+        value = metadata.get(self.key, _NO_VALUE)
+        if value is _NO_VALUE:
+            return ("missing",)
+        key = scalar_key(value)
+        if key is None:
+            return ("complex", json.dumps(value, sort_keys=True))
+        return ("scalar", key)
+
     def grow(self, capacity: int) -> None:
         if capacity > self.codes.shape[0]:
             codes = np.full(capacity, NOT_OBJECT, dtype=np.int32)
@@ -138,6 +185,16 @@ class MetadataColumns:
     @property
     def active(self) -> bool:
         return bool(self._columns)
+
+    @property
+    def columns(self) -> list[KeyColumn]:
+        """The built columns, least recently used first."""
+        return list(self._columns.values())
+
+    def restore(self, columns: Iterable[KeyColumn]) -> None:
+        """Take columns built earlier (read back from a vector file) as built."""
+        for column in columns:
+            self._columns[column.key] = column
 
     def grow(self, capacity: int) -> None:
         self.capacity = capacity

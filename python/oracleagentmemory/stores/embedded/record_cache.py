@@ -16,7 +16,8 @@ reads. Callers serialise access (the store's lock).
 Cold start: for a store file, the first sync maps the vector file beside it
 (``vector_file``: these columns as of one change-log version) instead of reading every row,
 catches up through the change log, and checks sampled rows against SQLite; a full reload
-writes a new vector file, and so does ``retire`` (on close) when the file lags far behind.
+writes a new vector file, and so does ``retire`` (on close) when the file lags far behind
+or lacks metadata-filter columns built since.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import numpy as np
 from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.stores.embedded import changelog, vector_file
 from oracleagentmemory.stores.embedded.bound_lists import marks, runs
-from oracleagentmemory.stores.embedded.metadata_columns import MetadataColumns
+from oracleagentmemory.stores.embedded.metadata_columns import KeyColumn, MetadataColumns
 
 _TYPE_CODES = {name: code for code, name in enumerate(SEARCHABLE_TYPES)}
 _TYPE_LIST = ", ".join(f"'{name}'" for name in SEARCHABLE_TYPES)
@@ -88,6 +89,8 @@ class RecordCache:
         self._warm_up: vector_file.WarmUp | None = None
         self._file_version: int | None = None
         """Change-log version of the vector file this cache last read or wrote (same epoch)."""
+        self._file_keys: set[str] = set()
+        """Metadata keys whose columns that file holds."""
         self._reset(0)
 
     # -- storage ------------------------------------------------------------------------
@@ -174,6 +177,9 @@ class RecordCache:
             return False
         try:
             snapshot = vector_file.load(self._vector_path, epoch, _FILE_TAG)
+            key_columns = [] if snapshot is None else [
+                KeyColumn.restored(column.key, column.codes, column.values, column.complex)
+                for column in snapshot.metadata]
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
                 MemoryError):
             snapshot = None  # a cache file that cannot be read never fails a search
@@ -196,6 +202,8 @@ class RecordCache:
         else:
             self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
         self.metadata.clear(snapshot.capacity)
+        self.metadata.restore(key_columns)
+        self._file_keys = {column.key for column in snapshot.metadata}
         self._ids = {value: code for code, value in enumerate(snapshot.scope_values)}
         self._version, self._epoch = snapshot.version, epoch
         self._file_version = snapshot.version
@@ -217,13 +225,17 @@ class RecordCache:
                                  *live[random.sample(range(live.shape[0]), count)]}))
         seqs = [int(seq) for seq in self.seq[picks]]
         rows = {row[0]: row for row in conn.execute(  # by rowid, not by the type index
-            f"SELECT {_COLUMNS} FROM records WHERE seq IN ({marks(seqs)})"
+            f"SELECT {_COLUMNS}, metadata FROM records WHERE seq IN ({marks(seqs)})"
             f" AND +record_type IN ({_TYPE_LIST})", seqs)}
+        for column in self.metadata.columns:
+            for slot, seq in zip(picks.tolist(), seqs, strict=True):
+                if seq in rows and column.token(slot) != column.token_of(rows[seq][8]):
+                    return False
         probe = RecordCache(self.dimension)
         probe._ids = dict(self._ids)
         if len(rows) != len(seqs):
             return False
-        probe._append([rows[seq] for seq in seqs])
+        probe._append([rows[seq][:8] for seq in seqs])
         if probe._ids != self._ids:
             return False  # a scope value the cache never interned
         n = len(seqs)
@@ -247,15 +259,18 @@ class RecordCache:
             "seq": self.seq, "type_code": self.type_code, "valid": self.valid,
             "has_vector": self.has_vector, "expires": self.expires, "scope": self.scope,
             "vectors": self.vectors}
+        metadata = [vector_file.KeyCodes(column.key, column.codes, column.values,
+                                         column.complex) for column in self.metadata.columns]
         assert self._location is not None
         try:
             saved = vector_file.save(self._vector_path, self._location, _FILE_TAG, self._epoch,
                                      self._version, self.dimension, columns, self.size, keep,
-                                     self.expiring, scope_values)
-        except (OSError, ValueError, MemoryError):
+                                     self.expiring, scope_values, metadata)
+        except (OSError, ValueError, TypeError, MemoryError):
             return  # a cache file that cannot be written never fails a search or a close
         if saved:
             self._file_version = self._version
+            self._file_keys = {column.key for column in metadata}
 
     def retire(self) -> None:
         """When the store closes: write the vector file again if it lags far behind."""
@@ -263,7 +278,8 @@ class RecordCache:
                 or self.size - self.dead < vector_file.MIN_RECORDS):
             return
         if (self._file_version is None
-                or self._version - self._file_version >= vector_file.REFRESH_CHANGES):
+                or self._version - self._file_version >= vector_file.REFRESH_CHANGES
+                or {column.key for column in self.metadata.columns} - self._file_keys):
             self._save()
 
     def _full_reload(self, conn: Any) -> None:

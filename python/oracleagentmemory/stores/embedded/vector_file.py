@@ -3,8 +3,9 @@
 Why: the first search of a process used to read every searchable row from SQLite and
 normalise its vector before it could score anything (seconds per million records). The
 vector file ``<store file>.vectors`` holds the record cache's columns (seq, type, scope
-codes, status, expiry, unit vectors) and the scope strings as they were at one change-log
-``version`` of one schema ``epoch``; a new process maps it copy-on-write instead, catches up
+codes, status, expiry, unit vectors), the scope strings and the metadata-filter key columns
+built so far (``MetadataColumns``) as they were at one change-log ``version`` of one schema
+``epoch``; a new process maps it copy-on-write instead, catches up
 through the change log like any cache does, and is searching in milliseconds. Pages of the
 map are read from the file as a search touches them, so resident memory grows with what
 searches look at, never beyond the file.
@@ -41,7 +42,7 @@ import struct
 import sys
 import threading
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,18 @@ class Snapshot:
     columns: dict[str, np.ndarray]
     scope_values: list[str | None]
     warm_up: WarmUp
+    metadata: list[KeyCodes]
+
+
+@dataclass
+class KeyCodes:
+    """One metadata key column of the cache (``MetadataColumns``): a code per slot, the
+    scalar values the codes stand for, and the list or object values by slot."""
+
+    key: str
+    codes: np.ndarray
+    values: list[Any]
+    complex: dict[int, Any]
 
 
 class WarmUp:
@@ -179,6 +192,13 @@ def _layout(capacity: int, dimension: int) -> tuple[dict[str, tuple[int, int]], 
     return offsets, at
 
 
+def _metadata_layout(scope_end: int, capacity: int, count: int) -> tuple[list[int], int]:
+    """(offset of each key column's codes, offset of the metadata table) after the scope
+    table ending at ``scope_end``."""
+    at = -(-scope_end // _ALIGN) * _ALIGN
+    return [at + index * capacity * 4 for index in range(count)], at + count * capacity * 4
+
+
 def _shape(name: str, capacity: int, dimension: int) -> tuple[int, ...]:
     if name == "scope":
         return (3, capacity)
@@ -209,10 +229,13 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
             dimension = header["dimension"]
             offsets, scope_at = _layout(capacity, dimension or 0)
             scope_bytes, scope_crc = int(header["scope_bytes"]), int(header["scope_crc"])
+            code_offsets, table_at = _metadata_layout(
+                scope_at + scope_bytes, capacity, int(header["metadata_columns"]))
+            metadata_bytes = int(header["metadata_bytes"])
             if (header["scope_at"] != scope_at or header["offsets"] != {
                     name: list(value) for name, value in offsets.items()}
                     or not 0 <= size <= capacity
-                    or os.fstat(handle.fileno()).st_size != scope_at + scope_bytes):
+                    or os.fstat(handle.fileno()).st_size != table_at + metadata_bytes):
                 return None
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -223,6 +246,15 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     scope_values = json.loads(table)
     if not isinstance(scope_values, list) or scope_values[:1] != [None]:
         return None  # code 0 is always "no value"
+    table = mapped[table_at:table_at + metadata_bytes]
+    if zlib.crc32(table) != int(header["metadata_crc"]):
+        return None
+    metadata = [
+        KeyCodes(key=entry["key"], values=entry["values"],
+                 complex={int(slot): value for slot, value in entry["complex"]},
+                 codes=np.ndarray((capacity,), dtype="<i4", buffer=mapped, offset=at))
+        for entry, at in zip(json.loads(table), code_offsets, strict=True)
+    ]
     columns = {
         name: np.ndarray(_shape(name, capacity, dimension or 0), dtype=dtype, buffer=mapped,
                          offset=offsets[name][0])
@@ -231,7 +263,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     warm_up = WarmUp(mapped, offsets["vectors"][0], columns["vectors"], size)
     return Snapshot(epoch=epoch, version=int(header["version"]), dimension=dimension,
                     size=size, capacity=capacity, expiring=int(header["expiring"]),
-                    columns=columns, scope_values=scope_values, warm_up=warm_up)
+                    columns=columns, scope_values=scope_values, warm_up=warm_up,
+                    metadata=metadata)
 
 
 def make_durable(location: str) -> None:
@@ -260,22 +293,30 @@ def save(
     keep: np.ndarray | None,
     expiring: int,
     scope_values: list[str | None],
+    metadata: Sequence[KeyCodes] = (),
 ) -> bool:
-    """Write a vector file of the cache ``columns`` (RecordCache arrays) at ``version``:
-    its first ``size`` slots, or only the slots ``keep`` (live ones, in seq order). Returns
-    False (nothing replaced) when the file cannot be written."""
+    """Write a vector file of the cache ``columns`` (RecordCache arrays) and its metadata
+    key columns at ``version``: their first ``size`` slots, or only the slots ``keep`` (live
+    ones, in seq order). Returns False (nothing replaced) when the file cannot be written."""
     fault_point("vector-file-begin")
     live = size if keep is None else int(keep.shape[0])
     capacity = live + max(4096, live // 4)
     """Room to append new records in place (a sparse, unwritten tail of the file)."""
     offsets, scope_at = _layout(capacity, dimension or 0)
     table = json.dumps(scope_values).encode()
+    code_offsets, table_at = _metadata_layout(scope_at + len(table), capacity, len(metadata))
+    metadata_table = json.dumps([
+        {"key": column.key, "values": column.values,
+         "complex": _moved(column.complex, keep)} for column in metadata
+    ]).encode()
     header = json.dumps({
         "format": FORMAT, "byteorder": "little", "tag": tag, "epoch": epoch,
         "version": version,
         "dimension": dimension, "size": live, "capacity": capacity, "expiring": expiring,
         "offsets": {name: list(value) for name, value in offsets.items()},
         "scope_at": scope_at, "scope_bytes": len(table), "scope_crc": zlib.crc32(table),
+        "metadata_columns": len(metadata), "metadata_bytes": len(metadata_table),
+        "metadata_crc": zlib.crc32(metadata_table),
     }).encode()
     if _HEAD.size + len(header) > HEADER_BYTES:
         return False
@@ -295,6 +336,11 @@ def save(
                     _write_rows(handle, run, size, keep, halfway=name == "vectors")
             handle.seek(scope_at)
             handle.write(table)
+            for column, at in zip(metadata, code_offsets, strict=True):
+                handle.seek(at)
+                _write_rows(handle, column.codes, size, keep, halfway=False)
+            handle.seek(table_at)
+            handle.write(metadata_table)
             handle.flush()
             fault_point("vector-file-written")
             os.fsync(handle.fileno())
@@ -308,6 +354,19 @@ def save(
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         return False
+
+
+def _moved(values: dict[int, Any], keep: np.ndarray | None) -> list[list[Any]]:
+    """``[slot, value]`` pairs with each slot renumbered as in a file of the ``keep`` slots
+    (slots not kept are left out)."""
+    if keep is None:
+        return [[slot, value] for slot, value in values.items()]
+    pairs = []
+    for slot, value in values.items():
+        at = int(np.searchsorted(keep, slot))
+        if at < keep.shape[0] and int(keep[at]) == slot:
+            pairs.append([at, value])
+    return pairs
 
 
 def _write_rows(handle: Any, array: np.ndarray, size: int, keep: np.ndarray | None,
