@@ -447,6 +447,22 @@ def test_memory_stores_and_the_opt_out_write_no_file(tmp_path: Path) -> None:
     assert not vectors_of(location).exists()
 
 
+def test_without_posix_mmap_semantics_no_file_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Windows (no rename over a mapped file) falls back to reading SQLite."""
+    monkeypatch.setattr(vector_file.os, "name", "nt")
+    assert vector_file.path_for(str(tmp_path / "store.db")) is None
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records(records(0, 50))
+    got = searches(store)
+    store.close()
+    monkeypatch.undo()
+    assert not vectors_of(location).exists()
+    assert got == reference(location)[1]
+
+
 def test_a_store_whose_file_cannot_be_written_still_searches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
