@@ -182,12 +182,15 @@ class Llm(ILlm):
         self._best_output = (OutputMode.SCHEMA if flag(
             "structured_output", options.pop("structured_output", True), True)
             else OutputMode.TEXT)
-        self.limits = TaskLimits.from_options(
+        limits_by_task = TaskLimits.from_options(
             max_tokens_by_task=options.pop("max_tokens_by_task", None),
             timeout_by_task=options.pop("timeout_by_task", None),
             max_tokens=cap, max_tokens_given=max_tokens is not NOT_SET_MARKER,
             timeout=options.get("timeout"))
-        """The output cap and timeout of each library task (see ``tasks``)."""
+        self.limits: TaskLimits = limits_by_task
+        """The output cap and timeout of each library task, resolved from ``max_tokens``,
+        ``max_tokens_by_task``, ``timeout`` and ``timeout_by_task`` (see
+        ``core.llms.tasks``)."""
         breaker = CircuitBreaker(
             threshold=options.pop("circuit_breaker_threshold", DEFAULT_BREAKER_THRESHOLD),
             cooldown=options.pop("circuit_breaker_cooldown", DEFAULT_BREAKER_COOLDOWN))
