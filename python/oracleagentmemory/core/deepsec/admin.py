@@ -249,7 +249,8 @@ def list_deep_data_security_policies(connection: Any, owner_schema: str,
         The registered policies, one instance each.
 
     Raises:
-        ArgumentTypeError: a name is not a str, or ``connection`` is not a store location, backend or connection.
+        ArgumentTypeError: A name is not a str, or ``connection`` is not a store location,
+            backend or connection.
         InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
             not an upper-case SQL name of at most 30 characters).
         AccessDeniedError: On Oracle, the session is not the store's owner (a
@@ -285,8 +286,9 @@ def grant_agent_memory_policies(connection: Any, memory_store_id: str, owner_sch
         None.
 
     Raises:
-        ArgumentTypeError: ``policies`` or ``principals`` is not a list of the classes above, a name is
-            not a str, or ``connection`` is not a store location, backend or connection.
+        ArgumentTypeError: ``policies`` or ``principals`` is not a list of the classes
+            above, a name is not a str, or ``connection`` is not a store location, backend
+            or connection.
         InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
             not an upper-case SQL name of at most 30 characters); a policy is not
             registered on the store (a ``ValueError``).
@@ -333,8 +335,9 @@ def revoke_agent_memory_policies(connection: Any, memory_store_id: str, owner_sc
         None.
 
     Raises:
-        ArgumentTypeError: ``policies`` or ``principals`` is not a list of the classes above, a name is
-            not a str, or ``connection`` is not a store location, backend or connection.
+        ArgumentTypeError: ``policies`` or ``principals`` is not a list of the classes
+            above, a name is not a str, or ``connection`` is not a store location, backend
+            or connection.
         InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
             not an upper-case SQL name of at most 30 characters).
         AccessDeniedError: On Oracle, the session is not the store's owner (a
@@ -369,7 +372,8 @@ def list_agent_memory_granted_policies(connection: Any, memory_store_id: str,
         ``(principal, policies)`` pairs, principals in kind and name order.
 
     Raises:
-        ArgumentTypeError: a name is not a str, or ``connection`` is not a store location, backend or connection.
+        ArgumentTypeError: A name is not a str, or ``connection`` is not a store location,
+            backend or connection.
         InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
             not an upper-case SQL name of at most 30 characters).
         AccessDeniedError: On Oracle, the session is not the store's owner (a
