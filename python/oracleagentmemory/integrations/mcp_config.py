@@ -21,7 +21,29 @@ ENV_PREFIX = "ORACLEAGENTMEMORY_MCP_"
 
 
 class McpServerConfig(BaseModel):
-    """The scopes and store of one MCP server process (frozen once loaded)."""
+    """The scopes and store of one MCP server process (frozen once loaded).
+
+    Usually loaded with ``from_env`` or ``from_args``; constructed directly, it takes
+    keyword arguments only.
+
+    Args:
+        db: The embedded store's file, or ``":memory:"``; required.
+        user_id: The only user the server acts for; required.
+        agent_id: The only agent the server acts for. None (the default): agents are not
+            constrained.
+        thread_ids: Threads a client may use, created for the user at their first message.
+            Default: none (duplicates are dropped).
+        session_thread: Open one new thread for this server session and allow it too.
+            Default: False.
+        max_results: Upper bound (1 to 100) on the results a client may ask for. Default: 10.
+        embedder: ``"default"`` (the local all-MiniLM-L6-v2 model) or ``"module:factory"``,
+            imported and called. Default: ``"default"``.
+        server_name: The name the server gives MCP clients. Default: ``"oracleagentmemory"``.
+
+    Raises:
+        pydantic.ValidationError: Constructed directly with a missing, empty or out-of-range
+            value, an empty thread id or an unknown field (a ``ValueError``).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -55,7 +77,18 @@ class McpServerConfig(BaseModel):
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> McpServerConfig:
-        """Load from ``ORACLEAGENTMEMORY_MCP_*`` variables (``THREAD_IDS`` comma-separated)."""
+        """Load from ``ORACLEAGENTMEMORY_MCP_*`` variables (``THREAD_IDS`` comma-separated).
+
+        Args:
+            environ: The variables to read. None (the default): ``os.environ``.
+
+        Returns:
+            The validated configuration.
+
+        Raises:
+            InvalidArgumentError: A setting is missing or not valid; one line names each
+                (``user_id: Field required``).
+        """
         return cls._validated(_env_values(os.environ if environ is None else environ))
 
     @classmethod
@@ -74,14 +107,39 @@ class McpServerConfig(BaseModel):
     @classmethod
     def from_args(cls, argv: Sequence[str] | None = None,
                   environ: Mapping[str, str] | None = None) -> McpServerConfig:
-        """Load from command-line flags; flags not given fall back to the environment."""
+        """Load from command-line flags; flags not given fall back to the environment.
+
+        Args:
+            argv: The flags (``--db``, ``--user-id``, ``--agent-id``, ``--thread-id``...,
+                ``--session-thread``, ``--max-results``, ``--embedder``). None (the
+                default): ``sys.argv[1:]``.
+            environ: The variables to fall back to. None (the default): ``os.environ``.
+
+        Returns:
+            The validated configuration.
+
+        Raises:
+            InvalidArgumentError: A setting is missing or not valid.
+            SystemExit: The flags cannot be parsed (argparse prints the usage).
+        """
         return cls.from_namespace(build_arg_parser().parse_args(argv), environ)
 
     @classmethod
     def from_namespace(cls, parsed: argparse.Namespace,
                        environ: Mapping[str, str] | None = None) -> McpServerConfig:
-        """Load from flags parsed by a parser :func:`add_server_arguments` set up; flags
-        not given fall back to the environment."""
+        """Load from flags parsed by a parser ``add_server_arguments`` set up; flags not
+        given fall back to the environment.
+
+        Args:
+            parsed: The parsed flags.
+            environ: The variables to fall back to. None (the default): ``os.environ``.
+
+        Returns:
+            The validated configuration.
+
+        Raises:
+            InvalidArgumentError: A setting is missing or not valid.
+        """
         values = _env_values(os.environ if environ is None else environ)
         for name in ("db", "user_id", "agent_id", "max_results", "embedder"):
             if getattr(parsed, name) is not None:

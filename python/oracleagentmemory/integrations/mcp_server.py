@@ -308,7 +308,18 @@ def _tools(tools: _Tools) -> list[Tool]:
 
 
 def build_server(client: OracleAgentMemory, config: McpServerConfig) -> MCPServer:
-    """An MCP server whose tools act on ``client`` within ``config``'s scopes."""
+    """An MCP server whose tools act on ``client`` within ``config``'s scopes.
+
+    Nothing is read or written until a tool is called; run it with ``server.run("stdio")``
+    (or use ``run_stdio``).
+
+    Args:
+        client: The memory client the tools call; the caller keeps and closes it.
+        config: The user, agent, threads and result bound the tools are held to.
+
+    Returns:
+        The server (``mcp.server.mcpserver.MCPServer``), its tools registered.
+    """
     return MCPServer(config.server_name, instructions=INSTRUCTIONS, log_level="WARNING",
                      tools=_tools(_Tools(McpScope(client, config))))
 
@@ -355,9 +366,18 @@ def run_stdio(config: McpServerConfig | Callable[[], McpServerConfig],
               client: OracleAgentMemory | None = None) -> None:
     """Serve MCP over stdin/stdout until the client disconnects; closes a client it opened.
 
-    ``config`` may be a function loading it, so that a configuration error is a startup
-    failure too. A startup failure is logged on stderr (one line) and served: the client
-    gets a session whose every tool call answers why the server could not start."""
+    A startup failure is not raised: it is printed on stderr (one line) and served, so the
+    MCP client gets a session whose every tool call answers why the server could not start.
+
+    Args:
+        config: The configuration, or a function loading it (``McpServerConfig.from_env``),
+            so that a configuration error is a startup failure too.
+        client: The memory client to serve. None (the default): one opened on
+            ``config.db`` with ``config.embedder``, and closed when the session ends.
+
+    Returns:
+        None, once the client disconnects.
+    """
     owned = client is None
     try:
         loaded = config() if callable(config) else config
