@@ -150,11 +150,9 @@ class _RerankingMemorySearchConfig(MemorySearchConfig):
 class TopKMemorySearchConfig(_RerankingMemorySearchConfig):
     """Rerank (when a reranker is set), then keep the best ``max_results``.
 
+    Also takes ``token_budget`` and ``soft_token_budget``, as ``MemorySearchConfig``.
+
     Args:
-        token_budget: Hard cap, in estimated tokens: results stop before the first one that
-            would exceed it. Omitted or None: no cap.
-        soft_token_budget: Target, in estimated tokens: results stop after the one that
-            reaches it. Omitted or None: no target.
         reranker: An ``IReranker`` that reorders the best candidates before they are
             kept. Omitted or None: no reranking.
         reranker_max_candidates: How many of the best candidates the reranker reorders (the
@@ -176,22 +174,20 @@ class PruningMemorySearchConfig(_RerankingMemorySearchConfig):
     """Rerank (when a reranker is set), then ask ``pruner`` which candidates help answer
     the query and drop the others; the best ``protected_fraction`` are never dropped.
 
+    Also takes ``token_budget`` and ``soft_token_budget``, as ``MemorySearchConfig``.
+
     Args:
-        token_budget: Hard cap, in estimated tokens: results stop before the first one that
-            would exceed it. Omitted or None: no cap.
-        soft_token_budget: Target, in estimated tokens: results stop after the one that
-            reaches it. Omitted or None: no target.
         reranker: An ``IReranker`` that reorders the best candidates before they are
             kept. Omitted or None: no reranking.
         reranker_max_candidates: How many of the best candidates the reranker reorders (the
             search fetches at least that many). Omitted: 50.
+        pruner: The LLM that judges the candidates (keyword only, required).
         evaluation_mode: How many LLM calls pruning spends, a ``PruningEvaluationMode`` or
             its value. Omitted: ``FAST`` (one call).
         num_probe_points: Windows the ``EXTENDED`` mode splits the candidates into.
             Omitted: 4.
         protected_fraction: Share (0 to 1) of the best candidates pruning never drops.
             Omitted: 0.2.
-        pruner: The LLM that judges the candidates (keyword only, required).
 
     Raises:
         InvalidArgumentError: A value is not allowed (a count below 1, an unknown

@@ -192,8 +192,8 @@ class OracleAgentMemoryStore(BaseStore):
             ``SearchItem``, a list of namespaces, None for a put.
 
         Raises:
-            InvalidNamespaceError: A namespace label is empty, not a str, or has a period
-                (LangGraph's, a ``ValueError``).
+            ValueError: A namespace label is empty, not a str, or has a period (LangGraph's
+                ``InvalidNamespaceError``).
             InvalidArgumentError: A ``ttl`` is not a positive number of minutes, a search's
                 ``limit`` or ``offset`` is negative, a filter operator or a match type is
                 not supported, or an operation is of an unknown type (a ``ValueError``).
@@ -237,8 +237,21 @@ class OracleAgentMemoryStore(BaseStore):
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """Async twin of ``batch``: same argument, result and errors; runs in a worker
-        thread, so the event loop stays free."""
+        """Asynchronous form of ``batch``: same argument, result and errors; runs in a worker
+        thread, so the event loop stays free.
+
+        Args:
+            ops: As for ``batch``.
+
+        Returns:
+            As for ``batch``.
+
+        Raises:
+            ValueError: As for ``batch``.
+            TypeError: As for ``batch``.
+            LlmError: As for ``batch``.
+            PermissionError: As for ``batch``.
+        """
         ops = list(ops)
         return await asyncio.get_running_loop().run_in_executor(None, self.batch, ops)
 

@@ -254,6 +254,10 @@ class StoreBackend(Protocol):
     backend may also raise ``StorageError`` (an ``OSError``) when its storage fails, and the
     Oracle backend the driver's ``oracledb.DatabaseError`` for a database failure outside
     the contract.
+
+    Raises:
+        TypeError: The protocol itself is instantiated (implement it in a class of your
+            own; ``isinstance(backend, StoreBackend)`` checks one at run time).
     """
 
     def describe(self) -> dict[str, Any]:
@@ -482,7 +486,4 @@ class StoreBackend(Protocol):
 
     def close(self) -> None:
         """Release the backend's resources. Idempotent.
-
-        Returns:
-            None.
         """

@@ -41,7 +41,19 @@ class IEmbedder(ABC):
 
     @abstractmethod
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Async twin of ``embed``: same arguments, result and errors."""
+        """Asynchronous form of ``embed``: same arguments, result and errors.
+
+        Args:
+            texts: As for ``embed``.
+            is_query: As for ``embed``.
+
+        Returns:
+            As for ``embed``.
+
+        Raises:
+            TypeError: As for ``embed``.
+            LlmError: As for ``embed``.
+        """
 
     @property
     def embedding_dimension(self) -> int:

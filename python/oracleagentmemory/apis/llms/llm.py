@@ -88,4 +88,15 @@ class ILlm(ABC):
         response_json_schema: JsonSchema | None = None,
         **kwargs: Any,
     ) -> LlmResponse:
-        """Async twin of :meth:`generate`: same arguments, result and errors."""
+        """Asynchronous form of ``generate``: same arguments, result and errors.
+
+        Args:
+            prompt: As for ``generate``.
+            response_json_schema: As for ``generate``.
+
+        Returns:
+            As for ``generate``.
+
+        Raises:
+            LlmError: As for ``generate``.
+        """

@@ -173,9 +173,6 @@ def add_deep_data_security_policies(connection: Any, owner_schema: str, memory_s
         policies: The policies, as a list of ``UserOwnRowsDeepDataSecurityPolicy`` /
             ``GlobalMemoriesDeepDataSecurityPolicy`` instances.
 
-    Returns:
-        None.
-
     Raises:
         ArgumentTypeError: ``policies`` is not a list of the classes above, a name is
             not a str, or ``connection`` is not a store location, backend or connection.
@@ -209,9 +206,6 @@ def remove_deep_data_security_policies(connection: Any, owner_schema: str,
             backend).
         policies: The policies, as a list of ``UserOwnRowsDeepDataSecurityPolicy`` /
             ``GlobalMemoriesDeepDataSecurityPolicy`` instances.
-
-    Returns:
-        None.
 
     Raises:
         ArgumentTypeError: ``policies`` is not a list of the classes above, a name is
@@ -282,9 +276,6 @@ def grant_agent_memory_policies(connection: Any, memory_store_id: str, owner_sch
         policies: The policies, as a list of ``UserOwnRowsDeepDataSecurityPolicy`` /
             ``GlobalMemoriesDeepDataSecurityPolicy`` instances.
 
-    Returns:
-        None.
-
     Raises:
         ArgumentTypeError: ``policies`` or ``principals`` is not a list of the classes
             above, a name is not a str, or ``connection`` is not a store location, backend
@@ -330,9 +321,6 @@ def revoke_agent_memory_policies(connection: Any, memory_store_id: str, owner_sc
             ``OciGroupPrincipal`` instances.
         policies: The policies, as a list of ``UserOwnRowsDeepDataSecurityPolicy`` /
             ``GlobalMemoriesDeepDataSecurityPolicy`` instances.
-
-    Returns:
-        None.
 
     Raises:
         ArgumentTypeError: ``policies`` or ``principals`` is not a list of the classes

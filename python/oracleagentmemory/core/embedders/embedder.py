@@ -155,6 +155,8 @@ class Embedder(IEmbedder):
 
     @property
     def max_input_tokens(self) -> int:
+        """Longest input read per text, in tokens: ``max_input_tokens`` (default 8192).
+        Longer texts are cut before sending."""
         return self._max_input_tokens
 
     # -- requests ----------------------------------------------------------------------
@@ -250,8 +252,21 @@ class Embedder(IEmbedder):
         return self._array(rows)
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Async twin of ``embed``: same arguments, result, checks and errors, over native
-        async HTTP."""
+        """Asynchronous form of ``embed``: same arguments, result, checks and errors, over
+        native async HTTP.
+
+        Args:
+            texts: As for ``embed``.
+            is_query: As for ``embed``.
+
+        Returns:
+            As for ``embed``.
+
+        Raises:
+            TypeError: As for ``embed``.
+            ValueError: As for ``embed``.
+            LlmError: As for ``embed``.
+        """
         rows: list[list[float]] = []
         for batch in self._batches(self._inputs(texts, is_query)):
             try:
@@ -265,8 +280,5 @@ class Embedder(IEmbedder):
 
     def close(self) -> None:
         """Release pooled connections. Idempotent.
-
-        Returns:
-            None.
         """
         self.http.close()

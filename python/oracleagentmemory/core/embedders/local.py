@@ -392,9 +392,6 @@ class LocalMiniLMEmbedder(IEmbedder):
     def load(self) -> None:
         """Load the model now (e.g. at start-up) instead of on the first ``embed``.
 
-        Returns:
-            None.
-
         Raises:
             RuntimeError: The ``tokenizers`` package is missing, or the model's pooling is
                 not mean pooling.
@@ -466,6 +463,18 @@ class LocalMiniLMEmbedder(IEmbedder):
             out[index] = model.encoder.run(ids, mask)
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Async twin of ``embed``: same arguments, result and errors; runs in a worker
-        thread, since the model runs on the CPU."""
+        """Asynchronous form of ``embed``: same arguments, result and errors; runs in a worker
+        thread, since the model runs on the CPU.
+
+        Args:
+            texts: As for ``embed``.
+            is_query: As for ``embed``.
+
+        Returns:
+            As for ``embed``.
+
+        Raises:
+            TypeError: As for ``embed``.
+            RuntimeError: As for ``embed``.
+        """
         return await asyncio.to_thread(self.embed, texts, is_query=is_query)

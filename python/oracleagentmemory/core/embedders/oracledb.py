@@ -215,6 +215,8 @@ class OracleDBEmbedder(IEmbedder):
 
     @property
     def max_input_tokens(self) -> int:
+        """Longest input read per text, in tokens: ``max_input_tokens`` (default 512).
+        Longer texts are cut before sending."""
         return self._max_input_tokens
 
     def get_vectorizer_config_json(self) -> str:
@@ -260,8 +262,21 @@ class OracleDBEmbedder(IEmbedder):
         return l2_normalize(vectors) if self.normalize else vectors
 
     async def embed_async(self, texts: list[str], is_query: bool = False) -> np.ndarray:
-        """Async twin of ``embed``: same arguments, result and errors; runs in a worker
-        thread, since the driver's calls block."""
+        """Asynchronous form of ``embed``: same arguments, result and errors; runs in a worker
+        thread, since the driver's calls block.
+
+        Args:
+            texts: As for ``embed``.
+            is_query: As for ``embed``.
+
+        Returns:
+            As for ``embed``.
+
+        Raises:
+            TypeError: As for ``embed``.
+            ValueError: As for ``embed``.
+            oracledb.DatabaseError: As for ``embed``.
+        """
         return await asyncio.to_thread(self.embed, texts, is_query)
 
     def _binds(self, batch: list[str]) -> dict[str, str]:

@@ -329,8 +329,21 @@ class Llm(ILlm):
     async def generate_async(self, prompt: Prompt, *,
                              response_json_schema: JsonSchema | None = None,
                              **kwargs: Any) -> LlmResponse:
-        """Async twin of :meth:`generate`: same arguments, result, errors and fallbacks,
-        over native async HTTP (the event loop never blocks)."""
+        """Asynchronous form of ``generate``: same arguments, result, errors and fallbacks,
+        over native async HTTP (the event loop never blocks).
+
+        Args:
+            prompt: As for ``generate``.
+            response_json_schema: As for ``generate``.
+
+        Returns:
+            As for ``generate``.
+
+        Raises:
+            TypeError: As for ``generate``.
+            ValueError: As for ``generate``.
+            LlmError: As for ``generate``.
+        """
         messages = self._messages(prompt)
         mode = self._mode()
         task = current_task()
@@ -354,9 +367,6 @@ class Llm(ILlm):
 
     def close(self) -> None:
         """Release pooled connections. Idempotent; a later call reopens them.
-
-        Returns:
-            None.
         """
         self.http.close()
 
