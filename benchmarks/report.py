@@ -487,6 +487,27 @@ def side_runs(out: Path) -> list[str]:
                 f"they add about {added / 1e3:.1f} µs, {added / search['search_ns']:.1%} of "
                 "the search.")
             add("")
+    blas_file = out / "numpy_blas_threads.json"
+    if blas_file.exists():
+        lines.extend(_blas_section(json.loads(blas_file.read_text())))
+    return lines
+
+
+def _blas_section(run: dict[str, Any]) -> list[str]:
+    """The numpy embedder under each BLAS thread setting (benchmarks.numpy_blas_threads)."""
+    lines = ["## BLAS threads of the numpy embedder", "", "```bash", run["command"], "```", "",
+             _ran_on(run["machine"]), "",
+             f"The numpy fallback runtime embedding batches of {run['batch']} turns of "
+             f"{run['words']} words and one short query, each setting in its own process, the "
+             f"settings alternating over {run['rounds']} rounds; speed is the median of the "
+             "per-round ratios to the default (variables unset) of the same round.", "",
+             "| BLAS threads | turns/s | query ms | batch speed vs default "
+             "| query speed vs default |", "|---|---|---|---|---|"]
+    for name, row in run["settings"].items():
+        lines.append(f"| {name} | {row['batch_turns_per_s']:.1f} | {row['query_ms']:.1f} "
+                     f"| {row['batch_speed_vs_default']:.2f}x "
+                     f"| {row['query_speed_vs_default']:.2f}x |")
+    lines.append("")
     return lines
 
 

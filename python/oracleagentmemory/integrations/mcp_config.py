@@ -11,7 +11,14 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from oracleagentmemory.core.llms.from_env import env_flag
 from oracleagentmemory.errors import InvalidArgumentError
@@ -47,7 +54,22 @@ class McpServerConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    db: str = Field(min_length=1, description="embedded store file, or ':memory:'")
+    db: str | None = Field(default=None, min_length=1,
+                           description="embedded store file, or ':memory:' (or give dsn)")
+    dsn: str | None = Field(
+        default=None, min_length=1,
+        description="Oracle connect string of a store installed with 'oracleagentmemory "
+                    "install' (instead of db)",
+    )
+    db_user: str | None = Field(default=None, min_length=1,
+                                description="database user (needed with dsn)")
+    password_env: str = Field(
+        default="ORACLEAGENTMEMORY_PASSWORD", min_length=1,
+        description="environment variable holding db_user's password (never asked: the "
+                    "server's standard input is the protocol)",
+    )
+    store_id: str = Field(default="AGENT_MEMORY", min_length=1,
+                          description="the Oracle store's prefix (with dsn)")
     user_id: str = Field(min_length=1, description="the only user the server acts for")
     agent_id: str | None = Field(
         default=None, min_length=1,
@@ -74,6 +96,15 @@ class McpServerConfig(BaseModel):
         if any(not thread_id for thread_id in value):
             raise InvalidArgumentError("thread ids must be non-empty strings")
         return tuple(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _one_store(self) -> McpServerConfig:
+        if (self.db is None) == (self.dsn is None):
+            raise InvalidArgumentError("give the store as db (an embedded file) or dsn (an "
+                                       "Oracle store), exactly one")
+        if self.dsn is not None and self.db_user is None:
+            raise InvalidArgumentError("dsn needs db_user")
+        return self
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> McpServerConfig:
@@ -141,7 +172,7 @@ class McpServerConfig(BaseModel):
             InvalidArgumentError: A setting is missing or not valid.
         """
         values = _env_values(os.environ if environ is None else environ)
-        for name in ("db", "user_id", "agent_id", "max_results", "embedder"):
+        for name in _SCALAR_SETTINGS:
             if getattr(parsed, name) is not None:
                 values[name] = getattr(parsed, name)
         if parsed.thread_ids:
@@ -151,9 +182,14 @@ class McpServerConfig(BaseModel):
         return cls._validated(values)
 
 
+_SCALAR_SETTINGS = ("db", "dsn", "db_user", "password_env", "store_id", "user_id", "agent_id",
+                    "max_results", "embedder")
+"""Settings given as one flag or one variable (``--db-user`` is ``..._DB_USER``)."""
+
+
 def _env_values(environ: Mapping[str, str]) -> dict[str, object]:
     values: dict[str, object] = {}
-    for name in ("db", "user_id", "agent_id", "max_results", "embedder"):
+    for name in _SCALAR_SETTINGS:
         raw = environ.get(ENV_PREFIX + name.upper())
         if raw is not None and raw != "":
             values[name] = raw
@@ -179,7 +215,16 @@ DESCRIPTION = ("MCP server (stdio) over an oracleagentmemory store. Every flag c
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the MCP server's flags to ``parser``."""
-    parser.add_argument("--db", help="embedded store file (or ':memory:')")
+    where = parser.add_argument_group("store (one of --db or --dsn)")
+    where.add_argument("--db", help="embedded store file (or ':memory:')")
+    where.add_argument("--dsn", help="Oracle connect string of a store installed with "
+                                     "'oracleagentmemory install'")
+    where.add_argument("--db-user", dest="db_user", help="database user (with --dsn)")
+    where.add_argument("--password-env", dest="password_env",
+                       help="environment variable holding the password (default "
+                            "ORACLEAGENTMEMORY_PASSWORD)")
+    where.add_argument("--store-id", dest="store_id",
+                       help="Oracle store prefix (default AGENT_MEMORY)")
     parser.add_argument("--user-id", dest="user_id", help="the user the server acts for")
     parser.add_argument("--agent-id", dest="agent_id", help="the agent the server acts for")
     parser.add_argument("--thread-id", dest="thread_ids", action="append",
