@@ -34,7 +34,15 @@ class McpServerConfig(BaseModel):
     keyword arguments only.
 
     Args:
-        db: The embedded store's file, or ``":memory:"``; required.
+        db: The embedded store's file, or ``":memory:"``. None (the default): give ``dsn``
+            instead (exactly one of the two).
+        dsn: Oracle connect string of a store installed with ``oracleagentmemory install``.
+            None (the default): give ``db`` instead.
+        db_user: The database user; needed with ``dsn``. Default: None.
+        password_env: The environment variable holding ``db_user``'s password (never
+            asked: the server's standard input is the protocol). Default:
+            ``"ORACLEAGENTMEMORY_PASSWORD"``.
+        store_id: The Oracle store's prefix (with ``dsn``). Default: ``"AGENT_MEMORY"``.
         user_id: The only user the server acts for; required.
         agent_id: The only agent the server acts for. None (the default): agents are not
             constrained.
@@ -49,7 +57,8 @@ class McpServerConfig(BaseModel):
 
     Raises:
         pydantic.ValidationError: Constructed directly with a missing, empty or out-of-range
-            value, an empty thread id or an unknown field (a ``ValueError``).
+            value, an empty thread id, an unknown field, both or neither of ``db`` and
+            ``dsn``, or ``dsn`` without ``db_user`` (a ``ValueError``).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -141,7 +150,8 @@ class McpServerConfig(BaseModel):
         """Load from command-line flags; flags not given fall back to the environment.
 
         Args:
-            argv: The flags (``--db``, ``--user-id``, ``--agent-id``, ``--thread-id``...,
+            argv: The flags (``--db`` or ``--dsn`` with ``--db-user``, ``--password-env``
+                and ``--store-id``; ``--user-id``, ``--agent-id``, ``--thread-id``...,
                 ``--session-thread``, ``--max-results``, ``--embedder``). None (the
                 default): ``sys.argv[1:]``.
             environ: The variables to fall back to. None (the default): ``os.environ``.

@@ -393,8 +393,9 @@ def run_stdio(config: McpServerConfig | Callable[[], McpServerConfig],
     Args:
         config: The configuration, or a function loading it (``McpServerConfig.from_env``),
             so that a configuration error is a startup failure too.
-        client: The memory client to serve. None (the default): one opened on
-            ``config.db`` with ``config.embedder``, and closed when the session ends.
+        client: The memory client to serve. None (the default): one opened on the
+            configured store (``db``, or ``dsn`` for an Oracle store that must already be
+            installed) with ``config.embedder``, and closed when the session ends.
 
     Returns:
         None, once the client disconnects.
