@@ -1,4 +1,6 @@
-"""Griffe extension for the API reference: field classes get the constructor Python makes.
+"""Griffe extensions for the API reference: field constructors, and Sphinx roles as code.
+
+``FieldConstructors``: field classes get the constructor Python makes.
 
 Griffe reads the source without importing it. It knows the ``__init__`` a dataclass gets,
 but not the one of a pydantic model (keyword-only, one parameter per field) or of a
@@ -6,10 +8,15 @@ but not the one of a pydantic model (keyword-only, one parameter per field) or o
 docstring, where the library documents constructor arguments, would name parameters
 "not in the signature" and show no types. This extension adds that ``__init__`` (never
 rendered: the reference filters private names), with each field's annotation and default.
+
+``SphinxRoles``: docstrings written for ``help()`` and Sphinx name objects as
+``:class:`~a.b.C```; MkDocs would print the role's markup. Each becomes inline code of
+the name as Sphinx shows it (``C`` with ``~``, else ``a.b.C``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import griffe
@@ -52,3 +59,17 @@ def _default(value: str | griffe.Expr | None) -> str | griffe.Expr | None:
                 return argument.value
         return None
     return value
+
+
+ROLE = re.compile(r":(?:py:)?(?:class|meth|func|mod|data|attr|exc|obj|const):`(~?)\.?([^`]+)`")
+
+
+class SphinxRoles(griffe.Extension):
+    def on_instance(self, *, obj: griffe.Object, **kwargs: Any) -> None:
+        if obj.docstring is not None and ":`" in obj.docstring.value:
+            obj.docstring.value = ROLE.sub(_code, obj.docstring.value)
+
+
+def _code(match: re.Match[str]) -> str:
+    short, path = match.groups()
+    return f"`{path.rsplit('.', 1)[-1] if short else path}`"
