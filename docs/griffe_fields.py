@@ -9,6 +9,10 @@ docstring, where the library documents constructor arguments, would name paramet
 "not in the signature" and show no types. This extension adds that ``__init__`` (never
 rendered: the reference filters private names), with each field's annotation and default.
 
+``UnsetMarkerType``: a parameter or field that may be omitted is typed ``X | _NotSetMarker``
+in the code (the marker's private type); the reference shows ``X``, its default reading
+``<default>`` (``griffe_defaults``).
+
 ``SphinxRoles``: docstrings written for ``help()`` and Sphinx name objects as
 ``:class:`~a.b.C```; MkDocs would print the role's markup. Each becomes inline code of
 the name as Sphinx shows it (``C`` with ``~``, else ``a.b.C``).
@@ -73,3 +77,21 @@ class SphinxRoles(griffe.Extension):
 def _code(match: re.Match[str]) -> str:
     short, path = match.groups()
     return f"`{path.rsplit('.', 1)[-1] if short else path}`"
+
+
+MARKER_TYPE = re.compile(r"\s*\|\s*_NotSetMarker\b|\b_NotSetMarker\s*\|\s*")
+
+
+class UnsetMarkerType(griffe.Extension):
+    def on_function_instance(self, *, func: griffe.Function, **kwargs: Any) -> None:
+        for parameter in func.parameters:
+            parameter.annotation = _without_marker(parameter.annotation)
+
+    def on_attribute_instance(self, *, attr: griffe.Attribute, **kwargs: Any) -> None:
+        attr.annotation = _without_marker(attr.annotation)
+
+
+def _without_marker(annotation: str | griffe.Expr | None) -> str | griffe.Expr | None:
+    if annotation is None or "_NotSetMarker" not in str(annotation):
+        return annotation
+    return MARKER_TYPE.sub("", str(annotation))
