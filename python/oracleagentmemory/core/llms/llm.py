@@ -107,8 +107,9 @@ class Llm(ILlm):
             task's own cap, and none for a direct call; None: no cap on any call.
         reasoning_effort: Reasoning effort for models that take one (``"low"``...).
             Omitted or None: not sent.
-        enable_structured_output_reminder: When falling back from schema output, append a
-            system message with the schema. Omitted: True.
+        enable_structured_output_reminder: When a schema is asked for but cannot be sent
+            as schema output (a server that refused it, or ``structured_output=False``),
+            append a system message with the schema. Omitted: True.
         supports_vision: Whether prompts may carry images. Omitted: True.
         image_input_limit_config: Limits on the images of one request. Omitted:
             ``ImageInputLimitConfig()`` (10 MiB per image, 100 images, 100 MiB in all).
