@@ -3,10 +3,9 @@
 Each family also subclasses the built-in exception the reference documents for that case,
 so ``except ValueError`` (or ``KeyError``, ``TypeError``, ``TimeoutError``) keeps working,
 while ``except AgentMemoryError`` catches the library's own errors and nothing else. Store
-errors (``stores.errors``) hang below the same root. A model server's failures are not
-below it: they are ``LlmError`` (``core.llms.errors``, a ``RuntimeError``), raised by an
-``Llm`` or a remote embedder, also through the client calls that use one (a search
-embeds its query).
+errors (``stores.errors``) hang below the same root, and so do a model server's failures:
+``LlmError`` (``core.llms.errors``, also a ``RuntimeError``), raised by an ``Llm`` or a
+remote embedder, also through the client calls that use one (a search embeds its query).
 """
 
 from __future__ import annotations

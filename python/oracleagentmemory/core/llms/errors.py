@@ -7,8 +7,10 @@ tell a timeout from an HTTP error from an unusable answer.
 
 from __future__ import annotations
 
+from oracleagentmemory.errors import AgentMemoryError
 
-class LlmError(RuntimeError):
+
+class LlmError(AgentMemoryError, RuntimeError):
     """An LLM or embedding request failed, or its answer could not be used.
 
     Raised through its subclasses by :class:`~oracleagentmemory.core.llms.Llm`, the remote
