@@ -18,6 +18,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.message import MessageContent, MetadataValue
 from oracleagentmemory.apis.records import MessageRecord, Record, RecordStatus
@@ -124,6 +125,7 @@ async def _in_thread(function: Any, *args: Any, **kwargs: Any) -> Any:
     return await asyncio.to_thread(function, *args, **kwargs)
 
 
+@document_twins
 class IMemoryStore(ABC):
     """A memory store: records of every type, relations between them, and search."""
 
