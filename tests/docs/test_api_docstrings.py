@@ -113,6 +113,8 @@ def _module_members(target: str, module: ModuleType) -> Iterator[Member]:
                  and getattr(value, "__module__", None) == module.__name__]
     for name in names:
         value = getattr(module, name)
+        if not getattr(value, "__module__", "").startswith("oracleagentmemory"):
+            continue  # a re-exported marker, or an alias of a built-in type (RelationType)
         if inspect.isclass(value):
             yield from _class_members(target, value, name)
         elif inspect.isfunction(value):
