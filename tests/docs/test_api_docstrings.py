@@ -13,9 +13,9 @@ target. The rules:
 * a callable whose return annotation is not ``None`` has ``Returns:``;
 * ``Raises:`` is required where the member raises errors of its own: on every method of
   the client, a thread or a store (``IAgentMemory``, ``IThread``, ``IMemoryStore`` and
-  their subclasses: each checks its arguments and reaches the store), and on any other
-  callable whose body has a ``raise`` statement. It is omitted only where a function
-  raises nothing itself (a value's accessor, a renderer);
+  their subclasses) that takes arguments (each checks them and reaches the store), and on
+  any other callable whose body has a ``raise`` statement. It is omitted only where a
+  function raises nothing itself (a value's accessor, a renderer, ``close()``);
 * each entry of ``Raises:`` names an exception class (built-in or ours);
 * a class documents its constructor in its own docstring (the reference renders no
   ``__init__``): a dataclass names the fields its body declares (``Attributes:`` or
@@ -193,7 +193,7 @@ def is_twin(member: Member) -> bool:
 
 def raises_required(member: Member) -> bool:
     if member.owner is not None and issubclass(member.owner, STATEFUL) \
-            and member.kind == "callable":
+            and member.kind == "callable" and parameters(member.obj):
         return True
     if is_twin(member):
         sync = getattr(member.owner, member.name.rsplit(".", 1)[-1][:-len("_async")], None)
@@ -202,22 +202,29 @@ def raises_required(member: Member) -> bool:
     return has_raise(function)
 
 
+def own(cls: type, name: str) -> Callable[..., Any] | None:
+    """``cls``'s own ``name`` function (not one ``typing.Protocol`` or a dataclass made)."""
+    function = cls.__dict__.get(name)
+    qualname = getattr(function, "__qualname__", "")
+    return function if qualname.startswith(f"{cls.__qualname__}.") and not (
+        name == "__init__" and dataclasses.is_dataclass(cls)) else None
+
+
 def constructor_fields(cls: type) -> list[str] | None:
     """The names a class docstring must document for its constructor (None: nothing)."""
     if dataclasses.is_dataclass(cls):
-        own = cls.__dict__.get("__annotations__", {})
+        annotated = cls.__dict__.get("__annotations__", {})
         declared = [field.name for field in dataclasses.fields(cls)
-                    if field.name in own and not field.name.startswith("_")]
+                    if field.name in annotated and not field.name.startswith("_")]
         return declared or None
-    init = cls.__dict__.get("__init__")
+    init = own(cls, "__init__")
     if init is None or issubclass(cls, enum.Enum):
         return None
     return parameters(init) or None
 
 
 def constructor_raises(cls: type) -> bool:
-    return any(has_raise(cls.__dict__.get(name)) for name in ("__init__", "__post_init__")
-               if not (name == "__init__" and dataclasses.is_dataclass(cls)))
+    return any(has_raise(own(cls, name)) for name in ("__init__", "__post_init__"))
 
 
 # -- the tests -------------------------------------------------------------------------
