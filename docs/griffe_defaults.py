@@ -3,7 +3,8 @@
 * An omitted-argument marker reads as ``<default>``. The library marks "argument not
   given" with ``NOT_SET_MARKER`` so that ``None`` stays a value; the reference shows such a
   default as ``<default>`` (docs/python-api.md says how it resolves, each Args entry says
-  to what) instead of the marker's name on every parameter.
+  to what) instead of the marker's name on every parameter, and the marker's private type
+  is left out of the parameter's annotation (``int | _NotSetMarker`` reads ``int``).
 * A method that overrides a documented one without a docstring of its own shows the
   overridden docstring, as ``help()`` does (``inspect.getdoc``): a store implementing
   ``IMemoryStore`` documents its methods once, in the interface.
@@ -26,6 +27,7 @@ from typing import Any
 import griffe
 
 MARKER = "NOT_SET_MARKER"
+MARKER_TYPE = "_NotSetMarker"
 SHOWN = "<default>"
 SOURCES = Path(__file__).resolve().parents[1] / "python"
 
@@ -49,6 +51,14 @@ class ResolvedDefaults(griffe.Extension):
             default = parameter.default
             if default is not None and str(default).strip("() \n") == MARKER:
                 parameter.default = SHOWN
+            if parameter.annotation is not None:
+                parameter.annotation = _without_marker_type(parameter.annotation)
+
+    def on_attribute(self, *, attr: griffe.Attribute, **kwargs: Any) -> None:
+        if attr.annotation is not None:
+            attr.annotation = _without_marker_type(attr.annotation)
+        if attr.value is not None and str(attr.value).strip("() \n") == MARKER:
+            attr.value = SHOWN
 
     def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
         classes = list(_classes(pkg))
@@ -57,6 +67,23 @@ class ResolvedDefaults(griffe.Extension):
         for cls in classes:
             _add_runtime_twins(cls)
             _document_written_twins(cls)
+
+
+def _without_marker_type(annotation: Any) -> Any:
+    """A union annotation without its ``_NotSetMarker`` member."""
+    if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":
+        left = _without_marker_type(annotation.left)
+        right = _without_marker_type(annotation.right)
+        if _is_marker_type(right):
+            return left
+        if _is_marker_type(left):
+            return right
+        return griffe.ExprBinOp(left, "|", right)
+    return annotation
+
+
+def _is_marker_type(annotation: Any) -> bool:
+    return isinstance(annotation, griffe.ExprName) and annotation.name == MARKER_TYPE
 
 
 def _classes(module: griffe.Module) -> Any:
