@@ -23,8 +23,8 @@ SUFFIX = "_async"
 def twin_doc(name: str, sync_doc: str | None) -> str:
     """The docstring of ``name``'s async twin: what the twin is, then ``name``'s own
     docstring (its Args, Returns and Raises hold for the twin unchanged)."""
-    intro = (f"Asynchronous form of `{name}`: awaits the same call, run in a worker "
-             "thread so the event loop never blocks. Same arguments, result and errors.")
+    intro = (f"Asynchronous form of `{name}`: the same call, run in a worker thread so\n"
+             "the event loop never blocks, with the same arguments, result and errors.")
     body = inspect.cleandoc(sync_doc or "")
     return f"{intro}\n\n{body}" if body else intro
 
