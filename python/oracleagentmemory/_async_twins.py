@@ -2,15 +2,31 @@
 
 Every ``name_async`` runs its sync twin in the event loop's default executor (a bounded
 thread pool), so the loop never blocks on SQLite, the embedder or the network, and both
-twins share one implementation, semantics and errors.
+twins share one implementation, semantics and errors. A twin's docstring is made from its
+sync method's (:func:`twin_doc`), so its arguments, result and errors are written once;
+the API reference builds the same text (docs/griffe_defaults.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T", bound=type)
+
+SUFFIX = "_async"
+
+
+def twin_doc(name: str, sync_doc: str | None) -> str:
+    """The docstring of ``name``'s async twin: what the twin is, then ``name``'s own
+    docstring (its Args, Returns and Raises hold for the twin unchanged)."""
+    intro = (f"Asynchronous form of `{name}`: the same call, run in a worker thread so\n"
+             "the event loop never blocks, with the same arguments, result and errors.")
+    body = inspect.cleandoc(sync_doc or "")
+    return f"{intro}\n\n{body}" if body else intro
 
 
 def async_twin(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -22,10 +38,22 @@ def async_twin(method: Callable[..., Any]) -> Callable[..., Any]:
         # operations) runs wrapped from its twin too.
         return await asyncio.to_thread(getattr(self, name), *args, **kwargs)
 
-    twin.__name__ = f"{method.__name__}_async"
-    twin.__qualname__ = f"{method.__qualname__}_async"
-    twin.__doc__ = f"Asynchronous twin of :meth:`{method.__name__}` (same arguments and errors)."
+    twin.__name__ = f"{method.__name__}{SUFFIX}"
+    twin.__qualname__ = f"{method.__qualname__}{SUFFIX}"
+    twin.__doc__ = twin_doc(name, method.__doc__)
     return twin
+
+
+def document_twins(cls: T) -> T:
+    """Class decorator: each ``name_async`` coroutine written out in ``cls`` without a
+    docstring gets :func:`twin_doc` of its sync method ``name``."""
+    for attribute, value in list(vars(cls).items()):
+        if (attribute.endswith(SUFFIX) and inspect.iscoroutinefunction(value)
+                and not value.__doc__):
+            sync = getattr(cls, attribute[:-len(SUFFIX)], None)
+            if sync is not None:
+                value.__doc__ = twin_doc(sync.__name__, inspect.getdoc(sync))
+    return cls
 
 
 class AsyncTwins:
@@ -36,4 +64,4 @@ class AsyncTwins:
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         for name in cls.__dict__.get("_async_twins", ()):
-            setattr(cls, f"{name}_async", async_twin(getattr(cls, name)))
+            setattr(cls, f"{name}{SUFFIX}", async_twin(getattr(cls, name)))

@@ -106,7 +106,41 @@ def _index_text(value: Any) -> str | None:
 
 @observe_methods("memory_store", MEMORY_STORE_OPERATIONS)
 class OracleDBMemoryStore(OracleMemoryStore):
-    """The memory store over an Oracle database, or over an embedded file."""
+    """The memory store over an Oracle database, or over an embedded file.
+
+    Its methods are documented on ``IMemoryStore``. ``OracleAgentMemory(connection=...)``
+    opens one; make one yourself to share it between clients or to open it with other
+    options.
+
+    Args:
+        embedder: What embeds records and queries (None: records are stored without
+            vectors unless given).
+        pool: An ``oracledb`` connection or pool, a path to an SQLite file, or
+            ``":memory:"``.
+        schema_policy: What to do with the store's tables on opening. Default:
+            ``SchemaPolicy.REQUIRE_EXISTING``.
+        vector_dim: The vectors' dimension. Default (or None): the embedder's.
+        table_name_prefix: The reference's name for ``memory_store_id``. Default:
+            ``memory_store_id``.
+        search_strategy: ``VECTOR``, ``KEYWORD`` or ``HYBRID``. Default: ``VECTOR``.
+        search_index_sync: Oracle keyword and hybrid index maintenance. Default:
+            ``ON_COMMIT``.
+        memory_retention_config: Default and maximum TTL of new records. Default:
+            ``MemoryRetentionConfig()`` (no expiry).
+        memory_store_id: The store's name. Default: ``table_name_prefix``, else the
+            existing store's, else ``"AGENT_MEMORY"``.
+        schema_owner: Oracle only: the schema that owns the store. Default: the
+            connected user.
+
+    Raises:
+        InvalidArgumentError: An ``embedder`` that is not an ``IEmbedder``, or a
+            ``memory_store_id`` that differs from ``table_name_prefix`` (a
+            ``ValueError``).
+        ValueError: An enum argument that names no member of its enum.
+        SchemaError: The store's tables are missing (``REQUIRE_EXISTING``), of another
+            version or of another dimension (a ``RuntimeError``).
+        StorageError: The embedded file cannot be opened or created (an ``OSError``).
+    """
 
     def __init__(
         self,
@@ -483,7 +517,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
         return parse_iso(expires, "expires_at") if expires else None
 
     def close(self) -> None:
-        """Release the backend (idempotent)."""
+        """Release the backend: its connections or its file (idempotent)."""
         self.backend.close()
 
 
