@@ -18,9 +18,9 @@ target. The rules:
   function raises nothing itself (a value's accessor, a renderer, ``close()``);
 * each entry of ``Raises:`` names an exception class (built-in or ours);
 * a class documents its constructor in its own docstring (the reference renders no
-  ``__init__``): a dataclass names the fields its body declares (``Attributes:`` or
-  ``Args:``), another class with an ``__init__`` of its own names its parameters in
-  ``Args:``; ``Raises:`` when that ``__init__`` or ``__post_init__`` raises;
+  ``__init__``): a dataclass names the fields its body and its private bases declare
+  (``Attributes:`` or ``Args:``), another class with an ``__init__`` of its own names its
+  parameters in ``Args:``; ``Raises:`` when that ``__init__`` or ``__post_init__`` raises;
 * an async twin is documented like its sync method (its text is made from it, see
   ``oracleagentmemory._async_twins.twin_doc``) and says it is the asynchronous form.
 """
@@ -213,7 +213,11 @@ def own(cls: type, name: str) -> Callable[..., Any] | None:
 def constructor_fields(cls: type) -> list[str] | None:
     """The names a class docstring must document for its constructor (None: nothing)."""
     if dataclasses.is_dataclass(cls):
-        annotated = cls.__dict__.get("__annotations__", {})
+        # its own fields, and those of a private base, which the reference never renders
+        annotated = dict(cls.__dict__.get("__annotations__", {}))
+        for base in cls.__mro__[1:]:
+            if base.__name__.startswith("_") and dataclasses.is_dataclass(base):
+                annotated.update(base.__dict__.get("__annotations__", {}))
         declared = [field.name for field in dataclasses.fields(cls)
                     if field.name in annotated and not field.name.startswith("_")]
         return declared or None
