@@ -159,11 +159,13 @@ def _all_member_names(cls: griffe.Class) -> set[str]:
 
 def _document_written_twins(cls: griffe.Class) -> None:
     for twin_name, twin in cls.members.items():
-        if (twin.is_alias or not twin.is_function or twin.docstring is not None
-                or not twin_name.endswith(TWINS.SUFFIX)):
+        if twin.is_alias or not twin.is_function or not twin_name.endswith(TWINS.SUFFIX):
             continue
+        note = TWINS.written_twin_note(None if twin.docstring is None
+                                       else twin.docstring.value)
         sync = cls.members.get(twin_name[:-len(TWINS.SUFFIX)])
-        if sync is not None and not sync.is_alias and sync.docstring is not None:
+        if (note is not None and sync is not None and not sync.is_alias
+                and sync.docstring is not None):
             twin.docstring = _docstring(
-                TWINS.twin_doc(sync.name, inspect.cleandoc(sync.docstring.value)),
+                TWINS.twin_doc(sync.name, inspect.cleandoc(sync.docstring.value), note),
                 sync.docstring, twin)

@@ -20,13 +20,33 @@ T = TypeVar("T", bound=type)
 SUFFIX = "_async"
 
 
-def twin_doc(name: str, sync_doc: str | None) -> str:
+INTRO = "Asynchronous form of"
+"""How every twin's docstring begins."""
+
+
+def twin_doc(name: str, sync_doc: str | None, how: str | None = None) -> str:
     """The docstring of ``name``'s async twin: what the twin is, then ``name``'s own
-    docstring (its Args, Returns and Raises hold for the twin unchanged)."""
-    intro = (f"Asynchronous form of `{name}`: the same call, run in a worker thread so\n"
-             "the event loop never blocks, with the same arguments, result and errors.")
+    docstring (its Args, Returns and Raises hold for the twin unchanged).
+
+    ``how``: a written twin's own note on how it runs (a one-paragraph docstring); None
+    for a twin made here, which runs ``name`` in a worker thread."""
+    if how is None:
+        intro = (f"{INTRO} `{name}`: the same call, run in a worker thread so\n"
+                 "the event loop never blocks, with the same arguments, result and errors.")
+    else:
+        note = " ".join(inspect.cleandoc(how).split())
+        intro = (f"{INTRO} `{name}`, with the same arguments, result and errors"
+                 + (f": {note[0].lower()}{note[1:]}" if note else "."))
     body = inspect.cleandoc(sync_doc or "")
     return f"{intro}\n\n{body}" if body else intro
+
+
+def written_twin_note(doc: str | None) -> str | None:
+    """The note of a written twin whose docstring :func:`document_twins` should complete
+    ('' for none), or None when the twin is documented already."""
+    if doc is None:
+        return ""
+    return None if inspect.cleandoc(doc).startswith(INTRO) else doc
 
 
 def async_twin(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -45,14 +65,15 @@ def async_twin(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def document_twins(cls: T) -> T:
-    """Class decorator: each ``name_async`` coroutine written out in ``cls`` without a
-    docstring gets :func:`twin_doc` of its sync method ``name``."""
+    """Class decorator: each ``name_async`` coroutine written out in ``cls`` gets
+    :func:`twin_doc` of its sync method ``name``, its own docstring (if any) kept as the
+    note on how it runs."""
     for attribute, value in list(vars(cls).items()):
-        if (attribute.endswith(SUFFIX) and inspect.iscoroutinefunction(value)
-                and not value.__doc__):
+        if attribute.endswith(SUFFIX) and inspect.iscoroutinefunction(value):
+            note = written_twin_note(value.__doc__)
             sync = getattr(cls, attribute[:-len(SUFFIX)], None)
-            if sync is not None:
-                value.__doc__ = twin_doc(sync.__name__, inspect.getdoc(sync))
+            if sync is not None and note is not None:
+                value.__doc__ = twin_doc(sync.__name__, inspect.getdoc(sync), note)
     return cls
 
 

@@ -6,11 +6,14 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
+
 DIMENSION_PROBE_TEXT = "dimension probe"
 DEFAULT_MAX_INPUT_TOKENS = 512
 """What the base class assumes a model reads: the BERT-family limit, the smallest common one."""
 
 
+@document_twins
 class IEmbedder(ABC):
     """Turns texts into vectors. Implement both methods to plug your own model in.
 
@@ -41,19 +44,7 @@ class IEmbedder(ABC):
 
     @abstractmethod
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Asynchronous form of ``embed``: same arguments, result and errors.
-
-        Args:
-            texts: As for ``embed``.
-            is_query: As for ``embed``.
-
-        Returns:
-            As for ``embed``.
-
-        Raises:
-            TypeError: As for ``embed``.
-            LlmError: As for ``embed``.
-        """
+        ...
 
     @property
     def embedding_dimension(self) -> int:

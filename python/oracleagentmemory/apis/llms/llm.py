@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory.apis.message import JsonSchema as JsonSchema
 from oracleagentmemory.apis.message import Message
 
@@ -44,6 +45,7 @@ class LlmResponse:
     text: str
 
 
+@document_twins
 class ILlm(ABC):
     """A language model. Implement both methods to plug your own model in.
 
@@ -88,15 +90,4 @@ class ILlm(ABC):
         response_json_schema: JsonSchema | None = None,
         **kwargs: Any,
     ) -> LlmResponse:
-        """Asynchronous form of ``generate``: same arguments, result and errors.
-
-        Args:
-            prompt: As for ``generate``.
-            response_json_schema: As for ``generate``.
-
-        Returns:
-            As for ``generate``.
-
-        Raises:
-            LlmError: As for ``generate``.
-        """
+        ...

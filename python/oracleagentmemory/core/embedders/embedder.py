@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.embedders.embedder import DIMENSION_PROBE_TEXT, IEmbedder
 from oracleagentmemory.core.embedders.minilm_numpy import l2_normalize
@@ -61,6 +62,7 @@ def answer_vectors(payload: Mapping[str, Any], expected_count: int) -> list[list
     return vectors
 
 
+@document_twins
 class Embedder(IEmbedder):
     """Embeds texts through an OpenAI-compatible ``POST {api_base}/embeddings``.
 
@@ -252,21 +254,7 @@ class Embedder(IEmbedder):
         return self._array(rows)
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Asynchronous form of ``embed``: same arguments, result, checks and errors, over
-        native async HTTP.
-
-        Args:
-            texts: As for ``embed``.
-            is_query: As for ``embed``.
-
-        Returns:
-            As for ``embed``.
-
-        Raises:
-            TypeError: As for ``embed``.
-            ValueError: As for ``embed``.
-            LlmError: As for ``embed``.
-        """
+        """Over native async HTTP."""
         rows: list[list[float]] = []
         for batch in self._batches(self._inputs(texts, is_query)):
             try:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.embedders.embedder import checked_texts
 from oracleagentmemory.core.embedders.json_file import read_json_object
@@ -263,6 +264,7 @@ class _QueryCache:
             return len(self._vectors)
 
 
+@document_twins
 class LocalMiniLMEmbedder(IEmbedder):
     """Embeds text with all-MiniLM-L6-v2 (384-d, L2-normalised), offline and torch-free.
 
@@ -463,18 +465,5 @@ class LocalMiniLMEmbedder(IEmbedder):
             out[index] = model.encoder.run(ids, mask)
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Asynchronous form of ``embed``: same arguments, result and errors; runs in a worker
-        thread, since the model runs on the CPU.
-
-        Args:
-            texts: As for ``embed``.
-            is_query: As for ``embed``.
-
-        Returns:
-            As for ``embed``.
-
-        Raises:
-            TypeError: As for ``embed``.
-            RuntimeError: As for ``embed``.
-        """
+        """Runs in a worker thread, since the model runs on the CPU."""
         return await asyncio.to_thread(self.embed, texts, is_query=is_query)

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.embedders.embedder import (
     DEFAULT_MAX_INPUT_TOKENS,
@@ -120,6 +121,7 @@ def json_batches(texts: list[str], batch_size: int, limit: int) -> list[list[str
     return batches
 
 
+@document_twins
 class OracleDBEmbedder(IEmbedder):
     """Embeds with the database, so vectors written from Python and from SQL agree.
 
@@ -262,21 +264,7 @@ class OracleDBEmbedder(IEmbedder):
         return l2_normalize(vectors) if self.normalize else vectors
 
     async def embed_async(self, texts: list[str], is_query: bool = False) -> np.ndarray:
-        """Asynchronous form of ``embed``: same arguments, result and errors; runs in a worker
-        thread, since the driver's calls block.
-
-        Args:
-            texts: As for ``embed``.
-            is_query: As for ``embed``.
-
-        Returns:
-            As for ``embed``.
-
-        Raises:
-            TypeError: As for ``embed``.
-            ValueError: As for ``embed``.
-            oracledb.DatabaseError: As for ``embed``.
-        """
+        """Runs in a worker thread, since the driver's calls block."""
         return await asyncio.to_thread(self.embed, texts, is_query)
 
     def _binds(self, batch: list[str]) -> dict[str, str]:

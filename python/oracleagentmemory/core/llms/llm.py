@@ -17,6 +17,7 @@ from enum import Enum
 from types import ModuleType
 from typing import Any
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.llms.llm import ILlm, JsonSchema, LlmResponse, Prompt
 from oracleagentmemory.apis.message import ImageContent, Message
@@ -71,6 +72,7 @@ _PROTOCOLS: dict[LlmApiType, ModuleType] = {
 }
 
 
+@document_twins
 class Llm(ILlm):
     """A chat model behind an OpenAI-compatible endpoint.
 
@@ -330,21 +332,7 @@ class Llm(ILlm):
     async def generate_async(self, prompt: Prompt, *,
                              response_json_schema: JsonSchema | None = None,
                              **kwargs: Any) -> LlmResponse:
-        """Asynchronous form of ``generate``: same arguments, result, errors and fallbacks,
-        over native async HTTP (the event loop never blocks).
-
-        Args:
-            prompt: As for ``generate``.
-            response_json_schema: As for ``generate``.
-
-        Returns:
-            As for ``generate``.
-
-        Raises:
-            TypeError: As for ``generate``.
-            ValueError: As for ``generate``.
-            LlmError: As for ``generate``.
-        """
+        """Over native async HTTP, so the event loop never blocks, with the same fallbacks."""
         messages = self._messages(prompt)
         mode = self._mode()
         task = current_task()
