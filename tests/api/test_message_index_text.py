@@ -148,3 +148,25 @@ def test_an_unset_strategy_leaves_the_oracle_store_its_recorded_choice(monkeypat
                                ).search_strategy is SearchStrategy.HYBRID
     OracleDBMemoryStore(ConstantEmbedder(), path, search_strategy=SearchStrategy.VECTOR)
     assert given == [None, "VECTOR"]
+
+
+def test_an_imported_message_is_embedded_as_add_messages_embeds_it(tmp_path):
+    """Moving a store (export, then import into another backend or file) gives its
+    messages the vectors ``thread.add_messages`` gives them."""
+    from oracleagentmemory.transfer import export_lines, import_store
+    from tests.support.embedders import HashingEmbedder
+
+    source_embedder, target_embedder = HashingEmbedder(), HashingEmbedder()
+    with OracleAgentMemory(connection=str(tmp_path / "a.db"), embedder=source_embedder) as a:
+        a.create_thread(thread_id="t", user_id="u").add_messages([
+            {"role": "Ann", "content": "Did you see the match?",
+             "timestamp": "2024-03-14T10:00:00"},
+            {"role": "Bob", "content": "Yes, what a goal!"}])
+        lines = list(export_lines(a))
+    with OracleAgentMemory(connection=str(tmp_path / "b.db"), embedder=target_embedder) as b:
+        import_store(b, lines)
+        assert [m.content for m in b.get_thread("t").get_messages()] == [
+            "Did you see the match?", "Yes, what a goal!"]
+    assert embedded_documents(target_embedder) == embedded_documents(source_embedder) == [
+        "Ann (14 March 2024): Did you see the match?",
+        "Bob: Yes, what a goal!\nAnn: Did you see the match?"]
