@@ -204,6 +204,7 @@ class OracleAgentMemory(IAgentMemory):
         self.memory_store_id: str = opened.memory_store_id
         self.memory_service = MemoryService(
             opened.backend, opened.embedder, retention=retention, strategy=opened.strategy,
+            strategy_given=opened.strategy_given,
             llm=self.llm, defaults=defaults, pruner_llm=value_or(pruner_llm, None))
         self._closed = False
 

@@ -45,6 +45,7 @@ from oracleagentmemory.core.memory_service import search_result
 from oracleagentmemory.core.observation import MEMORY_STORE_OPERATIONS, observe_methods
 from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
 from oracleagentmemory.core.records import (
+    DEFAULT_SEARCH_STRATEGY,
     contract_record_type,
     contract_strategy,
     relation_of,
@@ -167,12 +168,17 @@ class OracleDBMemoryStore(OracleMemoryStore):
         dimension = vector_dim if vector_dim is not None else (
             embedder.embedding_dimension if embedder is not None else None)
         self.embedder = embedder
-        self.search_strategy = SearchStrategy(value_or(search_strategy, SearchStrategy.VECTOR))
+        # Unset: HYBRID here, while the Oracle backend is told nothing (it keeps the choice
+        # recorded at install, so an existing store is never refused over a default).
+        chosen = search_strategy is not NOT_SET_MARKER
+        self._strategy_given = chosen
+        self.search_strategy = (SearchStrategy(search_strategy) if chosen
+                                else DEFAULT_SEARCH_STRATEGY)
         self.retention = value_or(memory_retention_config, MemoryRetentionConfig())
         self.backend: StoreBackend = open_backend(
             pool, embedding_dimension=dimension,
             schema_policy=SchemaPolicy(schema_policy).name,
-            search_strategy=self.search_strategy.name,
+            search_strategy=self.search_strategy.name if chosen else None,
             search_index_sync=SearchIndexSyncMode(
                 value_or(search_index_sync, SearchIndexSyncMode.ON_COMMIT)).name,
             store_id=store_id or prefix, schema_owner=value_or(schema_owner, None))

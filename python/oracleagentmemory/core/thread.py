@@ -19,7 +19,7 @@ from oracleagentmemory.apis.thread import (
     ThreadMessageTypedDictT,
 )
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
-from oracleagentmemory.core import derived_memory, scope_resolution
+from oracleagentmemory.core import derived_memory, index_text, scope_resolution
 from oracleagentmemory.core.arguments import (
     check_flag,
     check_id,
@@ -345,7 +345,9 @@ class OracleThread(IThread):
         ttls = _per_message(ttl_days, count, "ttl_days")
         anchors = _per_message(ttl_anchor, count, "ttl_anchor")
         texts = [message.text for message in batch]
-        vectors = self._service.embed(texts)
+        vectors = self._service.embed(index_text.message_index_texts(
+            [index_text.Turn(m.role, m.text, m.timestamp) for m in batch],
+            _turn(self._service.backend.list_messages(self.thread_id, -1, None))))
         records: list[RecordIn] = []
         for index, message in enumerate(batch):
             message_id = message.id or new_id()
@@ -482,7 +484,8 @@ class OracleThread(IThread):
                 {"id": part["id"]} for part in parts or []
                 if part["type"] == "image" and part["id"] not in new_ids
             ]
-            changes["embedding"] = self._service.embed([message.text])[0]
+            changes["embedding"] = self._service.embed(
+                [self._index_text(message_id, message.text)])[0]
         if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
         updated = self._service.backend.update_record(
@@ -493,6 +496,19 @@ class OracleThread(IThread):
         if "content" in changes:
             derived_memory.after_message_updated(self._context, message_id)
         return updated["id"]
+
+    def _index_text(self, message_id: str, text: str) -> str:
+        """The index text of a stored message given new content: its stored role and
+        timestamp, and the message before it in the thread."""
+        stored = self._service.backend.list_messages(self.thread_id, None, None)
+        position = next((i for i, record in enumerate(stored) if record["id"] == message_id),
+                        None)
+        if position is None:  # not in this thread: update_record reports it
+            return text
+        record = stored[position]
+        return index_text.message_index_text(
+            index_text.Turn(str(record.get("role") or ""), text, record.get("timestamp")),
+            _turn(stored[position - 1:position]))
 
     def delete_message(self, message_id: str) -> int:
         """Delete one raw message of this thread (derived memories stay).
@@ -1128,6 +1144,15 @@ class OracleThread(IThread):
         "update_record_link", "delete_record_link", "get_summary", "get_context_card",
         "wait_for_memory_extraction",
     )
+
+
+def _turn(records: Sequence[RecordOut]) -> index_text.Turn | None:
+    """The first stored message of ``records`` as index-text material (None: none)."""
+    if not records:
+        return None
+    record = records[0]
+    return index_text.Turn(str(record.get("role") or ""), str(record.get("content") or ""),
+                           record.get("timestamp"))
 
 
 def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _NotSetMarker,

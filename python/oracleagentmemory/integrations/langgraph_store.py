@@ -296,8 +296,10 @@ class OracleAgentMemoryStore(BaseStore):
 
     def _ranked(self, op: SearchOp, query: str, metadata_filter: dict[str, Any],
                 seen: _TtlSeen) -> list[SearchItem]:
-        """Vector (or the client's strategy) ranking; an item scores as its best text."""
-        strategy = contract_strategy(self.client.memory_service.strategy)
+        """Vector ranking (or the strategy the client was given); an item scores as its best
+        text."""
+        service = self.client.memory_service
+        strategy = contract_strategy(service.strategy) if service.strategy_given else "VECTOR"
         vector = None if strategy == "KEYWORD" else self.client.memory_service.embed(
             [query], is_query=True)[0]
         wanted = op.offset + op.limit
