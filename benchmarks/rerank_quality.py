@@ -21,54 +21,27 @@ import json
 import shlex
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks import machine
+from benchmarks import locomo, machine
+from benchmarks.locomo import Question, recall
 from benchmarks.timing_embedder import TimingEmbedder
 
 K = 10
 
 
-@dataclass(frozen=True)
-class Question:
-    user: str
-    text: str
-    evidence: frozenset[str]
-    category: int
-
-
 def load(folder: Path) -> tuple[dict[str, dict[str, list[dict]]], list[Question]]:
-    """Messages per user and session, and the answerable questions."""
-    sessions: dict[str, dict[str, list[dict]]] = {}
-    questions: list[Question] = []
-    for path in sorted(folder.glob("*.json")):
-        data = json.loads(path.read_text())
-        user = f"conv-{path.stem}"
-        sessions[user] = {}
-        for key, turns in data.items():
-            if not (key.startswith("session_") and isinstance(turns, list)):
-                continue
-            sessions[user][key] = [
-                {"role": "user", "id": f"{user}/{turn['dia_id']}", "content": _turn_text(turn)}
-                for turn in turns
-            ]
-        for qa in data["qa"]:
-            evidence = frozenset(f"{user}/{item.strip()}" for item in qa.get("evidence", []))
-            if qa["category"] != 5 and evidence:
-                questions.append(Question(user, qa["question"], evidence, qa["category"]))
-    return sessions, questions
-
-
-def _turn_text(turn: dict) -> str:
-    text = f"{turn['speaker']}: {turn['text']}"
-    caption = turn.get("blip_caption")
-    return f"{text} [shares a photo: {caption}]" if caption else text
-
-
-def recall(found: Sequence[str], evidence: frozenset[str], k: int) -> float:
-    return len(evidence & set(found[:k])) / len(evidence)
+    """Messages per user and session (``"Speaker: text"``), and the answerable questions."""
+    conversations, questions = locomo.load(folder)
+    by_user: dict[str, dict[str, list[dict]]] = {}
+    for user, turns in conversations.items():
+        by_user[user] = {}
+        for session in locomo.sessions(turns):
+            by_user[user][session[0].session] = [
+                {"role": "user", "id": turn.id, "content": f"{turn.speaker}: {turn.text}"}
+                for turn in session]
+    return by_user, questions
 
 
 def main() -> None:

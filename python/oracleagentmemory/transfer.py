@@ -3,7 +3,8 @@
 One JSON object per line: ``{"kind": "record", "record": RecordOut}`` (image bytes in
 base64) for every visible record, then ``{"kind": "link", "link": LinkOut}`` for every
 relation. Import writes records in batches with their original ids, scope, timestamps,
-creation and expiry times (vectors are recomputed by the target client's embedder), then
+creation and expiry times (vectors are recomputed by the target client's embedder, from the
+text ``thread.add_messages`` embeds for a message), then
 the links, so the target holds the same records, links and bytes. An import that stopped
 on an error (which names the input line) is resumed with ``skip_existing``.
 """
@@ -18,6 +19,7 @@ from contextlib import contextmanager
 from typing import IO, Any, Literal
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
+from oracleagentmemory.core.index_text import Turn, message_index_text
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.errors import AgentMemoryError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import LinkIn, RecordIn
@@ -77,6 +79,7 @@ def import_store(client: OracleAgentMemory, lines: Iterable[str],
     batch: list[tuple[int, RecordIn]] = []
     links: list[tuple[int, LinkIn]] = []
     counts = {"records": 0, "links": 0, "skipped_records": 0, "skipped_links": 0}
+    last_turns: dict[str, Turn] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -84,12 +87,12 @@ def import_store(client: OracleAgentMemory, lines: Iterable[str],
         if kind == "record":
             batch.append((number, value))
             if len(batch) >= BATCH_SIZE:
-                _write(client, batch, counts, skip_existing)
+                _write(client, batch, counts, skip_existing, last_turns)
                 progress("records", counts["records"])
                 batch = []
         elif kind == "link":
             links.append((number, value))
-    _write(client, batch, counts, skip_existing)
+    _write(client, batch, counts, skip_existing, last_turns)
     progress("records", counts["records"])
     for start in range(0, len(links), BATCH_SIZE):
         _write_links(client, links[start:start + BATCH_SIZE], counts, skip_existing)
@@ -137,9 +140,12 @@ def _restorable(record: Mapping[str, Any]) -> RecordIn:
 
 
 def _write(client: OracleAgentMemory, numbered: list[tuple[int, RecordIn]],
-           counts: dict[str, int], skip_existing: bool) -> None:
-    """Write one batch of records (embedded here) in one transaction."""
+           counts: dict[str, int], skip_existing: bool, last_turns: dict[str, Turn]) -> None:
+    """Write one batch of records (embedded here) in one transaction. A message is embedded
+    with the text ``thread.add_messages`` gives it (``core/index_text.py``): the message
+    before it is the last one of its thread met earlier in the export."""
     backend = client.memory_service.backend
+    index_texts = {id(record): _index_text(record, last_turns) for _, record in numbered}
     if skip_existing and numbered:
         held = {(_id_space(r.get("record_type")), r["id"]) for r in backend.get_records(
             {"ids": [r["id"] for _, r in numbered if isinstance(r.get("id"), str)]})}
@@ -151,7 +157,7 @@ def _write(client: OracleAgentMemory, numbered: list[tuple[int, RecordIn]],
         return
     batch = [record for _, record in numbered]
     with _at_line([n for n, _ in numbered], batch):
-        texts = [r.get("content") or "" for r in batch if _embedded(r)]
+        texts = [index_texts[id(r)] for r in batch if _embedded(r)]
         vectors = iter(client.memory_service.embed(texts))
         for record in batch:
             if _embedded(record):
@@ -209,6 +215,19 @@ def _at_line(numbers: list[int], items: list[Any]) -> Iterator[None]:
 def _id_space(record_type: Any) -> Any:
     """Memory-like types share one id space (docs/store-contract.md)."""
     return "memory" if record_type in MEMORY_TYPES else record_type
+
+
+def _index_text(record: RecordIn, last_turns: dict[str, Turn]) -> str:
+    """The text a record is embedded with; a message's also becomes its thread's last."""
+    content = record.get("content")
+    text = content if isinstance(content, str) else ""
+    thread_id = record.get("thread_id")
+    if record.get("record_type") != "message" or not isinstance(thread_id, str):
+        return text
+    turn = Turn(str(record.get("role") or ""), text, record.get("timestamp"))
+    indexed = message_index_text(turn, last_turns.get(thread_id))
+    last_turns[thread_id] = turn
+    return indexed
 
 
 def _embedded(record: RecordIn) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from oracleagentmemory import cli
-from oracleagentmemory.cli.progress import Progress
+from oracleagentmemory.cli.progress import Elapsed, Progress
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.transfer import export_store
 from tests.support.embedders import HashingEmbedder
@@ -81,3 +81,26 @@ def test_an_import_on_a_terminal_shows_progress_from_its_first_batch(
     assert code == 0
     assert "imported 2/3 records" in terminal.getvalue()  # 3 lines: header and 2 records
     assert terminal.getvalue().endswith("\n")
+
+
+def test_a_purge_shows_the_time_it_has_taken() -> None:
+    """A purge is one transaction: no count until it commits, so the line shows the time."""
+    now = [50.0]
+    terminal = Terminal()
+    with Elapsed("purging expired records", terminal, clock=lambda: now[0]) as elapsed:
+        assert terminal.getvalue() == "\rpurging expired records  0:00:00"
+        now[0] = 57.4
+        assert elapsed.line() == "purging expired records  0:00:07"
+    assert terminal.getvalue().endswith("\rpurging expired records  0:00:07\n")
+
+
+def test_the_purge_command_reports_on_stderr_and_its_count_on_stdout(tmp_path: Path) -> None:
+    db = tmp_path / "store.db"
+    with OracleAgentMemory(connection=str(db), embedder=HashingEmbedder(384)) as client:
+        client.create_thread(thread_id="t", user_id="u").add_memory("kept")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["purge", "--db", str(db), "--log-level", "INFO"])
+    assert code == 0
+    assert out.getvalue() == "purged 0 expired records\n"
+    assert "oracleagentmemory: info: purging expired records ...\n" in err.getvalue()

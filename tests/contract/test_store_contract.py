@@ -135,6 +135,8 @@ def test_list_messages_uses_python_slice_semantics(store):
 
     assert listed(None, None) == ["m0", "m1", "m2", "m3", "m4"]
     assert listed(-2, None) == ["m3", "m4"]
+    assert listed(-1, None) == ["m4"]
+    assert listed(-9, None) == ["m0", "m1", "m2", "m3", "m4"]
     assert listed(1, 3) == ["m1", "m2"]
     assert listed(-4, -1) == ["m1", "m2", "m3"]
 

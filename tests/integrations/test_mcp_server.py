@@ -516,3 +516,56 @@ def test_a_server_that_cannot_start_tells_the_client_why(flags: tuple[str, ...],
     assert reason in instructions and "could not start" in instructions
     assert tools == TOOLS
     assert reason in answer and "could not start" in answer
+
+
+# -- an Oracle store (--dsn) --------------------------------------------------------------
+
+
+def test_config_takes_exactly_one_store() -> None:
+    with pytest.raises(ValueError, match="exactly one"):
+        McpServerConfig(user_id="alice")
+    with pytest.raises(ValueError, match="exactly one"):
+        McpServerConfig(db="x.db", dsn="db/svc", db_user="app", user_id="alice")
+    with pytest.raises(ValueError, match="db_user"):
+        McpServerConfig(dsn="db/svc", user_id="alice")
+    flags = McpServerConfig.from_args(
+        ["--dsn", "db:1521/svc", "--db-user", "app", "--store-id", "MEM", "--user-id", "alice"],
+        {"ORACLEAGENTMEMORY_MCP_PASSWORD_ENV": "APP_PASSWORD"})
+    assert (flags.db, flags.dsn, flags.db_user, flags.store_id, flags.password_env) == (
+        None, "db:1521/svc", "app", "MEM", "APP_PASSWORD")
+
+
+def test_an_oracle_store_is_served_with_dsn(monkeypatch: pytest.MonkeyPatch) -> None:
+    oracledb = pytest.importorskip("oracledb", reason="the oracle extra is not installed")
+    from oracleagentmemory.integrations.mcp_server import open_client
+    from tests.support.fake_oracledb import FakeConnection
+
+    thread = {"id": "t1", "record_type": "thread", "user_id": "alice", "agent_id": None,
+              "created_at": "2026-05-01T10:00:00.000000Z", "metadata": None}
+    connection = FakeConnection(DESCRIBE={"backend": "oracle", "store_id": "MEM"},
+                                GET_RECORDS=[thread], LIST_RECORDS=[thread])
+    connected: list[dict[str, Any]] = []
+    closed: list[bool] = []
+    connection.close = lambda: closed.append(True)
+
+    def connect(**kwargs: Any) -> FakeConnection:
+        connected.append(kwargs)
+        return connection
+
+    monkeypatch.setattr(oracledb, "connect", connect)
+    config = McpServerConfig(dsn="db:1521/svc", db_user="app", password_env="APP_PASSWORD",
+                             store_id="MEM", user_id="alice", thread_ids=("t1",),
+                             embedder=HASHING)
+    monkeypatch.delenv("APP_PASSWORD", raising=False)
+    with pytest.raises(ValueError, match="APP_PASSWORD"):
+        open_client(config)  # a server cannot prompt for it: stdin is the protocol
+    assert connected == []
+
+    monkeypatch.setenv("APP_PASSWORD", "secret")
+    client, opened = open_client(config)
+    assert opened is connection
+    assert connected == [{"user": "app", "password": "secret", "dsn": "db:1521/svc"}]
+    call(build_server(client, config), ("list_threads", {}))
+    assert any("MEM." in block for block, _ in connection.calls)
+    client.close()
+    assert closed == []  # the connection is the caller's to close, after the client

@@ -410,3 +410,14 @@ def test_the_environment_key_is_only_sent_to_its_own_provider(monkeypatch, llm_s
     request = llm_server.requests[0]
     assert "Authorization" not in request.headers  # another host: the key stays home
     assert request.body["max_tokens"] == 5  # OpenAI's renamed field is for OpenAI only
+
+
+def test_a_model_server_failure_is_one_of_our_errors_and_still_a_runtime_error(
+        llm_server, server_llm):
+    """``except AgentMemoryError`` catches every error of the library, an LLM's included."""
+    from oracleagentmemory.errors import AgentMemoryError
+
+    llm_server.enqueue(error(400, "bad request"))
+    with pytest.raises(AgentMemoryError) as raised:
+        server_llm().generate("hi")
+    assert isinstance(raised.value, LlmHttpError) and isinstance(raised.value, RuntimeError)

@@ -35,7 +35,12 @@ class ImageMimeType(str, Enum):
 
 @dataclass(frozen=True, slots=True)
 class MessageContent(ABC):
-    """Base class of structured message content parts."""
+    """Base class of structured message content parts.
+
+    Attributes:
+        id: The part's id (keyword-only). Default: a new UUID.
+        timestamp: The part's event time, ISO-8601 (keyword-only). Default: None.
+    """
 
     id: str = field(default_factory=new_id, kw_only=True)
     timestamp: str | None = field(default=None, kw_only=True)
@@ -47,7 +52,14 @@ class MessageContent(ABC):
 
 @dataclass(frozen=True, slots=True)
 class TextContent(MessageContent):
-    """A text part of a multimodal message."""
+    """A text part of a multimodal message.
+
+    Attributes:
+        text: The text.
+
+    Raises:
+        ArgumentTypeError: A ``text`` that is not a str (a ``TypeError``).
+    """
 
     type: ClassVar[str] = "text"
     text: str
@@ -68,6 +80,17 @@ class ImageContent(MessageContent):
     ``bytes`` is None when a message is read without loading image bytes, or when a part
     refers to an image already attached to the message. A None ``mime_type`` is detected
     from the bytes when the message is stored.
+
+    Attributes:
+        bytes: The PNG, JPEG or WebP bytes, or None.
+        mime_type: The image's type (a str is turned into ``ImageMimeType``), or None.
+        description: The image's searchable text. Default: None (a caption by the LLM
+            when it is stored, if there is one).
+
+    Raises:
+        ArgumentTypeError: ``bytes`` or ``description`` of the wrong type.
+        InvalidArgumentError: A ``mime_type`` that is not PNG, JPEG or WebP (a
+            ``ValueError``).
     """
 
     type: ClassVar[str] = "image"
@@ -103,7 +126,22 @@ def part_to_dict(part: MessageContent) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """A message: a role and either text or an ordered sequence of content parts."""
+    """A message: a role and either text or an ordered sequence of content parts.
+
+    Attributes:
+        role: Who wrote it (``"user"``, ``"assistant"``...).
+        content: Its text, or its parts (``TextContent`` and ``ImageContent``, stored as
+            a tuple).
+        timestamp: Its event time, ISO-8601. Default: None.
+        metadata: A JSON object stored with it. Default: None.
+        id: Its id. Default: None (a new UUID when it is stored).
+
+    Raises:
+        InvalidArgumentError: An empty role or an empty sequence of parts (a
+            ``ValueError``).
+        ArgumentTypeError: Metadata that is not a dict, or content that is neither a str
+            nor a sequence of ``MessageContent`` (a ``TypeError``).
+    """
 
     role: str
     content: str | Sequence[MessageContent]

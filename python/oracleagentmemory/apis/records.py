@@ -56,12 +56,22 @@ class Record:
     ``timestamp`` is the record's event time, or its creation time when none was stored;
     ``linked_results`` holds the records reached through relations when a search asked for
     linked context.
+
+    Attributes:
+        id: The record's id.
+        record_type: Its type; each subclass fixes its own. Default: ``"record"``.
+        content: Text for most types; a message's parts, a summary's JSON object (see
+            the subclasses). Default: None.
+        timestamp: Its event time, ISO-8601. Default: None.
+        metadata: A JSON object stored with it. Default: None.
+        status: ``RecordStatus.VALID`` or ``INVALID``. Default: valid.
+        linked_results: Each relation a search followed from it, with the record
+            reached. Default: none.
     """
 
     id: str
     record_type: str = "record"
     content: str | dict[str, object] | Sequence[MessageContent] | None = None
-    """Text for most types; a message's parts, a summary's JSON object (see subclasses)."""
     timestamp: str | None = None
     metadata: MetadataValue = None
     status: RecordStatus = RecordStatus.VALID
@@ -70,7 +80,13 @@ class Record:
 
 @dataclass(frozen=True, slots=True)
 class ScopedRecord(Record):
-    """A record scoped to a thread, a user and an agent (each may be None)."""
+    """A record scoped to a thread, a user and an agent (each may be None).
+
+    Attributes:
+        thread_id: Its thread. Default: None.
+        user_id: Its user. Default: None.
+        agent_id: Its agent. Default: None.
+    """
 
     thread_id: str | None = None
     user_id: str | None = None
@@ -79,28 +95,44 @@ class ScopedRecord(Record):
 
 @dataclass(frozen=True, slots=True)
 class MemoryRecord(ScopedRecord):
-    """A durable memory."""
+    """A durable memory.
+
+    Attributes:
+        record_type: Always ``"memory"``.
+    """
 
     record_type: str = field(default="memory", init=False)
 
 
 @dataclass(frozen=True, slots=True)
 class FactRecord(MemoryRecord):
-    """A memory stating a fact."""
+    """A memory stating a fact.
+
+    Attributes:
+        record_type: Always ``"fact"``.
+    """
 
     record_type: str = field(default="fact", init=False)
 
 
 @dataclass(frozen=True, slots=True)
 class PreferenceRecord(MemoryRecord):
-    """A memory stating a preference."""
+    """A memory stating a preference.
+
+    Attributes:
+        record_type: Always ``"preference"``.
+    """
 
     record_type: str = field(default="preference", init=False)
 
 
 @dataclass(frozen=True, slots=True)
 class GuidelineRecord(MemoryRecord):
-    """A memory stating a guideline the agent should follow."""
+    """A memory stating a guideline the agent should follow.
+
+    Attributes:
+        record_type: Always ``"guideline"``.
+    """
 
     record_type: str = field(default="guideline", init=False)
 
@@ -108,7 +140,14 @@ class GuidelineRecord(MemoryRecord):
 @dataclass(frozen=True, slots=True)
 class MessageRecord(ScopedRecord):
     """A raw thread message; ``seq_no`` orders the messages of a thread (increasing, but
-    not necessarily contiguous)."""
+    not necessarily contiguous).
+
+    Attributes:
+        record_type: Always ``"message"``.
+        content: Its text, or its parts. Default: ``""``.
+        role: Who wrote it. Default: None.
+        seq_no: Its position in the thread's order (keyword-only, required).
+    """
 
     record_type: str = field(default="message", init=False)
     content: str | Sequence[MessageContent] = ""
@@ -118,7 +157,14 @@ class MessageRecord(ScopedRecord):
 
 @dataclass(frozen=True, slots=True)
 class ImageRecord(ScopedRecord):
-    """A stored image; ``content`` is its searchable description."""
+    """A stored image; ``content`` is its searchable description.
+
+    Attributes:
+        record_type: Always ``"image"``.
+        message_id: The message it is attached to. Default: None (a standalone image).
+        mime_type: Its type (keyword-only, required).
+        bytes: Its bytes, when the read asked for them. Default: None.
+    """
 
     record_type: str = field(default="image", init=False)
     message_id: str | None = None
@@ -128,7 +174,13 @@ class ImageRecord(ScopedRecord):
 
 @dataclass(frozen=True, slots=True)
 class ThreadRecord(ScopedRecord):
-    """A persisted thread: its durable runtime settings and its extraction state."""
+    """A persisted thread: its durable runtime settings and its extraction state.
+
+    Attributes:
+        record_type: Always ``"thread"``.
+        runtime_config: The settings stored with the thread. Default: None.
+        runtime_state: Its extraction progress. Default: None.
+    """
 
     record_type: str = field(default="thread", init=False)
     runtime_config: dict[str, Any] | None = None
@@ -137,7 +189,12 @@ class ThreadRecord(ScopedRecord):
 
 @dataclass(frozen=True, slots=True)
 class ThreadSummaryRecord(ScopedRecord):
-    """The rolling summary of a thread; ``content`` holds the summary as a JSON object."""
+    """The rolling summary of a thread; ``content`` holds the summary as a JSON object.
+
+    Attributes:
+        record_type: Always ``"thread_summary"``.
+        content: The summary as a JSON object. Default: None.
+    """
 
     record_type: str = field(default="thread_summary", init=False)
     content: dict[str, object] | None = None
@@ -146,14 +203,22 @@ class ThreadSummaryRecord(ScopedRecord):
 
 @dataclass(frozen=True, slots=True)
 class UserProfileRecord(Record):
-    """A user profile; its id is the ``user_id`` the application uses."""
+    """A user profile; its id is the ``user_id`` the application uses.
+
+    Attributes:
+        record_type: Always ``"user_profile"``.
+    """
 
     record_type: str = field(default="user_profile", init=False)
 
 
 @dataclass(frozen=True, slots=True)
 class AgentProfileRecord(Record):
-    """An agent profile; its id is the ``agent_id`` the application uses."""
+    """An agent profile; its id is the ``agent_id`` the application uses.
+
+    Attributes:
+        record_type: Always ``"agent_profile"``.
+    """
 
     record_type: str = field(default="agent_profile", init=False)
 
@@ -191,8 +256,32 @@ def build_record(
     """The record object of the class that ``record_type`` names.
 
     ``kwargs`` carries the fields only some types have (``mime_type``, ``bytes``,
-    ``message_id``, ``runtime_config``, ``runtime_state``, ``linked_results``); a field the
-    type does not have is a TypeError naming it.
+    ``message_id``, ``runtime_config``, ``runtime_state``, ``linked_results``).
+
+    Args:
+        record_type: ``"memory"``, ``"fact"``, ``"preference"``, ``"guideline"``,
+            ``"message"``, ``"image"``, ``"thread"``, ``"thread_summary"``,
+            ``"user_profile"`` or ``"agent_profile"``.
+        record_id: The record's id.
+        content: Its content. Default: None (``""`` for a message).
+        thread_id: Its thread (ignored for a profile). Default: None.
+        user_id: Its user (ignored for a profile). Default: None.
+        agent_id: Its agent (ignored for a profile). Default: None.
+        role: A message's role. Default: None.
+        seq_no: A message's position; required for a message.
+        timestamp: Its event time. Default: None.
+        metadata: Its metadata. Default: None.
+        status: Its status. Default: ``RecordStatus.VALID``.
+
+    Returns:
+        A record of the class of ``record_type`` (``FactRecord`` for ``"fact"``...).
+
+    Raises:
+        InvalidArgumentError: An unknown ``record_type``, or a message without
+            ``seq_no`` (a ``ValueError``).
+        ArgumentTypeError: A keyword the type has no field for, or a required field
+            missing (a ``TypeError`` naming it).
+        ValueError: A ``status`` that is not a ``RecordStatus`` value.
     """
     record_class = _RECORD_CLASSES.get(record_type)
     if record_class is None:

@@ -37,6 +37,18 @@ class RecordRelation:
 
     ``opposite_relation_type`` is the label read when walking from target to source;
     ``timestamp`` is the caller's event time, ``created_at`` the store's.
+
+    Attributes:
+        id: The relation's id.
+        source_record_id: The record it starts from.
+        source_record_type: That record's type.
+        target_record_id: The record it points to.
+        target_record_type: That record's type.
+        relation_type: The label read from source to target.
+        opposite_relation_type: The label read from target to source.
+        timestamp: The caller's event time, or None.
+        metadata: A JSON object stored with it, or None.
+        created_at: When the store created it, ISO-8601.
     """
 
     id: str
@@ -57,12 +69,15 @@ class MemoryLink(RecordRelation):
 
     @property
     def link_type(self) -> str:
+        """The reference's name of ``relation_type``."""
         return self.relation_type
 
     @property
     def source_memory_id(self) -> str:
+        """The reference's name of ``source_record_id``."""
         return self.source_record_id
 
     @property
     def target_memory_id(self) -> str:
+        """The reference's name of ``target_record_id``."""
         return self.target_record_id

@@ -25,7 +25,16 @@ class Scope:
     """Scope for inserting or searching information.
 
     Each field is a concrete id, ``None`` (the record is not scoped on that dimension) or
-    :data:`NOT_SET_MARKER` (omitted: the operation applies its own default).
+    left out (the operation applies its own default).
+
+    Attributes:
+        user_id: The user. Default: left out.
+        agent_id: The agent. Default: left out.
+        thread_id: The thread. Default: left out.
+
+    Raises:
+        InvalidArgumentError: An empty id (a ``ValueError``).
+        ArgumentTypeError: An id that is neither a str nor None (a ``TypeError``).
     """
 
     user_id: ScopeValue = NOT_SET_MARKER

@@ -19,7 +19,19 @@ class SearchScope(Scope):
 
     With a resolved ``exact_*_match`` of True the dimension matches the id exactly,
     ``None`` included; with False the dimension is unconstrained (matching records may
-    still rank higher).
+    still rank higher). The ids are those of ``Scope``.
+
+    Attributes:
+        exact_user_match: Match ``user_id`` exactly. Default: left out (True; a client
+            search refuses False).
+        exact_agent_match: Match ``agent_id`` exactly. Default: left out (True when an
+            ``agent_id`` is given to a client search; True on a thread).
+        exact_thread_match: Match ``thread_id`` exactly. Default: left out (True when a
+            ``thread_id`` is given to a client search; False on a thread).
+
+    Raises:
+        ArgumentTypeError: A flag that is not a bool (a ``TypeError``).
+        InvalidArgumentError: An empty id (a ``ValueError``).
     """
 
     exact_user_match: FlagValue = NOT_SET_MARKER

@@ -127,7 +127,7 @@ def _run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         "search": lambda a: store_commands.search(a, out),
         "threads": lambda a: store_commands.threads(a, out),
         "show": lambda a: store_commands.show(a, out),
-        "purge": lambda a: store_commands.purge(a, out),
+        "purge": lambda a: store_commands.purge(a, out, err),
         "export": lambda a: store_commands.export(a, out, err),
         "import": lambda a: store_commands.import_(a, out, err),
     }

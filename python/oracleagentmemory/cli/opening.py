@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from oracleagentmemory._distribution import install_hint
+from oracleagentmemory._oracle_connection import DriverMissingError, oracle_connection
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.cli.failures import CommandError, ExitCode, error_text, one_line
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
@@ -45,14 +45,10 @@ def connect_oracle(arguments: argparse.Namespace) -> Any:
         raise CommandError(ExitCode.USAGE, "--dsn needs --user (see "
                                            f"'oracleagentmemory {arguments.command} --help')")
     try:
-        import oracledb
-    except ImportError:
-        raise CommandError(ExitCode.MISSING_COMPONENT,
-                           "the Oracle backend needs python-oracledb: "
-                           + install_hint("oracle")) from None
-    password = os.environ.get(arguments.password_env) or getpass.getpass(
-        f"password for {arguments.user}: ")
-    return oracledb.connect(user=arguments.user, password=password, dsn=arguments.dsn)
+        return oracle_connection(arguments.dsn, arguments.user, arguments.password_env,
+                                 ask=getpass.getpass)
+    except DriverMissingError as error:
+        raise CommandError(ExitCode.MISSING_COMPONENT, str(error)) from None
 
 
 @contextmanager

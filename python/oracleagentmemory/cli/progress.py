@@ -1,4 +1,5 @@
-"""Progress of long commands (import, export): count, rate and time left, on stderr.
+"""Progress of long commands on stderr: count, rate and time left (import, export), or the
+time taken so far (purge).
 
 On a terminal one status line is redrawn in place (at most ten times a second, and once
 more at the end); elsewhere (a pipe, a CI log) the same status is logged at INFO, at most
@@ -8,6 +9,7 @@ every ten seconds, so ``--log-level INFO`` shows it without flooding the log.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable
 from typing import TextIO
@@ -74,5 +76,54 @@ class Progress:
             return
         self._show()
         if self.live:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+class Elapsed:
+    """The time one long call has taken so far, for a call that counts nothing until it
+    ends (a purge is one transaction: it has no rate or time left to show until it commits).
+
+    On a terminal the line is redrawn every second by a helper thread; elsewhere one INFO
+    line says the call started (the command prints its result when it ends)."""
+
+    def __init__(self, doing: str, stream: TextIO, *, every: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.doing = doing
+        self.stream = stream
+        self.every = every
+        self.clock = clock
+        self.live = bool(getattr(stream, "isatty", lambda: False)())
+        self._stop = threading.Event()
+        self._ticker: threading.Thread | None = None
+        self.started = 0.0
+
+    def line(self) -> str:
+        """``purging expired records  0:00:07``."""
+        return f"{self.doing}  {_duration(self.clock() - self.started)}"
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.every):
+            self._draw()
+
+    def _draw(self) -> None:
+        self.stream.write("\r" + self.line())
+        self.stream.flush()
+
+    def __enter__(self) -> Elapsed:
+        self.started = self.clock()
+        if not self.live:
+            logger.info("%s ...", self.doing)
+            return self
+        self._draw()
+        self._ticker = threading.Thread(target=self._tick, name="cli-elapsed", daemon=True)
+        self._ticker.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        if self._ticker is not None:
+            self._ticker.join()
+            self._draw()
             self.stream.write("\n")
             self.stream.flush()

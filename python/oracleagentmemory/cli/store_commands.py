@@ -14,7 +14,7 @@ from typing import IO, Any, TextIO, TypedDict
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.cli.failures import CommandError, ExitCode, error_text, one_line
 from oracleagentmemory.cli.opening import load_embedder, opened_client
-from oracleagentmemory.cli.progress import Progress
+from oracleagentmemory.cli.progress import Elapsed, Progress
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.records import public_metadata
 from oracleagentmemory.errors import AgentMemoryError
@@ -157,8 +157,9 @@ def show(arguments: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
-def purge(arguments: argparse.Namespace, out: TextIO) -> int:
-    with opened_client(arguments, embeds=False) as client:
+def purge(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    with opened_client(arguments, embeds=False) as client, \
+            Elapsed("purging expired records", err):
         purged = client.purge_expired()
     if arguments.json:
         _print_json({"purged": purged}, out)

@@ -20,7 +20,22 @@ DEFAULT_MESSAGE_FORMAT = (
 
 
 class OracleContextCard(ContextCard):
-    """A context card returned by an Oracle thread, rendered as XML-like prompt text."""
+    """A context card returned by an Oracle thread, rendered as XML-like prompt text.
+
+    ``OracleThread.get_context_card`` makes these.
+
+    Args:
+        summary: The thread's summary (or a transcript of its last messages).
+        topics: The thread's topics. Default: none.
+        relevant_results: The records relevant to the conversation. Default: none.
+        recent_messages: The last messages, shown verbatim. Default: none.
+        message_format: ``str.format`` template of one recent message, with ``role``,
+            ``timestamp`` and ``content`` (XML-escaped). Default:
+            ``DEFAULT_MESSAGE_FORMAT``, a ``<message>`` element.
+
+    Raises:
+        ArgumentTypeError: A ``summary`` that is not a str (a ``TypeError``).
+    """
 
     def __init__(
         self,

@@ -53,6 +53,18 @@ class ImageInputLimitConfig:
     """Image limits; an unset field takes its ``MAX_*_DEFAULT``. Validation cannot be disabled.
 
     Each value must be a positive int no larger than its ``MAX_*_ABSOLUTE`` ceiling.
+
+    Attributes:
+        max_raw_image_bytes: The largest image, stored or sent. Default: 10 MiB (ceiling
+            32 MiB).
+        max_images_per_llm_request: Images in one LLM request at most. Default: 100
+            (ceiling 512).
+        max_total_raw_image_bytes_per_llm_request: Bytes of all images of one LLM
+            request at most. Default: 100 MiB (ceiling 256 MiB).
+
+    Raises:
+        ArgumentTypeError: A value that is not an int (a ``TypeError``).
+        InvalidArgumentError: A value below 1 or above its ceiling (a ``ValueError``).
     """
 
     max_raw_image_bytes: int | _NotSetMarker = NOT_SET_MARKER
@@ -72,7 +84,11 @@ class ImageInputLimitConfig:
                     f"{item.name} must be between 1 and {ceiling}, got {value}")
 
     def resolved(self) -> _ResolvedImageInputLimitConfig:
-        """The limits in force: set values, else the defaults."""
+        """The limits in force: set values, else the defaults.
+
+        Returns:
+            The three limits, each a number.
+        """
         return _ResolvedImageInputLimitConfig(**{
             item.name: getattr(_DEFAULTS, item.name) if getattr(self, item.name)
             is NOT_SET_MARKER else getattr(self, item.name)

@@ -44,6 +44,7 @@ from oracleagentmemory.core.observation import (
     unobserved,
 )
 from oracleagentmemory.core.records import (
+    DEFAULT_SEARCH_STRATEGY,
     contract_record_type,
     contract_strategy,
     keep_bookkeeping,
@@ -167,7 +168,10 @@ class MemoryService:
     backend: StoreBackend
     embedder: IEmbedder | None
     retention: MemoryRetentionConfig = field(default_factory=MemoryRetentionConfig)
-    strategy: SearchStrategy = SearchStrategy.VECTOR
+    strategy: SearchStrategy = DEFAULT_SEARCH_STRATEGY
+    strategy_given: bool = True
+    """False when the caller left the strategy unset (adapters with a scoring contract of
+    their own, such as the LangGraph store's cosine scores, then use VECTOR)."""
     llm: ILlm | None = None
     """The client's LLM: the default of threads that name none."""
     defaults: SettingsLayer = field(default_factory=SettingsLayer)

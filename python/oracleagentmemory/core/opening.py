@@ -52,6 +52,8 @@ class OpenedStore:
     embedder: IEmbedder | None
     strategy: SearchStrategy
     memory_store_id: str
+    strategy_given: bool = True
+    """False when the caller left ``search_strategy`` unset (``strategy`` is the default)."""
 
 
 def open_store(*, store: Any, connection: Any, embedder: Any, schema_policy: Any,
@@ -74,34 +76,39 @@ def open_store(*, store: Any, connection: Any, embedder: Any, schema_policy: Any
         if isinstance(store, OracleDBMemoryStore):
             return OpenedStore(store, store.backend,
                                resolve_embedder(embedder, default=False) or store.embedder,
-                               store.search_strategy, store.memory_store_id)
+                               store.search_strategy, store.memory_store_id,
+                               store._strategy_given)
         strategy = SearchStrategy(value_or(search_strategy, SearchStrategy.VECTOR))
         return OpenedStore(store, InterfaceBackend(store),
                            resolve_embedder(embedder, default=False), strategy,
-                           str(value_or(memory_store_id, type(store).__name__)))
+                           str(value_or(memory_store_id, type(store).__name__)),
+                           search_strategy is not NOT_SET_MARKER)
     model = resolve_embedder(embedder, default=True)
     opened = OracleDBMemoryStore(
         model, connection,
         schema_policy=SchemaPolicy(value_or(schema_policy, SchemaPolicy.CREATE_IF_NECESSARY)),
         table_name_prefix=table_name_prefix,
-        search_strategy=SearchStrategy(value_or(search_strategy, SearchStrategy.VECTOR)),
+        search_strategy=search_strategy,
         search_index_sync=SearchIndexSyncMode(
             value_or(search_index_sync, SearchIndexSyncMode.ON_COMMIT)),
         memory_retention_config=retention, memory_store_id=memory_store_id,
         schema_owner=schema_owner)
     return OpenedStore(opened, opened.backend, model, opened.search_strategy,
-                       opened.memory_store_id)
+                       opened.memory_store_id, opened._strategy_given)
 
 
 def service_for_store(store: Any) -> MemoryService:
     """The service of a standalone thread: its store (or backend, or connection) alone."""
     if isinstance(store, OracleDBMemoryStore):
         return MemoryService(store.backend, store.embedder, retention=store.retention,
-                             strategy=store.search_strategy)
+                             strategy=store.search_strategy,
+                             strategy_given=store._strategy_given)
     if isinstance(store, IMemoryStore):
-        return MemoryService(InterfaceBackend(store), None)
+        return MemoryService(InterfaceBackend(store), None, strategy=SearchStrategy.VECTOR)
     if isinstance(store, StoreBackend):
-        return MemoryService(store, resolve_embedder(NOT_SET_MARKER, default=True))
+        return MemoryService(store, resolve_embedder(NOT_SET_MARKER, default=True),
+                             strategy_given=False)
     opened = OracleDBMemoryStore(resolve_embedder(NOT_SET_MARKER, default=True), store,
                                  schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
-    return MemoryService(opened.backend, opened.embedder)
+    return MemoryService(opened.backend, opened.embedder, strategy=opened.search_strategy,
+                         strategy_given=False)

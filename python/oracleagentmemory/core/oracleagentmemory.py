@@ -100,7 +100,60 @@ class OracleAgentMemory(IAgentMemory):
 
     Give ``connection`` (an ``oracledb`` pool or connection, an embedded file path, or
     ``":memory:"``) or ``store`` (an ``IMemoryStore``). Without ``embedder`` the local
-    all-MiniLM-L6-v2 model is used, offline and on the CPU.
+    all-MiniLM-L6-v2 model is used, offline and on the CPU. Every argument is keyword-only;
+    docs/configuration.md lists them with their defaults.
+
+    Args:
+        store: A store to work on (``OracleDBMemoryStore`` or an ``IMemoryStore`` of your
+            own), instead of ``connection``.
+        connection: An ``oracledb`` connection or pool (Oracle backend), a path to an
+            SQLite file or ``":memory:"`` (embedded backend). A store given here counts as
+            ``store``. Exactly one of the two is required.
+        embedder: An ``IEmbedder``, or the name of a model an OpenAI-compatible endpoint
+            serves. Default: the local all-MiniLM-L6-v2 model; with a store of your own,
+            none (the store embeds).
+        llm: The ``ILlm`` for extraction, summaries, topics, linking and image captions.
+            Default: None (no LLM: no extraction, transcripts instead of summaries).
+        memory_extraction_config: Client-wide extraction settings. Default:
+            ``MemoryExtractionConfig()`` (extraction on, inline, when there is an LLM).
+        image_input_limit_config: Client-wide image limits. Default:
+            ``ImageInputLimitConfig()`` (10 MiB per image, 100 images and 100 MiB per LLM
+            request).
+        schema_policy: What to do with the store's tables on opening. Default:
+            ``SchemaPolicy.CREATE_IF_NECESSARY``.
+        memory_store_id: The store's name (on Oracle, the prefix of its tables and
+            packages). Default: ``table_name_prefix``, else ``"AGENT_MEMORY"``.
+        table_name_prefix: The reference's name for ``memory_store_id`` (give one, or both
+            equal). Default: ``memory_store_id``, else ``"AGENT_MEMORY"``.
+        schema_owner: Oracle only: the schema that owns the store. Default: the connected
+            user.
+        search_strategy: ``VECTOR``, ``KEYWORD`` or ``HYBRID``. Default:
+            ``SearchStrategy.VECTOR``.
+        search_index_sync: Oracle keyword and hybrid index maintenance. Default:
+            ``SearchIndexSyncMode.ON_COMMIT``.
+        extract_memories: False turns automatic extraction off for every thread.
+            Default: True (extraction runs when there is an LLM).
+        memory_extraction_custom_instructions: Deprecated (a ``DeprecationWarning``): use
+            ``memory_extraction_config``. Default: None.
+        memory_retention_config: Default and maximum TTL of new records. Default:
+            ``MemoryRetentionConfig()`` (records never expire).
+        search_config: How searches pick and refine results. Default: a
+            ``PruningMemorySearchConfig`` with ``pruner_llm`` when that is given, else
+            top-k with 10 results.
+        pruner_llm: Without ``search_config``: every search prunes its results with this
+            LLM. Default: None (no pruning).
+
+    Raises:
+        InvalidArgumentError: Neither or both of ``store`` and ``connection``, a
+            ``memory_store_id`` that differs from ``table_name_prefix``, or another value
+            that is not allowed (a ``ValueError``).
+        ArgumentTypeError: An argument of the wrong type, such as an ``llm`` that is not
+            an ``ILlm`` (a ``TypeError``).
+        ValueError: An enum argument that names no member of its enum.
+        SchemaError: The store's tables are missing (with
+            ``SchemaPolicy.REQUIRE_EXISTING``), of another version or of another vector
+            dimension (a ``RuntimeError``).
+        StorageError: The embedded file cannot be opened or created (an ``OSError``).
     """
 
     def __init__(
@@ -151,27 +204,58 @@ class OracleAgentMemory(IAgentMemory):
         self.memory_store_id: str = opened.memory_store_id
         self.memory_service = MemoryService(
             opened.backend, opened.embedder, retention=retention, strategy=opened.strategy,
+            strategy_given=opened.strategy_given,
             llm=self.llm, defaults=defaults, pruner_llm=value_or(pruner_llm, None))
         self._closed = False
 
     @property
     def memory_retention_config(self) -> MemoryRetentionConfig:
+        """The TTL defaults and ceiling this client applies to new records."""
         return self.memory_service.retention
 
     @property
     def search_strategy(self) -> SearchStrategy:
+        """How the store ranks search results: vector, keyword or hybrid."""
         return self.memory_service.strategy
 
     # -- profiles ---------------------------------------------------------------------
 
     def add_user(self, user_id: str, information: str,
                  metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> str:
-        """Store a user profile; its id is the ``user_id`` the application uses."""
+        """Store a user profile; its id is the ``user_id`` the application uses.
+
+        Args:
+            user_id: The user's id, the one the application scopes records with.
+            information: What is known about the user (embedded, so searches find it).
+            metadata: A JSON object to filter on. Default: None.
+
+        Returns:
+            The profile's id (``user_id``).
+
+        Raises:
+            InvalidArgumentError: An empty id or ``information``, or a profile with this
+                id already stored (``DuplicateRecordError``); each a ``ValueError``.
+            ArgumentTypeError: An id or ``information`` that is not a str.
+        """
         return self._add_profile("user_profile", "user_id", user_id, information, metadata)
 
     def add_agent(self, agent_id: str, information: str,
                   metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER) -> str:
-        """Store an agent profile; its id is the ``agent_id`` the application uses."""
+        """Store an agent profile; its id is the ``agent_id`` the application uses.
+
+        Args:
+            agent_id: The agent's id, the one the application scopes records with.
+            information: What the agent is and does (embedded, so searches find it).
+            metadata: A JSON object to filter on. Default: None.
+
+        Returns:
+            The profile's id (``agent_id``).
+
+        Raises:
+            InvalidArgumentError: An empty id or ``information``, or a profile with this
+                id already stored (``DuplicateRecordError``); each a ``ValueError``.
+            ArgumentTypeError: An id or ``information`` that is not a str.
+        """
         return self._add_profile("agent_profile", "agent_id", agent_id, information, metadata)
 
     def _add_profile(self, record_type: str, scope_key: Literal["user_id", "agent_id"],
@@ -184,12 +268,45 @@ class OracleAgentMemory(IAgentMemory):
     def delete_user(self, user_id: str, cascade: bool = True) -> int:
         """Delete a user profile and (by default) everything scoped to the user.
 
-        Waits first for background extraction this client accepted for the user's threads.
+        Waits first for background extraction this client accepted for the user's threads,
+        so no memory of theirs is written after the delete.
+
+        Args:
+            user_id: The user whose profile to delete.
+            cascade: Also delete the user's threads, messages, memories, summaries,
+                images and links. Default: True.
+
+        Returns:
+            How many profiles were deleted: 1, or 0 when there was none (with
+            ``cascade``, the user's records are deleted either way).
+
+        Raises:
+            InvalidArgumentError: An empty ``user_id`` (a ``ValueError``).
+            ArgumentTypeError: A ``user_id`` that is not a str or a ``cascade`` that is
+                not a bool.
+            OperationTimeoutError: The wait for background extraction ran out (300 s).
         """
         return self._delete_owner("user", "user_id", user_id, cascade)
 
     def delete_agent(self, agent_id: str, cascade: bool = True) -> int:
-        """Delete an agent profile and (by default) everything scoped to the agent."""
+        """Delete an agent profile and (by default) everything scoped to the agent.
+
+        Waits first for background extraction this client accepted for the agent's threads.
+
+        Args:
+            agent_id: The agent whose profile to delete.
+            cascade: Also delete the agent's threads, messages, memories, summaries,
+                images and links. Default: True.
+
+        Returns:
+            How many profiles were deleted: 1, or 0 when there was none.
+
+        Raises:
+            InvalidArgumentError: An empty ``agent_id`` (a ``ValueError``).
+            ArgumentTypeError: An ``agent_id`` that is not a str or a ``cascade`` that is
+                not a bool.
+            OperationTimeoutError: The wait for background extraction ran out (300 s).
+        """
         return self._delete_owner("agent", "agent_id", agent_id, cascade)
 
     def _delete_owner(self, owner: Literal["user", "agent"],
@@ -230,7 +347,56 @@ class OracleAgentMemory(IAgentMemory):
         enable_context_summary: bool | _NotSetMarker = NOT_SET_MARKER,
         **kwargs: Any,
     ) -> OracleThread:
-        """Create and persist a thread; omitted ids are generated."""
+        """Create and persist a thread; omitted ids are generated.
+
+        The settings given here are stored with the thread, so ``get_thread`` reopens it
+        with them (``llm`` and ``search_config``, live objects, are not stored).
+
+        Args:
+            thread_id: The thread's id. Default: a new UUID.
+            user_id: The user the thread belongs to (None: no user). Default: a new UUID.
+            agent_id: The agent the thread belongs to (None: no agent). Default: a new
+                UUID.
+            metadata: A JSON object stored with the thread. Default: None.
+            llm: The LLM this thread extracts, summarises and links with. Default: the
+                client's.
+            max_message_token_length: A message longer than this many tokens is shortened
+                (by the LLM, else cut) in extraction and summary prompts; the stored
+                message is kept whole. Default: the client's, else 15,000.
+            message_shortening_input_token_limit: How many tokens of an oversized message
+                are sent to be shortened. Default: the client's, else 30,000.
+            memory_extraction_config: The thread's extraction settings; its unset fields
+                take the client's. Default: the client's.
+            image_input_limit_config: The thread's image limits. Default: the client's.
+            search_config: The thread's search config (kept in memory only). Default: the
+                client's.
+            context_card_token_limit: Token limit of the prompts that build a context
+                card's summary and topics. Default: the client's, else 100,000.
+            context_card_type_search_concurrency: Searches a context card runs at once for
+                its per-type minimums. Default: the client's, else 5.
+            extract_memories: False turns automatic extraction off for this thread.
+                Default: the extraction config's (True).
+            memory_extraction_window: Deprecated (a ``DeprecationWarning``): the
+                ``MemoryExtractionConfig`` field of this name. Default: the config's.
+            context_summary_update_frequency: Deprecated, as ``memory_extraction_window``.
+            memory_extraction_frequency: Deprecated, as ``memory_extraction_window``.
+            memory_extraction_token_limit: Deprecated, as ``memory_extraction_window``.
+            memory_extraction_custom_instructions: Deprecated, as
+                ``memory_extraction_window``.
+            memory_extraction_inherit_message_metadata: Deprecated, as
+                ``memory_extraction_window``.
+            enable_context_summary: Deprecated, as ``memory_extraction_window``.
+
+        Returns:
+            A handle on the new thread.
+
+        Raises:
+            InvalidArgumentError: An empty id, a thread id already taken
+                (``DuplicateRecordError``), both ``memory_extraction_config`` and a
+                deprecated extraction argument, or another value not allowed (each a
+                ``ValueError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("create_thread", kwargs)
         arguments = dict(locals())
         call = _call_layer("create_thread", arguments)
@@ -272,7 +438,46 @@ class OracleAgentMemory(IAgentMemory):
             NOT_SET_MARKER),
         enable_context_summary: bool | _NotSetMarker = NOT_SET_MARKER,
     ) -> OracleThread:
-        """Reopen a thread; explicit arguments win over its stored runtime configuration."""
+        """Reopen a thread; explicit arguments win over its stored runtime configuration.
+
+        The arguments are those of ``create_thread`` and mean the same; they apply to the
+        returned handle only (``update_thread`` stores settings).
+
+        Args:
+            thread_id: The thread to open.
+            llm: As in ``create_thread``. Default: the client's.
+            max_message_token_length: As in ``create_thread``. Default: the thread's
+                stored value, else the client's, else 15,000.
+            message_shortening_input_token_limit: As in ``create_thread``. Default: the
+                stored value, else the client's, else 30,000.
+            memory_extraction_config: As in ``create_thread``. Default: the stored
+                config over the client's.
+            image_input_limit_config: As in ``create_thread``. Default: the stored
+                limits, else the client's.
+            search_config: As in ``create_thread``. Default: the client's.
+            context_card_token_limit: As in ``create_thread``. Default: the stored value,
+                else the client's, else 100,000.
+            context_card_type_search_concurrency: As in ``create_thread``. Default: the
+                stored value, else the client's, else 5.
+            extract_memories: As in ``create_thread``. Default: the stored setting.
+            memory_extraction_window: Deprecated, as in ``create_thread``.
+            context_summary_update_frequency: Deprecated, as in ``create_thread``.
+            memory_extraction_frequency: Deprecated, as in ``create_thread``.
+            memory_extraction_token_limit: Deprecated, as in ``create_thread``.
+            memory_extraction_custom_instructions: Deprecated, as in ``create_thread``.
+            memory_extraction_inherit_message_metadata: Deprecated, as in
+                ``create_thread``.
+            enable_context_summary: Deprecated, as in ``create_thread``.
+
+        Returns:
+            A handle on the stored thread.
+
+        Raises:
+            NotFoundError: No thread with this id (or it expired); a ``KeyError``.
+            InvalidArgumentError: An empty ``thread_id``, or a setting not allowed (a
+                ``ValueError``).
+            ArgumentTypeError: A value of the wrong type.
+        """
         call = _call_layer("get_thread", dict(locals()))
         return open_thread(self.memory_service, self._load_thread(thread_id), llm, call)
 
@@ -299,7 +504,38 @@ class OracleAgentMemory(IAgentMemory):
         **kwargs: Any,
     ) -> OracleThread:
         """Persist new metadata (replaced whole) and durable runtime settings; the thread's
-        owners and its extraction state never change here."""
+        owners and its extraction state never change here.
+
+        Args:
+            thread_id: The thread to update.
+            metadata: The thread's new metadata (None clears it). Default: kept.
+            llm: The LLM of the returned handle (not stored). Default: the client's.
+            extract_memories: As in ``create_thread``. Default: kept.
+            max_message_token_length: As in ``create_thread``. Default: kept.
+            message_shortening_input_token_limit: As in ``create_thread``. Default: kept.
+            memory_extraction_window: Deprecated, as in ``create_thread``.
+            context_summary_update_frequency: Deprecated, as in ``create_thread``.
+            memory_extraction_frequency: Deprecated, as in ``create_thread``.
+            memory_extraction_token_limit: Deprecated, as in ``create_thread``.
+            context_card_token_limit: As in ``create_thread``. Default: kept.
+            enable_context_summary: Deprecated, as in ``create_thread``.
+            memory_extraction_custom_instructions: Deprecated, as in ``create_thread``.
+            memory_extraction_inherit_message_metadata: Deprecated, as in
+                ``create_thread``.
+            memory_extraction_config: As in ``create_thread``. Default: kept.
+            image_input_limit_config: As in ``create_thread``. Default: kept.
+            search_config: The returned handle's search config (not stored). Default:
+                the client's.
+
+        Returns:
+            A handle on the updated thread.
+
+        Raises:
+            NotFoundError: No thread with this id (or it expired); a ``KeyError``.
+            InvalidArgumentError: An empty ``thread_id``, or a setting not allowed (a
+                ``ValueError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("update_thread", kwargs)
         call = _call_layer("update_thread", dict(locals()))
         record = self._load_thread(thread_id)
@@ -318,7 +554,19 @@ class OracleAgentMemory(IAgentMemory):
     def delete_thread(self, thread_id: str) -> int:
         """Delete a thread with its messages, memories, summaries, images and links.
 
-        Waits first for background extraction this client accepted for the thread.
+        Waits first for background extraction this client accepted for the thread, so no
+        extracted memory lands in a deleted thread.
+
+        Args:
+            thread_id: The thread to delete.
+
+        Returns:
+            1 when the thread existed, else 0.
+
+        Raises:
+            InvalidArgumentError: An empty ``thread_id`` (a ``ValueError``).
+            ArgumentTypeError: A ``thread_id`` that is not a str.
+            OperationTimeoutError: The wait for background extraction ran out (300 s).
         """
         check_id(thread_id, "thread_id")
         self.memory_service.wait_for_threads([thread_id])
@@ -434,14 +682,51 @@ class OracleAgentMemory(IAgentMemory):
         status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
         **kwargs: Any,
     ) -> str:
-        """Update a memory-like record; omitted fields and the scope stay as stored."""
+        """Update a memory-like record; omitted fields and the scope stay as stored.
+
+        Args:
+            memory_id: The memory, fact, preference or guideline to update.
+            content: Its new text (embedded again). Default: kept.
+            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
+            timestamp: Its new event time, ISO-8601 (None clears it). Default: kept.
+            ttl_days: Days until it expires, counted again from the anchor; None:
+                ``max_ttl_days`` (never, if unset). Default: kept, unless ``ttl_anchor``
+                is given (then the retention config's ``default_ttl_days``).
+            ttl_anchor: What the TTL counts from. Default: kept, unless ``ttl_days`` is
+                given (then the creation time).
+            status: ``RecordStatus.VALID`` or ``INVALID``. Default: kept.
+
+        Returns:
+            The memory's id.
+
+        Raises:
+            NotFoundError: No memory-like record with this id (a ``KeyError``).
+            InvalidArgumentError: An empty id or content, or another value not allowed (a
+                ``ValueError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("update_memory", kwargs)
         return self.memory_service.update_memory(
             memory_id, None, content=content, metadata=metadata, timestamp=timestamp,
             ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
 
     def delete_memory(self, memory_id: str) -> int:
-        """Delete a memory-like record (memory, fact, preference or guideline) by id."""
+        """Delete a memory-like record (memory, fact, preference or guideline) by id.
+
+        When the memory belongs to a thread, waits first for background extraction this
+        client accepted for that thread.
+
+        Args:
+            memory_id: The record to delete.
+
+        Returns:
+            1 when it was deleted, 0 when there was no such record.
+
+        Raises:
+            InvalidArgumentError: An empty ``memory_id`` (a ``ValueError``).
+            ArgumentTypeError: A ``memory_id`` that is not a str.
+            OperationTimeoutError: The wait for background extraction ran out (300 s).
+        """
         check_id(memory_id, "memory_id")
         found = self.memory_service.find(memory_id, MEMORY_TYPES)
         owner_thread = found.get("thread_id") if found is not None else None
@@ -466,7 +751,33 @@ class OracleAgentMemory(IAgentMemory):
         ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
         **store_kwargs: Any,
     ) -> str:
-        """Store an image in any scope; its description is its searchable text."""
+        """Store an image in any scope; its description is its searchable text.
+
+        Args:
+            image: The PNG, JPEG or WebP bytes (not animated).
+            description: The searchable text. Default (or None): a caption by the
+                client's LLM, empty without one.
+            mime_type: The image's type, checked against the bytes. Default: detected
+                from the bytes.
+            image_id: Its id. Default: a new UUID.
+            user_id: The user it belongs to. Default: none.
+            agent_id: The agent it belongs to. Default: none.
+            thread_id: The thread it belongs to. Default: none.
+            metadata: A JSON object to filter on. Default: None.
+            timestamp: Its event time, ISO-8601. Default: none.
+            ttl_days: Days until it expires; None: ``max_ttl_days`` (never, if unset).
+                Default: the retention config's ``default_ttl_days`` (never, if unset).
+            ttl_anchor: What the TTL counts from. Default: its creation time.
+
+        Returns:
+            The image's id.
+
+        Raises:
+            InvalidArgumentError: Empty, unsupported, animated or oversized image bytes,
+                a ``mime_type`` the bytes contradict, an id already taken
+                (``DuplicateRecordError``); each a ``ValueError``.
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("add_image", store_kwargs)
         scope = _explicit_scope(user_id, agent_id, thread_id)
         mime = validate_image(image, mime_type, self.memory_service.defaults
@@ -493,7 +804,30 @@ class OracleAgentMemory(IAgentMemory):
         ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
         **kwargs: Any,
     ) -> str:
-        """Update an image of any scope; omitted values are kept."""
+        """Update an image of any scope; omitted values are kept.
+
+        Args:
+            image_id: The image to update.
+            image: New bytes; ``mime_type`` must come with them. Default: kept.
+            description: A new searchable text; None: a new caption by the client's LLM.
+                Default: kept.
+            mime_type: The type of the new bytes. Required with ``image``, refused
+                without it.
+            metadata: New metadata, replaced whole (None clears it). Default: kept.
+            timestamp: New event time, ISO-8601 (None clears it). Default: kept.
+            ttl_days: As in ``update_memory``. Default: kept.
+            ttl_anchor: As in ``update_memory``. Default: kept.
+
+        Returns:
+            The image's id.
+
+        Raises:
+            NotFoundError: No image with this id (a ``KeyError``).
+            InvalidArgumentError: ``image`` without ``mime_type`` or the reverse, bytes
+                not allowed, or a TTL change of an image attached to a message (change
+                the message's instead); each a ``ValueError``.
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("update_image", kwargs)
         limits = self.memory_service.defaults.image_input_limit_config or ImageInputLimitConfig()
         return update_image(self.memory_service, check_id(image_id, "image_id"), None, limits,
@@ -502,7 +836,20 @@ class OracleAgentMemory(IAgentMemory):
                             ttl_days=ttl_days, ttl_anchor=ttl_anchor)
 
     def delete_image(self, image_id: str) -> int:
-        """Delete an image; an image attached to a message is a ValueError."""
+        """Delete an image that is not attached to a message.
+
+        Args:
+            image_id: The image to delete.
+
+        Returns:
+            1 when it was deleted, 0 when there was no such image.
+
+        Raises:
+            AttachedImageError: The image belongs to a message (delete or update the
+                message instead); a ``ValueError``.
+            InvalidArgumentError: An empty ``image_id`` (a ``ValueError``).
+            ArgumentTypeError: An ``image_id`` that is not a str.
+        """
         check_id(image_id, "image_id")
         return self.memory_service.backend.delete_records([image_id], ["image"])
 
@@ -516,7 +863,27 @@ class OracleAgentMemory(IAgentMemory):
         include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[ImageRecord]:
-        """Images, oldest first; a given scope id matches exactly (None too)."""
+        """Images, oldest first; a given scope id matches exactly (None too).
+
+        Args:
+            image_id: Only this image. Default: any.
+            user_id: Only images of this user (None: without a user). Default: any user.
+            agent_id: Only images of this agent (None: without one). Default: any agent.
+            thread_id: Only images of this thread (None: without one). Default: any
+                thread.
+            metadata_filter: Entries the metadata must match (docs/concepts.md,
+                "Metadata filters"). Default: no filter.
+            include_bytes: Load the image bytes (only with ``image_id``). Default: False.
+            limit: How many images at most. Default: 100; None: no limit of its own.
+
+        Returns:
+            The images, each with its description and (when asked) its bytes.
+
+        Raises:
+            InvalidArgumentError: ``include_bytes=True`` without ``image_id``, an empty
+                id or a malformed filter (each a ``ValueError``).
+            ArgumentTypeError: A value of the wrong type.
+        """
         return list_images(self.memory_service, _given_scope(user_id, agent_id, thread_id),
                            image_id, metadata_filter, include_bytes, limit)
 
@@ -537,21 +904,65 @@ class OracleAgentMemory(IAgentMemory):
         metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[ThreadRecord]:
-        """Threads of a user (and agent, when given), oldest first."""
+        """Threads of a user (and agent, when given), oldest first.
+
+        Args:
+            user_id: The user whose threads to list (None: threads without a user).
+            agent_id: Only threads of this agent (None: without one). Default: any agent.
+            metadata_filter: Entries the thread's metadata must match. Default: no
+                filter.
+            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+
+        Returns:
+            The thread records, with their stored settings.
+
+        Raises:
+            InvalidArgumentError: A ``limit`` outside 1 to 10,000, an empty id, or a
+                malformed filter (``InvalidFilterError``); each a ``ValueError``.
+            ArgumentTypeError: A value of the wrong type.
+        """
         return self._list(["thread"], _given_scope(user_id, agent_id, NOT_SET_MARKER),
                           metadata_filter, limit)
 
     def list_users(self, metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
                    limit: int | None | _NotSetMarker = NOT_SET_MARKER
                    ) -> list[UserProfileRecord]:
-        """User profiles, oldest first."""
+        """User profiles, oldest first.
+
+        Args:
+            metadata_filter: Entries the profile's metadata must match. Default: no
+                filter.
+            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+
+        Returns:
+            The user profiles.
+
+        Raises:
+            InvalidArgumentError: A ``limit`` outside 1 to 10,000, an empty id, or a
+                malformed filter (``InvalidFilterError``); each a ``ValueError``.
+            ArgumentTypeError: A value of the wrong type.
+        """
         return self._list(["user_profile"], {}, metadata_filter, limit)
 
     def list_agents(self,
                     metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
                     limit: int | None | _NotSetMarker = NOT_SET_MARKER
                     ) -> list[AgentProfileRecord]:
-        """Agent profiles, oldest first."""
+        """Agent profiles, oldest first.
+
+        Args:
+            metadata_filter: Entries the profile's metadata must match. Default: no
+                filter.
+            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+
+        Returns:
+            The agent profiles.
+
+        Raises:
+            InvalidArgumentError: A ``limit`` outside 1 to 10,000, an empty id, or a
+                malformed filter (``InvalidFilterError``); each a ``ValueError``.
+            ArgumentTypeError: A value of the wrong type.
+        """
         return self._list(["agent_profile"], {}, metadata_filter, limit)
 
     def list_memories(
@@ -562,7 +973,24 @@ class OracleAgentMemory(IAgentMemory):
         metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[MemoryRecord]:
-        """Memory-like records (memories, facts, preferences, guidelines), oldest first."""
+        """Memory-like records (memories, facts, preferences, guidelines), oldest first.
+
+        Args:
+            user_id: Only records of this user (None: without a user). Default: any.
+            agent_id: Only records of this agent (None: without one). Default: any.
+            thread_id: Only records of this thread (None: without one). Default: any.
+            metadata_filter: Entries the record's metadata must match. Default: no
+                filter.
+            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+
+        Returns:
+            The records, each of the class of its type (``FactRecord``...).
+
+        Raises:
+            InvalidArgumentError: A ``limit`` outside 1 to 10,000, an empty id, or a
+                malformed filter (``InvalidFilterError``); each a ``ValueError``.
+            ArgumentTypeError: A value of the wrong type.
+        """
         return self._list(MEMORY_TYPES, _given_scope(user_id, agent_id, thread_id),
                           metadata_filter, limit)
 
@@ -575,7 +1003,26 @@ class OracleAgentMemory(IAgentMemory):
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
         include_image_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[MessageRecord]:
-        """Raw messages of any thread in scope, oldest first."""
+        """Raw messages of any thread in scope, oldest first.
+
+        Args:
+            user_id: Only messages of this user (None: without a user). Default: any.
+            agent_id: Only messages of this agent (None: without one). Default: any.
+            thread_id: Only messages of this thread (None: without one). Default: any.
+            metadata_filter: Entries the message's metadata must match. Default: no
+                filter.
+            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+            include_image_bytes: Accepted for compatibility; the listed messages never
+                carry image bytes (``OracleThread.get_messages`` loads them).
+
+        Returns:
+            The message records.
+
+        Raises:
+            InvalidArgumentError: A ``limit`` outside 1 to 10,000, an empty id, or a
+                malformed filter (``InvalidFilterError``); each a ``ValueError``.
+            ArgumentTypeError: A value of the wrong type.
+        """
         return self._list(["message"], _given_scope(user_id, agent_id, thread_id),
                           metadata_filter, limit)
 
@@ -593,7 +1040,32 @@ class OracleAgentMemory(IAgentMemory):
         timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
         metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> str:
-        """Create a directed relation between two memory-like records of any threads."""
+        """Create a directed relation between two memory-like records of any threads.
+
+        Args:
+            source_record_id: The record the relation starts from.
+            source_record_type: Its type (``"memory"``, ``"fact"``...).
+            target_record_id: The record the relation points to.
+            target_record_type: Its type.
+            relation_type: The label read from source to target: a built-in
+                ``MemoryLinkType`` (``"supports"``...) or a label of your own.
+            opposite_relation_type: The label read from target to source; ignored for a
+                built-in type, whose opposite is fixed (``"is_supported_by"``...).
+                Default: the same label as ``relation_type``.
+            relation_id: The relation's id. Default: a new UUID.
+            timestamp: Its event time, ISO-8601. Default: none.
+            metadata: A JSON object stored with it. Default: None.
+
+        Returns:
+            The relation's id.
+
+        Raises:
+            InvalidLinkError: A missing endpoint or one of the wrong type, a record linked
+                to itself, an empty or overlong label (a ``ValueError``).
+            InvalidArgumentError: An empty ``relation_id``, or an id already taken
+                (``DuplicateRecordError``); each a ``ValueError``.
+            ArgumentTypeError: An id that is not a str.
+        """
         link = new_link(None, source=(source_record_id, source_record_type),
                         target=(target_record_id, target_record_type),
                         relation_type=relation_type, relation_id=relation_id,
@@ -610,7 +1082,24 @@ class OracleAgentMemory(IAgentMemory):
         timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
         metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> int:
-        """Update a relation; omitted values are kept. Returns 0 or 1."""
+        """Update a relation; omitted values are kept.
+
+        Args:
+            relation_id: The relation to update.
+            relation_type: Its new label. Default: kept.
+            opposite_relation_type: Its new reverse label (for a label of your own).
+                Default: kept.
+            timestamp: Its new event time (None clears it). Default: kept.
+            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
+
+        Returns:
+            1 when the relation was updated, 0 when there is none with this id.
+
+        Raises:
+            InvalidLinkError: An empty or overlong label (a ``ValueError``).
+            InvalidArgumentError: An empty ``relation_id`` (a ``ValueError``).
+            ArgumentTypeError: A ``relation_id`` that is not a str.
+        """
         return self.memory_service.backend.update_link(
             check_id(relation_id, "relation_id"), None,
             link_changes(relation_type, opposite_relation_type, timestamp, metadata))
@@ -624,7 +1113,25 @@ class OracleAgentMemory(IAgentMemory):
         relation_type: str | _NotSetMarker = NOT_SET_MARKER,
         relation_id: str | _NotSetMarker = NOT_SET_MARKER,
     ) -> int:
-        """Delete a relation by id, or by its stored-direction endpoints."""
+        """Delete a relation by id, or by its stored-direction endpoints.
+
+        Give ``relation_id`` alone, or all five endpoint arguments without it.
+
+        Args:
+            source_record_id: The source record of the relation, as stored.
+            source_record_type: The source record's type.
+            target_record_id: The target record.
+            target_record_type: The target record's type.
+            relation_type: The relation's label.
+            relation_id: The relation's id.
+
+        Returns:
+            How many relations were deleted (0 or 1).
+
+        Raises:
+            InvalidArgumentError: ``relation_id`` together with endpoint arguments, or an
+                endpoint tuple with a part missing (a ``ValueError``).
+        """
         return self.memory_service.backend.delete_links(link_selector(
             source_record_id, source_record_type, target_record_id, target_record_type,
             relation_type, relation_id), None)
@@ -715,19 +1222,42 @@ class OracleAgentMemory(IAgentMemory):
     def wait_for_memory_extraction(self, timeout: float | None = 300.0) -> None:
         """Wait for background extraction this client accepted before the call, all threads.
 
-        Failed extraction counts as finished; TimeoutError when the timeout expires first.
+        Failed extraction counts as finished. Inline extraction (the default mode) has
+        nothing to wait for.
+
+        Args:
+            timeout: Seconds to wait at most; None: no limit. Default: 300.
+
+        Raises:
+            OperationTimeoutError: The timeout expired first (a ``TimeoutError``).
+            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
         """
         self.memory_service.wait_for_threads(None, timeout)
 
     def purge_expired(self) -> int:
-        """Physically remove expired records now (reads never show them anyway)."""
+        """Physically remove expired records now (reads never show them anyway).
+
+        Returns:
+            How many records were removed.
+
+        Raises:
+            StorageError: The embedded file cannot be written (an ``OSError``).
+        """
         return self.memory_service.backend.purge_expired()
 
     def close(self, timeout: float | None = 300.0) -> None:
-        """Stop accepting background work, wait for it up to ``timeout`` seconds (None: no
-        limit) logging progress, release the store and the HTTP connections of the client's
-        ``Llm`` and ``Embedder``. When the wait times out, jobs not finished are dropped with
-        one WARNING naming how many (their messages are stored). Idempotent."""
+        """Stop accepting background work, wait for it, and release the store and the HTTP
+        connections of the client's ``Llm`` and ``Embedder``. Idempotent.
+
+        When the wait times out, jobs not finished are dropped with one WARNING naming how
+        many (their messages are stored); progress is logged while waiting.
+
+        Args:
+            timeout: Seconds to wait for background work; None: no limit. Default: 300.
+
+        Raises:
+            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
+        """
         if self._closed:
             return
         self._closed = True

@@ -45,6 +45,7 @@ from oracleagentmemory.core.memory_service import search_result
 from oracleagentmemory.core.observation import MEMORY_STORE_OPERATIONS, observe_methods
 from oracleagentmemory.core.oraclememorystore import OracleMemoryStore
 from oracleagentmemory.core.records import (
+    DEFAULT_SEARCH_STRATEGY,
     contract_record_type,
     contract_strategy,
     relation_of,
@@ -106,7 +107,41 @@ def _index_text(value: Any) -> str | None:
 
 @observe_methods("memory_store", MEMORY_STORE_OPERATIONS)
 class OracleDBMemoryStore(OracleMemoryStore):
-    """The memory store over an Oracle database, or over an embedded file."""
+    """The memory store over an Oracle database, or over an embedded file.
+
+    Its methods are documented on ``IMemoryStore``. ``OracleAgentMemory(connection=...)``
+    opens one; make one yourself to share it between clients or to open it with other
+    options.
+
+    Args:
+        embedder: What embeds records and queries (None: records are stored without
+            vectors unless given).
+        pool: An ``oracledb`` connection or pool, a path to an SQLite file, or
+            ``":memory:"``.
+        schema_policy: What to do with the store's tables on opening. Default:
+            ``SchemaPolicy.REQUIRE_EXISTING``.
+        vector_dim: The vectors' dimension. Default (or None): the embedder's.
+        table_name_prefix: The reference's name for ``memory_store_id``. Default:
+            ``memory_store_id``.
+        search_strategy: ``VECTOR``, ``KEYWORD`` or ``HYBRID``. Default: ``VECTOR``.
+        search_index_sync: Oracle keyword and hybrid index maintenance. Default:
+            ``ON_COMMIT``.
+        memory_retention_config: Default and maximum TTL of new records. Default:
+            ``MemoryRetentionConfig()`` (no expiry).
+        memory_store_id: The store's name. Default: ``table_name_prefix``, else the
+            existing store's, else ``"AGENT_MEMORY"``.
+        schema_owner: Oracle only: the schema that owns the store. Default: the
+            connected user.
+
+    Raises:
+        InvalidArgumentError: An ``embedder`` that is not an ``IEmbedder``, or a
+            ``memory_store_id`` that differs from ``table_name_prefix`` (a
+            ``ValueError``).
+        ValueError: An enum argument that names no member of its enum.
+        SchemaError: The store's tables are missing (``REQUIRE_EXISTING``), of another
+            version or of another dimension (a ``RuntimeError``).
+        StorageError: The embedded file cannot be opened or created (an ``OSError``).
+    """
 
     def __init__(
         self,
@@ -133,12 +168,17 @@ class OracleDBMemoryStore(OracleMemoryStore):
         dimension = vector_dim if vector_dim is not None else (
             embedder.embedding_dimension if embedder is not None else None)
         self.embedder = embedder
-        self.search_strategy = SearchStrategy(value_or(search_strategy, SearchStrategy.VECTOR))
+        # Unset: HYBRID here, while the Oracle backend is told nothing (it keeps the choice
+        # recorded at install, so an existing store is never refused over a default).
+        chosen = search_strategy is not NOT_SET_MARKER
+        self._strategy_given = chosen
+        self.search_strategy = (SearchStrategy(search_strategy) if chosen
+                                else DEFAULT_SEARCH_STRATEGY)
         self.retention = value_or(memory_retention_config, MemoryRetentionConfig())
         self.backend: StoreBackend = open_backend(
             pool, embedding_dimension=dimension,
             schema_policy=SchemaPolicy(schema_policy).name,
-            search_strategy=self.search_strategy.name,
+            search_strategy=self.search_strategy.name if chosen else None,
             search_index_sync=SearchIndexSyncMode(
                 value_or(search_index_sync, SearchIndexSyncMode.ON_COMMIT)).name,
             store_id=store_id or prefix, schema_owner=value_or(schema_owner, None))
@@ -483,7 +523,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
         return parse_iso(expires, "expires_at") if expires else None
 
     def close(self) -> None:
-        """Release the backend (idempotent)."""
+        """Release the backend: its connections or its file (idempotent)."""
         self.backend.close()
 
 

@@ -32,7 +32,8 @@ class OracleMemoryStore(IMemoryStore):
                metadata_filter: dict[str, Any] | None = None, num_hops: int = 0,
                max_linked_results: int = 100,
                include_invalid_results: bool = True) -> list[tuple[Record, float]]:
-        """The ``k`` best records with their distances (smaller is closer)."""
+        # Documented on IMemoryStore.search (inherited: help() and the reference show it).
+        ...
 
     @abstractmethod
     def _create_thread_record(self, thread_id: str, user_id: str | None,

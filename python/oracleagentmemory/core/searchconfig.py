@@ -5,10 +5,11 @@
 * :class:`PruningMemorySearchConfig`: optionally rerank, then let an LLM drop the candidates
   that do not help answer the query.
 
-Every field defaults to ``NOT_SET_MARKER``, which stands for the SDK default in
-:data:`SDK_DEFAULTS`. Values are checked whenever a field is set, so a config is always
-valid; a bad value raises ``InvalidArgumentError``, a ``ValueError`` (or
-``ArgumentTypeError``, a ``TypeError``, for a wrong kind of object) naming the field.
+An omitted field takes the SDK default in ``SDK_DEFAULTS`` (the reference shows it as
+``<default>``; each class's Args say what it resolves to). Values are checked whenever a
+field is set, so a config is always valid; a bad value raises ``InvalidArgumentError``, a
+``ValueError`` (or ``ArgumentTypeError``, a ``TypeError``, for a wrong kind of object)
+naming the field.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ SDK_DEFAULTS: dict[str, Any] = {
     "num_probe_points": 4,
     "protected_fraction": 0.2,
 }
-"""What an omitted (``NOT_SET_MARKER``) field means: no budgets, no reranker, rerank the
+"""What an omitted field means: no budgets, no reranker, rerank the
 best 50 candidates, keep 10, prune in one call, never prune the best fifth."""
 
 
@@ -116,8 +117,15 @@ _CHECKS: dict[str, Callable[[str, Any], Any]] = {
 class MemorySearchConfig(ISearchConfig):
     """Token budgets for search results, kept in search order.
 
-    ``token_budget`` is a hard cap (results stop before the first one that would exceed
-    it); ``soft_token_budget`` a target (results stop after the one that reaches it).
+    Args:
+        token_budget: Hard cap, in estimated tokens: results stop before the first one that
+            would exceed it. Omitted or None: no cap.
+        soft_token_budget: Target, in estimated tokens: results stop after the one that
+            reaches it. Omitted or None: no target.
+
+    Raises:
+        InvalidArgumentError: A budget is not an int of at least 1 or None, here or when
+            the field is set later (a ``ValueError``); the message names the field.
     """
 
     token_budget: int | None | _NotSetMarker = NOT_SET_MARKER
@@ -140,7 +148,23 @@ class _RerankingMemorySearchConfig(MemorySearchConfig):
 
 @dataclass
 class TopKMemorySearchConfig(_RerankingMemorySearchConfig):
-    """Rerank (when a reranker is set), then keep the best ``max_results``."""
+    """Rerank (when a reranker is set), then keep the best ``max_results``.
+
+    Also takes ``token_budget`` and ``soft_token_budget``, as ``MemorySearchConfig``.
+
+    Args:
+        reranker: An ``IReranker`` that reorders the best candidates before they are
+            kept. Omitted or None: no reranking.
+        reranker_max_candidates: How many of the best candidates the reranker reorders (the
+            search fetches at least that many). Omitted: 50.
+        max_results: Results kept (an explicit ``max_results`` of a search call wins).
+            Omitted: 10.
+
+    Raises:
+        InvalidArgumentError: A value is not allowed (a count below 1), here or when the
+            field is set later (a ``ValueError``); the message names the field.
+        ArgumentTypeError: ``reranker`` is not an ``IReranker`` (a ``TypeError``).
+    """
 
     max_results: int | _NotSetMarker = NOT_SET_MARKER
 
@@ -148,7 +172,31 @@ class TopKMemorySearchConfig(_RerankingMemorySearchConfig):
 @dataclass
 class PruningMemorySearchConfig(_RerankingMemorySearchConfig):
     """Rerank (when a reranker is set), then ask ``pruner`` which candidates help answer
-    the query and drop the others; the best ``protected_fraction`` are never dropped."""
+    the query and drop the others; the best ``protected_fraction`` are never dropped.
+
+    Also takes ``token_budget`` and ``soft_token_budget``, as ``MemorySearchConfig``.
+
+    Args:
+        reranker: An ``IReranker`` that reorders the best candidates before they are
+            kept. Omitted or None: no reranking.
+        reranker_max_candidates: How many of the best candidates the reranker reorders (the
+            search fetches at least that many). Omitted: 50.
+        pruner: The LLM that judges the candidates (keyword only, required).
+        evaluation_mode: How many LLM calls pruning spends, a ``PruningEvaluationMode`` or
+            its value. Omitted: ``FAST`` (one call).
+        num_probe_points: Windows the ``EXTENDED`` mode splits the candidates into.
+            Omitted: 4.
+        protected_fraction: Share (0 to 1) of the best candidates pruning never drops.
+            Omitted: 0.2.
+
+    Raises:
+        InvalidArgumentError: A value is not allowed (a count below 1, an unknown
+            evaluation mode, a fraction outside 0..1), here or when the field is set later
+            (a ``ValueError``); the message names the field.
+        ArgumentTypeError: ``reranker`` is not an ``IReranker``, or ``pruner`` has no
+            ``generate`` (a ``TypeError``).
+        TypeError: ``pruner`` is not given.
+    """
 
     pruner: ILlm = field(kw_only=True)
     evaluation_mode: PruningEvaluationMode | _NotSetMarker = NOT_SET_MARKER

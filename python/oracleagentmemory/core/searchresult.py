@@ -62,7 +62,19 @@ def record_text(record: Record) -> str:
 
 class OracleSearchResult(SearchResult):
     """A search hit: the record, its distance to the query (smaller is better), linked
-    context. ``linked_results`` pairs each relation with the record reached through it."""
+    context. ``linked_results`` pairs each relation with the record reached through it.
+
+    Searches make these; you make one only to render records of your own the same way.
+
+    Args:
+        distance: The distance to the query (smaller is closer).
+        record: The matched record.
+        id: The result's id. Default (or None): the record's id.
+        linked_results: Each relation followed from the record, with the result it
+            reached. Default (or None): none.
+        format_config: What ``formatted_content`` shows. Default:
+            ``SearchResultFormatConfig()`` (timestamp, role and status shown).
+    """
 
     def __init__(
         self,
@@ -94,10 +106,12 @@ class OracleSearchResult(SearchResult):
 
     @property
     def metadata(self) -> dict[str, Any] | None:
+        """The record's metadata."""
         return self._record.metadata
 
     @property
     def timestamp(self) -> str | None:
+        """The record's event time (its creation time when none was stored)."""
         return self._record.timestamp
 
     @property
@@ -111,7 +125,15 @@ class OracleSearchResult(SearchResult):
     def format_content(
         self, format_config: SearchResultFormatConfig | _NotSetMarker = NOT_SET_MARKER
     ) -> str:
-        """The result as one XML element named after its record type (XML-escaped)."""
+        """The result as one XML element named after its record type (XML-escaped).
+
+        Args:
+            format_config: Which fields to show. Default: the result's own config.
+
+        Returns:
+            The element, with the linked results nested in it; empty for an invalid
+            record when the config leaves invalid results out.
+        """
         config = value_or(format_config, self._format_config)
         return _render(self, config, relation=None)
 

@@ -7,7 +7,14 @@ from oracleagentmemory.errors import ArgumentTypeError
 
 
 class OracleSummary(Summary):
-    """A summary returned by an Oracle thread."""
+    """A summary returned by an Oracle thread.
+
+    Args:
+        content: The summary text.
+
+    Raises:
+        ArgumentTypeError: A ``content`` that is not a str (a ``TypeError``).
+    """
 
     def __init__(self, content: str) -> None:
         if not isinstance(content, str):
@@ -16,6 +23,7 @@ class OracleSummary(Summary):
 
     @property
     def content(self) -> str:
+        """The summary text."""
         return self._content
 
     @property

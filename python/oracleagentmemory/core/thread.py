@@ -19,7 +19,7 @@ from oracleagentmemory.apis.thread import (
     ThreadMessageTypedDictT,
 )
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
-from oracleagentmemory.core import derived_memory, scope_resolution
+from oracleagentmemory.core import derived_memory, index_text, scope_resolution
 from oracleagentmemory.core.arguments import (
     check_flag,
     check_id,
@@ -104,6 +104,50 @@ class OracleThread(IThread):
 
     Messages are stored one record each; searches default to the thread's user and agent
     exactly and to this thread loosely, so memories of the user's other threads can appear.
+
+    Applications get threads from ``OracleAgentMemory.create_thread`` and ``get_thread``;
+    the constructor makes a standalone thread over a store, with no stored thread record.
+    Its settings mean what they mean for ``OracleAgentMemory.create_thread``.
+
+    Args:
+        store: What the thread stores into when no ``client`` is given: an
+            ``OracleDBMemoryStore``, another ``IMemoryStore``, a contract backend, or a
+            connection or path that an ``OracleDBMemoryStore`` is opened on.
+        client: A client whose store, embedder, LLM and defaults the thread uses (then
+            ``store`` is not used). Default: None.
+        thread_id: The thread's id. Default: a new UUID.
+        user_id: The thread's user (None: no user). Default: a new UUID.
+        agent_id: The thread's agent (None: no agent). Default: a new UUID.
+        metadata: The thread's metadata. Default: None.
+        persist_messages_in_config: Accepted for compatibility (a bool); messages always
+            live in the store. Default: False.
+        llm: The LLM to extract, summarise and link with (None: none). Default: the
+            client's, else none.
+        memory_extraction_config: The thread's extraction settings. Default: the
+            client's, else the SDK defaults.
+        image_input_limit_config: The thread's image limits. Default: the client's, else
+            ``ImageInputLimitConfig()``.
+        max_message_token_length: As in ``create_thread``. Default: 15,000.
+        message_shortening_input_token_limit: As in ``create_thread``. Default: 30,000.
+        memory_extraction_window: Deprecated, as in ``create_thread``.
+        context_summary_update_frequency: Deprecated, as in ``create_thread``.
+        memory_extraction_frequency: Deprecated, as in ``create_thread``.
+        memory_extraction_token_limit: Deprecated, as in ``create_thread``.
+        context_card_token_limit: As in ``create_thread``. Default: 100,000.
+        context_card_type_search_concurrency: As in ``create_thread``. Default: 5.
+        enable_context_summary: Deprecated, as in ``create_thread``.
+        memory_extraction_custom_instructions: Deprecated, as in ``create_thread``.
+        memory_extraction_inherit_message_metadata: Deprecated, as in ``create_thread``.
+        search_config: The thread's search config. Default: the client's, else top-k
+            with 10 results.
+
+    Raises:
+        InvalidArgumentError: An empty id, both ``memory_extraction_config`` and a
+            deprecated extraction argument, or a setting not allowed (a ``ValueError``).
+        ArgumentTypeError: A value of the wrong type.
+        SchemaError: ``store`` is a connection whose store cannot be used (a
+            ``RuntimeError``).
+        StorageError: ``store`` is a path whose file cannot be opened (an ``OSError``).
     """
 
     def __init__(
@@ -204,20 +248,24 @@ class OracleThread(IThread):
 
     @property
     def thread_id(self) -> str:
+        """The thread's id."""
         return self._context.thread_id
 
     # IThread (like the reference) declares str; a thread created with None, or stored
     # without an owner, has None here.
     @property
     def user_id(self) -> str:
+        """The thread's user (None for a thread without one)."""
         return self._context.user_id  # type: ignore[return-value]
 
     @property
     def agent_id(self) -> str:
+        """The thread's agent (None for a thread without one)."""
         return self._context.agent_id  # type: ignore[return-value]
 
     @property
     def metadata(self) -> dict[str, Any] | None:
+        """The thread's metadata as this handle was opened with it."""
         return self._metadata
 
     @property
@@ -227,10 +275,12 @@ class OracleThread(IThread):
 
     @property
     def max_message_token_length(self) -> int:
+        """Tokens above which a message is shortened in prompts (``settings`` has it too)."""
         return self._context.settings.max_message_token_length
 
     @property
     def message_shortening_input_token_limit(self) -> int:
+        """Tokens of an oversized message sent to be shortened."""
         return self._context.settings.message_shortening_input_token_limit
 
     def _to_config(self) -> dict[str, Any]:
@@ -295,7 +345,9 @@ class OracleThread(IThread):
         ttls = _per_message(ttl_days, count, "ttl_days")
         anchors = _per_message(ttl_anchor, count, "ttl_anchor")
         texts = [message.text for message in batch]
-        vectors = self._service.embed(texts)
+        vectors = self._service.embed(index_text.message_index_texts(
+            [index_text.Turn(m.role, m.text, m.timestamp) for m in batch],
+            _turn(self._service.backend.list_messages(self.thread_id, -1, None))))
         records: list[RecordIn] = []
         for index, message in enumerate(batch):
             message_id = message.id or new_id()
@@ -325,7 +377,25 @@ class OracleThread(IThread):
                      end: int | None | _NotSetMarker = NOT_SET_MARKER,
                      include_image_bytes: bool | _NotSetMarker = NOT_SET_MARKER
                      ) -> list[Message]:
-        """Messages in chronological order; no range gives the most recent window."""
+        """Messages in chronological order; no range gives the most recent window.
+
+        ``start`` and ``end`` are positions in the thread, as in a Python slice (negative
+        ones count from the end).
+
+        Args:
+            start: The first position. Default: without ``end``, the last 100 messages;
+                with it, the first message. None: the first message.
+            end: The position after the last one (-1 or None: to the end). Default: 100
+                messages after a non-negative ``start``, else to the end.
+            include_image_bytes: Load the bytes of the messages' images. Default: False.
+
+        Returns:
+            The messages, oldest first.
+
+        Raises:
+            ArgumentTypeError: A ``start`` or ``end`` that is not an int, or an
+                ``include_image_bytes`` that is not a bool.
+        """
         first: int | None
         last: int | None
         if start is NOT_SET_MARKER and end is NOT_SET_MARKER:
@@ -345,7 +415,21 @@ class OracleThread(IThread):
 
     def get_message(self, message_id: str, *,
                     included_image_ids: list[str] | _NotSetMarker = NOT_SET_MARKER) -> Message:
-        """One message of this thread; KeyError when it is missing or elsewhere."""
+        """One message of this thread.
+
+        Args:
+            message_id: The message to read.
+            included_image_ids: The images of the message whose bytes to load. Default:
+                none.
+
+        Returns:
+            The message.
+
+        Raises:
+            NotFoundError: No such message in this thread (a ``KeyError``).
+            InvalidArgumentError: An empty ``message_id`` (a ``ValueError``).
+            ArgumentTypeError: A ``message_id`` that is not a str.
+        """
         found = self._service.find(check_id(message_id, "message_id"), ["message"],
                                    self.thread_id)
         if found is None:
@@ -363,7 +447,27 @@ class OracleThread(IThread):
         ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
         **kwargs: Any,
     ) -> str:
-        """Update a raw message of this thread; omitted fields keep their stored value."""
+        """Update a raw message of this thread; omitted fields keep their stored value.
+
+        New content is embedded again and extraction takes it into account.
+
+        Args:
+            message_id: The message to update.
+            content: Its new content: text, or a list of text and image parts (mappings
+                as in ``add_messages``). Default: kept.
+            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
+            ttl_days: As in ``OracleAgentMemory.update_memory``. Default: kept.
+            ttl_anchor: As in ``OracleAgentMemory.update_memory``. Default: kept.
+
+        Returns:
+            The message's id.
+
+        Raises:
+            NotFoundError: No such message in this thread (a ``KeyError``).
+            InvalidArgumentError: An empty id, or content that is not allowed (a
+                ``ValueError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("update_message", kwargs)
         check_id(message_id, "message_id")
         changes = ttl_changes(ttl_days, ttl_anchor, self._service.retention)
@@ -380,7 +484,8 @@ class OracleThread(IThread):
                 {"id": part["id"]} for part in parts or []
                 if part["type"] == "image" and part["id"] not in new_ids
             ]
-            changes["embedding"] = self._service.embed([message.text])[0]
+            changes["embedding"] = self._service.embed(
+                [self._index_text(message_id, message.text)])[0]
         if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
         updated = self._service.backend.update_record(
@@ -392,11 +497,35 @@ class OracleThread(IThread):
             derived_memory.after_message_updated(self._context, message_id)
         return updated["id"]
 
+    def _index_text(self, message_id: str, text: str) -> str:
+        """The index text of a stored message given new content: its stored role and
+        timestamp, and the message before it in the thread."""
+        stored = self._service.backend.list_messages(self.thread_id, None, None)
+        position = next((i for i, record in enumerate(stored) if record["id"] == message_id),
+                        None)
+        if position is None:  # not in this thread: update_record reports it
+            return text
+        record = stored[position]
+        return index_text.message_index_text(
+            index_text.Turn(str(record.get("role") or ""), text, record.get("timestamp")),
+            _turn(stored[position - 1:position]))
+
     def delete_message(self, message_id: str) -> int:
         """Delete one raw message of this thread (derived memories stay).
 
-        Waits first (up to 300 s, then TimeoutError without deleting) for background
-        extraction of this thread that this client accepted earlier.
+        Waits first for background extraction of this thread that this client accepted
+        earlier, so extraction never reads a message that is gone.
+
+        Args:
+            message_id: The message to delete.
+
+        Returns:
+            1 when it was deleted, 0 when there was no such message in this thread.
+
+        Raises:
+            OperationTimeoutError: The wait ran out (300 s); nothing was deleted.
+            InvalidArgumentError: An empty ``message_id`` (a ``ValueError``).
+            ArgumentTypeError: A ``message_id`` that is not a str.
         """
         check_id(message_id, "message_id")
         self._service.wait_for_threads([self.thread_id])
@@ -428,7 +557,34 @@ class OracleThread(IThread):
         ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
         **store_kwargs: Any,
     ) -> str:
-        """Store an image of this thread; its description is its searchable text."""
+        """Store an image of this thread; its description is its searchable text.
+
+        Args:
+            image: The PNG, JPEG or WebP bytes (not animated).
+            description: The searchable text. Default (or None): a caption by the
+                thread's LLM, empty without one.
+            mime_type: The image's type, checked against the bytes. Default: detected
+                from the bytes.
+            image_id: Its id. Default: a new UUID.
+            user_id: Only restates the thread's user. Default: the thread's.
+            agent_id: Only restates the thread's agent. Default: the thread's.
+            thread_id: Only restates the thread's id. Default: this thread.
+            metadata: A JSON object to filter on. Default: None.
+            timestamp: Its event time, ISO-8601. Default: none.
+            ttl_days: As in ``OracleAgentMemory.add_image``. Default: the retention
+                config's ``default_ttl_days`` (never, if unset).
+            ttl_anchor: What the TTL counts from. Default: its creation time.
+
+        Returns:
+            The image's id.
+
+        Raises:
+            InvalidArgumentError: A scope argument other than the thread's, image bytes
+                not allowed, an id already taken (``DuplicateRecordError``); each a
+                ``ValueError``.
+            NotFoundError: The thread was deleted (a ``KeyError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("add_image", store_kwargs)
         self._check_scope_claims(user_id=user_id, agent_id=agent_id, thread_id=thread_id)
         mime = validate_image(image, mime_type, self.settings.image_input_limit_config)
@@ -455,7 +611,30 @@ class OracleThread(IThread):
         ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
         **kwargs: Any,
     ) -> str:
-        """Update an image of this thread; omitted values are kept."""
+        """Update an image of this thread; omitted values are kept.
+
+        Args:
+            image_id: The image to update.
+            image: New bytes; ``mime_type`` must come with them. Default: kept.
+            description: A new searchable text; None: a new caption by the thread's LLM.
+                Default: kept.
+            mime_type: The type of the new bytes. Required with ``image``, refused
+                without it.
+            metadata: New metadata, replaced whole (None clears it). Default: kept.
+            timestamp: New event time (None clears it). Default: kept.
+            ttl_days: As in ``OracleAgentMemory.update_memory``. Default: kept.
+            ttl_anchor: As in ``OracleAgentMemory.update_memory``. Default: kept.
+
+        Returns:
+            The image's id.
+
+        Raises:
+            NotFoundError: No such image in this thread (a ``KeyError``).
+            InvalidArgumentError: ``image`` without ``mime_type`` or the reverse, bytes
+                not allowed, or a TTL change of an image attached to a message; each a
+                ``ValueError``.
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("update_image", kwargs)
         return update_image(self._service, check_id(image_id, "image_id"), self.thread_id,
                             self.settings.image_input_limit_config, self._caption,
@@ -464,7 +643,19 @@ class OracleThread(IThread):
                             ttl_anchor=ttl_anchor)
 
     def delete_image(self, image_id: str) -> int:
-        """Delete an image of this thread; an image attached to a message is a ValueError."""
+        """Delete an image of this thread that is not attached to a message.
+
+        Args:
+            image_id: The image to delete.
+
+        Returns:
+            1 when it was deleted, 0 when there was no such image in this thread.
+
+        Raises:
+            AttachedImageError: The image belongs to a message (a ``ValueError``).
+            InvalidArgumentError: An empty ``image_id`` (a ``ValueError``).
+            ArgumentTypeError: An ``image_id`` that is not a str.
+        """
         check_id(image_id, "image_id")
         return self._service.backend.delete_records([image_id], ["image"], self.thread_id)
 
@@ -475,7 +666,22 @@ class OracleThread(IThread):
         include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[ImageRecord]:
-        """Images of this thread in store order; bytes only for one given image_id."""
+        """Images of this thread in store order; bytes only for one given image_id.
+
+        Args:
+            image_id: Only this image. Default: any.
+            metadata_filter: Entries the metadata must match. Default: no filter.
+            include_bytes: Load the image bytes (only with ``image_id``). Default: False.
+            limit: How many images at most. Default: 100; None: no limit of its own.
+
+        Returns:
+            The images.
+
+        Raises:
+            InvalidArgumentError: ``include_bytes=True`` without ``image_id``, an empty
+                id or a malformed filter (each a ``ValueError``).
+            ArgumentTypeError: A value of the wrong type.
+        """
         return list_images(self._service, {"thread_id": self.thread_id}, image_id,
                            metadata_filter, include_bytes, limit)
 
@@ -504,7 +710,46 @@ class OracleThread(IThread):
         **store_kwargs: Any,
     ) -> str:
         """Add a memory scoped like this thread (with ``memory_id_to_link``: like that
-        memory of this thread), or as the scope arguments override, optionally linked."""
+        memory of this thread), or as the scope arguments override, optionally linked.
+
+        Args:
+            content: The memory's text (embedded for search).
+            memory_type: ``"memory"``, ``"fact"``, ``"preference"`` or ``"guideline"``.
+                Default: ``"memory"``.
+            user_id: The user it is about (None: none). Default: the thread's (or the
+                linked memory's).
+            agent_id: The agent it belongs to (None: none). Default: the thread's (or
+                the linked memory's).
+            thread_id: The thread it belongs to (None: none). Default: this thread (or
+                the linked memory's).
+            memory_id: Its id. Default: a new UUID.
+            metadata: A JSON object to filter on. Default: None.
+            timestamp: Its event time, ISO-8601. Default: none.
+            ttl_days: As in ``OracleAgentMemory.add_memory``. Default: the retention
+                config's ``default_ttl_days`` (never, if unset).
+            ttl_anchor: What the TTL counts from. Default: its creation time.
+            status: ``RecordStatus.VALID`` or ``INVALID``. Default: valid.
+            autonomous_linking: Let the thread's LLM link it to related memories of this
+                thread (only when it belongs to this thread). Default: True when the
+                thread has an LLM.
+            memory_id_to_link: A memory of this thread to link it to; ``link_type`` must
+                come with it.
+            link_type: The relation to that memory (``"supports"``...).
+            link_id: The relation's id. Default: a new UUID.
+            link_timestamp: The relation's event time. Default: none.
+            link_metadata: The relation's metadata. Default: None.
+
+        Returns:
+            The memory's id.
+
+        Raises:
+            InvalidArgumentError: A value not allowed, ``memory_id_to_link`` without
+                ``link_type`` or the reverse, a ``memory_id_to_link`` that is not a memory
+                of this thread, an id already taken (``DuplicateRecordError``); each a
+                ``ValueError``.
+            NotFoundError: The thread was deleted (a ``KeyError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("add_memory", store_kwargs)
         scope = self._context.scope
         links = []
@@ -555,17 +800,47 @@ class OracleThread(IThread):
         status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
         **kwargs: Any,
     ) -> str:
-        """Update a memory-like record whose thread is exactly this one."""
+        """Update a memory-like record whose thread is exactly this one.
+
+        Args:
+            memory_id: The memory, fact, preference or guideline to update.
+            content: Its new text (embedded again). Default: kept.
+            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
+            timestamp: Its new event time (None clears it). Default: kept.
+            ttl_days: As in ``OracleAgentMemory.update_memory``. Default: kept.
+            ttl_anchor: As in ``OracleAgentMemory.update_memory``. Default: kept.
+            status: ``RecordStatus.VALID`` or ``INVALID``. Default: kept.
+
+        Returns:
+            The memory's id.
+
+        Raises:
+            NotFoundError: No such memory in this thread (a ``KeyError``).
+            InvalidArgumentError: An empty id or content, or another value not allowed (a
+                ``ValueError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("update_memory", kwargs)
         return self._service.update_memory(
             memory_id, self.thread_id, content=content, metadata=metadata,
             timestamp=timestamp, ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
 
     def delete_memory(self, memory_id: str) -> int:
-        """Delete a memory-like record of exactly this thread; 0 when missing or elsewhere.
+        """Delete a memory-like record of exactly this thread.
 
         Waits first for earlier accepted background extraction of this thread, like
-        :meth:`delete_message`.
+        ``delete_message``.
+
+        Args:
+            memory_id: The memory to delete.
+
+        Returns:
+            1 when it was deleted, 0 when it is missing or belongs elsewhere.
+
+        Raises:
+            OperationTimeoutError: The wait ran out (300 s); nothing was deleted.
+            InvalidArgumentError: An empty ``memory_id`` (a ``ValueError``).
+            ArgumentTypeError: A ``memory_id`` that is not a str.
         """
         check_id(memory_id, "memory_id")
         self._service.wait_for_threads([self.thread_id])
@@ -666,7 +941,32 @@ class OracleThread(IThread):
         timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
         metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> str:
-        """Create a directed relation between two memory-like records of this thread."""
+        """Create a directed relation between two memory-like records of this thread.
+
+        Args:
+            source_record_id: The record the relation starts from.
+            source_record_type: Its type (``"memory"``, ``"fact"``...).
+            target_record_id: The record the relation points to.
+            target_record_type: Its type.
+            relation_type: The label read from source to target (a built-in
+                ``MemoryLinkType`` or your own).
+            opposite_relation_type: The label read from target to source; ignored for a
+                built-in type. Default: the same label as ``relation_type``.
+            relation_id: The relation's id. Default: a new UUID.
+            timestamp: Its event time, ISO-8601. Default: none.
+            metadata: A JSON object stored with it. Default: None.
+
+        Returns:
+            The relation's id.
+
+        Raises:
+            InvalidLinkError: An endpoint missing, of the wrong type or of another
+                thread, a record linked to itself, an empty or overlong label (a
+                ``ValueError``).
+            InvalidArgumentError: An empty ``relation_id`` or one already taken
+                (``DuplicateRecordError``); each a ``ValueError``.
+            ArgumentTypeError: An id that is not a str.
+        """
         link = new_link(self.thread_id, source=(source_record_id, source_record_type),
                         target=(target_record_id, target_record_type),
                         relation_type=relation_type, relation_id=relation_id,
@@ -683,7 +983,23 @@ class OracleThread(IThread):
         timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
         metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> int:
-        """Update a relation of this thread; omitted values are kept. Returns 0 or 1."""
+        """Update a relation of this thread; omitted values are kept.
+
+        Args:
+            relation_id: The relation to update.
+            relation_type: Its new label. Default: kept.
+            opposite_relation_type: Its new reverse label. Default: kept.
+            timestamp: Its new event time (None clears it). Default: kept.
+            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
+
+        Returns:
+            1 when it was updated, 0 when this thread has no relation with this id.
+
+        Raises:
+            InvalidLinkError: An empty or overlong label (a ``ValueError``).
+            InvalidArgumentError: An empty ``relation_id`` (a ``ValueError``).
+            ArgumentTypeError: A ``relation_id`` that is not a str.
+        """
         return self._service.backend.update_link(
             check_id(relation_id, "relation_id"), self.thread_id,
             link_changes(relation_type, opposite_relation_type, timestamp, metadata))
@@ -697,7 +1013,25 @@ class OracleThread(IThread):
         relation_type: str | _NotSetMarker = NOT_SET_MARKER,
         relation_id: str | _NotSetMarker = NOT_SET_MARKER,
     ) -> int:
-        """Delete a relation of this thread by id, or by its stored-direction endpoints."""
+        """Delete a relation of this thread by id, or by its stored-direction endpoints.
+
+        Give ``relation_id`` alone, or all five endpoint arguments without it.
+
+        Args:
+            source_record_id: The source record of the relation, as stored.
+            source_record_type: The source record's type.
+            target_record_id: The target record.
+            target_record_type: The target record's type.
+            relation_type: The relation's label.
+            relation_id: The relation's id.
+
+        Returns:
+            How many relations were deleted (0 or 1).
+
+        Raises:
+            InvalidArgumentError: ``relation_id`` together with endpoint arguments, or an
+                endpoint tuple with a part missing (a ``ValueError``).
+        """
         return self._service.backend.delete_links(link_selector(
             source_record_id, source_record_type, target_record_id, target_record_type,
             relation_type, relation_id), self.thread_id)
@@ -707,7 +1041,22 @@ class OracleThread(IThread):
     def get_summary(self, except_last: int | _NotSetMarker = NOT_SET_MARKER,
                     token_budget: int | _NotSetMarker = NOT_SET_MARKER,
                     **kwargs: Any) -> OracleSummary:
-        """A best-effort summary; without an LLM, a transcript of the recent messages."""
+        """A best-effort summary; without an LLM, a transcript of the recent messages.
+
+        An LLM failure falls back to the transcript (and logs a warning).
+
+        Args:
+            except_last: Leave the last this many messages out. Default: 0.
+            token_budget: Cut the summary to about this many tokens (None: no cut).
+                Default: 1,000.
+
+        Returns:
+            The summary.
+
+        Raises:
+            InvalidArgumentError: A negative ``except_last`` (a ``ValueError``).
+            ArgumentTypeError: A value that is not an int, or an unknown keyword.
+        """
         reject_store_kwargs("get_summary", kwargs)
         return thread_summary(self._context, except_last, token_budget)
 
@@ -725,7 +1074,41 @@ class OracleThread(IThread):
         soft_token_budget: int | None | _NotSetMarker = NOT_SET_MARKER,
         **kwargs: Any,
     ) -> OracleContextCard:
-        """Summary, relevant records and recent messages, rendered for a prompt."""
+        """Summary, relevant records and recent messages, rendered for a prompt.
+
+        The summary (with an LLM: the thread's summary and topics; without: a transcript
+        of the last messages) is also the query that finds the relevant records: the
+        thread's memories and its own messages, merged by distance.
+
+        Args:
+            fallback_message_count: Messages in the transcript summary used without an
+                LLM (or when it fails). Default: 5.
+            max_relevant_results: Relevant records at most (raised to the sum of
+                ``min_relevant_results_by_type``). Default: 5.
+            max_recent_messages: Last messages shown verbatim (0: none); with
+                ``except_last_messages`` it must be 0 or equal to it. Default: 0.
+            except_last_messages: Leave the last this many messages out of the summary
+                and the relevant records. Default: 0.
+            min_relevant_results_by_type: At least this many relevant records of each
+                type (``{"fact": 2}``), searched first. Default: none.
+            metadata_filter: Entries the relevant records' metadata must match.
+                Default: no filter.
+            include_invalid_results: Also show records marked invalid. Default: True.
+            token_budget: Cut the relevant records once they pass this many tokens.
+                Default: the search config's, else no budget.
+            soft_token_budget: As ``token_budget``, keeping the record that crosses it.
+                Default: the search config's, else no budget.
+
+        Returns:
+            The context card; its ``content`` is the prompt text.
+
+        Raises:
+            InvalidArgumentError: A negative count, ``max_recent_messages`` not 0 and not
+                ``except_last_messages``, an unknown record type in
+                ``min_relevant_results_by_type`` or a malformed filter (each a
+                ``ValueError``).
+            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
+        """
         reject_store_kwargs("get_context_card", kwargs)
         return build_context_card(self._context, {
             "fallback_message_count": fallback_message_count,
@@ -743,7 +1126,14 @@ class OracleThread(IThread):
         """Wait for background extraction of this thread that this client accepted earlier.
 
         Work accepted after the call starts is not waited for; failed extraction counts as
-        finished. Raises TimeoutError when the timeout expires first.
+        finished.
+
+        Args:
+            timeout: Seconds to wait at most; None: no limit. Default: 300.
+
+        Raises:
+            OperationTimeoutError: The timeout expired first (a ``TimeoutError``).
+            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
         """
         self._service.wait_for_threads([self.thread_id], timeout)
 
@@ -754,6 +1144,15 @@ class OracleThread(IThread):
         "update_record_link", "delete_record_link", "get_summary", "get_context_card",
         "wait_for_memory_extraction",
     )
+
+
+def _turn(records: Sequence[RecordOut]) -> index_text.Turn | None:
+    """The first stored message of ``records`` as index-text material (None: none)."""
+    if not records:
+        return None
+    record = records[0]
+    return index_text.Turn(str(record.get("role") or ""), str(record.get("content") or ""),
+                           record.get("timestamp"))
 
 
 def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _NotSetMarker,

@@ -31,7 +31,14 @@ KIND = LANGGRAPH_ITEM_KIND
 
 
 class NamespaceScope(NamedTuple):
-    """The memory scope an item's namespace stands for (None: not scoped on that one)."""
+    """The memory scope an item's namespace stands for.
+
+    Args:
+        user_id: The user the item belongs to. None (the default): not scoped on users.
+        agent_id: The agent the item belongs to. None (the default): not scoped on agents.
+        thread_id: The thread the item belongs to. None (the default): not scoped on
+            threads.
+    """
 
     user_id: str | None = None
     agent_id: str | None = None
@@ -44,7 +51,17 @@ _PAIR_LABELS = {"users": "user_id", "agents": "agent_id", "threads": "thread_id"
 
 
 def default_namespace_mapper(namespace: tuple[str, ...]) -> NamespaceScope:
-    """``("users", U, ..., "agents", A, ..., "threads", T, ...)``: the first of each pair wins."""
+    """The scope of a namespace read in pairs: the label after ``"users"`` is the user id,
+    after ``"agents"`` the agent id, after ``"threads"`` the thread id; other labels only
+    organise, and the first pair of each kind wins.
+
+    Args:
+        namespace: The item's namespace, such as ``("users", "alice", "memories")``.
+
+    Returns:
+        The scope (``NamespaceScope(user_id="alice")`` for the example); a dimension
+        without its pair is None.
+    """
     found: dict[str, str] = {}
     index = 0
     while index < len(namespace) - 1:

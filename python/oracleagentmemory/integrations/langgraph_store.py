@@ -116,14 +116,34 @@ _MAX_FETCH = 10_000
 
 
 class OracleAgentMemoryStore(BaseStore):
-    """LangGraph store backed by an :class:`OracleAgentMemory` client (embedded or Oracle).
+    """LangGraph store backed by an ``OracleAgentMemory`` client (embedded or Oracle).
 
-    ``namespace_mapper`` turns a namespace into the scope its items get (default: the
-    label after "users" is the user id, after "agents" the agent id, after "threads" the
-    thread id). ``memory_type`` is the record type items are stored as. ``ttl`` is
-    LangGraph's ``TTLConfig``: ``default_ttl`` (minutes) for puts that give none,
-    ``refresh_on_read`` (default True), and ``sweep_interval_minutes``, which starts the
-    sweeper thread (stop it with :meth:`stop_ttl_sweeper`).
+    The item methods ``get``, ``put``, ``search``, ``delete``, ``list_namespaces`` and
+    their async twins ``aget``, ``aput``, ``asearch``, ``adelete``, ``alist_namespaces``
+    are LangGraph's ``BaseStore`` methods, with LangGraph's arguments and results
+    (documented by LangGraph); each runs one ``batch`` (``abatch``), so its errors are
+    those listed there. ``put(..., ttl=minutes)`` gives an item an expiry.
+
+    Args:
+        client: The memory client whose store keeps the items and whose embedder indexes
+            them; the caller keeps and closes it.
+        index: LangGraph's ``IndexConfig``, only ``fields`` (the paths to embed, default
+            ``["$"]``: the whole value) and ``dims`` (checked against the client's
+            embedder). None (the default): every item is indexed on its whole value.
+        namespace_mapper: Turns a namespace into the scope its items get. Default:
+            ``default_namespace_mapper`` (the label after ``"users"`` is the user id, after
+            ``"agents"`` the agent id, after ``"threads"`` the thread id).
+        memory_type: The record type items are stored as. Default: ``"memory"``.
+        ttl: LangGraph's ``TTLConfig``: ``default_ttl`` (minutes) for puts that give none,
+            ``refresh_on_read`` (default True) and ``sweep_interval_minutes``, which starts
+            the sweeper thread now. None (the default): items without a TTL follow the
+            client's retention, and no sweeper runs.
+
+    Raises:
+        InvalidArgumentError: ``memory_type`` is not a memory type, ``index`` has an
+            ``embed`` function (vectors come from the client's embedder), or ``dims``
+            differs from the embedder's dimension or there is no embedder (a
+            ``ValueError``).
     """
 
     supports_ttl = True
@@ -160,7 +180,28 @@ class OracleAgentMemoryStore(BaseStore):
     # -- batches ----------------------------------------------------------------------
 
     def batch(self, ops: Iterable[Op]) -> list[Result]:
-        """Run reads against the state before the batch, then its writes (last put wins)."""
+        """Run LangGraph operations: reads see the state before the batch, then the writes
+        apply in one atomic store write (of two puts to the same item, the last wins).
+
+        Args:
+            ops: ``GetOp``, ``SearchOp``, ``ListNamespacesOp`` and ``PutOp`` operations (a
+                ``PutOp`` with value None deletes).
+
+        Returns:
+            One result per operation, in order: an ``Item`` or None, a list of
+            ``SearchItem``, a list of namespaces, None for a put.
+
+        Raises:
+            ValueError: A namespace label is empty, not a str, or has a period (LangGraph's
+                ``InvalidNamespaceError``).
+            InvalidArgumentError: A ``ttl`` is not a positive number of minutes, a search's
+                ``limit`` or ``offset`` is negative, a filter operator or a match type is
+                not supported, or an operation is of an unknown type (a ``ValueError``).
+            TypeError: A put's value is not JSON-serialisable.
+            LlmError: A remote embedder failed while indexing or embedding a query.
+            AccessDeniedError: Inside an end-user security context, a write the end user
+                may not make (a ``PermissionError``).
+        """
         ops = list(ops)
         for op in ops:
             validate_op_namespace(op)
@@ -196,7 +237,21 @@ class OracleAgentMemoryStore(BaseStore):
         return results
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
-        """The same batch in a worker thread, so the event loop stays free."""
+        """Asynchronous form of ``batch``: same argument, result and errors; runs in a worker
+        thread, so the event loop stays free.
+
+        Args:
+            ops: As for ``batch``.
+
+        Returns:
+            As for ``batch``.
+
+        Raises:
+            ValueError: As for ``batch``.
+            TypeError: As for ``batch``.
+            LlmError: As for ``batch``.
+            PermissionError: As for ``batch``.
+        """
         ops = list(ops)
         return await asyncio.get_running_loop().run_in_executor(None, self.batch, ops)
 
@@ -241,8 +296,10 @@ class OracleAgentMemoryStore(BaseStore):
 
     def _ranked(self, op: SearchOp, query: str, metadata_filter: dict[str, Any],
                 seen: _TtlSeen) -> list[SearchItem]:
-        """Vector (or the client's strategy) ranking; an item scores as its best text."""
-        strategy = contract_strategy(self.client.memory_service.strategy)
+        """Vector ranking (or the strategy the client was given); an item scores as its best
+        text."""
+        service = self.client.memory_service
+        strategy = contract_strategy(service.strategy) if service.strategy_given else "VECTOR"
         vector = None if strategy == "KEYWORD" else self.client.memory_service.embed(
             [query], is_query=True)[0]
         wanted = op.offset + op.limit
@@ -311,16 +368,36 @@ class OracleAgentMemoryStore(BaseStore):
                     "ttl_anchor": "TIMESTAMP"}, None)
 
     def sweep_ttl(self) -> int:
-        """Remove expired records physically; returns how many. Expired items are already
-        invisible: this frees their space. It purges the whole store (the client's
-        ``purge_expired``), so expired records of other kinds go too."""
+        """Remove expired records physically. Expired items are already invisible: this
+        frees their space. It purges the whole store (the client's ``purge_expired``), so
+        expired records of other kinds go too.
+
+        Returns:
+            How many records were removed.
+
+        Raises:
+            AccessDeniedError: Called inside an end-user security context (a
+                ``PermissionError``).
+        """
         return self.client.purge_expired()
 
     def start_ttl_sweeper(self, sweep_interval_minutes: int | None = None
                           ) -> concurrent.futures.Future[None]:
-        """Sweep now and then every ``sweep_interval_minutes`` (default: the ``ttl``
-        config's) in a daemon thread, until :meth:`stop_ttl_sweeper`. The future is done
-        when the thread ends. A sweep that fails is logged and the next one runs."""
+        """Sweep now and then every ``sweep_interval_minutes`` in a daemon thread, until
+        ``stop_ttl_sweeper``. A sweep that fails is logged and the next one runs; a second
+        start while the thread runs returns its future.
+
+        Args:
+            sweep_interval_minutes: Minutes between sweeps. None (the default): the ``ttl``
+                config's ``sweep_interval_minutes``.
+
+        Returns:
+            A future that is done when the sweeper thread ends.
+
+        Raises:
+            InvalidArgumentError: No positive interval is given here or in the ``ttl``
+                config (a ``ValueError``).
+        """
         minutes = sweep_interval_minutes or (self.ttl_config or {}).get(
             "sweep_interval_minutes")
         if not minutes or minutes <= 0:
@@ -352,7 +429,16 @@ class OracleAgentMemoryStore(BaseStore):
         return done
 
     def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
-        """Stop the sweeper thread; True when it has stopped (or none was running)."""
+        """Stop the sweeper thread.
+
+        Args:
+            timeout: Seconds to wait for the thread to end. None (the default): until it
+                ends (at most the sweep in progress).
+
+        Returns:
+            True when it has stopped (or none was running), False when it still runs after
+            ``timeout``.
+        """
         if self._sweeper is None:
             return True
         thread, _, stop = self._sweeper

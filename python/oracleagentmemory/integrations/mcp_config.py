@@ -11,7 +11,14 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from oracleagentmemory.core.llms.from_env import env_flag
 from oracleagentmemory.errors import InvalidArgumentError
@@ -21,11 +28,57 @@ ENV_PREFIX = "ORACLEAGENTMEMORY_MCP_"
 
 
 class McpServerConfig(BaseModel):
-    """The scopes and store of one MCP server process (frozen once loaded)."""
+    """The scopes and store of one MCP server process (frozen once loaded).
+
+    Usually loaded with ``from_env`` or ``from_args``; constructed directly, it takes
+    keyword arguments only.
+
+    Args:
+        db: The embedded store's file, or ``":memory:"``. None (the default): give ``dsn``
+            instead (exactly one of the two).
+        dsn: Oracle connect string of a store installed with ``oracleagentmemory install``.
+            None (the default): give ``db`` instead.
+        db_user: The database user; needed with ``dsn``. Default: None.
+        password_env: The environment variable holding ``db_user``'s password (never
+            asked: the server's standard input is the protocol). Default:
+            ``"ORACLEAGENTMEMORY_PASSWORD"``.
+        store_id: The Oracle store's prefix (with ``dsn``). Default: ``"AGENT_MEMORY"``.
+        user_id: The only user the server acts for; required.
+        agent_id: The only agent the server acts for. None (the default): agents are not
+            constrained.
+        thread_ids: Threads a client may use, created for the user at their first message.
+            Default: none (duplicates are dropped).
+        session_thread: Open one new thread for this server session and allow it too.
+            Default: False.
+        max_results: Upper bound (1 to 100) on the results a client may ask for. Default: 10.
+        embedder: ``"default"`` (the local all-MiniLM-L6-v2 model) or ``"module:factory"``,
+            imported and called. Default: ``"default"``.
+        server_name: The name the server gives MCP clients. Default: ``"oracleagentmemory"``.
+
+    Raises:
+        pydantic.ValidationError: Constructed directly with a missing, empty or out-of-range
+            value, an empty thread id, an unknown field, both or neither of ``db`` and
+            ``dsn``, or ``dsn`` without ``db_user`` (a ``ValueError``).
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    db: str = Field(min_length=1, description="embedded store file, or ':memory:'")
+    db: str | None = Field(default=None, min_length=1,
+                           description="embedded store file, or ':memory:' (or give dsn)")
+    dsn: str | None = Field(
+        default=None, min_length=1,
+        description="Oracle connect string of a store installed with 'oracleagentmemory "
+                    "install' (instead of db)",
+    )
+    db_user: str | None = Field(default=None, min_length=1,
+                                description="database user (needed with dsn)")
+    password_env: str = Field(
+        default="ORACLEAGENTMEMORY_PASSWORD", min_length=1,
+        description="environment variable holding db_user's password (never asked: the "
+                    "server's standard input is the protocol)",
+    )
+    store_id: str = Field(default="AGENT_MEMORY", min_length=1,
+                          description="the Oracle store's prefix (with dsn)")
     user_id: str = Field(min_length=1, description="the only user the server acts for")
     agent_id: str | None = Field(
         default=None, min_length=1,
@@ -53,9 +106,29 @@ class McpServerConfig(BaseModel):
             raise InvalidArgumentError("thread ids must be non-empty strings")
         return tuple(dict.fromkeys(value))
 
+    @model_validator(mode="after")
+    def _one_store(self) -> McpServerConfig:
+        if (self.db is None) == (self.dsn is None):
+            raise InvalidArgumentError("give the store as db (an embedded file) or dsn (an "
+                                       "Oracle store), exactly one")
+        if self.dsn is not None and self.db_user is None:
+            raise InvalidArgumentError("dsn needs db_user")
+        return self
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> McpServerConfig:
-        """Load from ``ORACLEAGENTMEMORY_MCP_*`` variables (``THREAD_IDS`` comma-separated)."""
+        """Load from ``ORACLEAGENTMEMORY_MCP_*`` variables (``THREAD_IDS`` comma-separated).
+
+        Args:
+            environ: The variables to read. None (the default): ``os.environ``.
+
+        Returns:
+            The validated configuration.
+
+        Raises:
+            InvalidArgumentError: A setting is missing or not valid; one line names each
+                (``user_id: Field required``).
+        """
         return cls._validated(_env_values(os.environ if environ is None else environ))
 
     @classmethod
@@ -74,16 +147,42 @@ class McpServerConfig(BaseModel):
     @classmethod
     def from_args(cls, argv: Sequence[str] | None = None,
                   environ: Mapping[str, str] | None = None) -> McpServerConfig:
-        """Load from command-line flags; flags not given fall back to the environment."""
+        """Load from command-line flags; flags not given fall back to the environment.
+
+        Args:
+            argv: The flags (``--db`` or ``--dsn`` with ``--db-user``, ``--password-env``
+                and ``--store-id``; ``--user-id``, ``--agent-id``, ``--thread-id``...,
+                ``--session-thread``, ``--max-results``, ``--embedder``). None (the
+                default): ``sys.argv[1:]``.
+            environ: The variables to fall back to. None (the default): ``os.environ``.
+
+        Returns:
+            The validated configuration.
+
+        Raises:
+            InvalidArgumentError: A setting is missing or not valid.
+            SystemExit: The flags cannot be parsed (argparse prints the usage).
+        """
         return cls.from_namespace(build_arg_parser().parse_args(argv), environ)
 
     @classmethod
     def from_namespace(cls, parsed: argparse.Namespace,
                        environ: Mapping[str, str] | None = None) -> McpServerConfig:
-        """Load from flags parsed by a parser :func:`add_server_arguments` set up; flags
-        not given fall back to the environment."""
+        """Load from flags parsed by a parser ``add_server_arguments`` set up; flags not
+        given fall back to the environment.
+
+        Args:
+            parsed: The parsed flags.
+            environ: The variables to fall back to. None (the default): ``os.environ``.
+
+        Returns:
+            The validated configuration.
+
+        Raises:
+            InvalidArgumentError: A setting is missing or not valid.
+        """
         values = _env_values(os.environ if environ is None else environ)
-        for name in ("db", "user_id", "agent_id", "max_results", "embedder"):
+        for name in _SCALAR_SETTINGS:
             if getattr(parsed, name) is not None:
                 values[name] = getattr(parsed, name)
         if parsed.thread_ids:
@@ -93,9 +192,14 @@ class McpServerConfig(BaseModel):
         return cls._validated(values)
 
 
+_SCALAR_SETTINGS = ("db", "dsn", "db_user", "password_env", "store_id", "user_id", "agent_id",
+                    "max_results", "embedder")
+"""Settings given as one flag or one variable (``--db-user`` is ``..._DB_USER``)."""
+
+
 def _env_values(environ: Mapping[str, str]) -> dict[str, object]:
     values: dict[str, object] = {}
-    for name in ("db", "user_id", "agent_id", "max_results", "embedder"):
+    for name in _SCALAR_SETTINGS:
         raw = environ.get(ENV_PREFIX + name.upper())
         if raw is not None and raw != "":
             values[name] = raw
@@ -121,7 +225,16 @@ DESCRIPTION = ("MCP server (stdio) over an oracleagentmemory store. Every flag c
 
 def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the MCP server's flags to ``parser``."""
-    parser.add_argument("--db", help="embedded store file (or ':memory:')")
+    where = parser.add_argument_group("store (one of --db or --dsn)")
+    where.add_argument("--db", help="embedded store file (or ':memory:')")
+    where.add_argument("--dsn", help="Oracle connect string of a store installed with "
+                                     "'oracleagentmemory install'")
+    where.add_argument("--db-user", dest="db_user", help="database user (with --dsn)")
+    where.add_argument("--password-env", dest="password_env",
+                       help="environment variable holding the password (default "
+                            "ORACLEAGENTMEMORY_PASSWORD)")
+    where.add_argument("--store-id", dest="store_id",
+                       help="Oracle store prefix (default AGENT_MEMORY)")
     parser.add_argument("--user-id", dest="user_id", help="the user the server acts for")
     parser.add_argument("--agent-id", dest="agent_id", help="the agent the server acts for")
     parser.add_argument("--thread-id", dest="thread_ids", action="append",

@@ -27,9 +27,12 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from oracleagentmemory._distribution import install_hint
+from oracleagentmemory._oracle_connection import oracle_connection
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.records import Record
+from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
+from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore
 from oracleagentmemory.errors import AgentMemoryError, InvalidArgumentError
 from oracleagentmemory.integrations.mcp_config import ENV_PREFIX, McpServerConfig
 from oracleagentmemory.integrations.mcp_scope import McpScope, OutOfScopeError
@@ -308,7 +311,18 @@ def _tools(tools: _Tools) -> list[Tool]:
 
 
 def build_server(client: OracleAgentMemory, config: McpServerConfig) -> MCPServer:
-    """An MCP server whose tools act on ``client`` within ``config``'s scopes."""
+    """An MCP server whose tools act on ``client`` within ``config``'s scopes.
+
+    Nothing is read or written until a tool is called; run it with ``server.run("stdio")``
+    (or use ``run_stdio``).
+
+    Args:
+        client: The memory client the tools call; the caller keeps and closes it.
+        config: The user, agent, threads and result bound the tools are held to.
+
+    Returns:
+        The server (``mcp.server.mcpserver.MCPServer``), its tools registered.
+    """
     return MCPServer(config.server_name, instructions=INSTRUCTIONS, log_level="WARNING",
                      tools=_tools(_Tools(McpScope(client, config))))
 
@@ -351,30 +365,60 @@ def _run(server: MCPServer) -> None:
     server.run("stdio")
 
 
+def open_client(config: McpServerConfig) -> tuple[OracleAgentMemory, Any]:
+    """The client of the configured store and, for an Oracle one, its python-oracledb
+    connection (the caller closes it after the client); an Oracle store must be installed
+    already: the server never creates one."""
+    embedder = load_embedder(config.embedder)
+    if config.dsn is None:
+        return OracleAgentMemory(connection=config.db, embedder=embedder), None
+    connection = oracle_connection(config.dsn, str(config.db_user), config.password_env)
+    try:
+        store = OracleDBMemoryStore(embedder, connection,
+                                    schema_policy=SchemaPolicy.REQUIRE_EXISTING,
+                                    memory_store_id=config.store_id)
+        return OracleAgentMemory(store=store), connection
+    except BaseException:
+        connection.close()
+        raise
+
+
 def run_stdio(config: McpServerConfig | Callable[[], McpServerConfig],
               client: OracleAgentMemory | None = None) -> None:
     """Serve MCP over stdin/stdout until the client disconnects; closes a client it opened.
 
-    ``config`` may be a function loading it, so that a configuration error is a startup
-    failure too. A startup failure is logged on stderr (one line) and served: the client
-    gets a session whose every tool call answers why the server could not start."""
+    A startup failure is not raised: it is printed on stderr (one line) and served, so the
+    MCP client gets a session whose every tool call answers why the server could not start.
+
+    Args:
+        config: The configuration, or a function loading it (``McpServerConfig.from_env``),
+            so that a configuration error is a startup failure too.
+        client: The memory client to serve. None (the default): one opened on the
+            configured store (``db``, or ``dsn`` for an Oracle store that must already be
+            installed) with ``config.embedder``, and closed when the session ends.
+
+    Returns:
+        None, once the client disconnects.
+    """
     owned = client is None
+    connection: Any = None
     try:
-        loaded = config() if callable(config) else config
-        if client is None:
-            client = OracleAgentMemory(connection=loaded.db,
-                                       embedder=load_embedder(loaded.embedder))
-        server = build_server(client, loaded)
-    except Exception as error:
-        reason = _startup_failure(error)
-        print(f"oracleagentmemory mcp: error: {reason}", file=sys.stderr)
-        _run(build_failed_server(reason))
-        return
-    try:
+        try:
+            loaded = config() if callable(config) else config
+            if client is None:
+                client, connection = open_client(loaded)
+            server = build_server(client, loaded)
+        except Exception as error:
+            reason = _startup_failure(error)
+            print(f"oracleagentmemory mcp: error: {reason}", file=sys.stderr)
+            _run(build_failed_server(reason))
+            return
         _run(server)
     finally:
-        if owned:
+        if owned and client is not None:
             client.close()
+        if connection is not None:
+            connection.close()
 
 
 def serve(parsed: argparse.Namespace) -> None:

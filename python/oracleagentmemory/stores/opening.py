@@ -19,14 +19,15 @@ def open_backend(
     *,
     embedding_dimension: int | None,
     schema_policy: str,
-    search_strategy: str,
+    search_strategy: str | None,
     search_index_sync: str = "ON_COMMIT",
     store_id: str | None = None,
     schema_owner: str | None = None,
 ) -> StoreBackend:
     """The backend for a connection: a StoreBackend as is, an embedded file path or
     ``":memory:"``, or an ``oracledb`` connection or pool. Policy, strategy and sync mode
-    use the contract's upper-case names; ``schema_owner`` names the Oracle schema that holds
+    use the contract's upper-case names (a strategy of None: the store's own on Oracle,
+    HYBRID on the embedded file); ``schema_owner`` names the Oracle schema that holds
     the store when the connection's user is not its owner."""
     if schema_owner is not None and not is_oracle_connection(connection):
         raise InvalidArgumentError(
@@ -38,7 +39,8 @@ def open_backend(
         from oracleagentmemory.stores.embedded import EmbeddedBackend
 
         return EmbeddedBackend(connection, embedding_dimension=embedding_dimension,
-                               schema_policy=schema_policy, search_strategy=search_strategy)
+                               schema_policy=schema_policy,
+                               search_strategy=search_strategy or "HYBRID")
     if is_oracle_connection(connection):
         from oracleagentmemory.stores.oracle import OracleBackend
 

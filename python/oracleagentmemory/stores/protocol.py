@@ -246,12 +246,28 @@ class CascadeResult(TypedDict):
 
 @runtime_checkable
 class StoreBackend(Protocol):
-    """Every operation the Python layer needs from a backend."""
+    """Every operation the Python layer needs from a backend.
+
+    Implement it to plug in a store of your own (docs/custom-store.md); the contract tests
+    check an implementation. Each method is one transaction. The Raises of each method are
+    what a backend must raise (store errors, ``oracleagentmemory.stores.errors``); any
+    backend may also raise ``StorageError`` (an ``OSError``) when its storage fails, and the
+    Oracle backend the driver's ``oracledb.DatabaseError`` for a database failure outside
+    the contract.
+
+    Raises:
+        TypeError: The protocol itself is instantiated (implement it in a class of your
+            own; ``isinstance(backend, StoreBackend)`` checks one at run time).
+    """
 
     def describe(self) -> dict[str, Any]:
         """``backend``, ``schema_version``, ``embedding_dimension`` and ``search_strategy``,
         plus what the backend adds (the Oracle facade: ``store_id``, index and purge job;
-        the embedded store: its ``location``)."""
+        the embedded store: its ``location``).
+
+        Returns:
+            The description, JSON-shaped.
+        """
 
     def write_records(
         self,
@@ -267,10 +283,45 @@ class StoreBackend(Protocol):
         (``stores.limits``) is an InvalidArgumentError naming the field, and nothing is
         written: a backend that checks them itself says so with ``checks_input_limits =
         True``; the client puts ``stores.limits_guard.LimitsGuard`` in front of any
-        other."""
+        other.
+
+        Args:
+            records: The records to write; only ``record_type`` is required (an id is
+                made for a record without one).
+            links: Relations to write after the records; they may point at records of the
+                same call. Default: none.
+            replace: Replace a record holding a given id when it has the same type, scope
+                and ``message_id``. Default: False.
+
+        Returns:
+            The ids of ``records``, in order.
+
+        Raises:
+            InvalidArgumentError: A record or link is malformed, or a value is over an
+                input limit.
+            DuplicateRecordError: An id is taken in its id space, or a second relation
+                joins the same two records.
+            InvalidLinkError: A link's ends are missing, expired, not memory-like or
+                outside its thread.
+            DimensionMismatchError: A vector has another dimension than the store.
+            AccessDeniedError: Inside an end-user security context, a record or link end
+                the end user may not change.
+        """
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
-        """Visible (non-expired) records matching the selector, oldest first."""
+        """Visible (non-expired) records matching the selector, oldest first.
+
+        Args:
+            query: The selector; every key is optional, a present scope key matches
+                exactly (None too) and an empty ``ids`` matches nothing.
+
+        Returns:
+            The records (images without bytes unless ``include_bytes``).
+
+        Raises:
+            InvalidArgumentError: The selector is malformed.
+            InvalidFilterError: Its ``metadata_filter`` is malformed.
+        """
 
     def list_messages(
         self,
@@ -279,7 +330,20 @@ class StoreBackend(Protocol):
         end: int | None,
         include_bytes: bool = False,
     ) -> list[RecordOut]:
-        """Messages of a thread in order, sliced with Python slice semantics."""
+        """Messages of a thread in order, sliced with Python slice semantics.
+
+        Args:
+            thread_id: The thread.
+            start: First position (negative: from the end); None: the first message.
+            end: Position to stop before (negative: from the end); None: after the last.
+            include_bytes: Return attached images' bytes. Default: False.
+
+        Returns:
+            The messages in insertion order (none for a thread that does not exist).
+
+        Raises:
+            InvalidArgumentError: An argument is malformed.
+        """
 
     def update_record(
         self,
@@ -288,7 +352,25 @@ class StoreBackend(Protocol):
         changes: RecordChanges,
         thread_id: str | None = None,
     ) -> RecordOut | None:
-        """Replace fields of one visible record; None when there is no such record."""
+        """Replace fields of one visible record; the scope never changes.
+
+        Args:
+            record_id: The record's id.
+            record_types: The types it may have.
+            changes: The fields to replace; absent keys keep their value, ``metadata`` is
+                replaced whole.
+            thread_id: Only a record of this thread matches. None (the default): any.
+
+        Returns:
+            The updated record, or None when no visible record matched (missing, expired,
+            of another type or thread, or not changeable by the end user).
+
+        Raises:
+            InvalidArgumentError: ``changes`` is malformed or over an input limit.
+            DimensionMismatchError: The new vector has another dimension than the store.
+            DuplicateRecordError: A replacing image's id is held by another record.
+            AttachedImageError: The record is an image attached to a message.
+        """
 
     def delete_records(
         self,
@@ -296,26 +378,112 @@ class StoreBackend(Protocol):
         record_types: Sequence[str],
         thread_id: str | None = None,
     ) -> int:
-        """Delete records (their relations and attached images too); returns the count."""
+        """Delete records, their relations and the images attached to deleted messages.
+
+        Args:
+            record_ids: The ids to delete.
+            record_types: The types they may have.
+            thread_id: Only records of this thread match. None (the default): any.
+
+        Returns:
+            How many of the given records were deleted (expired ones included).
+
+        Raises:
+            AttachedImageError: One is an image attached to a message.
+        """
 
     def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
-        """Delete a thread, user or agent with everything it owns, in one transaction."""
+        """Delete a thread, user or agent with everything it owns, in one transaction.
+
+        Args:
+            owner_type: ``"thread"``, ``"user"`` or ``"agent"``.
+            owner_id: The owner's id.
+
+        Returns:
+            Counts: ``owner`` (1 when the thread or profile record existed), ``records``
+            and ``links`` deleted.
+
+        Raises:
+            InvalidArgumentError: ``owner_type`` is not one of the three.
+            AccessDeniedError: Inside an end-user security context, another user, an agent
+                or a thread the end user may not change.
+        """
 
     def search(self, request: SearchRequest) -> list[SearchHit]:
-        """Scoped, filtered vector / keyword / hybrid search with link expansion."""
+        """Scoped, filtered vector / keyword / hybrid search with link expansion.
+
+        Args:
+            request: The search; every key is optional (strategy ``VECTOR``, 10 results,
+                no hops, 100 linked results, invalid records included, every searchable
+                type, no scope, no filter).
+
+        Returns:
+            The hits, best first, each with its distance and linked records.
+
+        Raises:
+            InvalidArgumentError: The request is malformed, or ``VECTOR`` / ``HYBRID``
+                come without ``query_vector`` (and no in-database model to embed with).
+            InvalidFilterError: Its ``metadata_filter`` is malformed.
+            DimensionMismatchError: ``query_vector`` has another dimension than the store.
+        """
 
     def update_link(self, relation_id: str, thread_id: str | None,
                     changes: LinkChanges) -> int:
-        """Update one relation (of the thread, when given); returns 0 or 1."""
+        """Update one relation (of the thread, when given).
+
+        Args:
+            relation_id: The relation's id.
+            thread_id: Only a relation of this thread matches; None: any.
+            changes: The fields to replace (a built-in ``relation_type`` fixes its
+                opposite label).
+
+        Returns:
+            1 when a relation was updated, else 0.
+
+        Raises:
+            InvalidLinkError: A label is empty or too long.
+            InvalidArgumentError: ``changes`` is malformed.
+        """
 
     def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
-        """Delete one relation (of the thread, when given) by id or endpoint tuple; 0 or 1."""
+        """Delete one relation (of the thread, when given) by id or endpoint tuple.
+
+        Args:
+            selector: ``{"id"}`` alone, or the whole stored-direction endpoint tuple.
+            thread_id: Only a relation of this thread matches; None: any.
+
+        Returns:
+            1 when a relation was deleted, else 0.
+
+        Raises:
+            InvalidArgumentError: The selector is neither form.
+        """
 
     def list_links(self, query: LinkQuery) -> list[LinkOut]:
-        """Relations matching the selector, oldest first."""
+        """Relations matching the selector, oldest first.
+
+        Args:
+            query: The selector; every key is optional and a present key matches exactly
+                (a None ``thread_id`` selects links without a thread).
+
+        Returns:
+            The relations, their opposite labels resolved.
+
+        Raises:
+            InvalidArgumentError: The selector is malformed.
+            InvalidFilterError: Its ``metadata_filter`` is malformed.
+        """
 
     def purge_expired(self) -> int:
-        """Physically remove expired records; returns how many were removed."""
+        """Physically remove expired records (with their relations).
+
+        Returns:
+            How many records were removed.
+
+        Raises:
+            AccessDeniedError: Called inside an end-user security context.
+        """
 
     def close(self) -> None:
-        """Release the backend's resources. Idempotent."""
+        """Release the backend's resources. Idempotent.
+        """

@@ -6,11 +6,14 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
+
 DIMENSION_PROBE_TEXT = "dimension probe"
 DEFAULT_MAX_INPUT_TOKENS = 512
 """What the base class assumes a model reads: the BERT-family limit, the smallest common one."""
 
 
+@document_twins
 class IEmbedder(ABC):
     """Turns texts into vectors. Implement both methods to plug your own model in.
 
@@ -23,11 +26,25 @@ class IEmbedder(ABC):
 
     @abstractmethod
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """A float array of shape (len(texts), embedding_dimension), rows in input order."""
+        """Embed ``texts``, one vector each.
+
+        Args:
+            texts: The texts, as a list of str (a bare string is refused).
+            is_query: True for search queries, False (the default) for stored documents;
+                models that embed both alike ignore it.
+
+        Returns:
+            A float array of shape ``(len(texts), embedding_dimension)``, rows in input
+            order (``(0, embedding_dimension)`` for no text).
+
+        Raises:
+            TypeError: ``texts`` is a single string or holds something other than str.
+            LlmError: A remote model failed (embedders over HTTP raise its subclasses).
+        """
 
     @abstractmethod
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Async twin of :meth:`embed`."""
+        ...
 
     @property
     def embedding_dimension(self) -> int:
@@ -35,6 +52,9 @@ class IEmbedder(ABC):
 
         The base class learns it from one probe embedding on first use and remembers it;
         override it when the model's dimension is known without a call.
+
+        Raises:
+            ValueError: The probe embedding is not of shape ``(1, dimension)``.
         """
         known = getattr(self, "_probed_dimension", None)
         if known is None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory.apis.message import JsonSchema as JsonSchema
 from oracleagentmemory.apis.message import Message
 
@@ -35,11 +36,16 @@ Prompt = str | ChatMessages | ChatMessageTypedDictT
 
 @dataclass(frozen=True, slots=True)
 class LlmResponse:
-    """The model's answer."""
+    """The model's answer.
+
+    Args:
+        text: The answer's text (JSON text when a schema was asked for).
+    """
 
     text: str
 
 
+@document_twins
 class ILlm(ABC):
     """A language model. Implement both methods to plug your own model in.
 
@@ -59,7 +65,22 @@ class ILlm(ABC):
         response_json_schema: JsonSchema | None = None,
         **kwargs: Any,
     ) -> LlmResponse:
-        """The model's answer to ``prompt``."""
+        """The model's answer to ``prompt``.
+
+        Args:
+            prompt: A string (one user message), a chat message mapping, or a sequence of
+                :class:`~oracleagentmemory.apis.message.Message` objects and mappings.
+            response_json_schema: A JSON schema the answer should match. None (the
+                default): a free-text answer.
+
+        Returns:
+            The answer.
+
+        Raises:
+            LlmError: The model failed or its answer is unusable; the library's tasks catch
+                it and keep the raw data. Raise a subclass of
+                :class:`~oracleagentmemory.core.llms.errors.LlmError` from your own model.
+        """
 
     @abstractmethod
     async def generate_async(
@@ -69,4 +90,4 @@ class ILlm(ABC):
         response_json_schema: JsonSchema | None = None,
         **kwargs: Any,
     ) -> LlmResponse:
-        """Async twin of :meth:`generate`."""
+        ...

@@ -37,7 +37,9 @@ __all__ = [
 
 
 class Principal:
-    """Whom policies are granted to."""
+    """Whom policies are granted to: a ``LocalEndUserPrincipal`` or an
+    ``OciGroupPrincipal`` (the base itself is not granted). Two principals are equal when
+    they are of the same kind and name."""
 
     kind = ""
     name = ""
@@ -53,7 +55,15 @@ class Principal:
 
 
 class LocalEndUserPrincipal(Principal):
-    """One end user, by the user name the security context names."""
+    """One end user, by the user name the security context names.
+
+    Args:
+        username: The end user's name, as given to ``OracleMemoryEndUserSecurityContext``.
+
+    Raises:
+        ArgumentTypeError: ``username`` is not a str (a ``TypeError``).
+        InvalidArgumentError: ``username`` is empty or blank (a ``ValueError``).
+    """
 
     kind = LOCAL_USER
 
@@ -63,7 +73,15 @@ class LocalEndUserPrincipal(Principal):
 
 
 class OciGroupPrincipal(Principal):
-    """Every end user in a group (an identity-provider group the context lists)."""
+    """Every end user in a group (an identity-provider group the context lists).
+
+    Args:
+        group_name: The group's name, as listed in the security context's ``groups``.
+
+    Raises:
+        ArgumentTypeError: ``group_name`` is not a str (a ``TypeError``).
+        InvalidArgumentError: ``group_name`` is empty or blank (a ``ValueError``).
+    """
 
     kind = GROUP
 
@@ -143,7 +161,28 @@ def _change(connection: Any, owner_schema: Any, memory_store_id: Any,
 
 def add_deep_data_security_policies(connection: Any, owner_schema: str, memory_store_id: str,
                                     policies: list[DeepDataSecurityPolicy]) -> None:
-    """Register policies on a store (adding one twice changes nothing)."""
+    """Register policies on a store (adding one twice changes nothing).
+
+    Args:
+        connection: The store's database: an embedded store's path, an open embedded
+            backend, or an ``oracledb`` connection or pool (of the store's owner).
+        owner_schema: The Oracle schema owning the store (checked as a name on the
+            embedded backend).
+        memory_store_id: The store's prefix on Oracle (checked as a name on the embedded
+            backend).
+        policies: The policies, as a list of ``UserOwnRowsDeepDataSecurityPolicy`` /
+            ``GlobalMemoriesDeepDataSecurityPolicy`` instances.
+
+    Raises:
+        ArgumentTypeError: ``policies`` is not a list of the classes above, a name is
+            not a str, or ``connection`` is not a store location, backend or connection.
+        InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
+            not an upper-case SQL name of at most 30 characters).
+        AccessDeniedError: On Oracle, the session is not the store's owner (a
+            ``PermissionError``).
+        SchemaError: The store does not exist, or is older than schema version 3.
+        StorageError: The embedded store's file cannot be opened or written.
+    """
     names = {policy.name for policy in _policies(policies)}
     oracle = _oracle(connection, owner_schema, memory_store_id)
     if oracle is not None:
@@ -156,7 +195,28 @@ def add_deep_data_security_policies(connection: Any, owner_schema: str, memory_s
 def remove_deep_data_security_policies(connection: Any, owner_schema: str,
                                        memory_store_id: str,
                                        policies: list[DeepDataSecurityPolicy]) -> None:
-    """Unregister policies; their grants go with them."""
+    """Unregister policies; their grants go with them.
+
+    Args:
+        connection: The store's database: an embedded store's path, an open embedded
+            backend, or an ``oracledb`` connection or pool (of the store's owner).
+        owner_schema: The Oracle schema owning the store (checked as a name on the
+            embedded backend).
+        memory_store_id: The store's prefix on Oracle (checked as a name on the embedded
+            backend).
+        policies: The policies, as a list of ``UserOwnRowsDeepDataSecurityPolicy`` /
+            ``GlobalMemoriesDeepDataSecurityPolicy`` instances.
+
+    Raises:
+        ArgumentTypeError: ``policies`` is not a list of the classes above, a name is
+            not a str, or ``connection`` is not a store location, backend or connection.
+        InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
+            not an upper-case SQL name of at most 30 characters).
+        AccessDeniedError: On Oracle, the session is not the store's owner (a
+            ``PermissionError``).
+        SchemaError: The store does not exist, or is older than schema version 3.
+        StorageError: The embedded store's file cannot be opened or written.
+    """
     names = {policy.name for policy in _policies(policies)}
     oracle = _oracle(connection, owner_schema, memory_store_id)
     if oracle is not None:
@@ -169,7 +229,29 @@ def remove_deep_data_security_policies(connection: Any, owner_schema: str,
 
 def list_deep_data_security_policies(connection: Any, owner_schema: str,
                                      memory_store_id: str) -> list[DeepDataSecurityPolicy]:
-    """The policies registered on a store."""
+    """The policies registered on a store.
+
+    Args:
+        connection: The store's database: an embedded store's path, an open embedded
+            backend, or an ``oracledb`` connection or pool (of the store's owner).
+        owner_schema: The Oracle schema owning the store (checked as a name on the
+            embedded backend).
+        memory_store_id: The store's prefix on Oracle (checked as a name on the embedded
+            backend).
+
+    Returns:
+        The registered policies, one instance each.
+
+    Raises:
+        ArgumentTypeError: A name is not a str, or ``connection`` is not a store location,
+            backend or connection.
+        InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
+            not an upper-case SQL name of at most 30 characters).
+        AccessDeniedError: On Oracle, the session is not the store's owner (a
+            ``PermissionError``).
+        SchemaError: The store does not exist, or is older than schema version 3.
+        StorageError: The embedded store's file cannot be opened or written.
+    """
     oracle = _oracle(connection, owner_schema, memory_store_id)
     if oracle is not None:
         return [POLICIES[name]() for name in oracle.list_policies()]
@@ -180,7 +262,32 @@ def list_deep_data_security_policies(connection: Any, owner_schema: str,
 def grant_agent_memory_policies(connection: Any, memory_store_id: str, owner_schema: str,
                                 principals: list[Principal],
                                 policies: list[DeepDataSecurityPolicy]) -> None:
-    """Grant registered policies to principals (a policy not registered is a ValueError)."""
+    """Grant registered policies to principals; granting one twice changes nothing.
+
+    Args:
+        connection: The store's database: an embedded store's path, an open embedded
+            backend, or an ``oracledb`` connection or pool (of the store's owner).
+        memory_store_id: The store's prefix on Oracle (checked as a name on the embedded
+            backend).
+        owner_schema: The Oracle schema owning the store (checked as a name on the
+            embedded backend).
+        principals: Whom to grant to, as a list of ``LocalEndUserPrincipal`` /
+            ``OciGroupPrincipal`` instances.
+        policies: The policies, as a list of ``UserOwnRowsDeepDataSecurityPolicy`` /
+            ``GlobalMemoriesDeepDataSecurityPolicy`` instances.
+
+    Raises:
+        ArgumentTypeError: ``policies`` or ``principals`` is not a list of the classes
+            above, a name is not a str, or ``connection`` is not a store location, backend
+            or connection.
+        InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
+            not an upper-case SQL name of at most 30 characters); a policy is not
+            registered on the store (a ``ValueError``).
+        AccessDeniedError: On Oracle, the session is not the store's owner (a
+            ``PermissionError``).
+        SchemaError: The store does not exist, or is older than schema version 3.
+        StorageError: The embedded store's file cannot be opened or written.
+    """
     chosen, names = _principals(principals), {p.name for p in _policies(policies)}
     oracle = _oracle(connection, owner_schema, memory_store_id)
     if oracle is not None:
@@ -201,7 +308,31 @@ def grant_agent_memory_policies(connection: Any, memory_store_id: str, owner_sch
 def revoke_agent_memory_policies(connection: Any, memory_store_id: str, owner_schema: str,
                                  principals: list[Principal],
                                  policies: list[DeepDataSecurityPolicy]) -> None:
-    """Withdraw grants (a grant that does not exist changes nothing)."""
+    """Withdraw grants (a grant that does not exist changes nothing).
+
+    Args:
+        connection: The store's database: an embedded store's path, an open embedded
+            backend, or an ``oracledb`` connection or pool (of the store's owner).
+        memory_store_id: The store's prefix on Oracle (checked as a name on the embedded
+            backend).
+        owner_schema: The Oracle schema owning the store (checked as a name on the
+            embedded backend).
+        principals: Whom to grant to, as a list of ``LocalEndUserPrincipal`` /
+            ``OciGroupPrincipal`` instances.
+        policies: The policies, as a list of ``UserOwnRowsDeepDataSecurityPolicy`` /
+            ``GlobalMemoriesDeepDataSecurityPolicy`` instances.
+
+    Raises:
+        ArgumentTypeError: ``policies`` or ``principals`` is not a list of the classes
+            above, a name is not a str, or ``connection`` is not a store location, backend
+            or connection.
+        InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
+            not an upper-case SQL name of at most 30 characters).
+        AccessDeniedError: On Oracle, the session is not the store's owner (a
+            ``PermissionError``).
+        SchemaError: The store does not exist, or is older than schema version 3.
+        StorageError: The embedded store's file cannot be opened or written.
+    """
     chosen, names = _principals(principals), {p.name for p in _policies(policies)}
     oracle = _oracle(connection, owner_schema, memory_store_id)
     if oracle is not None:
@@ -215,7 +346,29 @@ def revoke_agent_memory_policies(connection: Any, memory_store_id: str, owner_sc
 def list_agent_memory_granted_policies(connection: Any, memory_store_id: str,
                                        owner_schema: str
                                        ) -> list[tuple[Principal, list[DeepDataSecurityPolicy]]]:
-    """Each principal with the policies granted to it, principals in name order."""
+    """Each principal with the policies granted to it.
+
+    Args:
+        connection: The store's database: an embedded store's path, an open embedded
+            backend, or an ``oracledb`` connection or pool (of the store's owner).
+        memory_store_id: The store's prefix on Oracle (checked as a name on the embedded
+            backend).
+        owner_schema: The Oracle schema owning the store (checked as a name on the
+            embedded backend).
+
+    Returns:
+        ``(principal, policies)`` pairs, principals in kind and name order.
+
+    Raises:
+        ArgumentTypeError: A name is not a str, or ``connection`` is not a store location,
+            backend or connection.
+        InvalidArgumentError: ``owner_schema`` or ``memory_store_id`` is empty (on Oracle:
+            not an upper-case SQL name of at most 30 characters).
+        AccessDeniedError: On Oracle, the session is not the store's owner (a
+            ``PermissionError``).
+        SchemaError: The store does not exist, or is older than schema version 3.
+        StorageError: The embedded store's file cannot be opened or written.
+    """
     oracle = _oracle(connection, owner_schema, memory_store_id)
     if oracle is not None:
         grants = {(kind, name, policy) for kind, name, policies in oracle.list_grants()
@@ -235,7 +388,18 @@ def get_end_user_username(connection: Any) -> str | None:
     every memory operation of this thread or task binds (on Oracle in the database session,
     for the length of each operation). Outside a context: on the Oracle backend the end user
     bound in the connection's own session (one the application bound itself with
-    ``AGENT_MEMORY_SESSION``; the library leaves none bound), else None."""
+    ``AGENT_MEMORY_SESSION``; the library leaves none bound), else None.
+
+    Args:
+        connection: The store's database; only an ``oracledb`` connection or pool is read
+            (outside a security context), anything else is not looked at.
+
+    Returns:
+        The end user's name, or None when the caller acts for no end user.
+
+    Raises:
+        oracledb.DatabaseError: Reading the Oracle session's end user failed.
+    """
     user = current_end_user()
     if user is not None:
         return user.username

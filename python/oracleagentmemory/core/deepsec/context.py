@@ -38,7 +38,17 @@ def _end_user(security_context: Any) -> EndUser:
 class OracleMemoryEndUserSecurityContext:
     """Inside ``with`` (or ``async with``), every memory operation of this thread or task
     acts for the given end user: it sees and changes only the rows the deep data security
-    policies granted to that user allow. Contexts nest; leaving one restores the outer."""
+    policies granted to that user allow. Contexts nest; leaving one restores the outer.
+
+    Args:
+        security_context: The end user: a user name, a mapping with ``username`` and
+            optional ``groups`` (a list of group names, default none), or an object with
+            those attributes.
+
+    Raises:
+        InvalidArgumentError: No non-empty user name is given (a ``ValueError``).
+        ArgumentTypeError: ``groups`` is not a list of str (a ``TypeError``).
+    """
 
     def __init__(self, security_context: Any) -> None:
         self.end_user = _end_user(security_context)

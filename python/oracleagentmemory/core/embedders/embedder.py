@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.embedders.embedder import DIMENSION_PROBE_TEXT, IEmbedder
 from oracleagentmemory.core.embedders.minilm_numpy import l2_normalize
@@ -61,19 +62,44 @@ def answer_vectors(payload: Mapping[str, Any], expected_count: int) -> list[list
     return vectors
 
 
+@document_twins
 class Embedder(IEmbedder):
     """Embeds texts through an OpenAI-compatible ``POST {api_base}/embeddings``.
 
-    ``model`` and ``api_base``/``api_key`` follow :class:`~oracleagentmemory.core.llms.Llm`
-    (``openai/text-embedding-3-small``, ``ollama/nomic-embed-text``...).
-    ``embedding_dimension`` declares the vector length and is sent as ``dimensions`` (for
-    models that can shorten their vectors; dropped for good if the server refuses it); left
-    unset, it is learned from the first answer. ``query_prefix``/``document_prefix`` are
-    prepended to queries (``is_query=True``) and to documents. Texts longer than
-    ``max_input_tokens`` (estimated) are cut before sending; ``truncate_prompt_tokens`` asks
-    the server to cut exactly (vLLM). ``normalize`` (default True) scales vectors to unit
-    length. ``default_kwargs`` are request fields, except the client options ``timeout``,
-    ``max_retries`` and ``batch_size`` (texts per request, default 64).
+    It shares the ``Llm``'s provider table and HTTP layer (timeouts, retries, TLS, proxy,
+    errors) and checks every vector against the dimension: the store's vector columns are
+    fixed-size, and a silent mismatch would corrupt search. Extra keyword arguments
+    (``default_kwargs``) are request fields, except the client options ``timeout``
+    (seconds, default 60), ``max_retries`` (default 3) and ``batch_size`` (texts per
+    request, default 64).
+
+    Args:
+        model: ``provider/name`` as for ``Llm`` (``openai/text-embedding-3-small``,
+            ``ollama/nomic-embed-text``) or a plain name for OpenAI.
+        api_base: Base URL of the server. Omitted: the provider's default URL.
+        api_key: Bearer key. Omitted: the provider's key variable, read only for its own
+            URL; None sends no key.
+        embedding_dimension: Vector length, also sent as ``dimensions`` for models that can
+            shorten their vectors (dropped for good if the server refuses it). Omitted or
+            None: learned from the first answer.
+        max_input_tokens: Texts longer than this (estimated) are cut before sending.
+            Omitted: 8192.
+        normalize: Scale vectors to unit length. Omitted: True.
+        query_prefix: Prepended to queries (``is_query=True``). Omitted or None: nothing.
+        document_prefix: Prepended to documents. Omitted or None: nothing.
+        truncate_prompt_tokens: Ask the server to cut each text to this many tokens exactly
+            (vLLM). Omitted or None: not sent.
+        key_file: Private key of the client certificate. Omitted: None.
+        cert_file: Client certificate for mutual TLS. Omitted: None.
+        ca_file: CA bundle replacing the default one. Omitted: None.
+        proxy: http(s) proxy URL. Omitted: None.
+        trust_env: Read ``HTTP(S)_PROXY``, ``NO_PROXY`` and ``SSL_CERT_FILE``. Omitted: True.
+
+    Raises:
+        ValueError: An argument or client option has a value that is not allowed (an empty
+            model, an unknown provider without ``api_base``, a number below 1, a file that
+            does not exist); the message names it.
+        TypeError: An argument or client option has the wrong type.
     """
 
     def __init__(
@@ -119,7 +145,11 @@ class Embedder(IEmbedder):
 
     @property
     def embedding_dimension(self) -> int:
-        """The declared dimension, else the one of the first answer (a probe if need be)."""
+        """The declared dimension, else the one of the first answer (a probe if need be).
+
+        Raises:
+            LlmError: The probe request failed (only while the dimension is unknown).
+        """
         if self._dimension is None:
             self._accept(self.http.post(PATH, self._body([DIMENSION_PROBE_TEXT])), 1)
         assert self._dimension is not None
@@ -127,6 +157,8 @@ class Embedder(IEmbedder):
 
     @property
     def max_input_tokens(self) -> int:
+        """Longest input read per text, in tokens: ``max_input_tokens`` (default 8192).
+        Longer texts are cut before sending."""
         return self._max_input_tokens
 
     # -- requests ----------------------------------------------------------------------
@@ -190,7 +222,26 @@ class Embedder(IEmbedder):
     # -- IEmbedder ---------------------------------------------------------------------
 
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Float32 array of shape (len(texts), embedding_dimension), one request per batch."""
+        """Embed ``texts``, one request per batch of ``batch_size`` texts.
+
+        Args:
+            texts: The texts, as a list of str; an empty text is sent as one space.
+            is_query: True for search queries (``query_prefix``), False (the default) for
+                documents (``document_prefix``).
+
+        Returns:
+            A float32 array of shape ``(len(texts), embedding_dimension)``, rows in input
+            order, unit length when ``normalize``.
+
+        Raises:
+            TypeError: ``texts`` is a single string or holds something other than str.
+            ValueError: The server returned vectors of another dimension than declared or
+                first seen.
+            LlmHttpError: The server answered an error status after the retries.
+            LlmTimeoutError: No answer within the timeout.
+            LlmConnectionError: The connection failed or dropped.
+            LlmResponseError: The answer has the wrong number of vectors or no vectors.
+        """
         rows: list[list[float]] = []
         for batch in self._batches(self._inputs(texts, is_query)):
             try:
@@ -203,7 +254,7 @@ class Embedder(IEmbedder):
         return self._array(rows)
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Async twin of :meth:`embed` (native async HTTP, same checks and errors)."""
+        """Over native async HTTP."""
         rows: list[list[float]] = []
         for batch in self._batches(self._inputs(texts, is_query)):
             try:
@@ -216,5 +267,6 @@ class Embedder(IEmbedder):
         return self._array(rows)
 
     def close(self) -> None:
-        """Release pooled connections. Idempotent."""
+        """Release pooled connections. Idempotent.
+        """
         self.http.close()

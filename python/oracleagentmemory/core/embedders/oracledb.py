@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.embedders.embedder import (
     DEFAULT_MAX_INPUT_TOKENS,
@@ -120,17 +121,39 @@ def json_batches(texts: list[str], batch_size: int, limit: int) -> list[list[str
     return batches
 
 
+@document_twins
 class OracleDBEmbedder(IEmbedder):
-    """Embeds with the database: ``VECTOR_EMBEDDING`` and an imported ONNX model
-    (``provider="database"``, the default), or ``DBMS_VECTOR.UTL_TO_EMBEDDING`` with a
-    third-party ``provider`` whose further parameters (``credential_name``, ``url``...) are
-    ``provider_options``.
+    """Embeds with the database, so vectors written from Python and from SQL agree.
 
-    ``connection`` is an ``oracledb`` connection or pool. ``input_name`` is the model's
-    input attribute (default ``DATA``). ``embedding_dimension`` unset is learned from the
-    first answer. ``query_prefix`` is prepended to queries (``is_query=True``). Texts are
-    cut to about ``max_input_tokens`` (default 512) and sent ``batch_size`` (default 64) per
-    round trip. ``normalize`` (default True) scales vectors to unit length.
+    ``provider="database"`` (the default) runs ``VECTOR_EMBEDDING`` with an ONNX model
+    imported by ``DBMS_VECTOR.LOAD_ONNX_MODEL``; any other provider runs
+    ``DBMS_VECTOR.UTL_TO_EMBEDDING`` with the parameters the DBA configured. Texts travel
+    as one JSON array bind per batch; each text is cut to fit 4000 bytes (a VARCHAR2 in SQL
+    with the default ``MAX_STRING_SIZE``).
+
+    Args:
+        connection: An ``oracledb`` connection or pool.
+        model: The in-database model's name (``DOC_MODEL`` or ``OWNER.DOC_MODEL``, checked
+            as an identifier since it is written into the SQL), or the third-party
+            provider's model name.
+        input_name: The model's input attribute. Omitted: ``DATA``.
+        embedding_dimension: Vector length. Omitted or None: learned from the first answer.
+        max_input_tokens: Texts are cut to about this many tokens. Omitted: 512.
+        normalize: Scale vectors to unit length. Omitted: True.
+        query_prefix: Prepended to queries (``is_query=True``). Omitted or None: nothing.
+        batch_size: Texts per round trip, at most (fewer when their JSON passes 4000
+            bytes). Omitted: 64.
+        provider: ``"database"`` or a ``DBMS_VECTOR`` provider (``"ocigenai"``...).
+            Omitted: ``"database"``.
+        provider_options: A third-party provider's further parameters (``credential_name``,
+            ``url``...); must be empty or None for ``"database"``. None (the default): none.
+
+    Raises:
+        TypeError: ``connection`` is neither a connection nor a pool, ``provider_options``
+            is not a mapping, or another argument has the wrong type.
+        ValueError: An argument has a value that is not allowed (an empty model, a model or
+            input name that is not an Oracle identifier, a number below 1,
+            ``provider_options`` for the in-database model); the message names it.
     """
 
     def __init__(
@@ -182,7 +205,11 @@ class OracleDBEmbedder(IEmbedder):
 
     @property
     def embedding_dimension(self) -> int:
-        """The declared dimension, else the one of the model's first answer."""
+        """The declared dimension, else the one of the model's first answer.
+
+        Raises:
+            oracledb.DatabaseError: The probe query failed (only while it is unknown).
+        """
         if self._dimension is None:
             self.embed([DIMENSION_PROBE_TEXT])
         assert self._dimension is not None
@@ -190,17 +217,40 @@ class OracleDBEmbedder(IEmbedder):
 
     @property
     def max_input_tokens(self) -> int:
+        """Longest input read per text, in tokens: ``max_input_tokens`` (default 512).
+        Longer texts are cut before sending."""
         return self._max_input_tokens
 
     def get_vectorizer_config_json(self) -> str:
         """The embedding parameters as the JSON ``DBMS_VECTOR.UTL_TO_EMBEDDING(S)`` takes
         (``{"provider": ..., "model": ..., ...provider_options}``), so SQL and PL/SQL can
-        embed exactly as this embedder does."""
+        embed exactly as this embedder does.
+
+        Returns:
+            The JSON text, ``provider_options`` first, then ``provider`` and ``model``.
+        """
         return json.dumps({**self._provider_options, "provider": self.provider,
                            "model": self.model}, ensure_ascii=False)
 
     def embed(self, texts: list[str], is_query: bool = False) -> np.ndarray:
-        """Float32 array of shape (len(texts), embedding_dimension), one round trip per batch."""
+        """Embed ``texts`` in the database, one round trip per batch.
+
+        Args:
+            texts: The texts, as a list of str.
+            is_query: True for search queries (``query_prefix`` is prepended), False (the
+                default) for documents.
+
+        Returns:
+            A float32 array of shape ``(len(texts), embedding_dimension)``, rows in input
+            order, unit length when ``normalize``.
+
+        Raises:
+            TypeError: ``texts`` is a single string or holds something other than str.
+            ValueError: The database returned no vector for a text, another number of
+                vectors than texts, or a vector of another dimension.
+            oracledb.DatabaseError: The query failed (no such model, no privilege, a
+                provider error).
+        """
         prefix = (self.query_prefix or "") if is_query else ""
         limit = chars_for_tokens(self._max_input_tokens)
         items = [cut_to_json_bytes((prefix + text)[:limit], MAX_TEXT_BYTES)
@@ -214,7 +264,7 @@ class OracleDBEmbedder(IEmbedder):
         return l2_normalize(vectors) if self.normalize else vectors
 
     async def embed_async(self, texts: list[str], is_query: bool = False) -> np.ndarray:
-        """:meth:`embed` in a worker thread (the driver calls block)."""
+        """Runs in a worker thread, since the driver's calls block."""
         return await asyncio.to_thread(self.embed, texts, is_query)
 
     def _binds(self, batch: list[str]) -> dict[str, str]:

@@ -17,6 +17,7 @@ from enum import Enum
 from types import ModuleType
 from typing import Any
 
+from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.llms.llm import ILlm, JsonSchema, LlmResponse, Prompt
 from oracleagentmemory.apis.message import ImageContent, Message
@@ -54,7 +55,12 @@ CAP_FIELDS = frozenset({"max_tokens", "max_completion_tokens", "max_output_token
 
 
 class LlmApiType(str, Enum):
-    """Which OpenAI request shape to send."""
+    """Which OpenAI request shape to send.
+
+    ``CHAT_COMPLETIONS`` (``"chat_completions"``) posts to ``/chat/completions``, which
+    every OpenAI-compatible server serves; ``RESPONSES`` (``"responses"``) posts to
+    ``/responses``, OpenAI's newer API. A str subclass: the value works where a member does.
+    """
 
     CHAT_COMPLETIONS = "chat_completions"
     RESPONSES = "responses"
@@ -66,28 +72,64 @@ _PROTOCOLS: dict[LlmApiType, ModuleType] = {
 }
 
 
+@document_twins
 class Llm(ILlm):
     """A chat model behind an OpenAI-compatible endpoint.
 
-    ``model`` is ``provider/name`` (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
-    ``vllm/Qwen/Qwen2.5-7B-Instruct``) or a plain name for OpenAI; ``api_base`` overrides
-    the provider's URL. ``response_json_schema`` asks for structured output, falling back
-    to JSON mode and then plain text on servers that refuse it (an error naming the format,
-    not retried; remembered for the endpoint by every client of the process).
-    Images in prompts travel as data URLs, checked against ``image_input_limit_config``.
-    ``default_kwargs`` are request fields sent with every call (per-call ``kwargs`` win),
-    except these client options: ``timeout`` (seconds, default 60; for every call when
-    given), ``max_retries`` (default 3), ``structured_output`` (False: never ask for JSON or
-    schema output), ``max_tokens_by_task`` and ``timeout_by_task`` (per library task, see
-    :mod:`~oracleagentmemory.core.llms.tasks`), ``retry_timeouts`` (default False: a
-    timed-out request is not sent again), ``circuit_breaker_threshold`` (failed calls that
-    stop further calls, default 1; 0: never) and ``circuit_breaker_cooldown`` (seconds,
-    default 30). The library's own calls (extraction, summaries, topics, linking, captions,
-    shortening) get an output cap and a timeout per task; ``max_tokens`` given here caps
-    every call instead. Failures raise
-    :class:`~oracleagentmemory.core.llms.errors.LlmError` subclasses.
-    ``http`` is the :class:`~oracleagentmemory.core.llms.http_client.HttpJsonClient`
-    requests go through; ``max_concurrent_requests`` bounds calls in flight, sync and async.
+    Why one class: OpenAI, vLLM, Ollama, llama.cpp, LM Studio and gateways take the same
+    requests; only the URL, the key and a few field names differ. ``response_json_schema``
+    asks for structured output, falling back to JSON mode and then plain text on servers
+    that refuse it (remembered for the endpoint by every client of the process). The
+    library's own calls (extraction, summaries, topics, linking, captions, shortening) get
+    an output cap and a timeout per task (:mod:`~oracleagentmemory.core.llms.tasks`).
+
+    Extra keyword arguments (``default_kwargs``) are request fields sent with every call
+    (per-call ``kwargs`` win), except these client options: ``timeout`` (seconds, default
+    60; for every call when given), ``max_retries`` (default 3), ``retry_timeouts``
+    (default False: a timed-out request is not sent again), ``structured_output`` (default
+    True; False never asks for JSON or schema output), ``max_tokens_by_task`` and
+    ``timeout_by_task`` (a mapping of task name to value), ``circuit_breaker_threshold``
+    (failed calls that stop further calls, default 1; 0: never) and
+    ``circuit_breaker_cooldown`` (seconds, default 30).
+
+    Args:
+        model: ``provider/name`` (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
+            ``vllm/Qwen/Qwen2.5-7B-Instruct``) or a plain name for OpenAI; any other prefix
+            needs ``api_base``.
+        api_base: Base URL of the server. Omitted: the provider's default URL
+            (``https://api.openai.com/v1``, ``http://localhost:11434/v1`` for Ollama...).
+        api_key: Bearer key. Omitted: the provider's key variable (``OPENAI_API_KEY``),
+            read only when the URL is the provider's own; None sends no key.
+        api_type: Request shape, an :class:`LlmApiType` or its value. Omitted:
+            ``CHAT_COMPLETIONS``.
+        stream: Receive the answer as server-sent events (the same text comes back).
+            Omitted: False.
+        temperature: Sampling temperature. Omitted or None: not sent (the server's default).
+        max_tokens: Output cap of every call, the library's tasks included. Omitted: each
+            task's own cap, and none for a direct call; None: no cap on any call.
+        reasoning_effort: Reasoning effort for models that take one (``"low"``...).
+            Omitted or None: not sent.
+        enable_structured_output_reminder: When a schema is asked for but cannot be sent
+            as schema output (a server that refused it, or ``structured_output=False``),
+            append a system message with the schema. Omitted: True.
+        supports_vision: Whether prompts may carry images. Omitted: True.
+        image_input_limit_config: Limits on the images of one request. Omitted:
+            ``ImageInputLimitConfig()`` (10 MiB per image, 100 images, 100 MiB in all).
+        max_concurrent_requests: Calls in flight at once, sync and async together.
+            Omitted or None: no bound.
+        key_file: Private key of the client certificate, when separate from ``cert_file``.
+            Omitted: None.
+        cert_file: Client certificate for mutual TLS. Omitted: None (no client certificate).
+        ca_file: CA bundle replacing the default one. Omitted: None (the default bundle).
+        proxy: http(s) proxy URL. Omitted: None (the environment's proxy, if trusted).
+        trust_env: Read ``HTTP(S)_PROXY``, ``NO_PROXY`` and ``SSL_CERT_FILE``. Omitted: True.
+
+    Raises:
+        ValueError: An argument or client option has a value that is not allowed (an empty
+            model, an unknown provider without ``api_base``, an unknown ``api_type``, a
+            non-positive number, a file that does not exist); the message names it.
+        TypeError: An argument or client option has the wrong type (a string for a flag, an
+            ``image_input_limit_config`` that is not an ``ImageInputLimitConfig``).
     """
 
     def __init__(
@@ -143,12 +185,15 @@ class Llm(ILlm):
         self._best_output = (OutputMode.SCHEMA if flag(
             "structured_output", options.pop("structured_output", True), True)
             else OutputMode.TEXT)
-        self.limits = TaskLimits.from_options(
+        limits_by_task = TaskLimits.from_options(
             max_tokens_by_task=options.pop("max_tokens_by_task", None),
             timeout_by_task=options.pop("timeout_by_task", None),
             max_tokens=cap, max_tokens_given=max_tokens is not NOT_SET_MARKER,
             timeout=options.get("timeout"))
-        """The output cap and timeout of each library task (see ``tasks``)."""
+        self.limits: TaskLimits = limits_by_task
+        """The output cap and timeout of each library task, resolved from ``max_tokens``,
+        ``max_tokens_by_task``, ``timeout`` and ``timeout_by_task`` (see
+        ``core.llms.tasks``)."""
         breaker = CircuitBreaker(
             threshold=options.pop("circuit_breaker_threshold", DEFAULT_BREAKER_THRESHOLD),
             cooldown=options.pop("circuit_breaker_cooldown", DEFAULT_BREAKER_COOLDOWN))
@@ -245,7 +290,30 @@ class Llm(ILlm):
 
     def generate(self, prompt: Prompt, *, response_json_schema: JsonSchema | None = None,
                  **kwargs: Any) -> LlmResponse:
-        """The model's answer to ``prompt`` (see the class docstring for the options)."""
+        """The model's answer to ``prompt``.
+
+        Args:
+            prompt: A string (one user message), a chat message mapping, or a sequence of
+                :class:`~oracleagentmemory.apis.message.Message` objects and mappings.
+            response_json_schema: A JSON schema the answer must match. None (the default):
+                a free-text answer. A server refusing schema output gets JSON mode, then
+                text with a reminder of the schema.
+
+        Returns:
+            The answer's text as an :class:`~oracleagentmemory.apis.llms.llm.LlmResponse`.
+
+        Raises:
+            TypeError: ``prompt`` or one of its messages is not of an accepted kind.
+            ValueError: ``prompt`` is empty, or carries images this model may not take
+                (``supports_vision=False``, outside a user message, without bytes).
+            InvalidArgumentError: The images exceed ``image_input_limit_config``, or an
+                image's MIME type is not supported (a ``ValueError``).
+            LlmHttpError: The server answered an error status after the retries.
+            LlmTimeoutError: No answer within the timeout.
+            LlmConnectionError: The connection failed or dropped.
+            LlmUnavailableError: The circuit breaker is open after failed calls.
+            LlmResponseError: The answer is not the protocol's shape, or a refusal.
+        """
         messages = self._messages(prompt)
         mode = self._mode()
         task = current_task()
@@ -264,7 +332,7 @@ class Llm(ILlm):
     async def generate_async(self, prompt: Prompt, *,
                              response_json_schema: JsonSchema | None = None,
                              **kwargs: Any) -> LlmResponse:
-        """Async twin of :meth:`generate` (native async HTTP, same errors and fallbacks)."""
+        """Over native async HTTP, so the event loop never blocks, with the same fallbacks."""
         messages = self._messages(prompt)
         mode = self._mode()
         task = current_task()
@@ -287,7 +355,8 @@ class Llm(ILlm):
                     self._slots.release()
 
     def close(self) -> None:
-        """Release pooled connections. Idempotent; a later call reopens them."""
+        """Release pooled connections. Idempotent; a later call reopens them.
+        """
         self.http.close()
 
     def __enter__(self) -> Llm:

@@ -715,15 +715,23 @@ class EmbeddedBackend:
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
                 raise InvalidArgumentError(f"{name} must be an integer or None")
         with self._read() as conn:
-            seqs = [
-                row[0]
-                for row in conn.execute(
+            if start is not None and start < 0 and end is None:
+                # the last messages (the newest window, the turn before a new message):
+                # read only those, not every seq of a long thread
+                wanted = [row[0] for row in conn.execute(
                     "SELECT seq FROM records WHERE thread_id = ? AND record_type = 'message'"
-                    " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq",
-                    (thread_id, self._now()),
-                )
-            ]
-            wanted = seqs[start:end]
+                    " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq DESC LIMIT ?",
+                    (thread_id, self._now(), -start))][::-1]
+            else:
+                seqs = [
+                    row[0]
+                    for row in conn.execute(
+                        "SELECT seq FROM records WHERE thread_id = ? AND record_type = 'message'"
+                        " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq",
+                        (thread_id, self._now()),
+                    )
+                ]
+                wanted = seqs[start:end]
             if not wanted:
                 return []
             records = [(row[0], row_to_record(row)) for row in _rows_by_seq(conn, wanted)]
