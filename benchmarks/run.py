@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> None:
                     ["search", *common, "--seconds", str(args.seconds)],
                     env, workdir.parent / f"{backend}-search.json", log)
             e2e = None
-            if backend == "embedded" and ingest is not None and args.e2e_sample:
+            if backend != "numpy" and ingest is not None and args.e2e_sample:
                 e2e = run_child("benchmarks.worker",
                                 ["e2e", *common, "--sample", str(args.e2e_sample)],
                                 env, workdir.parent / f"{backend}-e2e.json", log)

@@ -33,6 +33,11 @@ class Adapter:
         """Ids of the top ``k`` records for ``query`` under ``workload``."""
         raise NotImplementedError
 
+    def add_messages(self, user: str, ids: list[str], texts: list[str],
+                     vectors: Any) -> None:
+        """Append chat messages with their vectors to the opened store (end-to-end runs)."""
+        raise NotImplementedError
+
     def disk_bytes(self) -> int:
         return sum(p.stat().st_size for p in self.workdir.rglob("*") if p.is_file())
 

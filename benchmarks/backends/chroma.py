@@ -56,6 +56,12 @@ class ChromaAdapter(Adapter):
     def open(self) -> None:
         self.collection = self._client().get_collection("bench")
 
+    def add_messages(self, user: str, ids: list[str], texts: list[str],
+                     vectors: Any) -> None:
+        self.collection.add(ids=ids, embeddings=vectors, documents=texts, metadatas=[
+            {"user_id": user, "agent_id": "e2e-agent", "record_type": "message"}
+            for _ in ids])
+
     def search(self, workload: str, query: Query, k: int = 10) -> list[str]:
         where: dict[str, Any] | None
         if workload == "unscoped":

@@ -68,6 +68,18 @@ class LanceAdapter(Adapter):
 
         self.table = lancedb.connect(str(self.workdir)).open_table("bench")
 
+    def add_messages(self, user: str, ids: list[str], texts: list[str],
+                     vectors: Any) -> None:
+        import pyarrow as pa
+
+        self.table.add(pa.table({
+            "id": ids, "user_id": [user] * len(ids), "agent_id": ["e2e-agent"] * len(ids),
+            "thread_id": [f"e2e-{user}"] * len(ids), "topic": [TOPICS[0]] * len(ids),
+            "importance": pa.array([0] * len(ids), type=pa.int32()), "content": texts,
+            "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.reshape(-1)),
+                                                        vectors.shape[1]),
+        }))
+
     def search(self, workload: str, query: Query, k: int = 10) -> list[str]:
         if workload == "hybrid_user":
             builder = (

@@ -75,6 +75,14 @@ class Mem0Adapter(Adapter):
     def open(self) -> None:
         self.memory = open_memory(self.workdir, self.vectors)
 
+    def add_messages(self, user: str, ids: list[str], texts: list[str],
+                     vectors: Any) -> None:
+        # mem0 takes one message per add here, as in ingest; it looks each text's vector up.
+        for record_id, text, vector in zip(ids, texts, vectors, strict=True):
+            self.vectors[text] = vector
+            self.memory.add([{"role": "user", "content": text}], user_id=user,
+                            agent_id="e2e-agent", metadata={"rid": record_id}, infer=False)
+
     def search(self, workload: str, query: Query, k: int = 10) -> list[str]:
         # Queries carry their vector; mem0 looks the text up, so register it first.
         key = f"query {id(query)}"
