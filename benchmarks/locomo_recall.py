@@ -97,6 +97,16 @@ def _speaker_date_previous(turns: Sequence[Any], previous: Any = None) -> list[s
             for i, text in enumerate(texts)]
 
 
+def _speaker_date_previous_if_short(words: int) -> Any:
+    """The previous turn only for a turn of at most ``words`` words (a reply that needs it)."""
+    def index(turns: Sequence[Any], previous: Any = None) -> list[str]:
+        texts = _speaker_date(turns)
+        return [text + (f"\n{turns[i - 1].role}: {turns[i - 1].text}"
+                        if i and len(turns[i].text.split()) <= words else "")
+                for i, text in enumerate(texts)]
+    return index
+
+
 VARIANTS: dict[str, dict[str, Any]] = {
     "library default": {},
     "content only (before)": {"index": _content},
@@ -110,6 +120,12 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "index": _speaker_date_previous, "rrf_window": 50},
     "speaker (date): content + previous turn, RRF k 20": {
         "index": _speaker_date_previous, "rrf_k": 20},
+    "speaker (date): content + previous turn if at most 8 words": {
+        "index": _speaker_date_previous_if_short(8)},
+    "speaker (date): content + previous turn if at most 15 words": {
+        "index": _speaker_date_previous_if_short(15)},
+    "speaker (date): content + previous turn if at most 25 words": {
+        "index": _speaker_date_previous_if_short(25)},
     "library default, keyword index with Porter stemming": {
         "fts_tokenize": "porter unicode61 remove_diacritics 2"},
 }

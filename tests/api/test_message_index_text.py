@@ -90,6 +90,17 @@ def test_index_text_rules():
     assert message_index_text(Turn("Ann", "hi"), Turn("Bob", "")) == "Ann: hi"
 
 
+def test_the_turn_before_is_added_only_when_another_speaker_said_it():
+    """A reply's context is the other party's turn; a speaker's own previous message is
+    usually another subject (a list of notes, a second question) and only blurs the vector."""
+    assert message_index_text(Turn("Bob", "Yes!"), Turn("Ann", "Coming?")) == (
+        "Bob: Yes!\nAnn: Coming?")
+    assert message_index_text(Turn("Ann", "Also: milk."), Turn("Ann", "Buy bread.")) == (
+        "Ann: Also: milk.")
+    assert message_index_text(Turn("user", "Thanks."), Turn("user", "My cat is Biscuit.")) == (
+        "Thanks.")
+
+
 class ConstantEmbedder(IEmbedder):
     """One vector for every text: vector ranking alone cannot tell texts apart."""
 

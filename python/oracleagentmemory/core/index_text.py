@@ -10,7 +10,12 @@ message is embedded as::
     Tom: What did you do this weekend?
 
 the first line its role (when it names a speaker), its date (when it has a timestamp) and
-its content, the second line the thread's message before it. The stored content stays
+its content, the second line the thread's message before it when another speaker (another
+role) said it: a reply's context is the turn it answers, while a speaker's own previous
+message is usually another subject and only blurs the vector (measured: on the generated
+set, whose consecutive messages are often unrelated, vector recall@10 is 0.993 without the
+turn before, 0.887 with every turn before, 0.960 with another speaker's only; on LoCoMo
+hybrid recall@10 is 0.677 against 0.680 with every turn before). The stored content stays
 exactly what the caller wrote: only the vector is made from this text. It is computed
 above the store contract, so both backends store the same vector (the keyword index still
 indexes the content). Measured on LoCoMo by ``benchmarks/locomo_recall.py``; every variant
@@ -71,7 +76,7 @@ def message_index_text(turn: Turn, previous: Turn | None = None) -> str:
     name, date = speaker(turn.role), spoken_date(turn.timestamp)
     head = f"{name} ({date})" if name and date else name or date
     text = f"{head}: {turn.text}" if head else turn.text
-    if previous is not None and previous.text:
+    if previous is not None and previous.text and previous.role != turn.role:
         before = speaker(previous.role)
         text += "\n" + (f"{before}: {previous.text}" if before else previous.text)
     return text
