@@ -203,7 +203,6 @@ def main(argv: list[str] | None = None) -> None:
 
 def report_section(run: dict[str, Any]) -> list[str]:
     """The report's section for a cold-start run (``benchmarks.report`` side runs)."""
-    from benchmarks.report import _ran_on
 
     lines: list[str] = []
     add = lines.append
@@ -214,7 +213,7 @@ def report_section(run: dict[str, Any]) -> list[str]:
     add(run["command"])
     add("```")
     add("")
-    add(_ran_on(run["machine"]) + " CPU vector flags: "
+    add(machine.ran_on(run["machine"]) + " CPU vector flags: "
         + (", ".join(run.get("cpu_flags", [])) or "unknown") + ".")
     add("")
     add(f"{run['records']:,} records of the scale data set (384-dimensional: {raw:,.0f} MB of "

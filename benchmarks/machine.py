@@ -57,3 +57,11 @@ def describe() -> dict[str, Any]:
 def finish(machine: dict[str, Any]) -> dict[str, Any]:
     """The same record with the load at the end of the run."""
     return {**machine, "load_average_end": os.getloadavg()[0]}
+
+
+def ran_on(m: dict[str, Any]) -> str:
+    """One sentence for a report: when, on what, with which thread settings and load."""
+    threads = ", ".join(f"{k}={v}" for k, v in m.get("threads", {}).items()) or "none set"
+    return (f"Run {m['started_utc']} UTC on {m['cpus']} CPUs ({m['processor']}), Python "
+            f"{m['python']}; thread variables: {threads}; load average "
+            f"{m['load_average_start']:.2f} at the start, {m['load_average_end']:.2f} at the end.")

@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from benchmarks import machine
+
 TARGETS_NOTE = (
     "Targets are the issue's: scoped (user + metadata filter) p95 <= 2 ms at 100K and "
     "<= 15 ms at 1M, query embedding excluded; unscoped p95 <= 1.5x the numpy full scan; "
@@ -428,13 +430,6 @@ def write(results: dict[str, Any], out: Path) -> None:
     plot(results, out / "report.png", backends)
 
 
-def _ran_on(m: dict[str, Any]) -> str:
-    threads = ", ".join(f"{k}={v}" for k, v in m.get("threads", {}).items()) or "none set"
-    return (f"Run {m['started_utc']} UTC on {m['cpus']} CPUs ({m['processor']}), Python "
-            f"{m['python']}; thread variables: {threads}; load average "
-            f"{m['load_average_start']:.2f} at the start, {m['load_average_end']:.2f} at the end.")
-
-
 def side_runs(out: Path) -> list[str]:
     """Sections for the benchmarks that run on their own (their JSON sits next to the report)."""
     lines: list[str] = []
@@ -450,7 +445,7 @@ def side_runs(out: Path) -> list[str]:
         add(rerank["command"])
         add("```")
         add("")
-        add(_ran_on(rerank["machine"]))
+        add(machine.ran_on(rerank["machine"]))
         add("")
         add(f"{rerank['questions']} answerable questions (categories 1-4) over "
             f"{rerank['conversations']} real conversations; every turn is a message of its "
@@ -490,7 +485,7 @@ def side_runs(out: Path) -> list[str]:
         add(overhead["command"])
         add("```")
         add("")
-        add(_ran_on(overhead["machine"]))
+        add(machine.ran_on(overhead["machine"]))
         add("")
         add("The same trivial method bare and instrumented, timed side by side (best of the "
             "repeats, nanoseconds per call). With nobody listening the instrumentation only "
@@ -520,7 +515,7 @@ def side_runs(out: Path) -> list[str]:
 def _blas_section(run: dict[str, Any]) -> list[str]:
     """The numpy embedder under each BLAS thread setting (benchmarks.numpy_blas_threads)."""
     lines = ["## BLAS threads of the numpy embedder", "", "```bash", run["command"], "```", "",
-             _ran_on(run["machine"]), "",
+             machine.ran_on(run["machine"]), "",
              f"The numpy fallback runtime embedding batches of {run['batch']} turns of "
              f"{run['words']} words and one short query, each setting in its own process, the "
              f"settings alternating over {run['rounds']} rounds; speed is the median of the "
@@ -554,7 +549,7 @@ def _locomo_section(run: dict[str, Any]) -> list[str]:
     add(run["command"])
     add("```")
     add("")
-    add(_ran_on(run["machine"]))
+    add(machine.ran_on(run["machine"]))
     add("")
     add(f"{run['questions']} answerable questions (categories 1-4) over "
         f"{run['conversations']} conversations ({run['turns']:,} turns). Each conversation "
@@ -666,7 +661,7 @@ def _embedder_section(run: dict[str, Any]) -> list[str]:
     add("```")
     add("")
     m = run["machine"]
-    add(_ran_on(m) + f" CPU flags: {', '.join(m.get('cpu_flags', [])) or 'unknown'}; "
+    add(machine.ran_on(m) + f" CPU flags: {', '.join(m.get('cpu_flags', [])) or 'unknown'}; "
         + "; ".join(f"{k} {v}" for k, v in m.get("versions", {}).items()) + ".")
     add("")
     add(f"Both runtimes of `LocalMiniLMEmbedder` in one process, in {settings['rounds']} "
