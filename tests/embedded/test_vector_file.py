@@ -650,3 +650,36 @@ def test_the_warm_up_maps_every_vector_and_changes_none(store_path: Path) -> Non
     warm_up._thread.join(timeout=60)
     assert warm_up.done
     np.testing.assert_array_equal(cache.vectors[: cache.size], before)
+
+
+# -- review: defects found after the first version ----------------------------------------
+
+
+def test_the_write_ahead_log_of_a_store_opened_through_a_symlink_is_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SQLite resolves symbolic links and keeps the WAL beside the real file: that WAL is
+    the one that must be on disk before a file names its version."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").mkdir()
+    real = tmp_path / "real" / "store.db"
+    EmbeddedBackend(real, embedding_dimension=DIM).close()
+    link = tmp_path / "link" / "store.db"
+    link.symlink_to(real)
+    synced: list[str] = []
+    real_open = vector_file.os.open
+
+    def recording_open(name: Any, *args: Any, **kwargs: Any) -> int:
+        descriptor = real_open(name, *args, **kwargs)
+        synced.append(os.path.realpath(name))
+        return descriptor
+
+    store = EmbeddedBackend(link, embedding_dimension=DIM)
+    store.write_records(records(0, 50))
+    assert Path(f"{real}-wal").exists()
+    monkeypatch.setattr(vector_file.os, "open", recording_open)
+    searches(store)  # writes the vector file
+    monkeypatch.undo()
+    store.close()
+    assert vectors_of(link).exists()
+    assert os.path.realpath(f"{real}-wal") in synced

@@ -269,7 +269,10 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
 
 def make_durable(location: str) -> None:
     """fsync the SQLite file and its write-ahead log: every version a reader saw is then on
-    disk (with ``synchronous = NORMAL`` a commit in WAL mode is not synced by itself)."""
+    disk (with ``synchronous = NORMAL`` a commit in WAL mode is not synced by itself).
+    SQLite resolves symbolic links and keeps the log beside the real file, so that is the
+    log synced here."""
+    location = os.path.realpath(location)
     for name in (location, location + "-wal"):
         try:
             descriptor = os.open(name, os.O_RDONLY)
