@@ -655,6 +655,45 @@ def test_the_warm_up_maps_every_vector_and_changes_none(store_path: Path) -> Non
 # -- review: defects found after the first version ----------------------------------------
 
 
+def _diverge(location: Path) -> None:
+    """Change SQLite behind the change log's back (as a restored backup that went on
+    differently does): only the sampled-row check can tell the file no longer agrees."""
+    conn = sqlite3.connect(location, isolation_level=None)
+    try:
+        conn.execute("DROP TRIGGER record_changes_update")
+        conn.execute("UPDATE records SET status = 'INVALID' WHERE user_id = 'u1'")
+        conn.executescript(changelog.DDL)
+    finally:
+        conn.close()
+
+
+def test_a_check_that_fails_with_an_error_is_run_again(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first search maps the file and its check against SQLite fails with an error
+    (an I/O error, an interrupt): the next search must check again, not trust the file."""
+    _diverge(store_path)
+    want_cache, want = reference(store_path)
+    real, calls = RecordCache._agrees, []
+
+    def flaky(self: RecordCache, conn: Any, samples: int = 16) -> bool:
+        calls.append(1)
+        if len(calls) == 1:
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(self, conn, samples)
+
+    monkeypatch.setattr(RecordCache, "_agrees", flaky)
+    store = EmbeddedBackend(store_path)
+    with pytest.raises(Exception, match="disk I/O error"):
+        searches(store)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+    written = from_file(store_path)
+    assert written is not None
+    assert_same_state(written, want_cache)
+
+
 def test_the_write_ahead_log_of_a_store_opened_through_a_symlink_is_synced(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

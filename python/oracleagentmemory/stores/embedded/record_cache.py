@@ -153,18 +153,24 @@ class RecordCache:
         version, epoch = changelog.state(conn)
         if version == self._version and epoch == self._epoch:
             return
-        mapped = self._version < 0 and self._adopt_file(epoch)
-        reload = epoch != self._epoch or version < self._version or self._version < 0
-        if not reload and self._version < version:
-            oldest = changelog.oldest_version(conn)
-            behind = oldest is None or oldest > self._version + 1
-            reload = behind or version - self._version > max(50_000, self.size // 4)
-            if not reload:
-                self._apply(conn, changelog.changed_since(conn, self._version))
-        if mapped and not reload and not self._agrees(conn):
-            reload = True
-        if reload:
-            self._full_reload(conn)
+        try:
+            mapped = self._version < 0 and self._adopt_file(epoch)
+            reload = epoch != self._epoch or version < self._version or self._version < 0
+            if not reload and self._version < version:
+                oldest = changelog.oldest_version(conn)
+                behind = oldest is None or oldest > self._version + 1
+                reload = behind or version - self._version > max(50_000, self.size // 4)
+                if not reload:
+                    self._apply(conn, changelog.changed_since(conn, self._version))
+            if mapped and not reload and not self._agrees(conn):
+                reload = True
+            if reload:
+                self._full_reload(conn)
+        except BaseException:
+            # Half caught up, a mapped file not yet checked, or half reloaded: the next
+            # sync starts over (and ``retire`` writes nothing meanwhile).
+            self._version, self._epoch = -1, None
+            raise
         self._version, self._epoch = version, epoch
         if reload and self.size >= vector_file.MIN_RECORDS:
             self._save()
