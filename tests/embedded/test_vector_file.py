@@ -722,3 +722,23 @@ def test_the_write_ahead_log_of_a_store_opened_through_a_symlink_is_synced(
     store.close()
     assert vectors_of(link).exists()
     assert os.path.realpath(f"{real}-wal") in synced
+
+
+def test_a_writer_failing_with_another_error_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only an OSError: a MemoryError (or an interrupt) while writing removes the
+    temporary file too; this process's own leftovers are never removed by its next writer,
+    as another store object of it may be writing them."""
+    def fail(*args: Any) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(vector_file, "_write_rows", fail)
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records(records(0, 50))
+    got = searches(store)
+    store.close()
+    monkeypatch.undo()
+    assert got == reference(location)[1]
+    assert [path.name for path in tmp_path.iterdir() if ".vectors" in path.name] == []

@@ -357,6 +357,10 @@ def save(
         with contextlib.suppress(OSError):
             os.unlink(temporary)
         return False
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)  # ours: no later writer of this process would remove it
+        raise
 
 
 def _moved(values: dict[int, Any], keep: np.ndarray | None) -> list[list[Any]]:
