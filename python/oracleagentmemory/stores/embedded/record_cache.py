@@ -258,9 +258,7 @@ class RecordCache:
         if self._vector_path is None or self._epoch is None or self._version < 0:
             return
         keep = np.flatnonzero(self.live[: self.size]) if self.dead else None
-        scope_values: list[str | None] = [None] * len(self._ids)
-        for value, code in self._ids.items():
-            scope_values[code] = value
+        scope_values = list(self._ids)  # codes are given in insertion order (_intern)
         columns: dict[str, np.ndarray] = {
             "seq": self.seq, "type_code": self.type_code, "valid": self.valid,
             "has_vector": self.has_vector, "expires": self.expires, "scope": self.scope,
