@@ -128,7 +128,7 @@ class OracleAgentMemory(IAgentMemory):
         schema_owner: Oracle only: the schema that owns the store. Default: the connected
             user.
         search_strategy: ``VECTOR``, ``KEYWORD`` or ``HYBRID``. Default:
-            ``SearchStrategy.VECTOR``.
+            ``SearchStrategy.HYBRID`` (``VECTOR`` with a ``store`` of your own).
         search_index_sync: Oracle keyword and hybrid index maintenance. Default:
             ``SearchIndexSyncMode.ON_COMMIT``.
         extract_memories: False turns automatic extraction off for every thread.
