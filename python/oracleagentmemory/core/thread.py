@@ -347,7 +347,7 @@ class OracleThread(IThread):
         texts = [message.text for message in batch]
         vectors = self._service.embed(index_text.message_index_texts(
             [index_text.Turn(m.role, m.text, m.timestamp) for m in batch],
-            _turn(self._service.backend.list_messages(self.thread_id, -1, None))))
+            self._last_turn()))
         records: list[RecordIn] = []
         for index, message in enumerate(batch):
             message_id = message.id or new_id()
@@ -497,9 +497,19 @@ class OracleThread(IThread):
             derived_memory.after_message_updated(self._context, message_id)
         return updated["id"]
 
+    def _last_turn(self) -> index_text.Turn | None:
+        """The thread's last message, which the first message of a batch answers; not read
+        when there is no embedder (the store embeds the content alone)."""
+        if self._service.embedder is None:
+            return None
+        return _turn(self._service.backend.list_messages(self.thread_id, -1, None))
+
     def _index_text(self, message_id: str, text: str) -> str:
         """The index text of a stored message given new content: its stored role and
-        timestamp, and the message before it in the thread."""
+        timestamp, and the message before it in the thread. The thread is not read when
+        there is no embedder (the store embeds the content alone)."""
+        if self._service.embedder is None:
+            return text
         stored = self._service.backend.list_messages(self.thread_id, None, None)
         position = next((i for i, record in enumerate(stored) if record["id"] == message_id),
                         None)
