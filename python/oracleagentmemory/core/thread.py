@@ -502,7 +502,8 @@ class OracleThread(IThread):
         when there is no embedder (the store embeds the content alone)."""
         if self._service.embedder is None:
             return None
-        return _turn(self._service.backend.list_messages(self.thread_id, -1, None))
+        last = self._service.backend.list_messages(self.thread_id, -1, None)
+        return index_text.record_turn(last[0]) if last else None
 
     def _index_text(self, message_id: str, text: str) -> str:
         """The index text of a stored message given new content: its stored role and
@@ -515,10 +516,9 @@ class OracleThread(IThread):
                         None)
         if position is None:  # not in this thread: update_record reports it
             return text
-        record = stored[position]
         return index_text.message_index_text(
-            index_text.Turn(str(record.get("role") or ""), text, record.get("timestamp")),
-            _turn(stored[position - 1:position]))
+            index_text.record_turn(stored[position], text),
+            index_text.record_turn(stored[position - 1]) if position else None)
 
     def delete_message(self, message_id: str) -> int:
         """Delete one raw message of this thread (derived memories stay).
@@ -1154,15 +1154,6 @@ class OracleThread(IThread):
         "update_record_link", "delete_record_link", "get_summary", "get_context_card",
         "wait_for_memory_extraction",
     )
-
-
-def _turn(records: Sequence[RecordOut]) -> index_text.Turn | None:
-    """The first stored message of ``records`` as index-text material (None: none)."""
-    if not records:
-        return None
-    record = records[0]
-    return index_text.Turn(str(record.get("role") or ""), str(record.get("content") or ""),
-                           record.get("timestamp"))
 
 
 def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _NotSetMarker,
