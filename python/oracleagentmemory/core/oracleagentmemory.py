@@ -1230,7 +1230,8 @@ class OracleAgentMemory(IAgentMemory):
 
         Raises:
             OperationTimeoutError: The timeout expired first (a ``TimeoutError``).
-            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
+            InvalidArgumentError: A negative ``timeout``, or one that is not a number
+                (a ``ValueError``).
         """
         self.memory_service.wait_for_threads(None, timeout)
 
@@ -1256,7 +1257,8 @@ class OracleAgentMemory(IAgentMemory):
             timeout: Seconds to wait for background work; None: no limit. Default: 300.
 
         Raises:
-            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
+            InvalidArgumentError: A negative ``timeout`` once background extraction has
+                run in this client (a ``ValueError``).
         """
         if self._closed:
             return

@@ -333,6 +333,8 @@ class OracleThread(IThread):
             InvalidArgumentError: A string instead of a list, an empty role, a list of
                 per-message values of the wrong length (a ``ValueError``).
             MissingFieldError: A message without ``role`` or ``content`` (a ``KeyError``).
+            ArgumentTypeError: ``messages`` that is not a sequence, an item that is neither a
+                ``Message`` nor a mapping, or an unknown keyword (a ``TypeError``).
             NotFoundError: The thread was deleted (a ``KeyError``).
         """
         reject_store_kwargs("add_messages", store_kwargs)
@@ -1143,7 +1145,8 @@ class OracleThread(IThread):
 
         Raises:
             OperationTimeoutError: The timeout expired first (a ``TimeoutError``).
-            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
+            InvalidArgumentError: A negative ``timeout``, or one that is not a number
+                (a ``ValueError``).
         """
         self._service.wait_for_threads([self.thread_id], timeout)
 
