@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import IO, Any, Literal
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
-from oracleagentmemory.core.index_text import Turn, message_index_text
+from oracleagentmemory.core.index_text import Turn, message_index_text, record_turn
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.errors import AgentMemoryError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import LinkIn, RecordIn
@@ -224,7 +224,7 @@ def _index_text(record: RecordIn, last_turns: dict[str, Turn]) -> str:
     thread_id = record.get("thread_id")
     if record.get("record_type") != "message" or not isinstance(thread_id, str):
         return text
-    turn = Turn(str(record.get("role") or ""), text, record.get("timestamp"))
+    turn = record_turn(record, text)
     indexed = message_index_text(turn, last_turns.get(thread_id))
     last_turns[thread_id] = turn
     return indexed

@@ -27,9 +27,10 @@ editing or deleting a message does not re-embed the message after it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 GENERIC_ROLES = frozenset({
     "user", "assistant", "system", "tool", "function", "developer", "human", "ai", "model",
@@ -48,6 +49,14 @@ class Turn:
     role: str
     text: str
     timestamp: str | None = None
+
+
+def record_turn(record: Mapping[str, Any], text: str | None = None) -> Turn:
+    """A stored (or exported) message record as a ``Turn``; ``text`` stands for its content
+    (an update's new content, or content already checked)."""
+    return Turn(str(record.get("role") or ""),
+                str(record.get("content") or "") if text is None else text,
+                record.get("timestamp"))
 
 
 def speaker(role: str | None) -> str | None:

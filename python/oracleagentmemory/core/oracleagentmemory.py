@@ -128,7 +128,7 @@ class OracleAgentMemory(IAgentMemory):
         schema_owner: Oracle only: the schema that owns the store. Default: the connected
             user.
         search_strategy: ``VECTOR``, ``KEYWORD`` or ``HYBRID``. Default:
-            ``SearchStrategy.VECTOR``.
+            ``SearchStrategy.HYBRID`` (``VECTOR`` with a ``store`` of your own).
         search_index_sync: Oracle keyword and hybrid index maintenance. Default:
             ``SearchIndexSyncMode.ON_COMMIT``.
         extract_memories: False turns automatic extraction off for every thread.
@@ -1230,7 +1230,8 @@ class OracleAgentMemory(IAgentMemory):
 
         Raises:
             OperationTimeoutError: The timeout expired first (a ``TimeoutError``).
-            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
+            InvalidArgumentError: A negative ``timeout``, or one that is not a number
+                (a ``ValueError``).
         """
         self.memory_service.wait_for_threads(None, timeout)
 
@@ -1256,7 +1257,8 @@ class OracleAgentMemory(IAgentMemory):
             timeout: Seconds to wait for background work; None: no limit. Default: 300.
 
         Raises:
-            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
+            InvalidArgumentError: A negative ``timeout`` once background extraction has
+                run in this client (a ``ValueError``).
         """
         if self._closed:
             return

@@ -123,7 +123,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
         vector_dim: The vectors' dimension. Default (or None): the embedder's.
         table_name_prefix: The reference's name for ``memory_store_id``. Default:
             ``memory_store_id``.
-        search_strategy: ``VECTOR``, ``KEYWORD`` or ``HYBRID``. Default: ``VECTOR``.
+        search_strategy: ``VECTOR``, ``KEYWORD`` or ``HYBRID``. Default: ``HYBRID``.
         search_index_sync: Oracle keyword and hybrid index maintenance. Default:
             ``ON_COMMIT``.
         memory_retention_config: Default and maximum TTL of new records. Default:

@@ -333,6 +333,8 @@ class OracleThread(IThread):
             InvalidArgumentError: A string instead of a list, an empty role, a list of
                 per-message values of the wrong length (a ``ValueError``).
             MissingFieldError: A message without ``role`` or ``content`` (a ``KeyError``).
+            ArgumentTypeError: ``messages`` that is not a sequence, an item that is neither a
+                ``Message`` nor a mapping, or an unknown keyword (a ``TypeError``).
             NotFoundError: The thread was deleted (a ``KeyError``).
         """
         reject_store_kwargs("add_messages", store_kwargs)
@@ -347,7 +349,7 @@ class OracleThread(IThread):
         texts = [message.text for message in batch]
         vectors = self._service.embed(index_text.message_index_texts(
             [index_text.Turn(m.role, m.text, m.timestamp) for m in batch],
-            _turn(self._service.backend.list_messages(self.thread_id, -1, None))))
+            self._last_turn()))
         records: list[RecordIn] = []
         for index, message in enumerate(batch):
             message_id = message.id or new_id()
@@ -497,18 +499,28 @@ class OracleThread(IThread):
             derived_memory.after_message_updated(self._context, message_id)
         return updated["id"]
 
+    def _last_turn(self) -> index_text.Turn | None:
+        """The thread's last message, which the first message of a batch answers; not read
+        when there is no embedder (the store embeds the content alone)."""
+        if self._service.embedder is None:
+            return None
+        last = self._service.backend.list_messages(self.thread_id, -1, None)
+        return index_text.record_turn(last[0]) if last else None
+
     def _index_text(self, message_id: str, text: str) -> str:
         """The index text of a stored message given new content: its stored role and
-        timestamp, and the message before it in the thread."""
+        timestamp, and the message before it in the thread. The thread is not read when
+        there is no embedder (the store embeds the content alone)."""
+        if self._service.embedder is None:
+            return text
         stored = self._service.backend.list_messages(self.thread_id, None, None)
         position = next((i for i, record in enumerate(stored) if record["id"] == message_id),
                         None)
         if position is None:  # not in this thread: update_record reports it
             return text
-        record = stored[position]
         return index_text.message_index_text(
-            index_text.Turn(str(record.get("role") or ""), text, record.get("timestamp")),
-            _turn(stored[position - 1:position]))
+            index_text.record_turn(stored[position], text),
+            index_text.record_turn(stored[position - 1]) if position else None)
 
     def delete_message(self, message_id: str) -> int:
         """Delete one raw message of this thread (derived memories stay).
@@ -1133,7 +1145,8 @@ class OracleThread(IThread):
 
         Raises:
             OperationTimeoutError: The timeout expired first (a ``TimeoutError``).
-            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``).
+            InvalidArgumentError: A negative ``timeout``, or one that is not a number
+                (a ``ValueError``).
         """
         self._service.wait_for_threads([self.thread_id], timeout)
 
@@ -1144,15 +1157,6 @@ class OracleThread(IThread):
         "update_record_link", "delete_record_link", "get_summary", "get_context_card",
         "wait_for_memory_extraction",
     )
-
-
-def _turn(records: Sequence[RecordOut]) -> index_text.Turn | None:
-    """The first stored message of ``records`` as index-text material (None: none)."""
-    if not records:
-        return None
-    record = records[0]
-    return index_text.Turn(str(record.get("role") or ""), str(record.get("content") or ""),
-                           record.get("timestamp"))
 
 
 def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _NotSetMarker,

@@ -15,7 +15,7 @@ class LlmError(AgentMemoryError, RuntimeError):
 
     Raised through its subclasses by :class:`~oracleagentmemory.core.llms.Llm`, the remote
     embedders and rerankers, and by the library's own tasks when an answer is unusable.
-    A ``RuntimeError``, and not an ``AgentMemoryError``: catch ``LlmError`` for every model
+    An ``AgentMemoryError`` and a ``RuntimeError``: catch ``LlmError`` for every model
     failure. Extraction, summaries and captions catch it themselves and keep the raw data.
     """
 
