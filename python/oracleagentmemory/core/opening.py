@@ -95,7 +95,7 @@ def open_store(*, store: Any, connection: Any, embedder: Any, schema_policy: Any
             value_or(search_index_sync, SearchIndexSyncMode.ON_COMMIT)),
         memory_retention_config=retention, memory_store_id=memory_store_id,
         schema_owner=schema_owner)
-    return OpenedStore(opened, opened.backend, model, opened.search_strategy,
+    return OpenedStore(opened, opened.backend, opened.embedder, opened.search_strategy,
                        opened.memory_store_id, opened._strategy_given)
 
 
