@@ -308,8 +308,10 @@ class EmbeddedBackend:
     def record_embedding_model(self, name: str) -> None:
         """Record ``name`` as the store's model unless one is recorded. Best effort: a file
         that cannot be written (read-only) is left as it is and tried again next time."""
-        if self.recorded_embedding_model() is not None:
-            return
+        with self._read() as conn:
+            if conn.execute(
+                    "SELECT 1 FROM store_meta WHERE key = 'embedding_model'").fetchone():
+                return
         try:
             with self._write() as conn:
                 conn.execute("INSERT OR IGNORE INTO store_meta (key, value) "
