@@ -13,20 +13,32 @@ from typing import Any
 
 from oracleagentmemory.core.llms.errors import LlmOutputError
 
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```[ \t]*[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 SNIPPET_CHARS = 200
 MAX_DECODE_ATTEMPTS = 200
 """Bracket positions tried before giving up, so a long garbage answer stays cheap."""
+MAX_ANSWER_CHARS = 1_000_000
+"""The longest answer searched for JSON: extraction, summary and linking answers are a few
+thousand characters; a longer one is refused rather than scanned (issue 28, item 6)."""
+_OPEN, _CLOSE = "<think>", "</think>"
 
 
 def strip_reasoning(text: str) -> str:
-    """Drop ``<think>…</think>`` blocks (and an unterminated leading one) from an answer."""
-    text = _THINK.sub("", text)
+    """Drop ``<think>…</think>`` blocks, and everything from an unterminated ``<think>`` on,
+    from an answer (any case). One pass over the text: a pattern search restarted at every
+    ``<think>`` took seconds on a long answer full of them."""
     lowered = text.lower()
-    if "<think>" in lowered and "</think>" not in lowered:
-        text = text[: lowered.index("<think>")]
-    return text.strip()
+    kept: list[str] = []
+    at = 0
+    while (start := lowered.find(_OPEN, at)) >= 0:
+        kept.append(text[at:start])
+        end = lowered.find(_CLOSE, start + len(_OPEN))
+        if end < 0:
+            at = len(text)
+            break
+        at = end + len(_CLOSE)
+    kept.append(text[at:])
+    return "".join(kept).strip()
 
 
 def _is_marker(value: Any) -> bool:
@@ -42,10 +54,14 @@ def parse_json_output(text: str) -> Any:
     ``[`` position with a raw decoder (so surrounding prose is ignored). In prose, a list
     of numbers only (``Sure. [1] user: ...``, an echoed transcript label or a citation) is
     not taken for the answer.
-    Raises :class:`LlmOutputError` when none of these yields JSON.
+    Raises :class:`LlmOutputError` when none of these yields JSON, or the answer is longer
+    than ``MAX_ANSWER_CHARS``.
     """
     if not isinstance(text, str):
         raise LlmOutputError(f"expected the model's text answer, got {type(text).__name__}")
+    if len(text) > MAX_ANSWER_CHARS:
+        raise LlmOutputError(f"the model's answer has {len(text):,} characters, over the "
+                             f"{MAX_ANSWER_CHARS:,} a JSON answer is searched in")
     cleaned = strip_reasoning(text)
     candidates = [cleaned, *(block.strip() for block in _FENCE.findall(cleaned))]
     for candidate in candidates:
