@@ -82,3 +82,16 @@ def test_alice_still_changes_her_own_records_of_either_type(store):
     assert bobs(backend) == [("memory", "secret", "bob's secret"),
                              ("memory", "secret-2", "bob's other secret"),
                              ("message", "m-bob", "bob says"), ("thread", "t-bob", "")]
+
+
+def test_replacing_another_users_record_by_id_is_refused_and_leaves_it(store):
+    # docs/deep-data-security.md: a replace by id of a record the end user may not change
+    # raises DuplicateRecordError on both backends (the page said the embedded one replaced).
+    from oracleagentmemory.stores.errors import DuplicateRecordError
+
+    backend, guard = store
+    before = bobs(backend)
+    with OracleMemoryEndUserSecurityContext("alice"), pytest.raises(DuplicateRecordError):
+        guard.write_records([{"record_type": "memory", "id": "secret", **ALICE,
+                              "content": "alice's now", "embedding": [0, 1]}], replace=True)
+    assert bobs(backend) == before
