@@ -201,7 +201,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
         || quoted(DBMS_LOB.SUBSTR(l_text, 200, 1)));
     END IF;
     l_utc := parse_iso(DBMS_LOB.SUBSTR(l_text, c_max_timestamp_length, 1), p_argument);
-    RETURN DBMS_LOB.SUBSTR(l_text, c_max_timestamp_length, 1);
+    RETURN iso_text(l_utc);  -- stored in UTC, as the embedded backend stores it
   END opt_timestamp;
 
   FUNCTION opt_number(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)

@@ -55,7 +55,8 @@ AS
   -- VARCHAR2(p_max_length CHAR) that receives it.
   FUNCTION opt_text(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2,
                     p_max_length IN PLS_INTEGER) RETURN VARCHAR2;
-  -- A string member that parse_iso accepts, returned as given (NULL when absent or null).
+  -- A string member that parse_iso accepts, returned in UTC as iso_text writes it (NULL
+  -- when absent or null), so stored timestamps sort as text across time zones.
   FUNCTION opt_timestamp(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)
     RETURN VARCHAR2;
   FUNCTION opt_number(p_obj IN JSON_OBJECT_T, p_key IN VARCHAR2, p_argument IN VARCHAR2)

@@ -47,7 +47,7 @@ def test_written_record_reads_back_with_every_field(store):
     assert record["content"] == "Paris is in France"
     assert record["metadata"] == {"source": "chat", "tags": ["geo"], "n": 1.5, "ok": True,
                                   "none": None}
-    assert record["timestamp"] == "2026-01-02T03:04:05+02:00"
+    assert record["timestamp"] == "2026-01-02T01:04:05.000000Z"  # kept in UTC
     assert record["status"] == "INVALID"
     assert record["expires_at"] is None
     assert record["created_at"].endswith("Z")
@@ -377,6 +377,34 @@ def test_created_at_anchor_counts_from_creation(store):
     created = datetime.fromisoformat(record["created_at"].replace("Z", "+00:00"))
     expires = datetime.fromisoformat(record["expires_at"].replace("Z", "+00:00"))
     assert expires - created == timedelta(days=10)
+
+
+@pytest.mark.parametrize(("given", "stored"), [
+    (" 2024-01-01 ", "2024-01-01T00:00:00.000000Z"),
+    ("2024-01-01T10:00:00+14:00", "2023-12-31T20:00:00.000000Z"),
+    ("2024-01-01T10:00-05:30", "2024-01-01T15:30:00.000000Z"),
+    ("2024-01-01 10:00:00.5z", "2024-01-01T10:00:00.500000Z"),
+])
+def test_event_timestamps_are_stored_in_utc(store, given, stored):
+    store.write_records([memory("t", timestamp=given)])
+    assert store.get_records({"ids": ["t"]})[0]["timestamp"] == stored
+    store.update_record("t", ["memory"], {"timestamp": given})
+    assert store.get_records({"ids": ["t"]})[0]["timestamp"] == stored
+
+
+@pytest.mark.parametrize("given", ["2024-W01-1", "2024-01-01T10", "2024-02-30", "soon"])
+def test_a_timestamp_outside_the_shared_grammar_is_refused(store, given):
+    with pytest.raises(InvalidArgumentError, match="ISO-8601"):
+        store.write_records([memory("t", timestamp=given)])
+    assert store.get_records({"ids": ["t"]}) == []
+
+
+def test_event_times_in_other_zones_sort_by_their_moment(store):
+    # 10:00 at +14:00 is before 09:00 UTC of the same day: "oldest first" must say so.
+    store.write_records([memory("late", timestamp="2024-01-01T09:00:00Z"),
+                         memory("early", timestamp="2024-01-01T10:00:00+14:00")])
+    stamps = {r["id"]: r["timestamp"] for r in store.get_records({"ids": ["late", "early"]})}
+    assert stamps["early"] < stamps["late"]
 
 
 def test_timestamp_anchor_without_timestamp_is_rejected(store):

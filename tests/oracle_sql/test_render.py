@@ -400,3 +400,11 @@ def test_plsql_suites_exist_for_the_packages_and_use_utplsql_annotations():
         text = spec.read_text(encoding="utf-8")
         assert "--%suite" in text and "--%test" in text, spec.name
         assert (PLSQL_TEST_DIR / (spec.stem + ".pkb")).exists(), spec.name
+
+
+def test_the_plsql_timestamp_grammar_is_the_python_one():
+    # Both backends must accept and refuse the same event timestamps (stores/timestamps.py).
+    from oracleagentmemory.stores.timestamps import ISO_PATTERN
+
+    template = (Path(render.__file__).parent / "sql" / "templates" / "codec.pkb.j2").read_text()
+    assert f"'{ISO_PATTERN}'" in template

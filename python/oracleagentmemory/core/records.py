@@ -22,6 +22,7 @@ from oracleagentmemory.apis.records import Record, RecordStatus, build_record
 from oracleagentmemory.apis.relations import MemoryLink, RecordRelation
 from oracleagentmemory.core.dbsearch import SearchStrategy
 from oracleagentmemory.stores.protocol import LinkOut, RecordOut, StoreBackend, Strategy
+from oracleagentmemory.stores.timestamps import shown
 
 _MEMORY_TYPES = frozenset(MEMORY_TYPES)
 _CONTRACT_STRATEGIES: dict[SearchStrategy, Strategy] = {
@@ -75,8 +76,8 @@ def keep_bookkeeping(stored: Any, replacement: Any) -> Any:
 
 
 def effective_timestamp(data: Mapping[str, Any]) -> str | None:
-    """The event time, or the creation time when the record has none."""
-    return data.get("timestamp") or data.get("created_at")
+    """The event time, or the creation time when the record has none (as ``shown``)."""
+    return shown(data.get("timestamp") or data.get("created_at"))
 
 
 def to_record(data: RecordOut | Mapping[str, Any],
@@ -121,7 +122,7 @@ def relation_of(link: LinkOut | Mapping[str, Any]) -> RecordRelation:
         target_record_type=link["target_type"],
         relation_type=link["relation_type"],
         opposite_relation_type=link["opposite_relation_type"],
-        timestamp=link.get("timestamp"),
+        timestamp=shown(link.get("timestamp")),
         metadata=link.get("metadata"),
         created_at=link["created_at"],
     )

@@ -65,7 +65,7 @@ from oracleagentmemory.stores.protocol import (
     SearchRequest,
 )
 from oracleagentmemory.stores.relations import check_label, opposite_label
-from oracleagentmemory.stores.timestamps import add_days, normalize, parse_iso, to_text, utc_now
+from oracleagentmemory.stores.timestamps import add_days, normalize, to_text, utc_now
 
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
@@ -484,9 +484,7 @@ class EmbeddedBackend:
             if not isinstance(role, str):
                 raise InvalidArgumentError(f"{where}.role must be a string or None")
             limits.check_text(role, f"{where}.role")
-        timestamp = record.get("timestamp")
-        if timestamp is not None:
-            parse_iso(timestamp, f"{where}.timestamp")
+        timestamp = normalize(record.get("timestamp"), f"{where}.timestamp")
         status = record.get("status", "VALID")
         if status not in STATUSES:
             raise InvalidArgumentError(f"{where}.status must be VALID or INVALID")
@@ -612,9 +610,7 @@ class EmbeddedBackend:
                 thread_id = threads[0]  # both ends in one thread: the thread owns the link
             relation_type = check_label("relation_type", link.get("relation_type"))
             opposite = opposite_label(relation_type, link.get("opposite_relation_type"))
-            timestamp = link.get("timestamp")
-            if timestamp is not None:
-                parse_iso(timestamp, "timestamp")
+            timestamp = normalize(link.get("timestamp"), "timestamp")
             low, high = sorted((source[0], target[0]))
             pair_owner = taken_pairs.get((low, high))
             if pair_owner is not None and pair_owner != relation_id:
@@ -907,9 +903,7 @@ class EmbeddedBackend:
             params.append(dump_json(changes["metadata"], "metadata", limits.MAX_METADATA_CHARS))
         timestamp = current["timestamp"]
         if "timestamp" in changes:
-            timestamp = changes["timestamp"]
-            if timestamp is not None:
-                parse_iso(timestamp, "timestamp")
+            timestamp = normalize(changes["timestamp"], "timestamp")
             sets.append("event_ts = ?")
             params.append(timestamp)
         if "status" in changes:
@@ -958,10 +952,8 @@ class EmbeddedBackend:
                 sets.append("opposite_relation_type = ?")
                 params.append(opposite_label(row[0], changes["opposite_relation_type"]))
             if "timestamp" in changes:
-                if changes["timestamp"] is not None:
-                    parse_iso(changes["timestamp"], "timestamp")
                 sets.append("event_ts = ?")
-                params.append(changes["timestamp"])
+                params.append(normalize(changes["timestamp"], "timestamp"))
             if "metadata" in changes:
                 sets.append("metadata = ?")
                 params.append(dump_json(changes["metadata"], "metadata",
