@@ -50,7 +50,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     || 'vers very vos votre vous was we were what when where whether '
     || 'which while who whom whose why will with would y yet you '
     || 'your yours yourself yourselves '
-    || UNISTR('o\00f9 \00e0 \00e9taient \00e9tait \00e9t\00e9 \00eatre ')
+    || TO_CHAR(UNISTR('o\00f9 \00e0 \00e9taient \00e9tait \00e9t\00e9 \00eatre '))
     ;
 
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2 IS

@@ -344,7 +344,10 @@ def _stop_word_lines(per_line: int = 12) -> list[str]:
     expression ending in a space: plain a-z words as literals, words with accents (French)
     in ``UNISTR`` literals with ``\\XXXX`` escapes, so the package source stays ASCII and
     no client character set can garble it (UNISTR, SQL Language Reference:
-    https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UNISTR.html)."""
+    https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UNISTR.html), each
+    made VARCHAR2 in the database character set by TO_CHAR (UNISTR returns the national
+    character set; TO_CHAR (character) converts NVARCHAR2 to the database character set:
+    https://docs.oracle.com/en/database/oracle/oracle-database/12.2/sqlrf/TO_CHAR-character.html)."""
     words = sorted(STOP_WORDS)
     if not all(STOP_WORD_PATTERN.match(word) for word in words):
         raise ValueError("stopwords must be plain lower-case words to be rendered into SQL")
@@ -354,7 +357,7 @@ def _stop_word_lines(per_line: int = 12) -> list[str]:
     for i in range(0, len(accented), per_line):
         escaped = " ".join("".join(char if char.isascii() else f"\\{ord(char):04x}"
                                    for char in word) for word in accented[i : i + per_line])
-        lines.append(f"UNISTR('{escaped} ')")
+        lines.append(f"TO_CHAR(UNISTR('{escaped} '))")
     return lines
 
 
