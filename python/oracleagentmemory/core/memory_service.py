@@ -58,8 +58,7 @@ from oracleagentmemory.core.searchconfig import MemorySearchConfig, TopKMemorySe
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread_settings import SettingsLayer
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
-from oracleagentmemory.stores.end_user_guard import EndUserGuard
-from oracleagentmemory.stores.limits_guard import LimitsGuard
+from oracleagentmemory.stores.guarded import guarded
 from oracleagentmemory.stores.metadata_filter import validate_filter
 from oracleagentmemory.stores.protocol import (
     LinkIn,
@@ -182,18 +181,10 @@ class MemoryService:
 
     def __post_init__(self) -> None:
         """Everything the service calls emits observability events (when anyone listens),
-        every call is checked against the contract's input limits first (the same errors on
-        both backends; the embedded store checks them itself), and an embedded backend gets
-        the end-user row rules the database has on Oracle."""
+        behind the guards every path to a store passes (``stores.guarded``: already put on
+        where the store was opened, put on here for a backend given as it is)."""
         if not isinstance(self.backend, ObservedBackend):
-            backend = self.backend
-            checks_limits = getattr(backend, "checks_input_limits", False) is True
-            settings = getattr(backend, "security_settings", None)
-            if callable(settings):  # a backend without row security of its own
-                backend = EndUserGuard(backend, settings)
-            if not checks_limits:  # the embedded store checks them itself
-                backend = LimitsGuard(backend)
-            self.backend = ObservedBackend(backend)
+            self.backend = ObservedBackend(guarded(self.backend))
         self.embedder = observed_embedder(self.embedder)
         self.llm = observed_llm(self.llm)
         self.pruner_llm = observed_llm(self.pruner_llm)

@@ -54,6 +54,7 @@ from oracleagentmemory.core.records import (
 )
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
 from oracleagentmemory.errors import InvalidArgumentError
+from oracleagentmemory.stores.guarded import guarded
 from oracleagentmemory.stores.opening import open_backend
 from oracleagentmemory.stores.protocol import (
     LinkIn,
@@ -176,7 +177,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
         self.search_strategy = (SearchStrategy(search_strategy) if chosen
                                 else DEFAULT_SEARCH_STRATEGY)
         self.retention = value_or(memory_retention_config, MemoryRetentionConfig())
-        self.backend: StoreBackend = open_backend(
+        opened = open_backend(
             pool, embedding_dimension=dimension,
             schema_policy=SchemaPolicy(schema_policy).name,
             search_strategy=self.search_strategy.name if chosen else None,
@@ -184,8 +185,10 @@ class OracleDBMemoryStore(OracleMemoryStore):
                 value_or(search_index_sync, SearchIndexSyncMode.ON_COMMIT)).name,
             store_id=store_id or prefix, schema_owner=value_or(schema_owner, None))
         self.memory_store_id: str = str(
-            store_id or prefix or self.backend.describe().get("store_id") or "AGENT_MEMORY")
-        self.embedder = settle_default_embedder(self.backend, embedder)
+            store_id or prefix or opened.describe().get("store_id") or "AGENT_MEMORY")
+        self.embedder = settle_default_embedder(opened, embedder)
+        # Every use of the store, this object's and a client's, passes the same guards.
+        self.backend: StoreBackend = guarded(opened)
 
     # -- embeddings -------------------------------------------------------------------
 
