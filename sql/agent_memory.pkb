@@ -15,12 +15,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
   END describe;
 
   FUNCTION write_records(p_records IN JSON, p_links IN JSON DEFAULT NULL,
-                         p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE)
+                         p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE,
+                         p_thread_id IN VARCHAR2 DEFAULT NULL)
     RETURN JSON IS
     l_out JSON;
   BEGIN
     SAVEPOINT am_write_records;
-    l_out := AGENT_MEMORY_RECORD_API.write_records(p_records, p_links, p_replace);
+    l_out := AGENT_MEMORY_RECORD_API.write_records(p_records, p_links, p_replace, p_thread_id);
     finish(p_commit);
     RETURN l_out;
   EXCEPTION

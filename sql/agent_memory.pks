@@ -111,10 +111,14 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --              thread_id and message_id; held by any other record it is -20003, as
   --              always with FALSE
   --   p_commit   commit on success (default TRUE)
+  --   p_thread_id  the thread the batch is written into: its (unexpired) thread record is
+  --              locked first, and a missing one is -20002 with nothing written, so a thread
+  --              deleted by another session is never written to (default NULL: no check)
   -- A content of more than 1000000 characters, or a metadata object of more than
   -- 262144 characters as JSON text, is -20001 (python/oracleagentmemory/stores/limits.py).
   FUNCTION write_records(p_records IN JSON, p_links IN JSON DEFAULT NULL,
-                         p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE)
+                         p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE,
+                         p_thread_id IN VARCHAR2 DEFAULT NULL)
     RETURN JSON;
 
   -- Visible (non-expired) records matching a RecordQuery, oldest first.

@@ -462,10 +462,15 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_owner_type := CASE p_owner_type WHEN 'user' THEN 'user_profile'
                                       WHEN 'agent' THEN 'agent_profile'
                                       ELSE 'thread' END;
-    SELECT COUNT(*) INTO l_owner
+    -- The owner's record locked before its rows are read: a write into the thread
+    -- (write_records with p_thread_id, see lock_thread) either waits for this deletion and
+    -- then finds no thread, or ends before it and its rows are read here.
+    SELECT r.seq BULK COLLECT INTO l_found
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.record_type = l_owner_type
-       AND r.id = l_owner_id;
+       AND r.id = l_owner_id
+       FOR UPDATE;
+    l_owner := l_found.COUNT;
     IF p_owner_type = 'thread' THEN
       l_threads := AGENT_MEMORY_TEXT_LIST(l_owner_id);
     ELSE
@@ -473,7 +478,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         FROM AGENT_MEMORY_RECORDS r
        WHERE r.record_type = 'thread'
          AND ((p_owner_type = 'user' AND r.user_id = l_owner_id)
-           OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id));
+           OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id))
+         FOR UPDATE;
     END IF;
     SELECT r.seq, r.user_id BULK COLLECT INTO l_found, l_users
       FROM AGENT_MEMORY_RECORDS r
@@ -742,12 +748,35 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     insert_rows(l_single);
   END replace_row;
 
-  FUNCTION write_records(p_records IN JSON, p_links IN JSON, p_replace IN BOOLEAN) RETURN JSON IS
+  -- Lock the unexpired thread record p_thread_id, or raise -20002. A cascade that deletes
+  -- the thread locks the same row first (delete_cascade), so of a write and a deletion
+  -- racing, either the write waits and then finds no thread, or the deletion waits and then
+  -- deletes what the write added.
+  PROCEDURE lock_thread(p_thread_id IN VARCHAR2, p_now IN TIMESTAMP) IS
+    l_seq NUMBER;
+  BEGIN
+    SELECT r.seq INTO l_seq
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE r.record_type = 'thread'
+       AND r.id = p_thread_id
+       AND (r.expires_at IS NULL OR r.expires_at > p_now)
+       FOR UPDATE;
+  EXCEPTION
+    WHEN NO_DATA_FOUND THEN
+      AGENT_MEMORY_ERRORS.record_not_found('thread ' || AGENT_MEMORY_CODEC.quoted(p_thread_id)
+        || ' does not exist');
+  END lock_thread;
+
+  FUNCTION write_records(p_records IN JSON, p_links IN JSON, p_replace IN BOOLEAN,
+                         p_thread_id IN VARCHAR2) RETURN JSON IS
     l_now   TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
     l_rows  rows_t := prepare_rows(p_records, l_now);
     l_links JSON_ARRAY_T := AGENT_MEMORY_CODEC.to_array(p_links, 'links');
     l_ids   JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
+    IF p_thread_id IS NOT NULL THEN
+      lock_thread(AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id'), l_now);
+    END IF;
     -- An end user bound through a security context is refused a record it may not change
     -- (another user's, or no user's) before anything is written, as by the embedded
     -- backend; the VPD write policy (update_check, ORA-28115) enforces the same rule for

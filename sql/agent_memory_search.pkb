@@ -153,7 +153,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
       END IF;
     END IF;
     IF l_req.strategy IN ('KEYWORD', 'HYBRID') THEN
-      l_req.text_query := text_query(DBMS_LOB.SUBSTR(l_req.query_text, 4000, 1));
+      -- the keyword side reads the first characters only (stores/limits.py)
+      l_req.text_query := text_query(DBMS_LOB.SUBSTR(l_req.query_text,
+                                                     4000, 1));
     END IF;
     RETURN l_req;
   END parse_request;

@@ -2,8 +2,8 @@
 
 A stale handle (or one in another process) kept writing after ``delete_thread``: its
 records were orphans that user searches found while ``get_thread`` said the thread did not
-exist. Writes through the handle now need the thread record; a deletion that lands between
-that check and the write is undone right after, so no orphan stays.
+exist. Writes through the handle now need the thread record, checked by the store in the
+write's own transaction (issue 28, item 2: background extraction and summaries too).
 """
 
 from __future__ import annotations
@@ -72,9 +72,9 @@ def test_a_deletion_between_the_check_and_the_write_leaves_no_orphan(tmp_path):
         store = _embedded(mine)
         real_write = store.write_records
 
-        def write_after_the_deletion(records, links=(), replace=False):
+        def write_after_the_deletion(records, links=(), replace=False, thread_id=None):
             other.delete_thread(thread.thread_id)  # the other process, right then
-            return real_write(records, links, replace)
+            return real_write(records, links, replace, thread_id)
 
         store.write_records = write_after_the_deletion
         with pytest.raises(KeyError, match="does not exist"):
@@ -92,3 +92,24 @@ def test_a_standalone_thread_without_a_record_still_writes(tmp_path):
     with open_client(tmp_path / "m.db") as client:
         thread = OracleThread(client.store, client=client, thread_id="loose", user_id="u")
         assert thread.add_messages([{"role": "user", "content": "still fine"}])
+
+
+def test_background_extraction_after_another_client_deleted_the_thread_writes_nothing(
+        tmp_path):
+    # Issue 28, item 2: client B deletes the thread while A's LLM call is in flight; A's
+    # extracted fact and summary must not come back. The extraction's store step and the
+    # summary write run here as the background job runs them, after the deletion.
+    from oracleagentmemory.core import derived_memory
+    from oracleagentmemory.core.extractors.extractor import ExtractedMemory
+
+    with open_client(tmp_path / "m.db") as mine, open_client(tmp_path / "m.db") as other:
+        thread = mine.create_thread(user_id="u", agent_id="a", thread_id="t-pin")
+        thread.add_messages([{"role": "user", "content": "my bank pin is 4321"}])
+        other.delete_thread("t-pin")
+        context = thread._context
+        with pytest.raises(KeyError, match="does not exist"):
+            derived_memory._store_extracted(context, [ExtractedMemory("bank PIN is 4321")])
+        with pytest.raises(KeyError, match="does not exist"):
+            derived_memory._save_summary(context, "the user's bank pin is 4321")
+        assert other.search("bank PIN", user_id="u", max_results=10) == []
+        assert _embedded(other).get_records({"thread_id": "t-pin"}) == []

@@ -53,6 +53,18 @@ def test_written_record_reads_back_with_every_field(store):
     assert record["created_at"].endswith("Z")
 
 
+def test_a_write_into_a_thread_needs_that_thread(store):
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1"}])
+    assert store.write_records([memory("in", thread_id="t1")], thread_id="t1") == ["in"]
+    with pytest.raises(KeyError, match="does not exist"):
+        store.write_records([memory("out", thread_id="gone")], thread_id="gone")
+    store.write_records([{"record_type": "thread", "id": "old", "thread_id": "old",
+                          "ttl_days": 0}])
+    with pytest.raises(KeyError, match="does not exist"):
+        store.write_records([memory("late", thread_id="old")], thread_id="old")
+    assert store.get_records({"ids": ["out", "late"]}) == []
+
+
 def test_write_returns_ids_in_order_and_generates_missing_ones(store):
     written = store.write_records([memory("a"), {"record_type": "memory", "content": "x"}])
     assert written[0] == "a"

@@ -339,7 +339,9 @@ def test_the_facade_has_one_member_per_contract_operation_with_p_parameters():
     assert "search_rows" in facade  # search from plain SQL
     for member, params in facade.items():
         assert all(param.startswith("p_") for param in params), (member, params)
-    assert facade["write_records"] == ["p_records", "p_links", "p_replace", "p_commit"]
+    # p_thread_id after p_commit, so positional PL/SQL callers of the old list still work
+    assert facade["write_records"] == ["p_records", "p_links", "p_replace", "p_commit",
+                                       "p_thread_id"]
     assert facade["search"] == ["p_request"]
 
 

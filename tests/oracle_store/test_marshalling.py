@@ -42,7 +42,9 @@ def test_write_records_sends_one_call_with_json_binds():
     assert ids == ["m1"]
     [(block, binds)] = connection.calls
     assert block == ("BEGIN :result := AGENT_MEMORY.WRITE_RECORDS(p_records => :p_records, "
-                     "p_links => :p_links, p_replace => :p_replace, p_commit => :p_commit); END;")
+                     "p_links => :p_links, p_replace => :p_replace, "
+                     "p_thread_id => :p_thread_id, p_commit => :p_commit); END;")
+    assert binds["p_thread_id"] is None
     assert binds["p_records"] == [{"record_type": "image", "id": "m1",
                                    "embedding": [1.0, 1.0, 1.0], "image_bytes": "iVBORw=="}]
     assert binds["p_links"] == [{"thread_id": "t", "source_id": "a"}]
@@ -254,3 +256,10 @@ def test_opening_checks_the_schema_version_this_library_needs():
                      "p_version => :p_version); END;")
     assert binds == {"p_dimension": 3, "p_version": SCHEMA_VERSION}
     assert SCHEMA_VERSION == 4
+
+
+def test_write_records_into_a_thread_binds_the_thread_id():
+    store, connection = store_with(WRITE_RECORDS=["m1"])
+    store.write_records([{"record_type": "memory", "id": "m1"}], thread_id="t1")
+    [(_, binds)] = connection.calls
+    assert binds["p_thread_id"] == "t1"

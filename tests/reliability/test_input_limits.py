@@ -231,3 +231,27 @@ def test_the_documented_limits_are_the_enforced_ones():
     enforced = {name: getattr(enforced_limits, name) for name in dir(enforced_limits)
                 if name.startswith(("MAX_", "SQLITE_"))}
     assert documented_limits() == enforced
+
+
+def test_the_keyword_side_reads_only_the_first_characters_of_a_query():
+    # Issue 28, item 4: a 4.7 MB query took 76 s in the full-text match. Words past the
+    # documented limit are not looked up, on both backends (Oracle reads as many).
+    from oracleagentmemory.stores.embedded import EmbeddedBackend
+    from oracleagentmemory.stores.oracle_sql import render
+
+    limit = documented_limits()["MAX_KEYWORD_QUERY_CHARS"]
+    store = EmbeddedBackend(":memory:", embedding_dimension=2)
+    try:
+        store.write_records([{"record_type": "memory", "id": "far", "content": "zebra",
+                              "embedding": [1, 0]},
+                             {"record_type": "memory", "id": "near", "content": "giraffe",
+                              "embedding": [0, 1]}])
+        query = "giraffe " + "x" * (limit - len("giraffe ")) + " zebra"
+        hits = store.search({"query_text": query, "strategy": "KEYWORD"})
+        assert [hit["record"]["id"] for hit in hits] == ["near"]
+        long_query = " ".join(f"w{i}" for i in range(200_000)) + " giraffe"  # 1.4 MB
+        assert store.search({"query_text": long_query, "strategy": "KEYWORD"}) == []
+    finally:
+        store.close()
+    search_body = dict(render.render_install())["agent_memory_search.pkb"]
+    assert re.search(rf"DBMS_LOB\.SUBSTR\(l_req\.query_text,\s*{limit}, 1\)", search_body)

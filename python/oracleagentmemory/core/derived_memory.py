@@ -98,7 +98,7 @@ def _save_summary(ctx: ThreadContext, content: str) -> None:
     ctx.service.backend.write_records([{
         "record_type": "summary", "id": ctx.thread_id, "user_id": ctx.user_id,
         "agent_id": ctx.agent_id, "thread_id": ctx.thread_id, "content": content,
-    }], replace=True)
+    }], replace=True, thread_id=ctx.write_thread)
 
 
 # -- extraction after writes ------------------------------------------------------------
@@ -246,7 +246,7 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
     ]
     if not records:
         return []
-    ids = ctx.service.backend.write_records(records)
+    ids = ctx.service.backend.write_records(records, thread_id=ctx.write_thread)
     return [(rid, record["record_type"], record["content"])
             for rid, record in zip(ids, records, strict=True)]
 

@@ -280,12 +280,14 @@ class MemoryService:
             "embedding": embedding if embedding is not None else self.embed([content])[0],
         }
 
-    def write_memory(self, record: RecordIn, links: Sequence[LinkIn] = ()) -> str:
-        """Write one memory record and the links that start from it, atomically."""
+    def write_memory(self, record: RecordIn, links: Sequence[LinkIn] = (),
+                     thread_id: str | None = None) -> str:
+        """Write one memory record and the links that start from it, atomically (into the
+        existing thread ``thread_id`` when given)."""
         starting: list[LinkIn] = [
             {**link, "source_id": record["id"], "source_type": record["record_type"]}
             for link in links]
-        return self.backend.write_records([record], links=starting)[0]
+        return self.backend.write_records([record], links=starting, thread_id=thread_id)[0]
 
     def update_memory(self, memory_id: Any, thread_id: str | None, *, content: Any,
                       metadata: Any, timestamp: Any, ttl_days: Any, ttl_anchor: Any,

@@ -111,8 +111,9 @@ class ObservedBackend:
         return self._call("describe", self.inner.describe)
 
     def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
-                      replace: bool = False) -> list[str]:
-        return self._call("write_records", self.inner.write_records, records, links, replace)
+                      replace: bool = False, thread_id: str | None = None) -> list[str]:
+        return self._call("write_records", self.inner.write_records, records, links, replace,
+                          thread_id)
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         return self._call("get_records", self.inner.get_records, query)

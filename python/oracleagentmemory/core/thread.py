@@ -231,18 +231,12 @@ class OracleThread(IThread):
                 f"thread {self.thread_id!r} does not exist (it was deleted); this handle "
                 "can no longer write")
 
-    def _undo_if_deleted(self, records: Sequence[RecordIn]) -> None:
-        """After a write: a deletion of the thread that landed between the check and the
-        write leaves no orphans behind, the records just written are deleted again."""
-        if not self._persisted or self._service.find(self.thread_id, ["thread"]) is not None:
-            return
-        by_type: dict[str, list[str]] = {}
-        for record in records:
-            if record.get("message_id") is None:  # attached images go with their message
-                by_type.setdefault(record["record_type"], []).append(record["id"])
-        for record_type, ids in by_type.items():
-            self._service.backend.delete_records(ids, [record_type])
-        self._require_thread()
+    @property
+    def _write_thread(self) -> str | None:
+        """The thread a write of this handle needs, checked by the store in the write's own
+        transaction (None for a standalone thread, which has no record): a deletion by
+        another client or process in between leaves nothing written."""
+        return self.thread_id if self._persisted else None
 
     # -- identity and settings ----------------------------------------------------------
 
@@ -364,9 +358,8 @@ class OracleThread(IThread):
                 "embedding": vectors[index],
             })
             records.extend({**image, "message_id": message_id} for image in images)
-        self._require_thread()
-        written = self._service.backend.write_records(records)
-        self._undo_if_deleted(records)
+        self._require_thread()  # before the work; the write checks again, atomically
+        written = self._service.backend.write_records(records, thread_id=self._write_thread)
         message_ids = [rid for rid, record in zip(written, records, strict=True)
                        if record["record_type"] == "message"]
         derived_memory.after_messages_added(self._context, message_ids)
@@ -607,8 +600,8 @@ class OracleThread(IThread):
             timestamp=value_or(timestamp, None),
             ttl=ttl_fields(ttl_days, ttl_anchor, self._service.retention))
         self._require_thread()
-        written = self._service.backend.write_records([record])[0]
-        self._undo_if_deleted([record])
+        written = self._service.backend.write_records([record],
+                                                      thread_id=self._write_thread)[0]
         return written
 
     def update_image(
@@ -786,8 +779,7 @@ class OracleThread(IThread):
             metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
             ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
         self._require_thread()
-        new_id = self._service.write_memory(record, links)
-        self._undo_if_deleted([record])
+        new_id = self._service.write_memory(record, links, thread_id=self._write_thread)
         linking = value_or(autonomous_linking, self.llm is not None)
         if linking and self.llm is not None and scope["thread_id"] == self.thread_id:
             derived_memory.link_autonomously(self._context, new_id, content,
@@ -1168,7 +1160,7 @@ def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _N
     thread._bind(ThreadContext(
         service=service, thread_id=record["id"], user_id=record.get("user_id"),
         agent_id=record.get("agent_id"), llm=observed_llm(value_or(llm, service.llm)),
-        settings=resolve_settings(call.over(stored).over(service.defaults)),
+        settings=resolve_settings(call.over(stored).over(service.defaults)), persisted=True,
     ), record.get("metadata"), persisted=True)
     return thread
 

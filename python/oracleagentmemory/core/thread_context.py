@@ -30,6 +30,15 @@ class ThreadContext:
     agent_id: str | None
     llm: ILlm | None
     settings: ThreadSettings
+    persisted: bool = False
+    """The thread has a stored record (opened by create_thread or get_thread): writes for it,
+    background ones included, need that record still there, checked by the store in the
+    write's own transaction."""
+
+    @property
+    def write_thread(self) -> str | None:
+        """The ``thread_id`` a write of this thread passes to the store (None: no record)."""
+        return self.thread_id if self.persisted else None
 
     @property
     def scope(self) -> RecordScope:

@@ -130,9 +130,12 @@ class EndUserGuard:
     # -- writes -----------------------------------------------------------------------
 
     def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
-                      replace: bool = False) -> list[str]:
+                      replace: bool = False, thread_id: str | None = None) -> list[str]:
         rules = self._rules()
         if rules is not None:
+            if thread_id is not None and not self._visible_ids(rules, [thread_id], True,
+                                                               ("thread",)):
+                raise self._denied(rules, "write into a thread it does not own")
             if not all(rules.writable(record) for record in records):
                 raise self._denied(rules, "write records of another user or of no user")
             ends = {end for link in links for end in (link.get("source_id"),
@@ -141,7 +144,7 @@ class EndUserGuard:
                    if record.get("record_type") in MEMORY_TYPES}
             if ends - new - self._visible_ids(rules, ends - new, True, MEMORY_TYPES):
                 raise self._denied(rules, "link records it does not own")
-        return self.inner.write_records(records, links, replace)
+        return self.inner.write_records(records, links, replace, thread_id)
 
     def update_record(self, record_id: str, record_types: Sequence[str],
                       changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:

@@ -41,7 +41,7 @@ from oracleagentmemory.apis.records import (
 )
 from oracleagentmemory.apis.relations import RecordRelation, RelationType
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
-from oracleagentmemory.stores.errors import InvalidArgumentError
+from oracleagentmemory.stores.errors import InvalidArgumentError, RecordNotFoundError
 from oracleagentmemory.stores.protocol import (
     CascadeResult,
     LinkChanges,
@@ -166,7 +166,10 @@ class InterfaceBackend:
     # -- writes -----------------------------------------------------------------------
 
     def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
-                      replace: bool = False) -> list[str]:
+                      replace: bool = False, thread_id: str | None = None) -> list[str]:
+        # A store of your own has no transaction to check the thread in: checked before.
+        if thread_id is not None and self._find(thread_id, ["thread"], None) is None:
+            raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
         if replace:
             for record in records:
                 if record.get("id"):

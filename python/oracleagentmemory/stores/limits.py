@@ -31,6 +31,13 @@ indexed or stored. Characters are counted as Oracle counts them in a CLOB (UTF-1
 units: a character outside the Basic Multilingual Plane, an emoji, counts two), so both
 backends refuse exactly the same texts."""
 
+MAX_KEYWORD_QUERY_CHARS = 4_000
+"""Characters of a search query the keyword side reads (the vector side reads what its model
+reads). A question is a sentence; a context card without an LLM searches with its last
+messages, which may be long. Past this the words are not looked up: the full-text match grew
+faster than the query (a 4.7 MB query took 76 s), and Oracle reads the same first 4,000
+characters (its text query is built in a VARCHAR2)."""
+
 MAX_JSON_DEPTH = 64
 """Nesting levels of objects and arrays in ``metadata``, ``config``, ``parts``, link
 metadata and metadata filters (a scalar at the top level is depth 0, ``{"a": 1}`` depth 1).

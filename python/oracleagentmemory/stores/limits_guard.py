@@ -84,7 +84,7 @@ class LimitsGuard:
         return self.inner.purge_expired()
 
     def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
-                      replace: bool = False) -> list[str]:
+                      replace: bool = False, thread_id: str | None = None) -> list[str]:
         if isinstance(records, Sequence):
             for index, record in enumerate(records):
                 if isinstance(record, Mapping):
@@ -92,7 +92,9 @@ class LimitsGuard:
         for index, link in enumerate(links or ()):
             if isinstance(link, Mapping):
                 check_link(link, f"links[{index}]")
-        return self.inner.write_records(records, links, replace)
+        if isinstance(thread_id, str):
+            limits.check_text(thread_id, "thread_id")
+        return self.inner.write_records(records, links, replace, thread_id)
 
     def update_record(self, record_id: str, record_types: Sequence[str],
                       changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:

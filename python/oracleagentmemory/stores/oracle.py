@@ -716,9 +716,10 @@ class OracleBackend:
         return self._call_function("API.DESCRIBE")
 
     def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
-                      replace: bool = False) -> list[str]:
+                      replace: bool = False, thread_id: str | None = None) -> list[str]:
         return self._call_function("API.WRITE_RECORDS", p_records=list(records),
-                                   p_links=list(links), p_replace=bool(replace), p_commit=True)
+                                   p_links=list(links), p_replace=bool(replace),
+                                   p_thread_id=thread_id, p_commit=True)
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         return self._call_function("API.GET_RECORDS", p_query=dict(query))

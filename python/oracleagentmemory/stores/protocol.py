@@ -274,6 +274,7 @@ class StoreBackend(Protocol):
         records: Sequence[RecordIn],
         links: Sequence[LinkIn] = (),
         replace: bool = False,
+        thread_id: str | None = None,
     ) -> list[str]:
         """Insert records (and relations) atomically; returns the record ids in order.
 
@@ -292,6 +293,9 @@ class StoreBackend(Protocol):
                 same call. Default: none.
             replace: Replace a record holding a given id when it has the same type, scope
                 and ``message_id``. Default: False.
+            thread_id: The thread the batch is written into: its thread record must exist
+                (and not be expired), checked in the write's own transaction, so a thread
+                deleted by any other caller is never written to. Default: None (no check).
 
         Returns:
             The ids of ``records``, in order.
@@ -299,6 +303,7 @@ class StoreBackend(Protocol):
         Raises:
             InvalidArgumentError: A record or link is malformed, or a value is over an
                 input limit.
+            RecordNotFoundError: ``thread_id`` names no existing thread; nothing is written.
             DuplicateRecordError: An id is taken in its id space, or a second relation
                 joins the same two records.
             InvalidLinkError: A link's ends are missing, expired, not memory-like or

@@ -16,6 +16,7 @@ from typing import Any, TypedDict, get_args
 import numpy as np
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
+from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.codec import (
@@ -230,7 +231,7 @@ def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> s
     Han and Hangul as character bigrams, the way records are indexed), each quoted (no
     injection), ANDed with the token of every exact scope dimension so FTS5 skips other
     scopes."""
-    words = content_words(text)
+    words = content_words(text[:limits.MAX_KEYWORD_QUERY_CHARS])
     if not words:
         return None
     query = "keyword_body : (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in words) + ")"

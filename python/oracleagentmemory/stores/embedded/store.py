@@ -45,6 +45,7 @@ from oracleagentmemory.stores.errors import (
     DuplicateRecordError,
     InvalidArgumentError,
     InvalidLinkError,
+    RecordNotFoundError,
     SchemaError,
     StorageError,
 )
@@ -150,6 +151,15 @@ def _check_limit(limit: Any) -> int | None:
                               or limit < 1):
         raise InvalidArgumentError("limit must be a positive integer or None")
     return limit
+
+
+def _require_thread(conn: Any, thread_id: str, now: str) -> None:
+    """Inside a write transaction: the thread record exists and has not expired."""
+    found = conn.execute(
+        "SELECT 1 FROM records WHERE id_space = 'thread' AND id = ?"
+        " AND (expires_at IS NULL OR expires_at > ?)", (thread_id, now)).fetchone()
+    if found is None:
+        raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
 
 
 def _stored_dimension(conn: Any) -> int | None:
@@ -397,15 +407,20 @@ class EmbeddedBackend:
         records: Sequence[RecordIn],
         links: Sequence[LinkIn] = (),
         replace: bool = False,
+        thread_id: str | None = None,
     ) -> list[str]:
         if isinstance(records, dict) or not isinstance(records, Sequence):
             raise InvalidArgumentError("records must be a list of record objects")
+        if thread_id is not None:
+            check_id(thread_id, "thread_id")
         now = self._now()
         rows = [self._prepare_record(record, now, index) for index, record in enumerate(records)]
         keys = [(row["id_space"], row["id"]) for row in rows]
         if len(set(keys)) != len(keys):
             raise DuplicateRecordError("records contains the same id twice")
         with self._write() as conn:
+            if thread_id is not None:  # in the write lock: no deletion can come in between
+                _require_thread(conn, thread_id, now)
             settled = self._settle_widths(conn, [row["embedding"] for row in rows])
             if replace:
                 for row in rows:

@@ -332,7 +332,8 @@ def _limits_context() -> dict[str, int]:
     """The contract's size limits (oracleagentmemory.stores.limits, the one source) for the
     packages that check them again for PL/SQL callers."""
     return {"max_content_chars": limits.MAX_CONTENT_CHARS,
-            "max_metadata_chars": limits.MAX_METADATA_CHARS}
+            "max_metadata_chars": limits.MAX_METADATA_CHARS,
+            "max_keyword_query_chars": limits.MAX_KEYWORD_QUERY_CHARS}
 
 
 STOP_WORD_PATTERN = re.compile(r"^[a-z\u00e0-\u00ff\u0153]+$")
