@@ -21,7 +21,7 @@ from typing import get_args
 import jinja2
 
 from oracleagentmemory import _vocabulary
-from oracleagentmemory.stores import limits
+from oracleagentmemory.stores import hybrid_fusion, limits
 from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
@@ -307,9 +307,11 @@ def _context(options: StoreOptions) -> dict[str, object]:
 
 def _limits_context() -> dict[str, int]:
     """The contract's size limits (oracleagentmemory.stores.limits, the one source) for the
-    packages that check them again for PL/SQL callers."""
+    packages that check them again for PL/SQL callers, and the HYBRID fusion window
+    (oracleagentmemory.stores.hybrid_fusion) for the search package."""
     return {"max_content_chars": limits.MAX_CONTENT_CHARS,
-            "max_metadata_chars": limits.MAX_METADATA_CHARS}
+            "max_metadata_chars": limits.MAX_METADATA_CHARS,
+            "fusion_min_window": hybrid_fusion.FUSION_MIN_WINDOW}
 
 
 def _stop_word_lines(per_line: int = 12) -> list[str]:
