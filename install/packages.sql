@@ -6,6 +6,7 @@ PROMPT == collection types (kept when they exist)
 PROMPT == package specifications
 @@../sql/agent_memory_errors.pks
 @@../sql/agent_memory_codec.pks
+@@../sql/agent_memory_keyword.pks
 @@../sql/agent_memory_scope.pks
 @@../sql/agent_memory_filter.pks
 @@../sql/agent_memory_retention.pks
@@ -19,6 +20,7 @@ PROMPT == package specifications
 PROMPT == package bodies
 @@../sql/agent_memory_errors.pkb
 @@../sql/agent_memory_codec.pkb
+@@../sql/agent_memory_keyword.pkb
 @@../sql/agent_memory_scope.pkb
 @@../sql/agent_memory_filter.pkb
 @@../sql/agent_memory_retention.pkb

@@ -1,5 +1,5 @@
 -- Upgrade the agent-memory store AGENT_MEMORY in the current schema to the schema version of
--- these scripts (3). Run as the store owner:   sql owner/password@db @upgrade.sql
+-- these scripts (4). Run as the store owner:   sql owner/password@db @upgrade.sql
 -- Steps: refuse a store newer than the scripts or installed with other choices than these
 -- default scripts (dimension, model, sync mode: use `oracleagentmemory upgrade`), run the
 -- table steps of every missing version, create the collection types and re-create every
@@ -16,16 +16,25 @@
 --      and the grants' index (as in ../sql/agent_memory_tables.sql; IF NOT EXISTS, so an
 --      interrupted upgrade runs again). The isolation script below then replaces the VPD
 --      policy AM_END_USER_ISOLATION with AM_END_USER_READ and AM_END_USER_WRITE.
+--   4: AGENT_MEMORY_RECORDS.keyword_text (Han and Hangul as character bigrams), the old text
+--      index over content dropped; once the packages are re-created, the keyword text of
+--      every record is filled (AGENT_MEMORY.fill_keyword_text, committed batches) and the
+--      text index created over it with the BASIC_LEXER preference AGENT_MEMORY_LEXER (as in
+--      ../sql/agent_memory_indexes.sql). ORA-01430 when the column exists (the step ran).
+--      Checked: ALTER TABLE ... ADD, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
+--      DROP INDEX, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DROP-INDEX.html
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
 
 PROMPT == reading the installed schema version, running the table steps
 DECLARE
-  c_target CONSTANT PLS_INTEGER := 3;
+  c_target CONSTANT PLS_INTEGER := 4;
   l_current NUMBER;
   e_already_nullable EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_already_nullable, -1451);
+  e_column_exists EXCEPTION;
+  PRAGMA EXCEPTION_INIT(e_column_exists, -1430);
 BEGIN
   SELECT TO_NUMBER(MIN(meta_value)) INTO l_current
     FROM agent_memory_meta
@@ -68,6 +77,18 @@ BEGIN
     EXECUTE IMMEDIATE 'CREATE INDEX IF NOT EXISTS AGENT_MEMORY_SEC_GRANTS_POLICY_IX ON AGENT_MEMORY_SEC_GRANTS (policy_name)';
     DBMS_OUTPUT.PUT_LINE('version 3: deep data security policies and grants');
   END IF;
+  IF l_current < 4 THEN
+    BEGIN
+      -- dynamic-sql: constant DDL of version 4 (DDL cannot be static PL/SQL)
+      EXECUTE IMMEDIATE 'ALTER TABLE AGENT_MEMORY_RECORDS ADD (keyword_text CLOB)';
+    EXCEPTION
+      WHEN e_column_exists THEN
+        NULL;
+    END;
+    -- dynamic-sql: constant DDL of version 4 (DDL cannot be static PL/SQL)
+    EXECUTE IMMEDIATE 'DROP INDEX IF EXISTS AGENT_MEMORY_RECORDS_TIX FORCE';
+    DBMS_OUTPUT.PUT_LINE('version 4: agent_memory_records.keyword_text, text index dropped');
+  END IF;
 END;
 /
 
@@ -80,9 +101,35 @@ PROMPT    nothing until they bind an end user or the owner trusts them:
 PROMPT      EXEC AGENT_MEMORY_SESSION.trust_service('APP_USER')
 @@../sql/agent_memory_isolation.sql
 
+PROMPT == version 4: keyword text of the stored records, then the text index over it
+DECLARE
+  l_filled NUMBER;
+BEGIN
+  l_filled := AGENT_MEMORY.fill_keyword_text(p_batch => 1000);
+  DBMS_OUTPUT.PUT_LINE('keyword text set for ' || l_filled || ' record(s)');
+END;
+/
+DECLARE
+  l_count PLS_INTEGER;
+BEGIN
+  SELECT COUNT(*) INTO l_count FROM ctx_user_preferences WHERE pre_name = 'AGENT_MEMORY_LEXER';
+  IF l_count = 0 THEN
+    CTX_DDL.CREATE_PREFERENCE('AGENT_MEMORY_LEXER', 'BASIC_LEXER');
+  END IF;
+  SELECT COUNT(*) INTO l_count FROM user_indexes WHERE index_name = 'AGENT_MEMORY_RECORDS_TIX';
+  IF l_count = 0 THEN
+    -- dynamic-sql: constant DDL of version 4, the text index of ../sql/agent_memory_indexes.sql
+    EXECUTE IMMEDIATE 'CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (keyword_text)'
+      || ' INDEXTYPE IS CTXSYS.CONTEXT'
+      || ' PARAMETERS (''LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)'')';
+    DBMS_OUTPUT.PUT_LINE('version 4: text index AGENT_MEMORY_RECORDS_TIX over keyword_text');
+  END IF;
+END;
+/
+
 PROMPT == recording the schema version
 BEGIN
-  AGENT_MEMORY.set_schema_version(p_version => 3);
-  AGENT_MEMORY.check_schema(p_version => 3);
+  AGENT_MEMORY.set_schema_version(p_version => 4);
+  AGENT_MEMORY.check_schema(p_version => 4);
 END;
 /

@@ -205,5 +205,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
     AGENT_MEMORY_ADMIN.set_schema_version(p_version);
     COMMIT;
   END set_schema_version;
+
+  FUNCTION fill_keyword_text(p_batch IN PLS_INTEGER DEFAULT 1000) RETURN NUMBER IS
+  BEGIN
+    AGENT_MEMORY_SESSION.assert_unrestricted('fill_keyword_text');
+    RETURN AGENT_MEMORY_ADMIN.fill_keyword_text(p_batch);
+  END fill_keyword_text;
 END AGENT_MEMORY;
 /

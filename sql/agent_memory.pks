@@ -30,7 +30,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   purge_expired        purge_expired(p_commit)                    NUMBER
    *   close                (client side: release the connection; no member)
    *   administration       check_schema, reset_store, sync_text_index, ensure_purge_job,
-   *                        drop_purge_job, set_schema_version
+   *                        drop_purge_job, set_schema_version, fill_keyword_text
    *
    * Calling conventions
    *   - Named binds from clients: agent_memory.write_records(p_records => :p_records, ...).
@@ -64,8 +64,9 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    * argument can widen it); records of other users, and records with user_id NULL, behave as
    * if they did not exist. With no end user bound, the store owner and trusted services
    * (trust_service) get exactly the contract's behaviour; any other database user sees
-   * nothing. reset_store, sync_text_index, ensure_purge_job, drop_purge_job and
-   * set_schema_version need such an unrestricted session (-20001 otherwise).
+   * nothing. reset_store, sync_text_index, ensure_purge_job, drop_purge_job,
+   * set_schema_version and fill_keyword_text need such an unrestricted session (-20001
+   * otherwise).
    *
    * Deep data security: after AGENT_MEMORY_SESSION.set_end_user_context(p_username, p_groups)
    * the policies granted to the user or its groups (AGENT_MEMORY_SECURITY) decide instead:
@@ -247,5 +248,12 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   -- Record the schema version (install/upgrade.sql, after the version steps ran).
   --   p_version  the new version
   PROCEDURE set_schema_version(p_version IN NUMBER);
+
+  -- Set the keyword text (AGENT_MEMORY_KEYWORD.keyword_text of the content: what the text index
+  -- reads) of every record that has none, committing every p_batch records: the data step
+  -- of the upgrade to version 4 (install/upgrade.sql, OracleBackend.upgrade), after which
+  -- the text index is created over it. Returns the number of records set.
+  --   p_batch  records per committed batch (at least 1)
+  FUNCTION fill_keyword_text(p_batch IN PLS_INTEGER DEFAULT 1000) RETURN NUMBER;
 END AGENT_MEMORY;
 /

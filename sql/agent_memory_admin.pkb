@@ -61,5 +61,25 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
   BEGIN
     UPDATE AGENT_MEMORY_META m SET m.meta_value = TO_CHAR(p_version) WHERE m.meta_key = 'schema_version';
   END set_schema_version;
+
+  FUNCTION fill_keyword_text(p_batch IN PLS_INTEGER) RETURN NUMBER IS
+    l_total NUMBER := 0;
+    l_rows  PLS_INTEGER;
+  BEGIN
+    IF p_batch IS NULL OR p_batch < 1 THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('fill_keyword_text: p_batch must be at least 1');
+    END IF;
+    LOOP
+      UPDATE AGENT_MEMORY_RECORDS r
+         SET r.keyword_text = AGENT_MEMORY_KEYWORD.keyword_text(r.content)
+       WHERE r.keyword_text IS NULL
+         AND ROWNUM <= p_batch;
+      l_rows := SQL%ROWCOUNT;
+      l_total := l_total + l_rows;
+      COMMIT;
+      EXIT WHEN l_rows < p_batch;
+    END LOOP;
+    RETURN l_total;
+  END fill_keyword_text;
 END AGENT_MEMORY_ADMIN;
 /

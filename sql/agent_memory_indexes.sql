@@ -15,7 +15,27 @@ CREATE VECTOR INDEX AGENT_MEMORY_RECORDS_VIX ON AGENT_MEMORY_RECORDS (embedding)
   ORGANIZATION NEIGHBOR PARTITIONS
   DISTANCE COSINE
   WITH TARGET ACCURACY 95;
--- Oracle Text CONTEXT index on content for SearchStrategy.KEYWORD and the keyword half of
+-- The lexer of the text index: a BASIC_LEXER (whitespace-delimited words), whatever the
+-- database's language (CTXSYS.DEFAULT_LEXER follows the language chosen at install, which
+-- may be a Chinese or Japanese lexer), because the indexed column already holds Han and
+-- Hangul as space-separated bigrams (AGENT_MEMORY_KEYWORD.keyword_text). Created once; a second
+-- install run keeps it.
+-- Checked: CTX_DDL.CREATE_PREFERENCE(preference_name, object_name), BASIC_LEXER example,
+--   https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/create_preference.html
+--   CTX_USER_PREFERENCES (PRE_NAME), https://docs.oracle.com/cd/A91202_01/901_doc/text.901/a90121/aviews38.htm
+--   Document Language (BASIC_LEXER for whitespace-delimited languages; CHINESE_VGRAM_LEXER
+--   and KOREAN_MORPH_LEXER for one language each, WORLD_LEXER with its own per-script rules),
+--   https://docs.oracle.com/en/database/oracle/oracle-database/23/ccapp/document-language.html
+DECLARE
+  l_count PLS_INTEGER;
+BEGIN
+  SELECT COUNT(*) INTO l_count FROM ctx_user_preferences WHERE pre_name = 'AGENT_MEMORY_LEXER';
+  IF l_count = 0 THEN
+    CTX_DDL.CREATE_PREFERENCE('AGENT_MEMORY_LEXER', 'BASIC_LEXER');
+  END IF;
+END;
+/
+-- Oracle Text CONTEXT index on keyword_text for SearchStrategy.KEYWORD and the keyword half of
 -- HYBRID (HYBRID fuses this CONTAINS ranking with the exact vector ranking in SQL, so it
 -- needs no hybrid vector index, which the documentation queries with
 -- DBMS_HYBRID_VECTOR.SEARCH rather than CONTAINS). A CONTEXT index is created with
@@ -25,6 +45,10 @@ CREATE VECTOR INDEX AGENT_MEMORY_RECORDS_VIX ON AGENT_MEMORY_RECORDS (embedding)
 -- Checked: CREATE INDEX (Oracle Text), https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/create-index.html
 --   automatic maintenance (the 23ai default; MAINTENANCE MANUAL keeps SYNC (ON COMMIT)),
 --   https://docs.oracle.com/cd/G11854_01/ccapp/using-automatic-maintenance-index.html
-CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (content)
+-- The stoplist is the default one (CTXSYS.DEFAULT_STOPLIST, the database language's supplied
+-- list): the shared query stoplist (stores/stoplist.py) holds every word of the English one,
+-- so no query asks for a word the index left out (docs/oracle.md for other languages).
+--   https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/supplied-stoplists.html
+CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (keyword_text)
   INDEXTYPE IS CTXSYS.CONTEXT
-  PARAMETERS ('MAINTENANCE MANUAL SYNC (ON COMMIT)');
+  PARAMETERS ('LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)');

@@ -19,6 +19,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     thread_id   VARCHAR2(512 CHAR),
     role        VARCHAR2(4000 CHAR),
     content     CLOB,
+    keyword_text CLOB,
     metadata    CLOB,
     parts       CLOB,
     config      CLOB,
@@ -44,6 +45,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   TYPE change_t IS RECORD (
     f_content   PLS_INTEGER := 0,
     content     CLOB,
+    keyword_text CLOB,
     f_embedding PLS_INTEGER := 0,
     embedding   CLOB,
     f_metadata  PLS_INTEGER := 0,
@@ -549,6 +551,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     l_row.content := NVL(AGENT_MEMORY_CODEC.opt_clob(p_record, 'content', p_where || '.content'), EMPTY_CLOB());
     check_size(l_row.content, c_max_content, p_where || '.content');
+    l_row.keyword_text := AGENT_MEMORY_KEYWORD.keyword_text(l_row.content);
     l_row.event_ts := AGENT_MEMORY_CODEC.opt_timestamp(p_record, 'timestamp', p_where || '.timestamp');
     IF l_row.event_ts IS NOT NULL THEN
       l_row.event_utc := AGENT_MEMORY_CODEC.parse_iso(l_row.event_ts, p_where || '.timestamp');
@@ -653,13 +656,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     FORALL i IN 1 .. p_rows.COUNT
       INSERT INTO AGENT_MEMORY_RECORDS (
-        id, id_space, record_type, user_id, agent_id, thread_id, role, content, metadata,
-        parts, config, mime_type, event_ts, event_utc, created_at, updated_at, expires_at,
-        status, message_id, embedding)
+        id, id_space, record_type, user_id, agent_id, thread_id, role, content, keyword_text,
+        metadata, parts, config, mime_type, event_ts, event_utc, created_at, updated_at,
+        expires_at, status, message_id, embedding)
       VALUES (
         p_rows(i).id, p_rows(i).id_space, p_rows(i).record_type, p_rows(i).user_id,
         p_rows(i).agent_id, p_rows(i).thread_id, p_rows(i).role, p_rows(i).content,
-        JSON(p_rows(i).metadata), JSON(p_rows(i).parts), JSON(p_rows(i).config),
+        p_rows(i).keyword_text, JSON(p_rows(i).metadata), JSON(p_rows(i).parts), JSON(p_rows(i).config),
         p_rows(i).mime_type, p_rows(i).event_ts, p_rows(i).event_utc, p_rows(i).created_at,
         p_rows(i).updated_at, p_rows(i).expires_at, p_rows(i).status, p_rows(i).message_id,
         TO_VECTOR(p_rows(i).embedding, 384, FLOAT32))
@@ -832,6 +835,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       END IF;
       p_change.content := NVL(p_change.content, EMPTY_CLOB());
       check_size(p_change.content, c_max_content, 'content');
+      p_change.keyword_text := AGENT_MEMORY_KEYWORD.keyword_text(p_change.content);
       p_change.f_content := 1;
     END IF;
     IF p_changes.has('embedding') THEN
@@ -948,6 +952,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     UPDATE AGENT_MEMORY_RECORDS r
        SET r.content    = CASE WHEN p_change.f_content = 1 THEN p_change.content ELSE r.content END,
+           -- the text index reads keyword_text: it changes with the content
+           r.keyword_text = CASE WHEN p_change.f_content = 1 THEN p_change.keyword_text
+                                 ELSE r.keyword_text END,
            r.embedding  = CASE WHEN p_change.f_embedding = 1
                                THEN TO_VECTOR(p_change.embedding, 384, FLOAT32)
                                ELSE r.embedding END,

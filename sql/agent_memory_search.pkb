@@ -28,30 +28,41 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   -- not ask for a word the default index leaves out; tests/oracle_store checks the list of
   -- the actual database.
   c_stop_words CONSTANT VARCHAR2(4000 CHAR) := ' '
-    || 'a about above after again all almost also although am an and '
-    || 'any are as at be because been before being below between both '
-    || 'but by can co corp could d did do does doing down '
-    || 'during each either few for from further had has have having he '
-    || 'her here hers herself him himself his how however i if in '
-    || 'inc into is it its itself just last ll me might more '
-    || 'most mr mrs ms my myself mz no non nor not now '
-    || 'of off on once one only onto or other our ours ourselves '
-    || 'out over own s same says shall she should since so some '
-    || 'still such t than that the their theirs them themselves then there '
-    || 'therefore these they this those though through thus to too under until '
-    || 'up ve very was we were what when where whether which while '
-    || 'who whom whose why will with would yet you your yours yourself '
-    || 'yourselves '
+    || 'a about above after again ai ainsi all almost also although am '
+    || 'an and any are as at au aussi aux avaient avait avec '
+    || 'avoir be because been before being below between both but by c '
+    || 'can ce ceci cela celle celles celui ces cet cette ceux chez '
+    || 'co combien corp could d dans de des did do does doing '
+    || 'donc dont down du during each either elle elles en entre est '
+    || 'et eu few for from further fut had has have having he '
+    || 'her here hers herself him himself his how however i if il '
+    || 'ils in inc into is it its itself j je just l '
+    || 'la laquelle last le lequel les lesquels leur leurs ll lors lui '
+    || 'm ma mais me mes might moi mon more most mr mrs '
+    || 'ms my myself mz n ne no non nor nos not notre '
+    || 'nous now of off on once one only ont onto or other '
+    || 'ou our ours ourselves out over own par pas plus pour pourquoi '
+    || 'qu quand que quel quelle quelles quels qui quoi s sa same '
+    || 'sans says se sera seront ses shall she should si since so '
+    || 'some sont still such sur t ta te tes than that the '
+    || 'their theirs them themselves then there therefore these they this those though '
+    || 'through thus to toi too tu un under une until up ve '
+    || 'vers very vos votre vous was we were what when where whether '
+    || 'which while who whom whose why will with would y yet you '
+    || 'your yours yourself yourselves '
+    || UNISTR('o\00f9 \00e0 \00e9taient \00e9tait \00e9t\00e9 \00eatre ')
     ;
 
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2 IS
+    -- The query cut as the index is: Han and Hangul runs as character bigrams.
+    l_text  CLOB := LOWER(AGENT_MEMORY_KEYWORD.keyword_text(p_text));
     l_word  VARCHAR2(32767);
     l_query VARCHAR2(4000 CHAR);
     l_seen  seen_t;
     l_i     PLS_INTEGER := 1;
   BEGIN
     LOOP
-      l_word := REGEXP_SUBSTR(LOWER(p_text), '\w+', 1, l_i);
+      l_word := REGEXP_SUBSTR(l_text, '\w+', 1, l_i);
       EXIT WHEN l_word IS NULL;
       IF INSTR(c_stop_words, ' ' || l_word || ' ') = 0 AND NOT l_seen.EXISTS(l_word)
          AND NVL(LENGTHB(l_query), 0) + LENGTHB(l_word) < 3000 THEN  -- bytes: l_query holds 4000
@@ -219,7 +230,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
       END;
     l_kw_cte := CASE WHEN p_req.strategy IN ('KEYWORD', 'HYBRID') AND p_req.text_query IS NOT NULL THEN
         ' kw AS (SELECT r.seq, 1 / (1 + ABS(SCORE(1))) AS d FROM AGENT_MEMORY_RECORDS r'
-        || ' WHERE CONTAINS(r.content, :b_text, 1) > 0 AND r.seq IN (SELECT c.seq FROM cand c)),'
+        || ' WHERE CONTAINS(r.keyword_text, :b_text, 1) > 0 AND r.seq IN (SELECT c.seq FROM cand c)),'
       ELSE
         ' kw AS (SELECT CAST(NULL AS NUMBER) AS seq, CAST(NULL AS NUMBER) AS d FROM dual'
         || ' WHERE :b_text IS NOT NULL AND 1 = 0),'

@@ -39,9 +39,10 @@ AS
   -- The SearchRequest -> [SearchHit] operation (documented in AGENT_MEMORY).
   FUNCTION search(p_request IN JSON) RETURN JSON;
 
-  -- An Oracle Text query ORing the distinct lower-cased words of free text that are not in
-  -- the shared keyword stoplist, each escaped in braces (no operator injection); NULL when
-  -- no such word remains.
+  -- An Oracle Text query ORing the distinct lower-cased words of free text's keyword text
+  -- (AGENT_MEMORY_KEYWORD.keyword_text: Han and Hangul as character bigrams, as the index holds
+  -- them) that are not in the shared keyword stoplist, each escaped in braces (no operator
+  -- injection); NULL when no such word remains.
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2;
 END AGENT_MEMORY_SEARCH;
 /

@@ -220,6 +220,9 @@ def test_a_fresh_store_loads_every_chunk_including_records_without_vectors(
     reader.close()
 
 
+CURRENT_VERSION = "4"
+"""The embedded schema version these tests expect an upgraded file to have."""
+
 V1_KEYWORD_INDEX = """
 CREATE VIRTUAL TABLE records_fts USING fts5 (
     content, content='records', content_rowid='seq', tokenize='unicode61 remove_diacritics 2'
@@ -242,7 +245,9 @@ def _write_version_1_file(path: Path, count: int) -> None:
     conn = sqlite3.connect(path)
     records_v1 = schema.DDL.replace(f"    scope_tokens TEXT GENERATED ALWAYS AS "
                                     f"({schema.SCOPE_TOKENS_SQL}) VIRTUAL,\n", "")
-    assert "scope_tokens" not in records_v1
+    records_v1 = records_v1.replace("    keyword_text TEXT,\n", "").replace(
+        f"    keyword_body TEXT GENERATED ALWAYS AS ({schema.KEYWORD_BODY_SQL}) VIRTUAL,\n", "")
+    assert "scope_tokens" not in records_v1 and "keyword_" not in records_v1
     relations_v1 = schema.RELATIONS_DDL.replace("thread_id              TEXT,",
                                                 "thread_id              TEXT NOT NULL,")
     assert "TEXT NOT NULL," in relations_v1
@@ -276,7 +281,7 @@ def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) ->
     keep every record, keyword-searchable inside a scope."""
     _write_version_1_file(path, 6)
     store = EmbeddedBackend(path)
-    assert _file_version(path) == "3"
+    assert _file_version(path) == CURRENT_VERSION
     hits = store.search({"query_text": "rose", "strategy": "KEYWORD", "max_results": 10,
                          "scope": {"user_id": {"value": "u1", "exact": True}}})
     assert sorted(hit["record"]["id"] for hit in hits) == ["m1", "m3", "m5"]
@@ -287,7 +292,7 @@ def test_a_version_1_file_is_upgraded_with_its_records_searchable(path: Path) ->
     assert [hit["record"]["id"] for hit in hits] == ["m9"]
     store.close()
     EmbeddedBackend(path).close()  # opening an upgraded file changes nothing
-    assert _file_version(path) == "3"
+    assert _file_version(path) == CURRENT_VERSION
 
 
 def test_processes_opening_a_version_1_file_at_once_upgrade_it_once(path: Path) -> None:
@@ -308,7 +313,7 @@ def test_processes_opening_a_version_1_file_at_once_upgrade_it_once(path: Path) 
     outputs = [worker.communicate(timeout=120) for worker in workers]
     assert [worker.returncode for worker in workers] == [0, 0, 0], outputs
     assert [out.strip() for out, _ in outputs] == ["200", "200", "200"]
-    assert _file_version(path) == "3"
+    assert _file_version(path) == CURRENT_VERSION
     store = EmbeddedBackend(path)
     integrity = store._conn.execute(
         "INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)")
@@ -336,7 +341,7 @@ def test_a_version_2_file_keeps_its_relations_and_accepts_client_level_links(pat
         "UPDATE store_meta SET value = '2' WHERE key = 'schema_version';")
     conn.close()
     store = EmbeddedBackend(path)
-    assert _file_version(path) == "3"
+    assert _file_version(path) == CURRENT_VERSION
     assert [link["id"] for link in store.list_links({"thread_id": "t1"})] == ["r1"]
     store.write_records([record(3, thread_id="t2")],
                         links=[{"id": "r2", "source_id": "m3", "source_type": "memory",

@@ -111,7 +111,7 @@ def test_administration_members_need_an_unrestricted_session_and_contract_member
     body = dict(render.render_install())["agent_memory.pkb"]
     guarded = set(re.findall(r"AGENT_MEMORY_SESSION\.assert_unrestricted\('(\w+)'\)", body))
     assert guarded == {"reset_store", "sync_text_index", "ensure_purge_job", "drop_purge_job",
-                       "set_schema_version"}
+                       "set_schema_version", "fill_keyword_text"}
 
 
 def test_uninstall_drops_the_isolation_objects():

@@ -156,9 +156,11 @@ def test_default_ddl_has_the_dimension_ivf_and_a_context_index_synced_on_commit(
     indexes = strip_comments(scripts["agent_memory_indexes.sql"])
     assert "ORGANIZATION NEIGHBOR PARTITIONS" in indexes
     assert "DISTANCE COSINE" in indexes
-    assert ("CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (content)\n"
+    # the text index reads the keyword text (Han/Hangul bigrams) with the store's BASIC_LEXER
+    assert ("CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (keyword_text)\n"
             "  INDEXTYPE IS CTXSYS.CONTEXT") in indexes
-    assert "'MAINTENANCE MANUAL SYNC (ON COMMIT)'" in indexes
+    assert "CTX_DDL.CREATE_PREFERENCE('AGENT_MEMORY_LEXER', 'BASIC_LEXER')" in indexes
+    assert "'LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)'" in indexes
     assert "HYBRID" not in indexes and "SEARCH INDEX" not in indexes
 
 
@@ -186,7 +188,8 @@ def test_every_strategy_gets_one_context_index_with_the_sync_mode(sync_mode, cla
             search_strategy=strategy, sync_mode=sync_mode, embedding_model=model,
         ))["agent_memory_indexes.sql"])
         statement = re.search(r"CREATE INDEX \w+_TIX .*?;", indexes, flags=re.S).group(0)
-        assert f"INDEXTYPE IS CTXSYS.CONTEXT\n  PARAMETERS ('{clause}')" in statement
+        assert (f"INDEXTYPE IS CTXSYS.CONTEXT\n  PARAMETERS ('LEXER AGENT_MEMORY_LEXER {clause}')"
+                in statement)
         assert "HYBRID" not in indexes
 
 
@@ -368,7 +371,7 @@ def test_internal_packages_are_accessible_only_by_the_store():
         public = name in {
             "agent_memory.pks", "agent_memory_errors.pks", "agent_memory_scope.pks",
             "agent_memory_filter.pks", "agent_memory_session.pks",
-            "agent_memory_security.pks",
+            "agent_memory_security.pks", "agent_memory_keyword.pks",
         }
         assert ("ACCESSIBLE BY" in header) != public, name
 

@@ -32,5 +32,10 @@ def test_content_words_drop_function_words_possessive_s_and_repeats():
 def test_the_oracle_search_package_carries_exactly_the_shared_list():
     body = dict(render_install())["agent_memory_search.pkb"]
     constant = body[body.index("c_stop_words"): body.index(";", body.index("c_stop_words"))]
-    rendered = set(" ".join(re.findall(r"'([a-z ]*)'", constant)).split())
+    # plain words as literals, accented (French) ones as UNISTR literals with \XXXX escapes
+    assert constant.isascii()
+    parts = re.findall(r"'([a-z0-9\\ ]*)'", constant)
+    rendered = {re.sub(r"\\([0-9a-f]{4})", lambda m: chr(int(m.group(1), 16)), word)
+                for part in parts for word in part.split()}
     assert rendered == STOP_WORDS
+    assert {"où", "à", "été", "était", "être"} <= rendered

@@ -199,3 +199,35 @@ def test_the_explicit_upgrade_still_refuses_other_choices():
     with pytest.raises(SchemaError, match="upgrade keeps the store's own choices"):
         OracleBackend(connection, schema_policy="NO_CHECK", search_strategy="HYBRID").upgrade()
     assert changed_schema(connection) == []
+
+
+def test_upgrading_a_version_3_store_fills_the_keyword_text_before_indexing_it():
+    """Version 4: the column is added and the old text index over content dropped before
+    the packages; the keyword text is filled with the new packages, then the lexer and the
+    text index over keyword_text are created, then the version is recorded."""
+    connection = version_1_store()
+    connection.meta["schema_version"] = "3"
+    OracleBackend(connection, schema_policy="NO_CHECK").upgrade()
+    done = statements(connection)
+    add = done.index(f"ALTER TABLE {NAMES['t_records']} ADD (keyword_text CLOB)")
+    drop = done.index(f"DROP INDEX IF EXISTS {NAMES['ix_text']} FORCE")
+    keyword_body = next(i for i, s in enumerate(done)
+                        if s.startswith(f"CREATE OR REPLACE PACKAGE BODY {NAMES['keyword']}"))
+    fill = next(i for i, s in enumerate(done) if "FILL_KEYWORD_TEXT" in s)
+    lexer = next(i for i, s in enumerate(done)
+                 if f"CTX_DDL.CREATE_PREFERENCE('{NAMES['text_lexer']}', 'BASIC_LEXER')" in s)
+    index = next(i for i, s in enumerate(done)
+                 if s.startswith(f"CREATE INDEX {NAMES['ix_text']} ON {NAMES['t_records']} "
+                                 "(keyword_text)"))
+    set_version = next(i for i, s in enumerate(done) if "SET_SCHEMA_VERSION" in s)
+    assert add < drop < keyword_body < fill < lexer < index < set_version
+    assert connection.calls[fill][1] == {"p_batch": 1000}
+    assert not any(s.startswith("CREATE VECTOR INDEX") for s in done)  # kept as it is
+    assert not any(s.startswith(f"ALTER TABLE {NAMES['t_relations']}") for s in done)
+
+
+def test_a_version_4_store_is_not_filled_again():
+    connection = version_1_store()
+    connection.meta["schema_version"] = str(SCHEMA_VERSION)
+    OracleBackend(connection, schema_policy="NO_CHECK").upgrade()
+    assert not any("FILL_KEYWORD_TEXT" in s for s in statements(connection))

@@ -98,7 +98,8 @@ END_USER_GROUPS_BIND = "am_end_user_groups"
 """The SESSION members and the binds that wrap an operation of a store bound to an end user
 (tests/oracle_store checks them against the session package spec)."""
 
-RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED"})
+RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED",
+                            "FILL_KEYWORD_TEXT"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
 RETURNS_TEXT = frozenset({"END_USER_ID"})
 """Functions returning NUMBER, BOOLEAN or VARCHAR2; every other function returns JSON. A
@@ -144,16 +145,33 @@ TABLE_STEPS: tuple[tuple[int, tuple[str, ...]], ...] = (
         "REFERENCES {t_sec_policies} (policy_name) ON DELETE CASCADE)",
         "CREATE INDEX IF NOT EXISTS {t_sec_grants}_POLICY_IX ON {t_sec_grants} (policy_name)",
     )),
+    # Version 4: the keyword text (Han and Hangul as character bigrams) that the text index
+    # reads instead of content. The old index over content goes; after the packages are
+    # re-created, KEYWORD_STEPS fill the column and create the new index over it.
+    # Checked: ALTER TABLE ... ADD (column datatype),
+    #   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
+    #   DROP INDEX [IF EXISTS] ... FORCE (a domain index),
+    #   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DROP-INDEX.html
+    (4, (
+        "ALTER TABLE {t_records} ADD (keyword_text CLOB)",
+        "DROP INDEX IF EXISTS {ix_text} FORCE",
+    )),
 )
 """The table changes of each schema version, run by ``upgrade`` for every version above the
 store's (install/upgrade.sql has the same steps). Object names come from the validated
 prefix; a step that already ran (ORA-01451: the column is already nullable; IF NOT EXISTS
 for the tables of version 3) is skipped."""
-_ALREADY_DONE_CODES = frozenset({1451})
+_ALREADY_DONE_CODES = frozenset({1451, 1430})
 """ORA-01451 "column to be modified to NULL cannot be modified to NULL": the step already ran
 (an interrupted upgrade). Not found in the Oracle error pages available here; observed in
 https://gist.github.com/velll/12043255b542ef87cc0b9787e840accd (a first run against a
-database confirms it, tests/oracle/first_contact.sh runs the upgrade)."""
+database confirms it, tests/oracle/first_contact.sh runs the upgrade). ORA-01430 "column
+being added already exists in table": the version 4 column is there already."""
+KEYWORD_TEXT_VERSION = 4
+"""The version whose upgrade fills records' keyword_text and creates the text index over it
+once the packages exist (``_upgrade_keyword_text``)."""
+KEYWORD_FILL_BATCH = 1000
+"""Records per committed batch when the upgrade fills keyword_text."""
 
 MINIMUM_RELEASE = 23
 MAX_ID_LENGTH = 512
@@ -636,12 +654,35 @@ class OracleBackend:
                 raise SchemaError(f"the store {self.facade} has schema version {installed}, "
                                   f"newer than this library ({SCHEMA_VERSION})")
             self._upgrade_tables(cursor, installed)
-            for name, text in render_install(**self._render_options(stored, given)):
+            rendered = render_install(**self._render_options(stored, given))
+            for name, text in rendered:
                 if name.endswith(("_types.sql", ".pks", ".pkb", "_isolation.sql")):
                     self._progress(f"running {name}")
                     for statement in split_script(text):
                         self._execute(cursor, statement, {})
+        if installed < KEYWORD_TEXT_VERSION:
+            self._upgrade_keyword_text(dict(rendered))
         self._call("API.SET_SCHEMA_VERSION", p_version=SCHEMA_VERSION)
+
+    def _upgrade_keyword_text(self, rendered: dict[str, str]) -> None:
+        """Version 4, once the packages exist: fill keyword_text of the stored records (in
+        committed batches, by the facade's fill_keyword_text), then create the text lexer
+        preference and the text index over keyword_text from the store's own indexes
+        script (the vector index is kept)."""
+        filled = self._call_function("API.FILL_KEYWORD_TEXT", p_batch=KEYWORD_FILL_BATCH)
+        self._progress(f"version {KEYWORD_TEXT_VERSION}: keyword text of {filled} record(s)")
+        text_index = object_names(self.facade)["ix_text"]
+        with self._connection() as conn, conn.cursor() as cursor:
+            existing = self._existing_objects(cursor)
+            script = rendered[f"{self.facade.lower()}_indexes.sql"]
+            for statement in split_script(script):
+                created = _created_object(statement)
+                lexer_block = statement.split()[0].upper() in ("DECLARE", "BEGIN")
+                if lexer_block or (created == ("INDEX", text_index)
+                                   and created not in existing):
+                    self._progress(f"version {KEYWORD_TEXT_VERSION}: {statement.split()[0]} "
+                                   f"{'lexer preference' if lexer_block else text_index}")
+                    self._execute(cursor, statement, {})
 
     def _upgrade_tables(self, cursor: Any, installed: int) -> None:
         """The table steps of the versions above ``installed``, in order."""

@@ -8,11 +8,14 @@ import uuid
 
 from oracleagentmemory.stores.embedded import changelog
 from oracleagentmemory.stores.errors import SchemaError
+from oracleagentmemory.stores.keyword_text import stored_keyword_text
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """2: records.scope_tokens and a keyword index that holds them; 3: relations.thread_id may
-be null (a relation made through the client between memories of different threads).
-Older files are upgraded on open, one step per version."""
+be null (a relation made through the client between memories of different threads);
+4: records.keyword_text (Han and Hangul cut into character bigrams, see
+stores/keyword_text.py) and a keyword index over it. Older files are upgraded on open, one
+step per version."""
 
 SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
 SCOPE_TOKENS_SQL = " || ".join(
@@ -27,6 +30,11 @@ scope too and reads only that scope's postings instead of every match in the tab
 def scope_token(column: str, value: str | None) -> str:
     """The token SCOPE_TOKENS_SQL stores for one scope value (what a search asks for)."""
     return SCOPE_TOKEN_LETTERS[column] + ("" if value is None else value.encode().hex())
+
+KEYWORD_BODY_SQL = "coalesce(keyword_text, content)"
+"""What the keyword index reads: the stored keyword text (content with Han and Hangul runs
+cut into bigrams), which is NULL when it equals the content, so a store without such text
+does not hold its content twice."""
 
 DDL = f"""
 CREATE TABLE IF NOT EXISTS store_meta (
@@ -53,6 +61,8 @@ CREATE TABLE IF NOT EXISTS records (
     message_id   TEXT,
     embedding    BLOB,
     scope_tokens TEXT GENERATED ALWAYS AS ({SCOPE_TOKENS_SQL}) VIRTUAL,
+    keyword_text TEXT,
+    keyword_body TEXT GENERATED ALWAYS AS ({KEYWORD_BODY_SQL}) VIRTUAL,
     UNIQUE (id_space, id)
 );
 CREATE INDEX IF NOT EXISTS records_by_type_user ON records (record_type, user_id);
@@ -91,6 +101,33 @@ CREATE INDEX IF NOT EXISTS relations_by_thread ON relations (thread_id);
 
 FTS_DDL = """
 CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5 (
+    keyword_body, scope_tokens, content='records', content_rowid='seq',
+    tokenize='unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER IF NOT EXISTS records_fts_insert AFTER INSERT ON records BEGIN
+    INSERT INTO records_fts (rowid, keyword_body, scope_tokens)
+    VALUES (new.seq, new.keyword_body, new.scope_tokens);
+END;
+CREATE TRIGGER IF NOT EXISTS records_fts_delete AFTER DELETE ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, keyword_body, scope_tokens)
+    VALUES ('delete', old.seq, old.keyword_body, old.scope_tokens);
+END;
+CREATE TRIGGER IF NOT EXISTS records_fts_update
+AFTER UPDATE OF content, keyword_text, user_id, agent_id, thread_id ON records BEGIN
+    INSERT INTO records_fts (records_fts, rowid, keyword_body, scope_tokens)
+    VALUES ('delete', old.seq, old.keyword_body, old.scope_tokens);
+    INSERT INTO records_fts (rowid, keyword_body, scope_tokens)
+    VALUES (new.seq, new.keyword_body, new.scope_tokens);
+END;
+"""
+"""The keyword index (FTS5, external content) over keyword_body and the scope tokens. Every
+write that sets or changes a record's content sets its keyword_text in the same statement
+(stores/embedded/store.py), so the triggers index the bigrams of the new content."""
+
+FTS_TRIGGERS = ("records_fts_insert", "records_fts_delete", "records_fts_update")
+
+V3_FTS_DDL = """
+CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5 (
     content, scope_tokens, content='records', content_rowid='seq',
     tokenize='unicode61 remove_diacritics 2'
 );
@@ -110,6 +147,8 @@ AFTER UPDATE OF content, user_id, agent_id, thread_id ON records BEGIN
     VALUES (new.seq, new.content, new.scope_tokens);
 END;
 """
+"""The keyword index of versions 2 and 3 (over content): what the 1 -> 2 step builds, before
+3 -> 4 replaces it."""
 
 TABLES = ("records_fts", "relations", "image_data", "record_changes", "records", "store_meta")
 
@@ -251,10 +290,16 @@ def _add_scope_tokens(conn: sqlite3.Connection) -> None:
         "ALTER TABLE records ADD COLUMN scope_tokens TEXT"
         f" GENERATED ALWAYS AS ({SCOPE_TOKENS_SQL}) VIRTUAL"
     )
-    for trigger in ("records_fts_insert", "records_fts_delete", "records_fts_update"):
+    _rebuild_keyword_index(conn, V3_FTS_DDL)
+
+
+def _rebuild_keyword_index(conn: sqlite3.Connection, fts_ddl: str) -> None:
+    """Drop the keyword index and its triggers, create them from ``fts_ddl`` and index
+    every record again."""
+    for trigger in FTS_TRIGGERS:
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     conn.execute("DROP TABLE IF EXISTS records_fts")
-    for statement in _statements(FTS_DDL):
+    for statement in _statements(fts_ddl):
         conn.execute(statement)
     conn.execute("INSERT INTO records_fts (records_fts) VALUES ('rebuild')")
 
@@ -270,7 +315,43 @@ def _nullable_relation_thread(conn: sqlite3.Connection) -> None:
     conn.execute("DROP TABLE relations_v2")
 
 
-_UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread}
+KEYWORD_FILL_BATCH = 2000
+"""Rows read per batch when version 4 fills keyword_text for the records already stored."""
+
+
+def _add_keyword_text(conn: sqlite3.Connection) -> None:
+    """3 -> 4: records.keyword_text filled for the records with Han or Hangul text (in
+    batches of seq, so a large file is never read whole), and the keyword index rebuilt over
+    keyword_body (seconds per million records, once). The index and its triggers go first,
+    so filling the column does not re-index row by row."""
+    for trigger in FTS_TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("DROP TABLE IF EXISTS records_fts")
+    # table_xinfo lists generated columns too; a column already there (a file whose
+    # version was set back by hand) is kept.
+    columns = {row[1] for row in conn.execute("PRAGMA table_xinfo(records)")}
+    if "keyword_text" not in columns:
+        conn.execute("ALTER TABLE records ADD COLUMN keyword_text TEXT")
+    if "keyword_body" not in columns:
+        conn.execute("ALTER TABLE records ADD COLUMN keyword_body TEXT"
+                     f" GENERATED ALWAYS AS ({KEYWORD_BODY_SQL}) VIRTUAL")
+    last = -1
+    while True:
+        rows = conn.execute(
+            "SELECT seq, content FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+            (last, KEYWORD_FILL_BATCH),
+        ).fetchall()
+        if not rows:
+            break
+        last = rows[-1][0]
+        changed = [(segmented, seq) for seq, content in rows
+                   if (segmented := stored_keyword_text(content or "")) is not None]
+        if changed:
+            conn.executemany("UPDATE records SET keyword_text = ? WHERE seq = ?", changed)
+    _rebuild_keyword_index(conn, FTS_DDL)
+
+
+_UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text}
 
 
 def check_version(conn: sqlite3.Connection) -> None:

@@ -229,12 +229,14 @@ def _vector_distances(
 
 
 def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> str | None:
-    """An FTS5 query that ORs the content words of free text, each quoted (no injection),
-    ANDed with the token of every exact scope dimension so FTS5 skips other scopes."""
+    """An FTS5 query that ORs the content words of free text (its keyword text's words, so
+    Han and Hangul as character bigrams, the way records are indexed), each quoted (no
+    injection), ANDed with the token of every exact scope dimension so FTS5 skips other
+    scopes."""
     words = content_words(text)
     if not words:
         return None
-    query = "content : (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in words) + ")"
+    query = "keyword_body : (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in words) + ")"
     for column, dimension in (scope or {}).items():
         if dimension["exact"]:
             query += f' AND scope_tokens : "{scope_token(column, dimension["value"])}"'
@@ -249,7 +251,7 @@ def _keyword_distances(
     query = fts_query(text, scope)
     if query is None:
         return slots[:0], np.zeros(0, dtype=np.float64)
-    # bm25 weights: the content column counts, the scope tokens do not.
+    # bm25 weights: the keyword text column counts, the scope tokens do not.
     if slots.shape[0] <= cache.size * FTS_FILTER_SHARE:
         # "+rowid" keeps the constraint out of FTS5 (which would re-run the query per rowid):
         # SQLite filters the matches and bm25 is only computed for candidates.

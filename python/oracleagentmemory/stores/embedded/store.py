@@ -46,6 +46,7 @@ from oracleagentmemory.stores.errors import (
     InvalidLinkError,
     SchemaError,
 )
+from oracleagentmemory.stores.keyword_text import stored_keyword_text
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
     CascadeResult,
@@ -110,9 +111,9 @@ def restored_time(record: Mapping[str, Any], key: str, where: str) -> str | None
 _INSERT_HEAD = (
     "INSERT INTO records (id, id_space, record_type, user_id, agent_id, thread_id, role,"
     " content, metadata, extra, event_ts, created_at, updated_at, expires_at, status,"
-    " message_id, embedding) VALUES "
+    " message_id, embedding, keyword_text) VALUES "
 )
-_RECORD_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_RECORD_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 _INSERT_RECORD = _INSERT_HEAD + _RECORD_VALUES
 _PARAMETERS_PER_ROW = _RECORD_VALUES.count("?")
 """Rows go into multi-row INSERTs of as many rows as fit the parameter limit (at most
@@ -126,6 +127,7 @@ def _record_values(row: dict[str, Any]) -> tuple[Any, ...]:
         row["thread_id"], row["role"], row["content"], row["metadata"], row["extra"],
         row["event_ts"], row["created_at"], row["updated_at"], row["expires_at"],
         row["status"], row["message_id"], row["embedding"],
+        stored_keyword_text(row["content"]),
     )
 
 
@@ -864,8 +866,10 @@ class EmbeddedBackend:
             if not isinstance(changes["content"], str):
                 raise InvalidArgumentError("content must be a string")
             limits.check_content(changes["content"], "content")
-            sets.append("content = ?")
-            params.append(changes["content"])
+            # The keyword index reads keyword_text (or content where it is NULL): both change
+            # in one statement, so its update trigger indexes the new content's bigrams.
+            sets.append("content = ?, keyword_text = ?")
+            params.extend((changes["content"], stored_keyword_text(changes["content"])))
         if "embedding" in changes:
             embedding = changes["embedding"]
             sets.append("embedding = ?")

@@ -23,15 +23,17 @@ import jinja2
 from oracleagentmemory import _vocabulary
 from oracleagentmemory.stores import hybrid_fusion, limits
 from oracleagentmemory.stores.errors import InvalidArgumentError
+from oracleagentmemory.stores.keyword_text import BIGRAM_RANGES
 from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """1: the first; 2: relations.thread_id may be NULL (client-level links), the SQL collection
 types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST; 3: deep data security, the tables
 <prefix>_SEC_POLICIES and <prefix>_SEC_GRANTS (policies registered on the store and granted
-to end users and groups). install/upgrade.sql and OracleBackend.upgrade move a store from one
-to the next."""
+to end users and groups); 4: <prefix>_RECORDS.keyword_text (Han and Hangul as character
+bigrams, the package <prefix>_KEYWORD) and the text index over it with a BASIC_LEXER.
+install/upgrade.sql and OracleBackend.upgrade move a store from one to the next."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
 VECTOR_INDEXES = ("HNSW", "IVF")
@@ -76,6 +78,7 @@ TEMPLATES = (
     ("types.sql.j2", "{p}_types.sql"),
     ("errors.pks.j2", "{p}_errors.pks"),
     ("codec.pks.j2", "{p}_codec.pks"),
+    ("keyword.pks.j2", "{p}_keyword.pks"),
     ("scope.pks.j2", "{p}_scope.pks"),
     ("filter.pks.j2", "{p}_filter.pks"),
     ("retention.pks.j2", "{p}_retention.pks"),
@@ -88,6 +91,7 @@ TEMPLATES = (
     ("facade.pks.j2", "{p}.pks"),
     ("errors.pkb.j2", "{p}_errors.pkb"),
     ("codec.pkb.j2", "{p}_codec.pkb"),
+    ("keyword.pkb.j2", "{p}_keyword.pkb"),
     ("scope.pkb.j2", "{p}_scope.pkb"),
     ("filter.pkb.j2", "{p}_filter.pkb"),
     ("retention.pkb.j2", "{p}_retention.pkb"),
@@ -179,6 +183,7 @@ def object_names(prefix: str) -> dict[str, str]:
         "facade": prefix,
         "errors": f"{prefix}_ERRORS",
         "codec": f"{prefix}_CODEC",
+        "keyword": f"{prefix}_KEYWORD",
         "scope": f"{prefix}_SCOPE",
         "filter": f"{prefix}_FILTER",
         "retention": f"{prefix}_RETENTION",
@@ -199,6 +204,7 @@ def object_names(prefix: str) -> dict[str, str]:
         "v_relations": f"{prefix}_RELATIONS_V",
         "ix_vector": f"{prefix}_RECORDS_VIX",
         "ix_text": f"{prefix}_RECORDS_TIX",
+        "text_lexer": lexer_name(prefix),
         "job": f"{prefix}_PURGE_JOB",
         "number_list": f"{prefix}_NUMBER_LIST",
         "text_list": f"{prefix}_TEXT_LIST",
@@ -219,6 +225,22 @@ def context_name(prefix: str) -> str:
         return name
     digest = hashlib.sha256(prefix.encode("ascii")).hexdigest()[:8].upper()
     return f"{prefix[:MAX_CONTEXT_NAME - 13]}_{digest}_CTX"
+
+
+MAX_PREFERENCE_NAME = 30
+"""Oracle Text preference names as the dictionary views list them: VARCHAR2(30) (PRE_NAME
+of CTX_USER_PREFERENCES, https://docs.oracle.com/cd/A91202_01/901_doc/text.901/a90121/aviews38.htm;
+later releases may allow more, 30 is the limit documented here)."""
+
+
+def lexer_name(prefix: str) -> str:
+    """The store's BASIC_LEXER preference: PREFIX_LEXER, or for prefixes too long for 30
+    bytes a shortened prefix plus 8 hex digits of its hash (still one name per prefix)."""
+    name = f"{prefix}_LEXER"
+    if len(name) <= MAX_PREFERENCE_NAME:
+        return name
+    digest = hashlib.sha256(prefix.encode("ascii")).hexdigest()[:8].upper()
+    return f"{prefix[:MAX_PREFERENCE_NAME - 15]}_{digest}_LEXER"
 
 
 def templates_dir() -> Path:
@@ -300,6 +322,7 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "embedding_model": options.embedding_model,
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
+        "bigram_ranges": BIGRAM_RANGES,
         **_vocabulary_context(),
         **_limits_context(),
     }
@@ -314,12 +337,27 @@ def _limits_context() -> dict[str, int]:
             "fusion_min_window": hybrid_fusion.FUSION_MIN_WINDOW}
 
 
+STOP_WORD_PATTERN = re.compile(r"^[a-z\u00e0-\u00ff\u0153]+$")
+"""A stopword that may be rendered into SQL: lower-case a-z, Latin-1 letters, oe ligature."""
+
+
 def _stop_word_lines(per_line: int = 12) -> list[str]:
-    """The keyword stoplist as lines of a PL/SQL string constant (plain a-z words only)."""
+    """The keyword stoplist as the parts of a PL/SQL string constant, each a SQL string
+    expression ending in a space: plain a-z words as literals, words with accents (French)
+    in ``UNISTR`` literals with ``\\XXXX`` escapes, so the package source stays ASCII and
+    no client character set can garble it (UNISTR, SQL Language Reference:
+    https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UNISTR.html)."""
     words = sorted(STOP_WORDS)
-    if not all(re.fullmatch(r"[a-z]+", word) for word in words):
+    if not all(STOP_WORD_PATTERN.match(word) for word in words):
         raise ValueError("stopwords must be plain lower-case words to be rendered into SQL")
-    return [" ".join(words[i : i + per_line]) for i in range(0, len(words), per_line)]
+    plain = [word for word in words if word.isascii()]
+    accented = [word for word in words if not word.isascii()]
+    lines = [f"'{' '.join(plain[i : i + per_line])} '" for i in range(0, len(plain), per_line)]
+    for i in range(0, len(accented), per_line):
+        escaped = " ".join("".join(char if char.isascii() else f"\\{ord(char):04x}"
+                                   for char in word) for word in accented[i : i + per_line])
+        lines.append(f"UNISTR('{escaped} ')")
+    return lines
 
 
 def render_install(
