@@ -16,6 +16,7 @@ __all__ = [
     "ArgumentTypeError",
     "InvalidArgumentError",
     "MissingFieldError",
+    "ModelUnavailableError",
     "NotFoundError",
     "OperationTimeoutError",
 ]
@@ -73,6 +74,14 @@ class OperationTimeoutError(AgentMemoryError, TimeoutError):
     embedded store's write lock held by another process past the busy timeout.
 
     Also a ``TimeoutError``, so ``except TimeoutError`` works.
+    """
+
+
+class ModelUnavailableError(AgentMemoryError, RuntimeError):
+    """A local embedding model's files are missing, incomplete or not the known ones; the
+    message names the package to install or the variable to set.
+
+    Also a ``RuntimeError``, as it was before it had a class of its own.
     """
 
 

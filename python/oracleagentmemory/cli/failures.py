@@ -78,7 +78,7 @@ def classify(error: BaseException) -> tuple[ExitCode, str]:
         return error.code, one_line(error.message)
     if isinstance(error, KeyboardInterrupt):
         return ExitCode.INTERRUPTED, "interrupted"
-    if isinstance(error, ImportError):
+    if isinstance(error, ImportError | errors.ModelUnavailableError):
         return ExitCode.MISSING_COMPONENT, text
     if _from_oracledb(error) or isinstance(error, SchemaError):
         if _ORACLE_PERMISSION.search(text):

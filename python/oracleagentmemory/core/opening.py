@@ -16,6 +16,7 @@ from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.memorystore import IMemoryStore
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
+from oracleagentmemory.core.embedders import settle_default_embedder
 from oracleagentmemory.core.memory_service import MemoryService
 from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore
 from oracleagentmemory.core.retention import MemoryRetentionConfig
@@ -26,7 +27,8 @@ from oracleagentmemory.stores.protocol import StoreBackend
 
 def resolve_embedder(embedder: Any, default: bool) -> IEmbedder | None:
     """An IEmbedder from the ``embedder`` argument: an instance, a model name, or (omitted)
-    the local all-MiniLM-L6-v2 model when ``default``, else None."""
+    the default local model when ``default`` (the store may swap it for the model of its
+    vectors: ``settle_default_embedder``), else None."""
     if embedder is NOT_SET_MARKER or embedder is None:
         if not default:
             return None
@@ -93,7 +95,7 @@ def open_store(*, store: Any, connection: Any, embedder: Any, schema_policy: Any
             value_or(search_index_sync, SearchIndexSyncMode.ON_COMMIT)),
         memory_retention_config=retention, memory_store_id=memory_store_id,
         schema_owner=schema_owner)
-    return OpenedStore(opened, opened.backend, model, opened.search_strategy,
+    return OpenedStore(opened, opened.backend, opened.embedder, opened.search_strategy,
                        opened.memory_store_id, opened._strategy_given)
 
 
@@ -106,8 +108,8 @@ def service_for_store(store: Any) -> MemoryService:
     if isinstance(store, IMemoryStore):
         return MemoryService(InterfaceBackend(store), None, strategy=SearchStrategy.VECTOR)
     if isinstance(store, StoreBackend):
-        return MemoryService(store, resolve_embedder(NOT_SET_MARKER, default=True),
-                             strategy_given=False)
+        return MemoryService(store, settle_default_embedder(
+            store, resolve_embedder(NOT_SET_MARKER, default=True)), strategy_given=False)
     opened = OracleDBMemoryStore(resolve_embedder(NOT_SET_MARKER, default=True), store,
                                  schema_policy=SchemaPolicy.CREATE_IF_NECESSARY)
     return MemoryService(opened.backend, opened.embedder, strategy=opened.search_strategy,

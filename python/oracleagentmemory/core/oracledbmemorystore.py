@@ -39,6 +39,7 @@ from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core.arguments import check_content, check_id, check_status
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
+from oracleagentmemory.core.embedders import settle_default_embedder
 from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import endpoint_query, link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import search_result
@@ -184,6 +185,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
             store_id=store_id or prefix, schema_owner=value_or(schema_owner, None))
         self.memory_store_id: str = str(
             store_id or prefix or self.backend.describe().get("store_id") or "AGENT_MEMORY")
+        self.embedder = settle_default_embedder(self.backend, embedder)
 
     # -- embeddings -------------------------------------------------------------------
 

