@@ -28,7 +28,7 @@ Speeds: ingestion memories/s is the whole ``add_memory`` loop, the model include
 per call); query p50 is ``thread.search`` with nothing set, the query embedded in the call;
 the strategy rows' search p50 reuse the query vector (cached by text). Embedder texts/s is a
 batch of memories of every language in batches of 32; single-query p50 embeds questions one
-at a time.
+at a time, each round new ones (a query cache would answer a repeat).
 """
 
 from __future__ import annotations
@@ -182,16 +182,22 @@ def describe_embedder(name: str, embedder: Any) -> str:
 def embedder_speed(embedders: dict[str, Any], sets: dict[str, dict[str, Any]]
                    ) -> dict[str, dict[str, float]]:
     """texts/s over batches of memories and single-query p50 ms, the embedders alternating
-    within each round (the first round's order reversed in the next)."""
+    within each round (the first round's order reversed in the next). Each round embeds
+    questions no round embedded before (a query cache would answer a repeat without the
+    model): the first ones of each language, long evicted from any recent-query cache by
+    the searches before."""
     texts = [m for data in sets.values() for m in data["memories"][:SPEED_TEXTS]]
-    queries = [q["q"] for data in sets.values() for q in data["questions"][:SPEED_QUERIES]]
+    rounds = [[q["q"] for data in sets.values()
+               for q in data["questions"][1 + r * SPEED_QUERIES:1 + (r + 1) * SPEED_QUERIES]]
+              for r in range(SPEED_ROUNDS)]
+    warm_up = [data["questions"][0]["q"] for data in sets.values()][:1]
     rates: dict[str, list[float]] = {name: [] for name in embedders}
     single: dict[str, list[float]] = {name: [] for name in embedders}
     for embedder in embedders.values():  # warm up (model load, first-call costs)
         embedder.embed(texts[:SPEED_BATCH])
-        embedder.embed(queries[:1], is_query=True)
+        embedder.embed(warm_up, is_query=True)
     names = list(embedders)
-    for round_ in range(SPEED_ROUNDS):
+    for round_, queries in enumerate(rounds):
         for name in names if round_ % 2 == 0 else names[::-1]:
             embedder = embedders[name]
             started = time.perf_counter()
@@ -204,7 +210,7 @@ def embedder_speed(embedders: dict[str, Any], sets: dict[str, dict[str, Any]]
                 single[name].append(1e3 * (time.perf_counter() - started))
     return {name: {"texts_per_s": statistics.median(rates[name]),
                    "query_ms_p50": statistics.median(single[name]),
-                   "texts_per_round": len(texts), "queries_per_round": len(queries),
+                   "texts_per_round": len(texts), "queries_per_round": len(rounds[0]),
                    "rounds": SPEED_ROUNDS, "batch": SPEED_BATCH} for name in names}
 
 

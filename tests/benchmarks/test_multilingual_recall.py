@@ -101,3 +101,27 @@ def test_the_harness_scores_every_strategy_on_a_tiny_set(tmp_path: Path) -> None
     assert json.loads((tmp_path / "out.json").read_text())["results"][0]["questions"] == 3
     section = "\n".join(harness.report_section(run))
     assert "| (no embedder) | BM25 baseline | 0.667 / 0.667 / 0.667 / 0.667 |" in section
+
+
+def test_speed_rounds_never_repeat_a_query() -> None:
+    """A repeated query would be answered by an embedder's query cache, not its model."""
+
+    class Recorder:
+        def __init__(self) -> None:
+            self.queries: list[str] = []
+
+        def embed(self, texts: list[str], *, is_query: bool = False) -> list[list[float]]:
+            if is_query:
+                self.queries.extend(texts)
+            return [[1.0] for _ in texts]
+
+    sets = {lang: {"memories": [f"{lang} memory {i}" for i in range(5)],
+                   "questions": [{"q": f"{lang} question {i}", "gold": [0]} for i in range(40)]}
+            for lang in ("zh", "en")}
+    first, second = Recorder(), Recorder()
+    speed = harness.embedder_speed({"a": first, "b": second}, sets)
+    for recorder in (first, second):
+        # one warm-up query, then per round 10 new questions of each language
+        assert len(recorder.queries) == 1 + harness.SPEED_ROUNDS * 2 * harness.SPEED_QUERIES
+        assert len(set(recorder.queries)) == len(recorder.queries)
+    assert speed["a"]["queries_per_round"] == 2 * harness.SPEED_QUERIES
