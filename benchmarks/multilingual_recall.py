@@ -329,6 +329,21 @@ def report_section(run: dict[str, Any]) -> list[str]:
     add("| (no embedder) | BM25 baseline | " + " | ".join(
         cell(run["bm25"][lang]) for lang in langs) + " |")
     add("")
+    add("HYBRID against the better of VECTOR and KEYWORD at each k (r@1 / r@5 / r@10; "
+        "negative: HYBRID below it):")
+    add("")
+    add("| embedder | " + " | ".join(langs) + " |")
+    add("|---|" + "---|" * len(langs))
+    for name in dict.fromkeys(result["embedder"] for result in run["results"]):
+        parts = []
+        for lang in langs:
+            hybrid, vector, keyword = (cells.get((name, label), {}).get(lang)
+                                       for label in ("HYBRID", "VECTOR", "KEYWORD"))
+            parts.append(" / ".join(
+                f"{hybrid[f'recall@{k}'] - max(vector[f'recall@{k}'], keyword[f'recall@{k}']):+.3f}"
+                for k in KS) if hybrid and vector and keyword else "")
+        add(f"| {name} | " + " | ".join(parts) + " |")
+    add("")
     add("Speed (ingestion: the `add_memory` loop with the model, one text per call; query "
         "p50: a search with nothing set, the query embedded in the call; search p50: the "
         "hybrid row with the query vector cached):")
