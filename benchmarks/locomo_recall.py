@@ -114,12 +114,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "speaker (date): content": {"index": _speaker_date},
     "speaker: content + previous turn": {"index": _speaker_previous},
     "speaker (date): content + previous turn": {"index": _speaker_date_previous},
-    "speaker (date): content + previous turn, RRF window 20": {
-        "index": _speaker_date_previous, "rrf_window": 20},
-    "speaker (date): content + previous turn, RRF window 50": {
-        "index": _speaker_date_previous, "rrf_window": 50},
-    "speaker (date): content + previous turn, RRF k 20": {
-        "index": _speaker_date_previous, "rrf_k": 20},
+    "speaker (date): content + previous turn, fusion window 20": {
+        "index": _speaker_date_previous, "fusion_window": 20},
+    "speaker (date): content + previous turn, fusion window 50": {
+        "index": _speaker_date_previous, "fusion_window": 50},
     "speaker (date): content + previous turn if at most 8 words": {
         "index": _speaker_date_previous_if_short(8)},
     "speaker (date): content + previous turn if at most 15 words": {
@@ -130,9 +128,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "fts_tokenize": "porter unicode61 remove_diacritics 2"},
 }
 """What each variant changes: ``index`` replaces ``message_index_texts`` for its ingestion,
-``rrf_window`` / ``rrf_k`` the embedded store's HYBRID fusion constants (the contract's
-window of 10 and k of 60) for its searches, ``fts_tokenize`` the embedded keyword index's
-FTS5 tokenizer. An empty entry is the library as it is."""
+``fusion_window`` the embedded store's HYBRID fusion window (the contract's 10,
+``stores.hybrid_fusion.FUSION_MIN_WINDOW``) for its searches, ``fts_tokenize`` the embedded
+keyword index's FTS5 tokenizer. An empty entry is the library as it is."""
 
 
 # -- ours --------------------------------------------------------------------------------------
@@ -195,9 +193,10 @@ def run_variant(name: str, variant: dict[str, Any], embedder: Any,
                 conversations: dict[str, list[Turn]], questions: Sequence[Question],
                 rows: Sequence[str]) -> dict[str, Any]:
     from oracleagentmemory.core import index_text
-    from oracleagentmemory.stores.embedded import schema, search
+    from oracleagentmemory.stores import hybrid_fusion
+    from oracleagentmemory.stores.embedded import schema
 
-    saved = (index_text.message_index_texts, search.RRF_K, search.RRF_MIN_WINDOW)
+    saved = (index_text.message_index_texts, hybrid_fusion.FUSION_MIN_WINDOW)
     saved_ddl = schema.FTS_DDL
     table: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as workdir:
@@ -209,8 +208,8 @@ def run_variant(name: str, variant: dict[str, Any], embedder: Any,
                 schema.FTS_DDL = saved_ddl.replace("unicode61 remove_diacritics 2",
                                                    variant["fts_tokenize"])
             ingest(path, embedder, conversations)
-            search.RRF_K = variant.get("rrf_k", search.RRF_K)
-            search.RRF_MIN_WINDOW = variant.get("rrf_window", search.RRF_MIN_WINDOW)
+            hybrid_fusion.FUSION_MIN_WINDOW = variant.get("fusion_window",
+                                                          hybrid_fusion.FUSION_MIN_WINDOW)
             for row, arguments in configurations().items():
                 if row not in rows:
                     continue
@@ -224,7 +223,7 @@ def run_variant(name: str, variant: dict[str, Any], embedder: Any,
                       f"mrr {table[-1]['mrr']:.3f} p50 {table[-1]['search_ms_p50']:.1f} ms",
                       flush=True)
         finally:
-            index_text.message_index_texts, search.RRF_K, search.RRF_MIN_WINDOW = saved
+            index_text.message_index_texts, hybrid_fusion.FUSION_MIN_WINDOW = saved
             schema.FTS_DDL = saved_ddl
     return {"index_text": name, "rows": table}
 

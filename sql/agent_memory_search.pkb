@@ -208,7 +208,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   END preselect;
 
   -- -- build -------------------------------------------------------------------------------
-
   -- The one statement that filters the candidates, scores and ranks them: constant
   -- fragments chosen by strategy plus AGENT_MEMORY_FILTER.prefilter() (field names matching
   -- AGENT_MEMORY_FILTER.c_safe_key only). Every value is a bind, each placeholder appears once
@@ -243,13 +242,36 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
         || ' UNION ALL SELECT kr.seq, kr.d FROM kr WHERE 1 = 0)'
       WHEN 'KEYWORD' THEN ' scored AS (SELECT kr.seq, kr.d FROM kr'
         || ' UNION ALL SELECT vr.seq, vr.d FROM vr WHERE 1 = 0)'
-      -- HYBRID: each ranking takes part with its best p.win rows (the window).
-      ELSE ' scored AS (SELECT NVL(vt.seq, kt.seq) AS seq,'
-        || ' 1 - (NVL(1 / (' || c_rrf_k || ' + vt.rk), 0) + NVL(1 / (' || c_rrf_k
-        || ' + kt.rk), 0)) / (2 / (' || (c_rrf_k + 1) || ')) AS d'
-        || ' FROM (SELECT v1.seq, v1.rk FROM vr v1 CROSS JOIN p p1 WHERE v1.rk <= p1.win) vt'
-        || ' FULL OUTER JOIN (SELECT k1.seq, k1.rk FROM kr k1 CROSS JOIN p p2'
-        || ' WHERE k1.rk <= p2.win) kt ON vt.seq = kt.seq)'
+      -- HYBRID: confidence-weighted score fusion (oracleagentmemory/stores/hybrid_fusion.py,
+      -- the embedded backend's rule). Per ranking, over all its rows: the score x (vector
+      -- 1 - d, the cosine similarity; keyword 1 / d - 1, the Text score), its confidence
+      -- (MAX - AVG) / STDDEV_POP (1 when STDDEV_POP is 0), and the window floor: x at rank
+      -- p.win, 0 when the ranking has fewer rows. Each of its best p.win rows gets
+      -- confidence * (x - floor) / (top - floor) (1 when top <= floor); the distance is
+      -- 1 - s / MAX(s) of the two parts' sum s (1 for all when MAX(s) is 0).
+      -- Checked: STDDEV_POP (aggregate and analytic),
+      --   https://docs.oracle.com/database/122/SQLRF/STDDEV_POP.htm
+      --   CASE evaluates conditions left to right and stops at the first true one (the
+      --   divisions below are reached only when their divisor is not 0),
+      --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CASE-Expressions.html
+      ELSE ' scored AS (SELECT f.seq, CASE WHEN MAX(f.s) OVER () > 0'
+        || ' THEN GREATEST(0, LEAST(1, 1 - f.s / MAX(f.s) OVER ())) ELSE 1 END AS d'
+        || ' FROM (SELECT NVL(vt.seq, kt.seq) AS seq, NVL(vt.part, 0) + NVL(kt.part, 0) AS s'
+        || ' FROM (' || 'SELECT w.seq, CASE WHEN w.sd > 0 THEN (w.hi - w.mu) / w.sd ELSE 1 END'
+        || ' * CASE WHEN w.hi <= NVL(w.wlast, 0) THEN 1'
+        || ' ELSE GREATEST(0, LEAST(1, (w.x - NVL(w.wlast, 0)) / (w.hi - NVL(w.wlast, 0)))) END AS part'
+        || ' FROM (SELECT r.seq, r.rk, 1 - r.d AS x, MAX(1 - r.d) OVER () AS hi,'
+        || ' AVG(1 - r.d) OVER () AS mu, STDDEV_POP(1 - r.d) OVER () AS sd,'
+        || ' MAX(CASE WHEN r.rk = pw.win THEN 1 - r.d END) OVER () AS wlast'
+        || ' FROM vr r CROSS JOIN p pw) w CROSS JOIN p pl WHERE w.rk <= pl.win' || ') vt'
+        || ' FULL OUTER JOIN (' || 'SELECT w.seq, CASE WHEN w.sd > 0 THEN (w.hi - w.mu) / w.sd ELSE 1 END'
+        || ' * CASE WHEN w.hi <= NVL(w.wlast, 0) THEN 1'
+        || ' ELSE GREATEST(0, LEAST(1, (w.x - NVL(w.wlast, 0)) / (w.hi - NVL(w.wlast, 0)))) END AS part'
+        || ' FROM (SELECT r.seq, r.rk, 1 / r.d - 1 AS x, MAX(1 / r.d - 1) OVER () AS hi,'
+        || ' AVG(1 / r.d - 1) OVER () AS mu, STDDEV_POP(1 / r.d - 1) OVER () AS sd,'
+        || ' MAX(CASE WHEN r.rk = pw.win THEN 1 / r.d - 1 END) OVER () AS wlast'
+        || ' FROM kr r CROSS JOIN p pw) w CROSS JOIN p pl WHERE w.rk <= pl.win' || ') kt'
+        || ' ON vt.seq = kt.seq) f)'
       END;
     l_sql := 'WITH p AS (SELECT :b_now AS now_ts, :b_invalid AS incl_invalid,'
           || ' :b_ue AS u_exact, :b_un AS u_nonexact, :b_uv AS u_val,'
@@ -302,7 +324,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
             dim_exact(p_req.scope.user_dim), dim_affinity(p_req.scope.user_dim), p_req.scope.user_dim.value,
             dim_exact(p_req.scope.agent_dim), dim_affinity(p_req.scope.agent_dim), p_req.scope.agent_dim.value,
             dim_exact(p_req.scope.thread_dim), dim_affinity(p_req.scope.thread_dim), p_req.scope.thread_dim.value,
-            p_req.filter_doc, p_req.query_vector, GREATEST(p_req.max_results, c_rrf_window),
+            p_req.filter_doc, p_req.query_vector, GREATEST(p_req.max_results, c_fusion_window),
             CASE WHEN p_req.near IS NULL THEN 0 ELSE 1 END, l_types, l_near,
             p_req.text_query, p_req.max_results;
     FETCH l_cursor BULK COLLECT INTO p_seqs, p_dists;

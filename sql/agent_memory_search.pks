@@ -9,8 +9,10 @@ AS
    *   2. scoring: VECTOR cosine distance (VECTOR_DISTANCE ... COSINE, exact over the
    *      candidates; on a large store without an exact scope or filter over the records
    *      the vector index preselects approximately, see c_approx_min_rows); KEYWORD Oracle Text CONTAINS over the query's words ORed, distance
-   *      1 / (1 + score); HYBRID reciprocal-rank fusion (k = 60) of the best
-   *      GREATEST(max_results, c_rrf_window) of each ranking, distance 1 - rrf / rrf_max;
+   *      1 / (1 + score); HYBRID confidence-weighted score fusion of the best
+   *      GREATEST(max_results, c_fusion_window) of each ranking (each ranking's say the
+   *      z-score of its top score, each record's part its share of the window's score
+   *      range; oracleagentmemory/stores/hybrid_fusion.py), distance 1 - s / max(s);
    *   3. non-exact scope dimensions matching the record rank it c_affinity closer;
    *   4. links walked by AGENT_MEMORY_LINK_GRAPH.expand for memory-like hits.
    * Without a query_vector the in-database model embeds query_text (when one is configured).
@@ -24,9 +26,9 @@ AS
    *   CONTAINS / SCORE and query escaping with braces,
    *   https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/reserved-words-and-characters.html
    */
-  c_rrf_k     CONSTANT PLS_INTEGER := 60;
-  -- HYBRID fuses the best GREATEST(max_results, c_rrf_window) of each ranking.
-  c_rrf_window CONSTANT PLS_INTEGER := 10;
+  -- HYBRID fuses the best GREATEST(max_results, c_fusion_window) of each ranking (rendered
+  -- from oracleagentmemory/stores/hybrid_fusion.py FUSION_MIN_WINDOW).
+  c_fusion_window CONSTANT PLS_INTEGER := 10;
   c_max_hops  CONSTANT PLS_INTEGER := 5;
   -- A VECTOR search without an exact scope dimension or metadata filter on a store of more
   -- than c_approx_min_rows rows lets the vector index preselect c_approx_pool_factor times

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import statistics
 import uuid
 
 import pytest
@@ -312,22 +314,49 @@ def test_hybrid_search_fuses_vector_and_keyword_ranks(store):
 
 
 def test_hybrid_fuses_only_the_best_of_each_ranking(store):
-    """Each ranking takes part with its best max(max_results, 10): a keyword match at vector
-    rank 12 gets keyword credit only, exactly what the vector winner gets."""
+    """Each ranking takes part with its best max(max_results, 10), weighted by how far its
+    top stands out (z-score of its best score) and scored by each record's share of its
+    window's range: a keyword match at vector rank 12 gets keyword credit only."""
     store.write_records([
         memory(f"r{i}", [1, 0.1 * i, 0, 0]) | {"content": "zebra note" if i == 11 else "note"}
         for i in range(12)
     ])
     hits = search(store, E1, query_text="zebra", strategy="HYBRID", max_results=11)
     distance = {hit["record"]["id"]: hit["distance"] for hit in hits}
-    assert distance["r0"] == pytest.approx(0.5, abs=1e-9)   # vector rank 1 only
-    assert distance["r11"] == pytest.approx(0.5, abs=1e-9)  # keyword rank 1 only
-    assert ids(hits)[:2] == ["r0", "r11"]                   # a tie goes to the older record
-    assert distance["r1"] == pytest.approx(1 - (1 / 62) / (2 / 61), abs=1e-9)
-    whole = search(store, E1, query_text="zebra", strategy="HYBRID", max_results=12)
-    assert ids(whole)[0] == "r11"                           # rank 12 inside a window of 12
+    cosines = [1 / math.sqrt(1 + (0.1 * i) ** 2) for i in range(12)]
+    vector_weight = (max(cosines) - statistics.mean(cosines)) / statistics.pstdev(cosines)
+    floor = cosines[10]                                     # the vector window's last (11th)
+    # r0: the vector's top (share 1) times its weight, no keyword; r11: the one keyword
+    # match (weight 1, share 1), outside the vector window; the best gets distance 0.
+    assert vector_weight > 1
+    assert distance["r0"] == pytest.approx(0.0, abs=1e-9)
+    assert distance["r11"] == pytest.approx(1 - 1 / vector_weight, abs=1e-6)
+    assert distance["r1"] == pytest.approx(1 - (cosines[1] - floor) / (1 - floor), abs=1e-6)
+    # r10 is the vector window's floor (share 0) and no keyword match: it scored nothing,
+    # so the 11 that did fill the results
+    assert "r10" not in distance
+    assert ids(hits)[:5] == ["r0", "r1", "r2", "r3", "r11"]
+    assert all(0.0 <= d <= 1.0 for d in distance.values())
     plain = search(store, E1, query_text="what is it", strategy="HYBRID", max_results=3)
     assert ids(plain) == ["r0", "r1", "r2"]                 # no content word: vector alone
+
+
+def test_hybrid_keeps_a_strong_keyword_first_over_a_flat_vector_ranking(store):
+    """A vector ranking whose top does not stand out (cosines evenly spread within 0.001,
+    z-score of its top about 1.6) must not drag down a keyword ranking whose top does (one
+    match of two rare words over five equal matches of a common one: z-score sqrt(5)).
+    Reciprocal-rank fusion put the vector's first first here."""
+    flat = [[1, 0.004 * i, 0, 0] for i in range(12)]
+    store.write_records(
+        [memory(f"f{i}", flat[i]) | {"content": "plain words"} for i in range(6)]
+        + [memory(f"n{i}", flat[6 + i]) | {"content": "note words"} for i in range(5)]
+        + [memory("answer", flat[11]) | {"content": "zebra crossing"}])
+    hits = search(store, E1, query_text="zebra crossing note", strategy="HYBRID",
+                  max_results=3)
+    assert ids(hits)[0] == "answer"                         # the vector's last, keyword's first
+    assert hits[0]["distance"] == pytest.approx(0.0, abs=1e-9)
+    assert ids(hits)[1] == "f0"                             # then the vector's first
+    assert all(0.0 <= hit["distance"] <= 1.0 for hit in hits)
 
 
 def test_metadata_filter_applies_in_search_and_get(store):

@@ -17,7 +17,8 @@ class SearchStrategy(Enum):
     KEYWORD = "keyword"
     """Full-text match of the query's content words."""
     HYBRID = "hybrid"
-    """Reciprocal-rank fusion of the vector and keyword rankings."""
+    """Fusion of the vector and keyword rankings' scores, each ranking weighted by how far
+    its best score stands out (docs/store-contract.md)."""
 
     _missing_ = classmethod(case_insensitive_lookup)
 

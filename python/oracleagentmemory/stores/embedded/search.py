@@ -3,8 +3,8 @@
 Candidates are narrowed over the in-memory record cache (type, status, expiry, exact scope
 dimensions as numpy masks), then by the metadata filter over cached key columns, and only
 the survivors are scored: cosine distance as one matrix product over cached unit vectors for
-VECTOR, FTS5 bm25 for KEYWORD, reciprocal-rank fusion of both for HYBRID. Only the top hits
-and their links are read from SQLite.
+VECTOR, FTS5 bm25 for KEYWORD, confidence-weighted score fusion of both for HYBRID
+(``stores.hybrid_fusion``). Only the top hits and their links are read from SQLite.
 """
 
 from __future__ import annotations
@@ -29,6 +29,12 @@ from oracleagentmemory.stores.embedded.codec import (
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
+from oracleagentmemory.stores.hybrid_fusion import (
+    fused_distances,
+    fusion_window,
+    ranking_confidence,
+    window_shares,
+)
 from oracleagentmemory.stores.protocol import (
     LinkedHit,
     RecordOut,
@@ -43,9 +49,6 @@ STRATEGIES = get_args(Strategy)
 SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
 SCOPE_AFFINITY = 0.05
 """Ranking bonus (in distance units) per non-exact scope dimension the record matches."""
-RRF_K = 60
-RRF_MIN_WINDOW = 10
-"""HYBRID fuses the best max(max_results, 10) of each ranking (see ``rrf_window``)."""
 FTS_FILTER_SHARE = 0.5
 """Below this share of all records, bm25 is computed for the candidates only."""
 MAX_HOPS = 5
@@ -213,7 +216,7 @@ def _score(
         return keyword
     assert query_vector is not None
     return _fuse(cache, _vector_distances(cache, slots, query_vector), keyword,
-                 rrf_window(req["max_results"]))
+                 fusion_window(req["max_results"]))
 
 
 def _vector_distances(
@@ -275,31 +278,32 @@ def _keyword_distances(
     return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
 
 
-def rrf_window(max_results: int) -> int:
-    """How many of each ranking take part in HYBRID fusion: the results asked for, at least
-    RRF_MIN_WINDOW (so a search for 1 or 2 results still fuses real lists)."""
-    return max(max_results, RRF_MIN_WINDOW)
-
-
 def _fuse(
     cache: RecordCache,
     vector: tuple[np.ndarray, np.ndarray],
     keyword: tuple[np.ndarray, np.ndarray],
     window: int,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Reciprocal-rank fusion of each ranking's best ``window``, reported as a distance:
-    0 when first in both lists. Cutting the lists keeps the long tail of weak keyword
-    matches (a shared common word) from outranking the best vector hits."""
+    """Confidence-weighted score fusion of each ranking's best ``window`` (the rule and its
+    reasons: ``stores.hybrid_fusion``), as (slots, distances). The vector scores are
+    1 - cosine distance, the keyword ones |bm25| back from 1 / (1 + |bm25|). Cutting the
+    lists keeps the long tail of weak keyword matches out."""
     parts = []
-    for part_slots, part_distances in (vector, keyword):
-        best_first = _top(part_distances, cache.seq, part_slots, window)
-        parts.append((part_slots[best_first], np.arange(1.0, best_first.shape[0] + 1)))
-    slots = np.union1d(parts[0][0], parts[1][0])
+    for (part_slots, part_distances), is_keyword in ((vector, False), (keyword, True)):
+        if not part_slots.shape[0]:
+            continue
+        distances = np.asarray(part_distances, dtype=np.float64)
+        scores = 1.0 / distances - 1.0 if is_keyword else 1.0 - distances
+        best_first = _top(distances, cache.seq, part_slots, window)
+        shares = window_shares(scores[best_first], window)
+        parts.append((part_slots[best_first], ranking_confidence(scores) * shares))
+    if not parts:
+        return vector[0][:0], np.zeros(0, dtype=np.float64)
+    slots = np.union1d(parts[0][0], parts[-1][0])
     fused = np.zeros(slots.shape[0], dtype=np.float64)
-    for part_slots, ranks in parts:
-        fused[np.searchsorted(slots, part_slots)] += 1.0 / (RRF_K + ranks)
-    best = 2.0 / (RRF_K + 1)
-    return slots, 1.0 - fused / best
+    for part_slots, part_scores in parts:
+        fused[np.searchsorted(slots, part_slots)] += part_scores
+    return slots, fused_distances(fused)
 
 
 def _load_records(conn: Any, seqs: list[int]) -> dict[int, RecordOut]:

@@ -21,7 +21,7 @@ from typing import get_args
 import jinja2
 
 from oracleagentmemory import _vocabulary
-from oracleagentmemory.stores import limits
+from oracleagentmemory.stores import hybrid_fusion, limits
 from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.keyword_text import BIGRAM_RANGES
 from oracleagentmemory.stores.protocol import Strategy
@@ -330,10 +330,12 @@ def _context(options: StoreOptions) -> dict[str, object]:
 
 def _limits_context() -> dict[str, int]:
     """The contract's size limits (oracleagentmemory.stores.limits, the one source) for the
-    packages that check them again for PL/SQL callers."""
+    packages that check them again for PL/SQL callers, and the HYBRID fusion window
+    (oracleagentmemory.stores.hybrid_fusion) for the search package."""
     return {"max_content_chars": limits.MAX_CONTENT_CHARS,
             "max_metadata_chars": limits.MAX_METADATA_CHARS,
-            "max_keyword_query_chars": limits.MAX_KEYWORD_QUERY_CHARS}
+            "max_keyword_query_chars": limits.MAX_KEYWORD_QUERY_CHARS,
+            "fusion_min_window": hybrid_fusion.FUSION_MIN_WINDOW}
 
 
 STOP_WORD_PATTERN = re.compile(r"^[a-z\u00e0-\u00ff\u0153]+$")
