@@ -364,17 +364,24 @@ def main() -> None:
                         "(benchmarks.report shows it)")
     parser.add_argument("--variants", nargs="+", default=list(VARIANTS),
                         help="index-text variants to run (default: all)")
-    parser.add_argument("--vector-cache", type=Path,
-                        default=machine.ROOT / "benchmarks" / ".work" / "locomo-vectors.npz")
+    parser.add_argument("--embedder", choices=("default", "minilm"), default="default",
+                        help="the library's default model (multilingual-e5-small) or "
+                             "all-MiniLM-L6-v2")
+    parser.add_argument("--vector-cache", type=Path, help="default: benchmarks/.work/"
+                        "locomo-vectors-<embedder>.npz")
     parser.add_argument("--no-peers", action="store_true")
     args = parser.parse_args()
     started = machine.describe()
 
-    from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder
+    from oracleagentmemory.core.embedders import default_embedder
 
     conversations, questions = locomo.load(args.data)
-    cache = load_cache(args.vector_cache)
-    embedder = TimingEmbedder(LocalMiniLMEmbedder(), cache=cache)
+    cache_path = args.vector_cache or (
+        machine.ROOT / "benchmarks" / ".work" / f"locomo-vectors-{args.embedder}.npz")
+    cache = load_cache(cache_path)
+    model = default_embedder(model="all-MiniLM-L6-v2") if args.embedder == "minilm" \
+        else default_embedder()
+    embedder = TimingEmbedder(model, cache=cache)
     turns = sum(map(len, conversations.values()))
     print(f"{len(questions)} questions, {len(conversations)} conversations, {turns} turns, "
           f"{len(cache)} cached vectors", flush=True)
@@ -389,12 +396,13 @@ def main() -> None:
         peer_rows, skipped = ([], ["peers not run (--no-peers)"]) if args.no_peers \
             else peers(conversations, questions, embedder)
     finally:
-        save_cache(args.vector_cache, cache)
+        save_cache(cache_path, cache)
     if args.out:
         args.out.write_text(json.dumps({
             "command": f"{machine.interpreter()} -m benchmarks.locomo_recall "
                        + shlex.join(sys.argv[1:]),
-            "machine": machine.finish(started), "questions": len(questions),
+            "machine": machine.finish(started), "embedder": model.model_name,
+            "questions": len(questions),
             "conversations": len(conversations), "turns": turns, "held_out": HELD_OUT,
             "candidates": CANDIDATES, "peer_text": "\"Speaker: words\" per turn",
             "variants": variants, "peers": peer_rows, "skipped": skipped}, indent=1))

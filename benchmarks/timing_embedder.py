@@ -29,11 +29,13 @@ class TimingEmbedder(IEmbedder):
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         items = list(texts)
         if self.cache is not None:
-            missing = [t for t in dict.fromkeys(items) if t not in self.cache]
+            # A model with query and passage prefixes (e5) embeds one text two ways.
+            key = ("query: " if is_query else "") + "{}"
+            missing = [t for t in dict.fromkeys(items) if key.format(t) not in self.cache]
             if missing:
                 for text, vector in zip(missing, self._embed(missing, is_query), strict=True):
-                    self.cache[text] = vector
-            return np.stack([self.cache[t] for t in items]) if items else np.zeros(
+                    self.cache[key.format(text)] = vector
+            return np.stack([self.cache[key.format(t)] for t in items]) if items else np.zeros(
                 (0, self.embedding_dimension), dtype=np.float32
             )
         return self._embed(items, is_query)

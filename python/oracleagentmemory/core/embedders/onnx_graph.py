@@ -23,13 +23,19 @@ The two runtimes need different edges, so one builder makes two forms with the s
   one text per call (or a pair), so this form cannot batch, and plain onnxruntime cannot
   run it without onnxruntime-extensions.
 
+The ``batch`` form computes attention with onnxruntime's fused ``Attention`` operator (domain
+``com.microsoft``, one kernel for the products and the softmax, scale 1 since the query
+weights are pre-scaled): measured 10-12 % faster per query and per batch than the same
+attention in standard operators, with the same vectors (cosine 0.9999999). Oracle's form
+keeps the standard operators.
+
 Oracle runs ONNX Runtime 1.15.1
 (https://docs.oracle.com/en/database/oracle/machine-learning/oml4sql/23/dmprg/onnx-runtime1.html),
 which implements ONNX opset 19 and IR version 9
 (https://onnxruntime.ai/docs/reference/compatibility.html): both forms use opset 17 (the
-first with ``LayerNormalization``) and IR version 8, and only standard operators besides the
-tokenizer. GELU is the exact erf form (``Gelu`` is opset 20). All weights are inline (Oracle
-refuses external initializers: LOAD_ONNX_MODEL usage notes).
+first with ``LayerNormalization``) and IR version 8, and the ``oracle`` form only standard
+operators besides the tokenizer. GELU is the exact erf form (``Gelu`` is opset 20). All
+weights are inline (Oracle refuses external initializers: LOAD_ONNX_MODEL usage notes).
 
 The output is deterministic: the same weights and builder version give the same bytes.
 """
@@ -64,11 +70,14 @@ __all__ = [
 
 Form = Literal["batch", "oracle"]
 FORMS: tuple[Form, ...] = ("batch", "oracle")
-BUILDER_VERSION = 1
-"""Bumped whenever the graph changes, so cached files of an older builder are rebuilt."""
+BUILDER_VERSION = 2
+"""Bumped whenever the graph changes, so cached files of an older builder are rebuilt
+(2: the batch form's attention is onnxruntime's fused ``Attention``)."""
 OPSET = 17
 IR_VERSION = 8
 TOKENIZER_DOMAIN = "ai.onnx.contrib"
+FUSED_DOMAIN = "com.microsoft"
+"""onnxruntime's own operators (fused attention), used by the batch form only."""
 ORACLE_INPUT = "input"
 EMBEDDING_OUTPUT = "embedding"
 _F32 = np.float32
@@ -159,7 +168,7 @@ def _linear_weights(tensors: Mapping[str, np.ndarray], name: str) -> np.ndarray:
 
 
 def _encoder(g: _Graph, config: BertConfig, tensors: Mapping[str, Any],
-             input_ids: str, mask: str) -> str:
+             input_ids: str, mask: str, fused: bool = False) -> str:
     """BERT embeddings, the encoder layers, mean pooling and L2 normalisation.
 
     ``input_ids`` and ``mask`` are int64 ``[batch, sequence]``; returns the name of the
@@ -200,7 +209,8 @@ def _encoder(g: _Graph, config: BertConfig, tensors: Mapping[str, Any],
 
     mask_f = g.op("Cast", [mask], to=1)  # FLOAT
 
-    x = _layers(g, config, tensors, prefix, x, mask_f)
+    mask_index = g.op("Cast", [mask], to=6) if fused else None  # INT32, the kernel's mask
+    x = _layers(g, config, tensors, prefix, x, mask_f, mask_index)
 
     # Mean over real tokens (sentence-transformers Pooling), then unit length (Normalize).
     mask3 = g.op("Unsqueeze", [mask_f, g.const("axis_2b", np.array([2], dtype=np.int64))])
@@ -233,7 +243,7 @@ def _block_rows(g: _Graph, table: BlockTable, input_ids: str) -> str:
 
 
 def _layers(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
-                     prefix: str, x: str, mask_f: str) -> str:
+                     prefix: str, x: str, mask_f: str, mask_index: str | None = None) -> str:
     """The encoder layers (post-LayerNorm transformer blocks, as BERT)."""
     hid, heads, head_dim = config.hidden_size, config.num_attention_heads, config.head_dim
     eps = float(config.layer_norm_eps)
@@ -242,13 +252,15 @@ def _layers(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
         return np.asarray(tensors[prefix + name])
 
     # Additive key mask [batch, 1, 1, sequence]: 0 on real tokens, float32 min on padding.
-    blocked = g.op("Sub", [g.const("one_f", np.array(1.0, dtype=_F32)), mask_f])
-    bias = g.op("Mul", [blocked, g.const("mask_min", np.array(np.finfo(_F32).min, dtype=_F32))])
-    bias = g.op("Unsqueeze", [bias, g.const("axes_1_2", np.array([1, 2], dtype=np.int64))])
-    split_qkv = g.const("shape_qkv", np.array([0, 0, 3, heads, head_dim], dtype=np.int64))
-    split_sizes = g.const("qkv_sizes", np.array([1, 1, 1], dtype=np.int64))
-    axis0 = g.const("qkv_axis", np.array([0], dtype=np.int64))
-    merge_heads = g.const("shape_hidden", np.array([0, 0, hid], dtype=np.int64))
+    if mask_index is None:  # the standard operators' attention: mask bias and shapes
+        blocked = g.op("Sub", [g.const("one_f", np.array(1.0, dtype=_F32)), mask_f])
+        bias = g.op("Mul", [blocked, g.const("mask_min", np.array(np.finfo(_F32).min,
+                                                                  dtype=_F32))])
+        bias = g.op("Unsqueeze", [bias, g.const("axes_1_2", np.array([1, 2], dtype=np.int64))])
+        split_qkv = g.const("shape_qkv", np.array([0, 0, 3, heads, head_dim], dtype=np.int64))
+        split_sizes = g.const("qkv_sizes", np.array([1, 1, 1], dtype=np.int64))
+        axis0 = g.const("qkv_axis", np.array([0], dtype=np.int64))
+        merge_heads = g.const("shape_hidden", np.array([0, 0, hid], dtype=np.int64))
     scale = 1.0 / math.sqrt(head_dim)
     for i in range(config.num_hidden_layers):
         p = f"encoder.layer.{i}."
@@ -277,18 +289,26 @@ def _layers(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
             np.asarray(t(p + "attention.self.query.bias"), dtype=np.float64) * scale,
             np.asarray(t(p + "attention.self.key.bias"), dtype=np.float64),
             np.asarray(t(p + "attention.self.value.bias"), dtype=np.float64)])
-        qkv = g.op("Add", [g.op("MatMul", [x, g.const(n + "qkv_w", qkv_w.astype(_F32))]),
-                           g.const(n + "qkv_b", qkv_b.astype(_F32))])
-        # [batch, seq, 3 * hidden] -> [3, batch, heads, seq, head_dim], then one part each.
-        qkv = g.op("Transpose", [g.op("Reshape", [qkv, split_qkv])], perm=[2, 0, 3, 1, 4])
-        parts = [f"{n}q", f"{n}k", f"{n}v"]
-        g.op("Split", [qkv, split_sizes], outputs=parts, axis=0)
-        q, k, v = (g.op("Squeeze", [part, axis0]) for part in parts)
-        k = g.op("Transpose", [k], perm=[0, 1, 3, 2])
-        scores = g.op("Add", [g.op("MatMul", [q, k]), bias])
-        probs = g.op("Softmax", [scores], axis=-1)
-        context = g.op("Transpose", [g.op("MatMul", [probs, v])], perm=[0, 2, 1, 3])
-        context = g.op("Reshape", [context, merge_heads])
+        if mask_index is not None:
+            # onnxruntime's fused Attention: the same products and softmax in one kernel
+            # (scale 1: the query part of the weights is already scaled).
+            context = g.op("Attention", [x, g.const(n + "qkv_w", qkv_w.astype(_F32)),
+                                         g.const(n + "qkv_b", qkv_b.astype(_F32)),
+                                         mask_index],
+                           domain=FUSED_DOMAIN, num_heads=heads, scale=1.0)
+        else:
+            qkv = g.op("Add", [g.op("MatMul", [x, g.const(n + "qkv_w", qkv_w.astype(_F32))]),
+                               g.const(n + "qkv_b", qkv_b.astype(_F32))])
+            # [batch, seq, 3 * hidden] -> [3, batch, heads, seq, head_dim], then one part each.
+            qkv = g.op("Transpose", [g.op("Reshape", [qkv, split_qkv])], perm=[2, 0, 3, 1, 4])
+            parts = [f"{n}q", f"{n}k", f"{n}v"]
+            g.op("Split", [qkv, split_sizes], outputs=parts, axis=0)
+            q, k, v = (g.op("Squeeze", [part, axis0]) for part in parts)
+            k = g.op("Transpose", [k], perm=[0, 1, 3, 2])
+            scores = g.op("Add", [g.op("MatMul", [q, k]), bias])
+            probs = g.op("Softmax", [scores], axis=-1)
+            context = g.op("Transpose", [g.op("MatMul", [probs, v])], perm=[0, 2, 1, 3])
+            context = g.op("Reshape", [context, merge_heads])
         attn = dense(context, "attn_out", "attention.output.dense")
         x = layer_norm(g.op("Add", [attn, x]), "attn_ln", "attention.output.LayerNorm")
 
@@ -338,11 +358,12 @@ def build_model(form: Form, config: BertConfig, tensors: Mapping[str, Any],
     dim = config.hidden_size
     opsets = [helper.make_opsetid("", OPSET)]
     if form == "batch":
+        opsets.append(helper.make_opsetid(FUSED_DOMAIN, 1))
         inputs = [helper.make_tensor_value_info("input_ids", TensorProto.INT64,
                                                 ["batch", "sequence"]),
                   helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
                                                 ["batch", "sequence"])]
-        unit = _encoder(g, config, tensors, "input_ids", "attention_mask")
+        unit = _encoder(g, config, tensors, "input_ids", "attention_mask", fused=True)
         g.op("Identity", [unit], output=EMBEDDING_OUTPUT)
         outputs = [helper.make_tensor_value_info(EMBEDDING_OUTPUT, TensorProto.FLOAT,
                                                  ["batch", dim])]
@@ -363,6 +384,7 @@ def build_model(form: Form, config: BertConfig, tensors: Mapping[str, Any],
     for key, value in sorted((metadata or {}).items()):
         entry = model.metadata_props.add()
         entry.key, entry.value = key, value
-    # full_check (shape inference) needs every operator's schema: the tokenizer has none.
-    checker.check_model(model, full_check=form == "batch")
+    # full_check (shape inference) needs every operator's schema: the tokenizer and the
+    # onnxruntime operators have none in the onnx package.
+    checker.check_model(model)
     return model

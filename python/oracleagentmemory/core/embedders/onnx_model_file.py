@@ -6,8 +6,8 @@ Why: a 90 MB model is no file to commit, and the weights already ship in the
 everything it is made from (builder version, form, config, tokenizer and weight bytes), so a
 changed input gives a new file and an unchanged one is never rebuilt. Building is
 deterministic: the same inputs give the same bytes, so the file a DBA loads into Oracle is the
-one the embedded backend runs (the ``oracle`` form differs only by its edges, see
-:mod:`.onnx_graph`).
+one the embedded backend runs (the ``oracle`` form differs by its edges and its attention
+operators, see :mod:`.onnx_graph`).
 
 The cache directory is ``$ORACLEAGENTMEMORY_ONNX_CACHE_DIR`` if set, else
 ``$XDG_CACHE_HOME/oracleagentmemory/onnx``, else ``~/.cache/oracleagentmemory/onnx``. A file

@@ -1,0 +1,78 @@
+"""The default model (multilingual-e5-small) beside all-MiniLM-L6-v2, paired in one run.
+
+Run: ``PYTHONPATH=python:. python -m benchmarks.embedder_models [LOCOMO_DIR] --out FILE``
+
+Both local models run in this process with onnxruntime and their default threads, in
+alternating rounds on the same texts, so the ratio compares like with like on whatever else
+the machine was doing (the load is recorded):
+
+- throughput on 20-word chat turns, one ``embed`` call per round (as ``add_messages`` does);
+- latency of one short query at a time, with the query cache off.
+
+Issue 23's target: the default stays usable on two cores, at least 30 turns/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks import machine
+from benchmarks.embedder_onnx import (
+    SHORT_QUERIES,
+    TURN_WORDS,
+    latency_ms,
+    real_sentences,
+    summary,
+    turns_of,
+)
+from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder
+from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", type=Path, nargs="?", help="LoCoMo folder (real sentences)")
+    parser.add_argument("--turns", type=int, default=256, help="20-word turns per round")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--query-repeat", type=int, default=10)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    started = machine.describe()
+    texts, source = real_sentences(args.data, 4000)
+    turns = turns_of(texts, TURN_WORDS, args.turns)
+    models: dict[str, Any] = {
+        "multilingual-e5-small": LocalE5Embedder(runtime="onnxruntime", query_cache_size=0),
+        "all-MiniLM-L6-v2": LocalMiniLMEmbedder(runtime="onnxruntime", query_cache_size=0)}
+    for model in models.values():
+        model.load()
+        model.embed(turns[:8])  # warm up
+    rates: dict[str, list[float]] = {name: [] for name in models}
+    queries: dict[str, list[float]] = {name: [] for name in models}
+    for _ in range(args.rounds):
+        for name, model in models.items():
+            t0 = time.perf_counter()
+            model.embed(turns)
+            rates[name].append(len(turns) / (time.perf_counter() - t0))
+            queries[name] += latency_ms(model.embed, SHORT_QUERIES, args.query_repeat)
+    results = {name: {"turns_per_s": summary(rates[name]), "query_ms": summary(queries[name]),
+                      "threads": models[name].threads} for name in models}
+    ratio = (results["multilingual-e5-small"]["turns_per_s"]["p50"]
+             / results["all-MiniLM-L6-v2"]["turns_per_s"]["p50"])
+    report = {"command": f"{machine.interpreter()} -m benchmarks.embedder_models "
+                         + shlex.join(sys.argv[1:]),
+              "machine": machine.finish(started), "texts": source,
+              "turn_words": TURN_WORDS, "turns_per_round": len(turns), "rounds": args.rounds,
+              "results": results, "e5_throughput_ratio": ratio}
+    print(json.dumps(report, indent=1))
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
