@@ -267,13 +267,35 @@ class OracleAgentMemoryStore(BaseStore):
             query["metadata_filter"] = metadata_filter
         return self.client.memory_service.backend.get_records(query)
 
+    def _genuine(self, record: RecordOut) -> bool:
+        """A record this store wrote: its id is the one its namespace and key give, and its
+        scope the one its namespace maps to. Anyone may write a memory whose metadata looks
+        like an item's (another user through MCP, a message whose metadata extracted
+        memories inherit); such a record is never served as an item (issue 28, item 1)."""
+        identity = (record.get("metadata") or {}).get(ENVELOPE)
+        if not isinstance(identity, dict):
+            return False
+        namespace, key, part = identity.get("namespace"), identity.get("key"), identity.get(
+            "part", 0)
+        if not isinstance(namespace, list) or not all(isinstance(n, str) for n in namespace) \
+                or not isinstance(key, str) or not isinstance(part, int):
+            return False
+        if record.get("id") != part_id(item_id(tuple(namespace), key), part):
+            return False
+        scope = self.namespace_mapper(tuple(namespace))
+        return _scope_of(record) == (scope.user_id, scope.agent_id, scope.thread_id)
+
+    def _item(self, record: RecordOut, seen: _TtlSeen | None = None) -> Item | None:
+        """The item a genuine record of this store holds, else None (see ``_genuine``)."""
+        return _to_item(record, seen) if self._genuine(record) else None
+
     def _get_items(self, addresses: list[tuple[tuple[str, ...], str]],
                    seen: _TtlSeen) -> dict[str, Item]:
         wanted = {item_id(namespace, key): (tuple(namespace), key)
                   for namespace, key in addresses}
         items = {}
         for record in self._records(ids=list(wanted)):
-            item = _to_item(record, seen)
+            item = self._item(record, seen)
             if item is not None and (item.namespace, item.key) == wanted.get(record["id"]):
                 items[record["id"]] = item
         return items
@@ -290,7 +312,7 @@ class OracleAgentMemoryStore(BaseStore):
         wanted = op.offset + op.limit
         records = self._records(metadata_filter=primary,
                                 limit=None if partial or not wanted else wanted)
-        kept = [item for item in (_to_item(record, seen) for record in records)
+        kept = [item for item in (self._item(record, seen) for record in records)
                 if item is not None and matches(item.value, op.filter)]
         return [_search_item(item, None) for item in kept[op.offset:op.offset + op.limit]]
 
@@ -314,7 +336,7 @@ class OracleAgentMemoryStore(BaseStore):
             ranked: list[tuple[float, Item]] = []
             ranked_ids: set[tuple[tuple[str, ...], str]] = set()
             for hit in hits:
-                item = _to_item(hit["record"], seen)
+                item = self._item(hit["record"], seen)
                 if item is None or (item.namespace, item.key) in ranked_ids:
                     continue
                 ranked_ids.add((item.namespace, item.key))
@@ -327,7 +349,7 @@ class OracleAgentMemoryStore(BaseStore):
         if len(results) < op.limit:  # like InMemoryStore: unindexed items fill the page
             unindexed = {ENVELOPE: {**metadata_filter[ENVELOPE], "part": 0, "indexed": False},
                          **{k: v for k, v in metadata_filter.items() if k != ENVELOPE}}
-            for item in (_to_item(record, seen)
+            for item in (self._item(record, seen)
                          for record in self._records(metadata_filter=unindexed)):
                 if len(results) >= op.limit:
                     break
@@ -345,7 +367,8 @@ class OracleAgentMemoryStore(BaseStore):
                 break
         selector = {ENVELOPE: {**prefix_filter(fixed_prefix)[ENVELOPE], "part": 0}}
         namespaces = {tuple(_identity(record)["namespace"])
-                      for record in self._records(metadata_filter=selector)}
+                      for record in self._records(metadata_filter=selector)
+                      if self._genuine(record)}
         kept = [ns for ns in namespaces if all(_does_match(c, ns) for c in conditions)]
         if op.max_depth is not None:
             kept = list({ns[:op.max_depth] for ns in kept})
