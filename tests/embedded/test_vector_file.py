@@ -742,3 +742,31 @@ def test_a_writer_failing_with_another_error_leaves_no_temporary_file(
     monkeypatch.undo()
     assert got == reference(location)[1]
     assert [path.name for path in tmp_path.iterdir() if ".vectors" in path.name] == []
+
+
+def test_delete_user_leaves_the_vector_file_at_once(tmp_path: Path) -> None:
+    # Issue 28, item 5: after delete_user and close the side file still held the user's
+    # id and vectors (rewritten only after a full reload or many changes, ids never pruned).
+    path = tmp_path / "erase.db"
+    marker = "erased-user-7f3a"
+    store = EmbeddedBackend(path, embedding_dimension=DIM)
+    store.write_records([{**record, "user_id": marker} for record in records(0, 30, "x")]
+                        + records(30, 60))
+    searches(store)
+    store.close()
+    side = Path(vector_file.path_for(str(path)))
+    assert marker.encode() in side.read_bytes()
+    store = EmbeddedBackend(path, embedding_dimension=DIM)
+    searches(store)
+    assert store.delete_cascade("user", marker)["records"] == 30
+    assert not side.exists()  # gone when the call returns
+    assert searches(store)  # the store still searches, from SQLite
+    store.close()
+    assert side.exists() and marker.encode() not in side.read_bytes()
+    reopened = EmbeddedBackend(path, embedding_dimension=DIM)
+    try:
+        hits = reopened.search({"query_text": "", "query_vector": vec(1), "strategy": "VECTOR",
+                                "scope": {"user_id": {"value": marker, "exact": True}}})
+        assert hits == []
+    finally:
+        reopened.close()

@@ -22,6 +22,7 @@ or lacks metadata-filter columns built since.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 from collections.abc import Iterable, Iterator, Sequence
@@ -177,9 +178,26 @@ class RecordCache:
 
     # -- the vector file ----------------------------------------------------------------
 
+    def distrust(self) -> None:
+        """A search found a row that does not match what this cache said of it (a vector
+        file from another state of the database, such as one left beside a restored
+        backup): the next sync reloads from SQLite alone and writes a new file."""
+        self._version, self._epoch = -1, None
+        self._distrusted = True
+
+    def erase_file(self) -> None:
+        """Rows were erased (a user, agent or thread deleted): the vector file, which still
+        holds their vectors and ids, is removed at once, and the next sync reloads from
+        SQLite (dropping the erased ids from the scope table) and writes a new one."""
+        if self._vector_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._vector_path)
+        self._file_version = None
+        self.distrust()
+
     def _adopt_file(self, epoch: str | None) -> bool:
         """Take the columns of the vector file of ``epoch``, if there is a usable one."""
-        if self._vector_path is None:
+        if self._vector_path is None or getattr(self, "_distrusted", False):
             return False
         try:
             snapshot = vector_file.load(self._vector_path, epoch, _FILE_TAG)
@@ -289,6 +307,7 @@ class RecordCache:
     def _full_reload(self, conn: Any) -> None:
         count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
         self._reset(count)
+        self._ids = {None: 0}  # ids of deleted rows are not kept (nor written to a file)
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM records WHERE +record_type IN ({_TYPE_LIST}) ORDER BY seq"
         )

@@ -125,8 +125,32 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
 def run_search(
     conn: Any, request: Mapping[str, Any], cache: RecordCache, dimension: int | None, now: str
 ) -> list[SearchHit]:
-    """Run a validated search inside ``conn``'s read transaction, ``cache`` synced to it."""
+    """Run a validated search inside ``conn``'s read transaction, ``cache`` synced to it.
+
+    Every hit is checked against the row SQLite holds (type, exact scope, expiry, status)
+    before it is returned: a cache that disagrees (a vector file from another state of the
+    database) is dropped, reloaded from SQLite, and the search run again on it."""
     req = check_search_request(request)
+    hits = _search(conn, req, cache, dimension, now)
+    if hits is None:  # the cache disagreed with SQLite
+        cache.distrust()
+        hits = _search(conn, req, cache, dimension, now) or []
+    return hits
+
+
+def _matches(record: RecordOut, req: CheckedRequest, now: str) -> bool:
+    """The row SQLite holds is one this request may return."""
+    expires = record.get("expires_at")
+    return (record["record_type"] in req["record_types"]
+            and (expires is None or expires > now)
+            and (req["include_invalid"] or record.get("status") == "VALID")
+            and all(record.get(column) == dimension["value"]
+                    for column, dimension in req["scope"].items() if dimension["exact"]))
+
+
+def _search(conn: Any, req: CheckedRequest, cache: RecordCache, dimension: int | None,
+            now: str) -> list[SearchHit] | None:
+    """The hits, or None when a hit's row does not match what the cache said of it."""
     cache.sync(conn)
     slots = _candidates(conn, req, cache, now)
     if not slots.shape[0]:
@@ -146,6 +170,8 @@ def run_search(
     best = _top(ranking, cache.seq, slots, req["max_results"])
     seqs = [int(seq) for seq in cache.seq[slots[best]]]
     records = _load_records(conn, seqs)
+    if any(seq not in records or not _matches(records[seq], req, now) for seq in seqs):
+        return None
     hits: list[SearchHit] = []
     for seq, distance in zip(seqs, distances[best].tolist(), strict=True):
         record = records[seq]

@@ -1069,6 +1069,8 @@ class EmbeddedBackend:
                     f"DELETE FROM relations WHERE thread_id IN ({marks(part)})", part
                 ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
+        if seqs:  # an erasure: the deleted rows leave the vector file too, now
+            self._cache.erase_file()
         return {"owner": owner, "records": len(seqs), "links": links}
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
