@@ -58,3 +58,22 @@ def test_the_client_the_store_a_standalone_store_and_a_bare_backend_all_hide_bob
         client.close()
         standalone.close()
         service.backend.close()
+
+
+def test_an_end_user_cannot_write_into_another_users_thread(location, embedder):
+    # Issue 28, item 8: writes checked the records' user_id, not the thread's owner, so
+    # alice could add messages and memories to bob's thread from her own context.
+    from oracleagentmemory.core import OracleThread
+
+    with OracleAgentMemory(connection=location, embedder=embedder) as client:
+        into_bobs = OracleThread(client.store, client=client, thread_id="tb", user_id="alice")
+        with OracleMemoryEndUserSecurityContext("alice"):
+            with pytest.raises(PermissionError, match="thread it does not own"):
+                into_bobs.add_messages([{"role": "user", "content": "planted"}])
+            with pytest.raises(PermissionError, match="thread it does not own"):
+                into_bobs.add_memory("planted memory")
+            own = OracleThread(client.store, client=client, thread_id="ta", user_id="alice")
+            assert own.add_memory("alice's own note")  # her own thread still takes writes
+        contents = [r["content"] for r in client.memory_service.backend.get_records(
+            {"thread_id": "tb"})]
+        assert "planted" not in contents and "planted memory" not in contents

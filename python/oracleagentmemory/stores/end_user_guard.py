@@ -133,8 +133,13 @@ class EndUserGuard:
                       replace: bool = False, thread_id: str | None = None) -> list[str]:
         rules = self._rules()
         if rules is not None:
-            if thread_id is not None and not self._visible_ids(rules, [thread_id], True,
-                                                               ("thread",)):
+            # Records go into threads the end user may change: the thread's owner counts,
+            # not only the records' user_id (issue 28, item 8).
+            named = [record.get("thread_id") for record in records
+                     if record.get("record_type") != "thread"] + [thread_id]
+            threads = sorted({name for name in named if isinstance(name, str)})
+            if threads and any(not rules.writable(found) for found in self.inner.get_records(
+                    {"ids": threads, "record_types": ["thread"]})):
                 raise self._denied(rules, "write into a thread it does not own")
             if not all(rules.writable(record) for record in records):
                 raise self._denied(rules, "write records of another user or of no user")
