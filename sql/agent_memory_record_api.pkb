@@ -751,7 +751,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   -- Lock the unexpired thread record p_thread_id, or raise -20002. A cascade that deletes
   -- the thread locks the same row first (delete_cascade), so of a write and a deletion
   -- racing, either the write waits and then finds no thread, or the deletion waits and then
-  -- deletes what the write added.
+  -- deletes what the write added. (FOR UPDATE locks the selected rows until the transaction
+  -- ends, and a session that wants a locked row waits for it: SQL Language Reference, SELECT,
+  -- for_update_clause, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SELECT.html)
   PROCEDURE lock_thread(p_thread_id IN VARCHAR2, p_now IN TIMESTAMP) IS
     l_seq NUMBER;
   BEGIN
