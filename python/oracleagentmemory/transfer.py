@@ -122,6 +122,8 @@ def _parse_line(line: str, number: int) -> tuple[str, Any]:
         raise InvalidArgumentError(f"line {number}: {kind!r} must be a JSON object")
     if kind == "link":
         return kind, value
+    if not isinstance(value.get("record_type"), str):
+        raise InvalidArgumentError(f"line {number}: a record needs a record_type (a string)")
     try:
         return kind, _restorable(value)
     except (ValueError, TypeError) as error:

@@ -147,3 +147,23 @@ def test_version_and_help_exit_zero(capsys):
     assert capsys.readouterr().out.strip() == f"oracleagentmemory {__version__}"
     assert cli.main(["search", "--help"]) == 0
     assert "--json" in capsys.readouterr().out
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(populated):
+    # Issue 29, item 3: `export --out - | head` printed "[Errno 32] Broken pipe", exit 4.
+    script = (f"{sys.executable} -m oracleagentmemory export --db {populated} --out - "
+              "| head -c 1 > /dev/null; echo \"exit=${PIPESTATUS[0]}\"")
+    completed = subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120,
+        env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
+    assert completed.stdout.strip() == "exit=0"
+    assert completed.stderr == ""
+
+
+def test_search_offers_only_the_types_a_search_can_return(populated, capsys):
+    # Issue 29, item 4: `--type thread_summary` was listed in --help and always failed.
+    assert cli.main(["search", "--help"]) == 0
+    assert "thread_summary" not in capsys.readouterr().out
+    code, out, _ = run("search", "Rome", "--db", populated, "--user-id", "alice",
+                       "--type", "fact")
+    assert code == 0 and "Alice wants to see Rome" in out

@@ -61,6 +61,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
             export_store(client, out)
     lines = (made / "memory.jsonl").read_text().splitlines()
     (made / "broken.jsonl").write_text("\n".join([*lines[:2], "{not json", *lines[2:]]) + "\n")
+    untyped = [line.replace('"record_type"', '"type"') for line in lines]
+    (made / "untyped.jsonl").write_text("\n".join(untyped) + "\n")
     (made / "notes.txt").write_text("shopping: bread, milk\n")
     for module in HIDDEN.values():
         package = made.parent / f"without-{module}" / module

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TextIO
 
 from oracleagentmemory.cli.failures import PROGRAM, CommandError, ExitCode, classify, one_line
@@ -89,6 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _logging(arguments.log_level, err):
         try:
             return _run(arguments, out, err)
+        except BrokenPipeError:
+            # The reader went away (`export --out - | head`): stop quietly, as other Unix
+            # tools do. Python's advice: point stdout at devnull so the exit flush is quiet.
+            with suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
         except (Exception, KeyboardInterrupt) as error:
             code, message = classify(error)
             logger.debug("%s failed", arguments.command, exc_info=error)

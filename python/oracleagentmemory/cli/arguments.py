@@ -12,6 +12,7 @@ import json
 from typing import Any, NoReturn
 
 from oracleagentmemory import __version__
+from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.cli.failures import PROGRAM, CommandError, ExitCode
 from oracleagentmemory.integrations.mcp_config import add_server_arguments
 
@@ -19,8 +20,9 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 READING_COMMANDS = ("search", "threads", "show", "purge", "export", "import")
 """Commands that work on a store: each takes ``--db`` (embedded) or ``--dsn`` (Oracle)."""
 ORACLE_COMMANDS = ("install", "upgrade", "uninstall", "status")
-RECORD_TYPES = ("memory", "fact", "preference", "guideline", "message", "image",
-                "user_profile", "agent_profile", "thread_summary")
+RECORD_TYPES = SEARCHABLE_TYPES
+"""What ``search --type`` takes: the types a search can return (a thread summary is not
+one: it was listed and always failed)."""
 
 
 class OneLineParser(argparse.ArgumentParser):
