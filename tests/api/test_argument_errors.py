@@ -53,3 +53,11 @@ def test_bad_arguments_are_refused_before_any_work(thread, embedder, call, error
         call(thread)
     assert isinstance(refused.value, AgentMemoryError)
     assert embedder.calls == []  # nothing was embedded, so nothing was searched
+
+
+def test_an_unknown_enum_value_lists_the_values_there_are():
+    # Issue 29, item 12: search_strategy="fuzzy" said only "'fuzzy' is not a valid ...".
+    from oracleagentmemory.core import OracleAgentMemory
+
+    with pytest.raises(ValueError, match="use one of: vector, keyword, hybrid"):
+        OracleAgentMemory(connection=":memory:", search_strategy="fuzzy")

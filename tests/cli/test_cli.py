@@ -167,3 +167,18 @@ def test_search_offers_only_the_types_a_search_can_return(populated, capsys):
     code, out, _ = run("search", "Rome", "--db", populated, "--user-id", "alice",
                        "--type", "fact")
     assert code == 0 and "Alice wants to see Rome" in out
+
+
+def test_an_oracle_command_without_a_password_and_without_a_terminal_names_the_variable(
+        tmp_path):
+    # Issue 29, item 2: a getpass echo warning, then "unexpected EOFError ... this is a bug".
+    pytest.importorskip("oracledb")
+    completed = subprocess.run(
+        [sys.executable, "-m", "oracleagentmemory", "threads", "--dsn", "db.invalid/svc",
+         "--user", "scott"], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+        stdin=subprocess.DEVNULL,
+        env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
+    assert completed.returncode == EXIT["usage"], completed.stderr
+    assert completed.stderr.splitlines() == [
+        "oracleagentmemory: error: no password for scott: set the environment variable "
+        "ORACLEAGENTMEMORY_PASSWORD"]

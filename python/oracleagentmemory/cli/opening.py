@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -44,9 +45,12 @@ def connect_oracle(arguments: argparse.Namespace) -> Any:
     if not arguments.user:
         raise CommandError(ExitCode.USAGE, "--dsn needs --user (see "
                                            f"'oracleagentmemory {arguments.command} --help')")
+    # Only a terminal can be asked: without one (a script, CI, a pipe) the missing
+    # variable is named instead of a getpass warning and an EOFError (issue 29, item 2).
+    ask = getpass.getpass if sys.stdin is not None and sys.stdin.isatty() else None
     try:
         return oracle_connection(arguments.dsn, arguments.user, arguments.password_env,
-                                 ask=getpass.getpass)
+                                 ask=ask)
     except DriverMissingError as error:
         raise CommandError(ExitCode.MISSING_COMPONENT, str(error)) from None
 
