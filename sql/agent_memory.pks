@@ -47,7 +47,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *     with the model rendered into the store (none: such records get no vector);
    *     "embedding": null stores no vector. A SearchRequest without query_vector is embedded
    *     the same way.
-   *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" is returned as given.
+   *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" too (stored in UTC).
    *   - A RecordOut of a message carries "seq_no": its insertion sequence, increasing within a
    *     thread (not necessarily contiguous).
    *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20009 listed in AGENT_MEMORY_ERRORS.
@@ -180,7 +180,11 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --              "num_hops", "max_linked_results"}; defaults as in the contract:
   --              strategy VECTOR, max_results 10, num_hops 0, max_linked_results 100,
   --              include_invalid true, record_types every searchable type; without a
-  --              query_vector the in-database model (when configured) embeds query_text
+  --              query_vector the in-database model (when configured) embeds query_text;
+  --              KEYWORD reads the first 4000 characters of query_text, Han and Hangul
+  --              cut into character bigrams as <prefix>_KEYWORD indexes them; HYBRID fuses
+  --              both rankings' scores, each weighted by how far its top score stands out
+  --              (docs/store-contract.md, "HYBRID")
   -- Returns [{"record": RecordOut, "distance": n, "linked": [{"record", "relation",
   -- "relation_id", "relation_type", "via_record_id", "hops"}]}]: "relation" is the whole
   -- stored relation (LinkOut), "relation_type" the label read in the walking direction.

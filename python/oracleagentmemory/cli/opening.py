@@ -27,12 +27,15 @@ from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore
 
 
 def load_embedder() -> IEmbedder:
-    """The library's default embedding model, loaded now so that a missing or broken model
-    is one clear failure (exit code 5) before any work starts."""
+    """The library's default embedding model, located now so that a missing model is one
+    clear failure (exit code 5) before any work starts. It loads on first use, after the
+    store has settled which model its vectors need (an old store swaps it for
+    all-MiniLM-L6-v2, which would otherwise load both); a damaged file then fails with a
+    ModelUnavailableError, exit code 5 as well."""
     from oracleagentmemory.core.embedders import default_embedder
 
     try:
-        return default_embedder(load=True)
+        return default_embedder()
     except Exception as error:  # any failure to find or read the model files
         raise CommandError(ExitCode.MISSING_COMPONENT,
                            f"the embedding model cannot be loaded: {one_line(error_text(error))}"

@@ -209,12 +209,11 @@ class OracleThread(IThread):
             settings=resolve_settings(layer.over(service.defaults)),
         ), value_or(metadata, None))
 
-    def _bind(self, context: ThreadContext, metadata: dict[str, Any] | None,
-              persisted: bool = False) -> None:
+    def _bind(self, context: ThreadContext, metadata: dict[str, Any] | None) -> None:
         self._context = context
         self._service = context.service
         self._metadata = metadata
-        self._persisted = persisted
+        self._persisted = context.persisted
         """Opened from a stored thread record (create_thread, get_thread): its writes need
         the record to still exist. A standalone OracleThread has no record to check."""
         self.llm = unobserved(context.llm)
@@ -230,13 +229,6 @@ class OracleThread(IThread):
             raise NotFoundError(
                 f"thread {self.thread_id!r} does not exist (it was deleted); this handle "
                 "can no longer write")
-
-    @property
-    def _write_thread(self) -> str | None:
-        """The thread a write of this handle needs, checked by the store in the write's own
-        transaction (None for a standalone thread, which has no record): a deletion by
-        another client or process in between leaves nothing written."""
-        return self.thread_id if self._persisted else None
 
     # -- identity and settings ----------------------------------------------------------
 
@@ -359,7 +351,8 @@ class OracleThread(IThread):
             })
             records.extend({**image, "message_id": message_id} for image in images)
         self._require_thread()  # before the work; the write checks again, atomically
-        written = self._service.backend.write_records(records, thread_id=self._write_thread)
+        written = self._service.backend.write_records(records,
+                                                      thread_id=self._context.write_thread)
         message_ids = [rid for rid, record in zip(written, records, strict=True)
                        if record["record_type"] == "message"]
         derived_memory.after_messages_added(self._context, message_ids)
@@ -601,7 +594,7 @@ class OracleThread(IThread):
             ttl=ttl_fields(ttl_days, ttl_anchor, self._service.retention))
         self._require_thread()
         written = self._service.backend.write_records([record],
-                                                      thread_id=self._write_thread)[0]
+                                                      thread_id=self._context.write_thread)[0]
         return written
 
     def update_image(
@@ -779,7 +772,8 @@ class OracleThread(IThread):
             metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
             ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
         self._require_thread()
-        new_id = self._service.write_memory(record, links, thread_id=self._write_thread)
+        new_id = self._service.write_memory(record, links,
+                                            thread_id=self._context.write_thread)
         linking = value_or(autonomous_linking, self.llm is not None)
         if linking and self.llm is not None and scope["thread_id"] == self.thread_id:
             derived_memory.link_autonomously(self._context, new_id, content,
@@ -1161,7 +1155,7 @@ def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _N
         service=service, thread_id=record["id"], user_id=record.get("user_id"),
         agent_id=record.get("agent_id"), llm=observed_llm(value_or(llm, service.llm)),
         settings=resolve_settings(call.over(stored).over(service.defaults)), persisted=True,
-    ), record.get("metadata"), persisted=True)
+    ), record.get("metadata"))
     return thread
 
 

@@ -36,9 +36,9 @@ def parse_iso(value: object, argument: str = "timestamp") -> datetime:
     year, month, day, _, hour, minute, _, second, _, fraction, _, zone_hours, zone_minutes = (
         match.groups())
     try:
-        offset = timedelta(hours=int(zone_hours or 0), minutes=int(zone_minutes or 0))
-        if (zone_hours or "+").startswith("-"):
-            offset = timedelta(hours=int(zone_hours), minutes=-int(zone_minutes or 0))
+        sign = -1 if (zone_hours or "+").startswith("-") else 1
+        offset = sign * timedelta(hours=abs(int(zone_hours or 0)),
+                                  minutes=int(zone_minutes or 0))
         parsed = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0),
                           int(second or 0), int((fraction or "0").ljust(6, "0")[:6]),
                           tzinfo=timezone(offset))

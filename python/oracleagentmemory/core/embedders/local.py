@@ -292,7 +292,7 @@ class LocalSentenceEmbedder(IEmbedder):
 
     def __init__(
         self,
-        source: Path,
+        locate: Callable[[], Path],
         batch_size: int | None,
         *,
         runtime: Runtime,
@@ -300,10 +300,10 @@ class LocalSentenceEmbedder(IEmbedder):
         query_cache_size: int,
         onnx_cache_dir: str | os.PathLike[str] | None,
     ) -> None:
-        """``source`` is the located model (a directory or a file); the other arguments as
-        checked by ``check_arguments``."""
-        self.check_arguments(batch_size, runtime, threads, query_cache_size)
-        self._source = source
+        """Check the arguments, then ``locate`` the model (a directory or a file), so a bad
+        argument is reported before any file is looked for."""
+        self._check_arguments(batch_size, runtime, threads, query_cache_size)
+        self._source = locate()
         self._requested_runtime: Runtime = runtime
         self._runtime: Literal["onnxruntime", "numpy"] = (
             "onnxruntime" if runtime == "onnxruntime"
@@ -318,7 +318,7 @@ class LocalSentenceEmbedder(IEmbedder):
         self._query_cache = _QueryCache(query_cache_size)
 
     @staticmethod
-    def check_arguments(batch_size: int | None, runtime: str, threads: int | None,
+    def _check_arguments(batch_size: int | None, runtime: str, threads: int | None,
                         query_cache_size: int) -> None:
         """The constructors' checks, made before any model file is looked for."""
         if batch_size is not None and batch_size < 1:
@@ -512,13 +512,11 @@ class LocalMiniLMEmbedder(LocalSentenceEmbedder):
         onnx_cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         """Resolve the model files (see :func:`find_model_dir`) and the runtime."""
-        self.check_arguments(batch_size, runtime, threads, query_cache_size)
-        model_dir = find_model_dir(model_dir)
-        super().__init__(model_dir, batch_size, runtime=runtime, threads=threads,
-                         query_cache_size=query_cache_size, onnx_cache_dir=onnx_cache_dir)
-        self._model_dir = model_dir
-        self._config = BertConfig.from_json(self._model_dir / "config.json")
-        self._max_input_tokens = max_seq_length(self._model_dir, self._config)
+        super().__init__(lambda: find_model_dir(model_dir), batch_size, runtime=runtime,
+                         threads=threads, query_cache_size=query_cache_size,
+                         onnx_cache_dir=onnx_cache_dir)
+        self._config = BertConfig.from_json(self._source / "config.json")
+        self._max_input_tokens = max_seq_length(self._source, self._config)
 
     _kind = "minilm"
 
@@ -540,7 +538,7 @@ class LocalMiniLMEmbedder(LocalSentenceEmbedder):
     @property
     def model_dir(self) -> Path:
         """Directory the weights and tokenizer are read from."""
-        return self._model_dir
+        return self._source
 
     def _read_model(self, key: _ModelKey) -> _LoadedModel:
         return _read_model(key)

@@ -201,10 +201,9 @@ class LocalE5Embedder(LocalSentenceEmbedder):
         onnx_cache_dir: str | os.PathLike[str] | None = None,
     ) -> None:
         """Resolve the model file (see :func:`find_e5_model_file`) and the runtime."""
-        self.check_arguments(batch_size, runtime, threads, query_cache_size)
-        path = find_e5_model_file(model_file)
-        super().__init__(path, batch_size, runtime=runtime, threads=threads,
-                         query_cache_size=query_cache_size, onnx_cache_dir=onnx_cache_dir)
+        super().__init__(lambda: find_e5_model_file(model_file), batch_size, runtime=runtime,
+                         threads=threads, query_cache_size=query_cache_size,
+                         onnx_cache_dir=onnx_cache_dir)
 
     @property
     def model_name(self) -> str:

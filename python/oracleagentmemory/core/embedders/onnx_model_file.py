@@ -98,13 +98,24 @@ def _digest(model_dir: Path, form: Form) -> str:
     return digest.hexdigest()
 
 
+_DIGESTS: dict[tuple[str, int, int], bytes] = {}
+
+
 def file_sha256(path: Path) -> bytes:
-    """The SHA-256 of a file's bytes, read in 1 MiB pieces."""
+    """The SHA-256 of a file's bytes, read in 1 MiB pieces; once per process for a file of
+    the same size and modification time (the 72 MB model file is checked when an embedder
+    is made and digested again for its ONNX file's name)."""
+    stat = os.stat(path)
+    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    known = _DIGESTS.get(key)
+    if known is not None:
+        return known
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
             digest.update(chunk)
-    return digest.digest()
+    _DIGESTS[key] = digest.digest()
+    return _DIGESTS[key]
 
 
 def _build(model_dir: Path, form: Form, max_seq_length: int, digest: str) -> bytes:

@@ -92,6 +92,8 @@ class RecordCache:
         """Change-log version of the vector file this cache last read or wrote (same epoch)."""
         self._file_keys: set[str] = set()
         """Metadata keys whose columns that file holds."""
+        self._distrusted = False
+        """A search found this cache disagreeing with SQLite: no vector file is adopted again."""
         self._reset(0)
 
     # -- storage ------------------------------------------------------------------------
@@ -197,7 +199,7 @@ class RecordCache:
 
     def _adopt_file(self, epoch: str | None) -> bool:
         """Take the columns of the vector file of ``epoch``, if there is a usable one."""
-        if self._vector_path is None or getattr(self, "_distrusted", False):
+        if self._vector_path is None or self._distrusted:
             return False
         try:
             snapshot = vector_file.load(self._vector_path, epoch, _FILE_TAG)
