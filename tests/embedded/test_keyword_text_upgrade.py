@@ -64,7 +64,7 @@ def test_a_version_3_file_is_upgraded_and_searches_chinese_and_korean(
     store.close()
     check = sqlite3.connect(path)
     assert check.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
-                         ).fetchone()[0] == str(schema.SCHEMA_VERSION) == "4"
+                         ).fetchone()[0] == str(schema.SCHEMA_VERSION) == "5"
     check.close()
     EmbeddedBackend(path).close()  # opening the upgraded file again changes nothing
 

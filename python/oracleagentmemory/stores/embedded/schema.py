@@ -10,12 +10,13 @@ from oracleagentmemory.stores.embedded import changelog
 from oracleagentmemory.stores.errors import SchemaError
 from oracleagentmemory.stores.keyword_text import stored_keyword_text
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """2: records.scope_tokens and a keyword index that holds them; 3: relations.thread_id may
 be null (a relation made through the client between memories of different threads);
 4: records.keyword_text (Han and Hangul cut into character bigrams, see
-stores/keyword_text.py) and a keyword index over it. Older files are upgraded on open, one
-step per version."""
+stores/keyword_text.py) and a keyword index over it; 5: record_changes.mark (a random mark
+per change-log entry, see changelog.py). Older files are upgraded on open, one step per
+version."""
 
 SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
 SCOPE_TOKENS_SQL = " || ".join(
@@ -351,7 +352,29 @@ def _add_keyword_text(conn: sqlite3.Connection) -> None:
     _rebuild_keyword_index(conn, FTS_DDL)
 
 
-_UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text}
+def _mark_change_log(conn: sqlite3.Connection) -> None:
+    """4 -> 5: the change log gains its ``mark`` column. SQLite cannot add a column whose
+    default is not a constant, so the log is copied into a new table (each entry kept gets a
+    mark of its own) and the AUTOINCREMENT counter carried over, so no version is reused."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(record_changes)")}
+    if not columns or "mark" in columns:
+        return  # no log yet (ensure_change_log makes it with the mark) or already marked
+    latest, _ = changelog.state(conn)
+    for trigger in changelog.TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("ALTER TABLE record_changes RENAME TO record_changes_v4")
+    for statement in _statements(changelog.DDL):
+        conn.execute(statement)
+    conn.execute("INSERT INTO record_changes (version, seq)"
+                 " SELECT version, seq FROM record_changes_v4")
+    conn.execute("DROP TABLE record_changes_v4")
+    conn.execute("DELETE FROM sqlite_sequence WHERE name = 'record_changes'")
+    conn.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('record_changes', ?)",
+                 (latest,))
+
+
+_UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text,
+                  4: _mark_change_log}
 
 
 def check_version(conn: sqlite3.Connection) -> None:

@@ -127,8 +127,8 @@ def run_search(
 ) -> list[SearchHit]:
     """Run a validated search inside ``conn``'s read transaction, ``cache`` synced to it.
 
-    Every hit is checked against the row SQLite holds (type, exact scope, expiry, status)
-    before it is returned: a cache that disagrees (a vector file from another state of the
+    Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
+    metadata filter) before it is returned: a cache that disagrees (a vector file from another state of the
     database) is dropped, reloaded from SQLite, and the search run again on it."""
     req = check_search_request(request)
     hits = _search(conn, req, cache, dimension, now)
@@ -145,7 +145,8 @@ def _matches(record: RecordOut, req: CheckedRequest, now: str) -> bool:
             and (expires is None or expires > now)
             and (req["include_invalid"] or record.get("status") == "VALID")
             and all(record.get(column) == dimension["value"]
-                    for column, dimension in req["scope"].items() if dimension["exact"]))
+                    for column, dimension in req["scope"].items() if dimension["exact"])
+            and mf.matches(req["metadata_filter"], record.get("metadata")))
 
 
 def _search(conn: Any, req: CheckedRequest, cache: RecordCache, dimension: int | None,
