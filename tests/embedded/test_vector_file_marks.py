@@ -171,3 +171,43 @@ def _mark_of(location: Path) -> bytes:
     snapshot = vector_file.load(f"{location}.vectors", _epoch(location), _tag())
     assert snapshot is not None
     return snapshot.mark
+
+
+def test_a_version_4_change_log_is_marked_and_keeps_its_versions(tmp_path: Path) -> None:
+    """Schema 4 -> 5 copies the change log into a table with marks: every version kept, the
+    counter carried on (no version reused), the triggers writing marks again."""
+    from oracleagentmemory.stores.embedded import changelog
+
+    location = tmp_path / "v4.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records([{"record_type": "memory", "id": f"m{i}", "user_id": "u1",
+                          "content": f"note {i}", "embedding": vec(i)} for i in range(5)])
+    store.delete_records(["m4"], TYPES)
+    store.close()
+    conn = sqlite3.connect(location, isolation_level=None)
+    for trigger in changelog.TRIGGERS:
+        conn.execute(f"DROP TRIGGER {trigger}")
+    conn.executescript(
+        "ALTER TABLE record_changes RENAME TO marked;"
+        "CREATE TABLE record_changes (version INTEGER PRIMARY KEY AUTOINCREMENT,"
+        " seq INTEGER NOT NULL);"
+        "INSERT INTO record_changes SELECT version, seq FROM marked; DROP TABLE marked;"
+        "UPDATE store_meta SET value = '4' WHERE key = 'schema_version';"
+        + changelog.DDL.split(";", 1)[1])  # the version-4 triggers are today's
+    before = conn.execute("SELECT version, seq FROM record_changes ORDER BY version").fetchall()
+    conn.close()
+    assert [version for version, _ in before] == [1, 2, 3, 4, 5, 6]
+    store = EmbeddedBackend(location)
+    store.write_records([{"record_type": "memory", "id": "m9", "user_id": "u1",
+                          "content": "later", "embedding": vec(9)}])
+    assert [hit[0] for hit in search(store, vec(9))][:1] == ["m9"]
+    store.close()
+    conn = sqlite3.connect(location)
+    after = conn.execute("SELECT version, seq, length(mark) FROM record_changes"
+                         " ORDER BY version").fetchall()
+    version = conn.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
+                           ).fetchone()[0]
+    conn.close()
+    assert version == "5"
+    assert [(v, s) for v, s, _ in after[:6]] == before
+    assert after[6][0] == 7 and {length for _, _, length in after} == {8}
