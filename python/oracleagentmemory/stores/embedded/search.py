@@ -128,8 +128,9 @@ def run_search(
     """Run a validated search inside ``conn``'s read transaction, ``cache`` synced to it.
 
     Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
-    metadata filter) before it is returned: a cache that disagrees (a vector file from another state of the
-    database) is dropped, reloaded from SQLite, and the search run again on it."""
+    metadata filter) before it is returned: a cache that disagrees (a vector file from
+    another state of the database) is dropped, reloaded from SQLite, and the search run
+    again on it."""
     req = check_search_request(request)
     hits = _search(conn, req, cache, dimension, now)
     if hits is None:  # the cache disagreed with SQLite
