@@ -54,3 +54,40 @@ def test_side_runs_refresh_only_their_own_sections(tmp_path: Path) -> None:
     assert "| vector | rank fusion over top 20 | 0.450 | 0.600 | 1.20x |" in text
     assert "load average 0.50 at the start, 1.00 at the end" in text
     assert "## Observability cost" not in text
+
+
+def test_report_rows_say_the_load_and_the_cpu_time(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    run.main([
+        "--sizes", "300", "--backends", "embedded", "--out", str(out),
+        "--workdir", str(tmp_path / "work"), "--queries", "20", "--seconds", "0.1",
+        "--e2e-sample", "0", "--no-quality", "--no-blas-probe",
+    ])
+    lines = (out / "report.md").read_text().splitlines()
+    rows = [next(line for line in lines if line.startswith(prefix))  # ingestion, search
+            for prefix in ("| 300 | embedded |", "| user scope | embedded |")]
+    for row in rows:
+        load, cpu = [cell.strip() for cell in row.strip("|").split("|")][-2:]
+        assert "→" in load and float(cpu) >= 0
+
+
+def test_the_end_to_end_phase_adds_real_turns_with_alternating_roles(tmp_path: Path) -> None:
+    from benchmarks.worker import E2E_BATCH, conversation_batches
+
+    sessions = {}
+    for number in (1, 2):
+        sessions[f"session_{number}"] = [
+            {"speaker": ("Ann", "Bo")[turn % 2], "dia_id": f"D{number}:{turn}",
+             "text": f"turn {turn} of session {number}"} for turn in range(40)]
+        sessions[f"session_{number}_date_time"] = "9:30 am on 14 March, 2024"
+    (tmp_path / "7.json").write_text(json.dumps({**sessions, "qa": []}))
+    batches, source = conversation_batches(tmp_path, 70)
+    assert "alternating roles" in source
+    assert sum(len(messages) for _, messages in batches) == 70
+    assert all(len(messages) <= E2E_BATCH for _, messages in batches)
+    first_key, first = batches[0]
+    assert [message["role"] for message in first[:4]] == ["user", "assistant"] * 2
+    assert first[1]["content"] == "turn 1 of session 1"
+    assert len({key for key, _ in batches}) == 2  # one thread per session
+    generated, where = conversation_batches(None, 40)
+    assert "generated" in where and {m["role"] for _, ms in generated for m in ms} == {"user"}
