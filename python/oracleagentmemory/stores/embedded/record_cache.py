@@ -214,7 +214,8 @@ class RecordCache:
         try:
             snapshot = vector_file.load(self._vector_path, epoch, _FILE_TAG)
             key_columns = [] if snapshot is None else [
-                KeyColumn.restored(column.key, column.codes, column.values, column.complex)
+                KeyColumn.restored(column.key, column.codes, column.values, column.complex,
+                                   snapshot.size)
                 for column in snapshot.metadata]
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
                 MemoryError):

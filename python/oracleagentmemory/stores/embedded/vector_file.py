@@ -135,25 +135,35 @@ class KeyCodes:
 
 
 class Prefetch:
-    """Asks the kernel to read a run of vector rows of the map at once.
+    """Asks the kernel to read a run of vector rows of the map at once, once.
 
     A search touching pages of the map nobody touched yet faults them in one after another;
     when they must come from the disk (a file not in the page cache), ``MADV_WILLNEED`` on
-    the run puts many reads in flight instead. The rows of one scope are one run."""
+    the run puts many reads in flight instead. The rows of one scope are one run. Each
+    ``CHUNK_BYTES`` of the map is advised at most once, so searches of a scope already read
+    make no system call."""
+
+    CHUNK_BYTES = 1 << 20
 
     def __init__(self, mapped: mmap.mmap | None, offset: int, row_bytes: int) -> None:
         self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
         self.vectors: np.ndarray | None = None
         """The mapped matrix this applies to (the cache drops it once it copied them)."""
+        size = 0 if mapped is None else len(mapped)
+        self._advised = np.zeros(size // self.CHUNK_BYTES + 1, dtype=bool)
 
     def rows(self, first: int, stop: int) -> None:
         if self._mapped is None or stop <= first or not hasattr(mmap, "MADV_WILLNEED"):
             return
         start = self._offset + first * self._row_bytes
+        end = self._offset + stop * self._row_bytes
+        chunks = self._advised[start // self.CHUNK_BYTES:(end - 1) // self.CHUNK_BYTES + 1]
+        if chunks.all():
+            return
+        chunks[:] = True
         begin = start // mmap.PAGESIZE * mmap.PAGESIZE
         with contextlib.suppress(OSError, ValueError):
-            self._mapped.madvise(mmap.MADV_WILLNEED, begin,
-                                 start + (stop - first) * self._row_bytes - begin)
+            self._mapped.madvise(mmap.MADV_WILLNEED, begin, end - begin)
 
 
 def _layout(capacity: int, dimension: int) -> tuple[dict[str, tuple[int, int]], int]:
