@@ -132,10 +132,11 @@ def run_search(
     another state of the database) is dropped, reloaded from SQLite, and the search run
     again on it."""
     req = check_search_request(request)
-    hits = _search(conn, req, cache, dimension, now)
+    hits = _search(conn, req, cache, dimension, now, strict=True)
     if hits is None:  # the cache disagreed with SQLite
         cache.distrust()
-        hits = _search(conn, req, cache, dimension, now) or []
+        hits = _search(conn, req, cache, dimension, now, strict=False)
+    assert hits is not None
     return hits
 
 
@@ -151,8 +152,10 @@ def _matches(record: RecordOut, req: CheckedRequest, now: str) -> bool:
 
 
 def _search(conn: Any, req: CheckedRequest, cache: RecordCache, dimension: int | None,
-            now: str) -> list[SearchHit] | None:
-    """The hits, or None when a hit's row does not match what the cache said of it."""
+            now: str, strict: bool) -> list[SearchHit] | None:
+    """The hits; when a hit's row does not match what the cache said of it, None
+    (``strict``), else the hits without it (a cache just read from SQLite: never a row the
+    request may not return, whatever the cause)."""
     cache.sync(conn)
     slots = _candidates(conn, req, cache, now)
     if not slots.shape[0]:
@@ -172,10 +175,13 @@ def _search(conn: Any, req: CheckedRequest, cache: RecordCache, dimension: int |
     best = _top(ranking, cache.seq, slots, req["max_results"])
     seqs = [int(seq) for seq in cache.seq[slots[best]]]
     records = _load_records(conn, seqs)
-    if any(seq not in records or not _matches(records[seq], req, now) for seq in seqs):
+    good = [seq in records and _matches(records[seq], req, now) for seq in seqs]
+    if strict and not all(good):
         return None
     hits: list[SearchHit] = []
-    for seq, distance in zip(seqs, distances[best].tolist(), strict=True):
+    for seq, distance, ok in zip(seqs, distances[best].tolist(), good, strict=True):
+        if not ok:
+            continue
         record = records[seq]
         linked: list[LinkedHit] = []
         if req["num_hops"] and req["max_linked_results"] and record["record_type"] in MEMORY_TYPES:
