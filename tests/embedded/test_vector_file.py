@@ -680,8 +680,9 @@ def _diverge(location: Path) -> None:
 def test_a_check_that_fails_with_an_error_is_run_again(
     store_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The first search maps the file and its check against SQLite fails with an error
-    (an I/O error, an interrupt): the next search must check again, not trust the file."""
+    """The first check of the file against SQLite (when the store opens) fails with an error
+    (an I/O error, an interrupt): the open goes on without the file, and the first search
+    checks again, never trusting the file unchecked."""
     _diverge(store_path)
     want_cache, want = reference(store_path)
     real, calls = changelog.mark_at, []
@@ -694,9 +695,9 @@ def test_a_check_that_fails_with_an_error_is_run_again(
 
     monkeypatch.setattr(changelog, "mark_at", flaky)
     store = EmbeddedBackend(store_path)
-    with pytest.raises(Exception, match="disk I/O error"):
-        searches(store)
+    assert calls == [1] and store._cache._version < 0  # not adopted
     assert searches(store) == want
+    assert len(calls) > 1
     assert_same_state(store._cache, want_cache)
     store.close()
     written = from_file(store_path)

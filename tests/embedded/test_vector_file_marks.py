@@ -211,3 +211,28 @@ def test_a_version_4_change_log_is_marked_and_keeps_its_versions(tmp_path: Path)
     assert version == "5"
     assert [(v, s) for v, s, _ in after[:6]] == before
     assert after[6][0] == 7 and {length for _, _, length in after} == {8}
+
+
+def test_a_backup_restored_into_the_live_file_is_read_again(tmp_path: Path) -> None:
+    """A store stays open while another history (same schema epoch, a later version) is
+    restored into its file through SQLite's backup API: its cache must not catch up through
+    the restored log as if it were its own history, it reads SQLite again."""
+    base = tmp_path / "base.db"
+    store = EmbeddedBackend(base, embedding_dimension=DIM)
+    store.write_records([{"record_type": "memory", "id": f"m{i}", "user_id": f"u{1 + i % 2}",
+                          "content": f"note {i}", "embedding": vec(i)} for i in range(COUNT)])
+    store.close()
+    live, other = tmp_path / "live" / "store.db", tmp_path / "other" / "store.db"
+    for path in (live, other):
+        path.parent.mkdir()
+        copy_store(base, path)
+    branch(live, QUERY_A, later_changes=2)
+    branch(other, QUERY_B, later_changes=8)
+    want = reference(other)
+    store = EmbeddedBackend(live)
+    try:
+        assert search(store, QUERY_A)[0][0] == CHANGED  # the live history's vector
+        copy_store(other, live)  # restored while the store is open
+        assert {"a": search(store, QUERY_A), "b": search(store, QUERY_B)} == want
+    finally:
+        store.close()

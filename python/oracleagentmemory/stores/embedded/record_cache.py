@@ -159,8 +159,25 @@ class RecordCache:
 
     # -- synchronisation ----------------------------------------------------------------
 
+    def open_file(self, conn: Any) -> None:
+        """When the store opens: map the vector file if there is a usable one (cheap: no row
+        is read), so the first search only catches up. Nothing else: a store without a
+        usable file reads SQLite at its first search, not here."""
+        if self._version >= 0 or self._vector_path is None:
+            return
+        if not os.path.exists(self._vector_path):
+            return
+        try:
+            self._adopt_file(conn, changelog.state(conn)[1])
+        except Exception:  # no schema yet (NO_CHECK), an unreadable file: never fails an open
+            self._version, self._epoch = -1, None
+
     def sync(self, conn: Any) -> None:
-        """Bring the cache to the snapshot of ``conn``'s open read transaction."""
+        """Bring the cache to the snapshot of ``conn``'s open read transaction.
+
+        The change log must still hold, at the cache's version, the mark the cache saw there:
+        a database whose history changed under it (a backup restored into the live file)
+        is read again from SQLite, not caught up through another history's log."""
         version, epoch = changelog.state(conn)
         if version == self._version and epoch == self._epoch:
             return
@@ -168,6 +185,8 @@ class RecordCache:
             if self._version < 0:
                 self._adopt_file(conn, epoch)
             reload = epoch != self._epoch or version < self._version or self._version < 0
+            if not reload and changelog.mark_at(conn, self._version) != self._mark:
+                reload = True
             if not reload and self._version < version:
                 oldest = changelog.oldest_version(conn)
                 behind = oldest is None or oldest > self._version + 1
@@ -246,6 +265,7 @@ class RecordCache:
         self._file_keys = {column.key for column in snapshot.metadata}
         self._ids = {value: code for code, value in enumerate(snapshot.scope_values)}
         self._version, self._epoch = snapshot.version, epoch
+        self._mark = snapshot.mark
         self._file_version = snapshot.version
         return True
 

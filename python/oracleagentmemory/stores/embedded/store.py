@@ -259,6 +259,9 @@ class EmbeddedBackend:
             if self.location != ":memory:":
                 self._read_lock = threading.RLock()
                 self._read_conn = schema.connect(self.location)
+            if vector_file:  # map a usable vector file now: the first search only catches up
+                with self._read() as conn:
+                    self._cache.open_file(conn)
 
     # -- lifecycle -------------------------------------------------------------------
 
