@@ -31,9 +31,11 @@ import numpy as np
 from benchmarks import machine
 from benchmarks.dataset import generate, queries
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
+from oracleagentmemory.core import SearchStrategy
+from oracleagentmemory.stores.protocol import Strategy
 
 ROOT = Path(__file__).resolve().parent.parent
-STRATEGIES = ("VECTOR", "HYBRID", "KEYWORD")
+STRATEGIES: tuple[Strategy, ...] = ("VECTOR", "HYBRID", "KEYWORD")
 
 
 class LookupEmbedder(IEmbedder):
@@ -70,15 +72,15 @@ def measure(store_path: Path, size: int, count: int, rounds: int) -> dict[str, A
         vectors.setdefault(item.text, item.vector)
     clients = {strategy: OracleAgentMemory(connection=str(store_path),
                                            embedder=LookupEmbedder(vectors),
-                                           search_strategy=strategy)
+                                           search_strategy=SearchStrategy[strategy])
                for strategy in STRATEGIES}
     backend = EmbeddedBackend(store_path, embedding_dimension=384)
 
-    def client_search(strategy: str, index: int) -> None:
+    def client_search(strategy: Strategy, index: int) -> None:
         item = items[index]
         clients[strategy].search(item.text, user_id=item.user, max_results=10)
 
-    def contract_search(strategy: str, index: int) -> None:
+    def contract_search(strategy: Strategy, index: int) -> None:
         item = items[index]
         backend.search({"query_text": item.text, "query_vector": vectors[item.text],
                         "strategy": strategy, "max_results": 10,
@@ -88,7 +90,7 @@ def measure(store_path: Path, size: int, count: int, rounds: int) -> dict[str, A
     for path, run in (("client", client_search), ("contract", contract_search)):
         for strategy in STRATEGIES:  # caches loaded, first statements prepared
             run(strategy, 0)
-        times: dict[str, list[float]] = {strategy: [] for strategy in STRATEGIES}
+        times: dict[Strategy, list[float]] = {strategy: [] for strategy in STRATEGIES}
         for round_number in range(rounds):
             for index in range(len(items)):
                 shift = (round_number + index) % len(STRATEGIES)
@@ -96,7 +98,8 @@ def measure(store_path: Path, size: int, count: int, rounds: int) -> dict[str, A
                     started = time.perf_counter()
                     run(strategy, index)
                     times[strategy].append(time.perf_counter() - started)
-        summary = {strategy: _percentiles(values) for strategy, values in times.items()}
+        summary: dict[str, Any] = {strategy: _percentiles(values)
+                                   for strategy, values in times.items()}
         summary["hybrid_over_vector_p50"] = (summary["HYBRID"]["p50_ms"]
                                              / summary["VECTOR"]["p50_ms"])
         summary["keyword_over_vector_p50"] = (summary["KEYWORD"]["p50_ms"]
