@@ -156,6 +156,10 @@ TABLE_STEPS: tuple[tuple[int, tuple[str, ...]], ...] = (
         "ALTER TABLE {t_records} ADD (keyword_text CLOB)",
         "DROP INDEX IF EXISTS {ix_text} FORCE",
     )),
+    # Version 5: the keyword text is cut again (NFKC, single characters, Han apart from
+    # Hangul, Han beyond the BMP): emptied here, filled again by KEYWORD steps below.
+    # Checked: UPDATE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UPDATE.html
+    (5, ("UPDATE {t_records} SET keyword_text = NULL WHERE keyword_text IS NOT NULL",)),
 )
 """The table changes of each schema version, run by ``upgrade`` for every version above the
 store's (install/upgrade.sql has the same steps). Object names come from the validated
@@ -167,9 +171,10 @@ _ALREADY_DONE_CODES = frozenset({1451, 1430})
 https://gist.github.com/velll/12043255b542ef87cc0b9787e840accd (a first run against a
 database confirms it, tests/oracle/first_contact.sh runs the upgrade). ORA-01430 "column
 being added already exists in table": the version 4 column is there already."""
-KEYWORD_TEXT_VERSION = 4
-"""The version whose upgrade fills records' keyword_text and creates the text index over it
-once the packages exist (``_upgrade_keyword_text``)."""
+KEYWORD_TEXT_VERSION = 5
+"""The last version whose upgrade fills records' keyword_text (and creates the text index
+over it when missing) once the packages exist (``_upgrade_keyword_text``): 4 added the
+column, 5 cuts the text again."""
 KEYWORD_FILL_BATCH = 1000
 """Records per committed batch when the upgrade fills keyword_text."""
 
