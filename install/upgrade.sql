@@ -1,5 +1,5 @@
 -- Upgrade the agent-memory store AGENT_MEMORY in the current schema to the schema version of
--- these scripts (4). Run as the store owner:   sql owner/password@db @upgrade.sql
+-- these scripts (5). Run as the store owner:   sql owner/password@db @upgrade.sql
 -- Steps: refuse a store newer than the scripts or installed with other choices than these
 -- default scripts (dimension, model, sync mode: use `oracleagentmemory upgrade`), run the
 -- table steps of every missing version, create the collection types and re-create every
@@ -23,13 +23,18 @@
 --      ../sql/agent_memory_indexes.sql). ORA-01430 when the column exists (the step ran).
 --      Checked: ALTER TABLE ... ADD, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
 --      DROP INDEX, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DROP-INDEX.html
+--   5: no table step. The re-created packages record the model of the store's vectors
+--      (AGENT_MEMORY.record_embedding_model, META key vector_model, written by the first
+--      client that opens the store) and give a model loaded as MULTILINGUAL_E5_SMALL its
+--      text prefixes. A store that holds vectors and records no model is read as one of
+--      all-MiniLM-L6-v2, the default before models were recorded.
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
 
 PROMPT == reading the installed schema version, running the table steps
 DECLARE
-  c_target CONSTANT PLS_INTEGER := 4;
+  c_target CONSTANT PLS_INTEGER := 5;
   l_current NUMBER;
   e_already_nullable EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_already_nullable, -1451);
@@ -129,7 +134,7 @@ END;
 
 PROMPT == recording the schema version
 BEGIN
-  AGENT_MEMORY.set_schema_version(p_version => 4);
-  AGENT_MEMORY.check_schema(p_version => 4);
+  AGENT_MEMORY.set_schema_version(p_version => 5);
+  AGENT_MEMORY.check_schema(p_version => 5);
 END;
 /

@@ -22,17 +22,26 @@ import jinja2
 
 from oracleagentmemory import _vocabulary
 from oracleagentmemory.stores import hybrid_fusion, limits
+from oracleagentmemory.stores.embedding_models import (
+    IN_DATABASE_MODELS,
+    LEGACY_EMBEDDING_MODEL,
+    TEXT_PREFIXES,
+    VECTOR_MODEL_KEY,
+)
 from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.keyword_text import BIGRAM_RANGES
 from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: the first; 2: relations.thread_id may be NULL (client-level links), the SQL collection
 types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST; 3: deep data security, the tables
 <prefix>_SEC_POLICIES and <prefix>_SEC_GRANTS (policies registered on the store and granted
 to end users and groups); 4: <prefix>_RECORDS.keyword_text (Han and Hangul as character
-bigrams, the package <prefix>_KEYWORD) and the text index over it with a BASIC_LEXER.
+bigrams, the package <prefix>_KEYWORD) and the text index over it with a BASIC_LEXER;
+5: the store records the model of its vectors (META key vector_model, written by the
+facade's record_embedding_model; no table step) and embeds in SQL with the text prefixes of
+multilingual-e5-small's in-database form.
 install/upgrade.sql and OracleBackend.upgrade move a store from one to the next."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
@@ -320,12 +329,29 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "sync_mode": options.sync_mode,
         "maintenance_clause": MAINTENANCE_CLAUSES[options.sync_mode],
         "embedding_model": options.embedding_model,
+        **_embedding_model_context(options.embedding_model),
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
         "bigram_ranges": BIGRAM_RANGES,
         **_vocabulary_context(),
         **_limits_context(),
     }
+
+
+def _embedding_model_context(in_database: str | None) -> dict[str, str]:
+    """What the packages know of the models: the local model the in-database one is a form
+    of (empty when it is none of this project's), the text prefixes it reads its input with,
+    and the model of a store made before models were recorded. The prefixes are fixed
+    literals of ``embedding_models.TEXT_PREFIXES``, checked to be plain words before they
+    reach SQL."""
+    model = IN_DATABASE_MODELS.get(in_database or "", "")
+    query, passage = TEXT_PREFIXES.get(model, ("", ""))
+    for value in (model, query, passage, LEGACY_EMBEDDING_MODEL):
+        if not re.fullmatch(r"[A-Za-z0-9 :._-]*", value):
+            raise ValueError(f"{value!r} cannot be rendered into SQL")
+    return {"vector_model": model, "query_prefix": query, "passage_prefix": passage,
+            "legacy_vector_model": LEGACY_EMBEDDING_MODEL,
+            "vector_model_key": VECTOR_MODEL_KEY}
 
 
 def _limits_context() -> dict[str, int]:
