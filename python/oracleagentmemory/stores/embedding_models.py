@@ -9,8 +9,8 @@ from __future__ import annotations
 DEFAULT_EMBEDDING_MODEL = "multilingual-e5-small"
 """The local model a new embedded store gets when the caller names none."""
 LEGACY_EMBEDDING_MODEL = "all-MiniLM-L6-v2"
-"""The default before the multilingual model: the model of stores that recorded no name,
-and still the default on Oracle (whose in-database ONNX form is built from it)."""
+"""The default before the multilingual model: the model of stores that recorded no name
+and hold vectors, on both backends."""
 LOCAL_EMBEDDING_MODELS = (DEFAULT_EMBEDDING_MODEL, LEGACY_EMBEDDING_MODEL)
 
 IN_DATABASE_MODELS = {"MULTILINGUAL_E5_SMALL": DEFAULT_EMBEDDING_MODEL,
