@@ -29,6 +29,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   list_links           list_links(p_query)                        JSON array of LinkOut
    *   purge_expired        purge_expired(p_commit)                    NUMBER
    *   close                (client side: release the connection; no member)
+   *   recorded_embedding_  recorded_embedding_model                   VARCHAR2 or NULL
+   *     model
+   *   record_embedding_    record_embedding_model(p_name, p_commit)   -
+   *     model
    *   administration       check_schema, reset_store, sync_text_index, ensure_purge_job,
    *                        drop_purge_job, set_schema_version, fill_keyword_text
    *
@@ -93,6 +97,20 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   -- {"backend": "oracle", "store_id", "schema_version", "embedding_dimension",
   --  "search_strategy", "vector_index", "sync_mode", "embedding_model", "purge_job"}.
   FUNCTION describe RETURN JSON;
+
+  -- The local embedding model whose vectors the store holds, so a client picks the same one:
+  -- the name recorded by record_embedding_model; else the model whose in-database form the
+  -- store was rendered with (none for this store); else
+  -- 'all-MiniLM-L6-v2' when the store holds vectors (a store made before models
+  -- were recorded, when that model was the only default); else NULL. Does no DML.
+  FUNCTION recorded_embedding_model RETURN VARCHAR2;
+
+  -- Record p_name as the model of the store's vectors unless one is recorded (the first
+  -- name stays; META key 'vector_model'). Any session may call it: a client
+  -- records the model it embeds with when it opens the store.
+  --   p_name    the model's name, 1 to 200 characters (-20001 otherwise)
+  --   p_commit  commit on success
+  PROCEDURE record_embedding_model(p_name IN VARCHAR2, p_commit IN BOOLEAN DEFAULT TRUE);
 
   -- Insert every record, then every link, atomically; returns the ids in input order
   -- (a generated id is a dashed version 4 UUID, xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx).

@@ -139,7 +139,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
   END check_size;
 
-  FUNCTION embed_text(p_text IN CLOB) RETURN CLOB IS
+  FUNCTION embed_text(p_text IN CLOB, p_is_query IN BOOLEAN DEFAULT FALSE) RETURN CLOB IS
   BEGIN
     -- rendered without an in-database model: callers pass client-side vectors
     RETURN NULL;

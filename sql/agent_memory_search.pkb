@@ -154,7 +154,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     IF l_req.strategy IN ('VECTOR', 'HYBRID') THEN
       l_req.query_vector := AGENT_MEMORY_CODEC.vector_text(l_request, 'query_vector', 'embedding');
       IF l_req.query_vector IS NULL THEN
-        l_req.query_vector := AGENT_MEMORY_RECORD_API.embed_text(l_req.query_text);
+        l_req.query_vector := AGENT_MEMORY_RECORD_API.embed_text(l_req.query_text, p_is_query => TRUE);
       END IF;
       IF l_req.query_vector IS NULL THEN
         AGENT_MEMORY_ERRORS.invalid_argument('VECTOR and HYBRID search need a query vector');

@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import IO, Any, TextIO, TypedDict
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES
@@ -17,7 +18,8 @@ from oracleagentmemory.cli.opening import load_embedder, opened_client
 from oracleagentmemory.cli.progress import Elapsed, Progress
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.records import public_metadata
-from oracleagentmemory.errors import AgentMemoryError
+from oracleagentmemory.errors import AgentMemoryError, ModelUnavailableError
+from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
 from oracleagentmemory.stores.errors import DuplicateRecordError
 from oracleagentmemory.stores.protocol import RecordQuery
 
@@ -43,26 +45,53 @@ def demo(arguments: argparse.Namespace, out: TextIO) -> int:
 
 
 def onnx_model(arguments: argparse.Namespace, out: TextIO) -> int:
-    """Build (once) the ONNX model file of the given form and print its path, or print
-    the metadata ``DBMS_VECTOR.LOAD_ONNX_MODEL`` takes."""
-    from oracleagentmemory.core.embedders.local import find_model_dir, max_seq_length
-    from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
-    from oracleagentmemory.core.embedders.onnx_model_file import model_file, oracle_metadata_json
+    """Build (once) the ONNX model file of the given model and form and print its path, or
+    print the metadata ``DBMS_VECTOR.LOAD_ONNX_MODEL`` takes (the same for both models)."""
+    from oracleagentmemory.core.embedders.onnx_model_file import oracle_metadata_json
 
     if arguments.metadata:
         print(oracle_metadata_json(), file=out)
         return 0
     try:
-        model_dir = find_model_dir(arguments.model_dir)
-    except Exception as error:  # the weights are not installed or not readable
+        path = (_minilm_onnx_file(arguments) if arguments.model == LEGACY_EMBEDDING_MODEL
+                else _e5_onnx_file(arguments))
+    except ModelUnavailableError as error:  # the weights are not installed or not readable
         raise CommandError(ExitCode.MISSING_COMPONENT,
                            f"the embedding model cannot be found: {one_line(error_text(error))}"
                            ) from error
-    config = BertConfig.from_json(model_dir / "config.json")
-    print(model_file(arguments.form, model_dir=model_dir,
-                     max_seq_length=max_seq_length(model_dir, config),
-                     directory=arguments.cache_dir), file=out)
+    print(path, file=out)
     return 0
+
+
+def _minilm_onnx_file(arguments: argparse.Namespace) -> Path:
+    from oracleagentmemory.core.embedders.local import find_model_dir, max_seq_length
+    from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
+    from oracleagentmemory.core.embedders.onnx_model_file import model_file
+
+    try:
+        model_dir = find_model_dir(arguments.model_dir)
+    except ModelUnavailableError:
+        raise
+    except Exception as error:  # not readable
+        raise ModelUnavailableError(str(error)) from error
+    config = BertConfig.from_json(model_dir / "config.json")
+    return model_file(arguments.form, model_dir=model_dir,
+                      max_seq_length=max_seq_length(model_dir, config),
+                      directory=arguments.cache_dir)
+
+
+def _e5_onnx_file(arguments: argparse.Namespace) -> Path:
+    from oracleagentmemory.core.embedders.e5_model_file import read_e5_model_file
+    from oracleagentmemory.core.embedders.local_e5 import find_e5_model_file
+    from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
+
+    model_path = find_e5_model_file(arguments.model_file)
+    try:
+        model = read_e5_model_file(model_path)
+    except ValueError as error:
+        raise ModelUnavailableError(f"{model_path}: {error}") from error
+    return e5_model_file(arguments.form, model_path=model_path, model=model,
+                         directory=arguments.cache_dir)
 
 
 def search(arguments: argparse.Namespace, out: TextIO) -> int:

@@ -497,3 +497,29 @@ class StoreBackend(Protocol):
     def close(self) -> None:
         """Release the backend's resources. Idempotent.
         """
+
+
+@runtime_checkable
+class RecordsEmbeddingModel(Protocol):
+    """The contract's optional pair of operations naming the model a store's vectors were
+    made with (docs/store-contract.md, "The model of the vectors"), so a client opening the
+    store again embeds with the same model. Both built-in backends implement it; a store of
+    your own may leave it out (its default embedder is then all-MiniLM-L6-v2, the model of
+    stores made before models were recorded)."""
+
+    def recorded_embedding_model(self) -> str | None:
+        """The name recorded by :meth:`record_embedding_model`; else the model of a store
+        made before names were recorded that holds vectors (all-MiniLM-L6-v2) or, on Oracle,
+        the model whose in-database form the store embeds with; else None.
+
+        Returns:
+            The model's name, or None when the store neither records one nor holds vectors.
+        """
+
+    def record_embedding_model(self, name: str) -> None:
+        """Record ``name`` as the model of the store's vectors unless one is recorded (the
+        first name stays). Best effort: a store that cannot record it is left as it is.
+
+        Args:
+            name: The model's name (``IEmbedder.model_name``), 1 to 200 characters.
+        """

@@ -302,7 +302,7 @@ class EmbeddedBackend:
             "search_strategy": self.search_strategy,
         }
 
-    # -- the embedding model (not part of the contract: the client's choice) ---------
+    # -- the model of the vectors (the contract's optional RecordsEmbeddingModel) -------
 
     def recorded_embedding_model(self) -> str | None:
         """The name of the model whose vectors the store holds: the one recorded, else

@@ -22,6 +22,12 @@ import jinja2
 
 from oracleagentmemory import _vocabulary
 from oracleagentmemory.stores import hybrid_fusion, limits
+from oracleagentmemory.stores.embedding_models import (
+    IN_DATABASE_MODELS,
+    LEGACY_EMBEDDING_MODEL,
+    TEXT_PREFIXES,
+    VECTOR_MODEL_KEY,
+)
 from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.keyword_text import HAN_RANGES, HANGUL_RANGES
 from oracleagentmemory.stores.protocol import Strategy
@@ -34,7 +40,10 @@ types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST; 3: deep data security, the ta
 to end users and groups); 4: <prefix>_RECORDS.keyword_text (Han and Hangul as character
 bigrams, the package <prefix>_KEYWORD) and the text index over it with a BASIC_LEXER;
 5: keyword_text computed again (NFKC, single Han and Hangul characters, Han apart from
-Hangul, Han beyond the Basic Multilingual Plane).
+Hangul, Han beyond the Basic Multilingual Plane);
+the store records the model of its vectors (META key vector_model, written by the
+facade's record_embedding_model; no table step) and embeds in SQL with the text prefixes of
+multilingual-e5-small's in-database form.
 install/upgrade.sql and OracleBackend.upgrade move a store from one to the next."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
@@ -322,6 +331,7 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "sync_mode": options.sync_mode,
         "maintenance_clause": MAINTENANCE_CLAUSES[options.sync_mode],
         "embedding_model": options.embedding_model,
+        **_embedding_model_context(options.embedding_model),
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
         "han_ranges": HAN_RANGES,
@@ -329,6 +339,22 @@ def _context(options: StoreOptions) -> dict[str, object]:
         **_vocabulary_context(),
         **_limits_context(),
     }
+
+
+def _embedding_model_context(in_database: str | None) -> dict[str, str]:
+    """What the packages know of the models: the local model the in-database one is a form
+    of (empty when it is none of this project's), the text prefixes it reads its input with,
+    and the model of a store made before models were recorded. The prefixes are fixed
+    literals of ``embedding_models.TEXT_PREFIXES``, checked to be plain words before they
+    reach SQL."""
+    model = IN_DATABASE_MODELS.get(in_database or "", "")
+    query, passage = TEXT_PREFIXES.get(model, ("", ""))
+    for value in (model, query, passage, LEGACY_EMBEDDING_MODEL):
+        if not re.fullmatch(r"[A-Za-z0-9 :._-]*", value):
+            raise ValueError(f"{value!r} cannot be rendered into SQL")
+    return {"vector_model": model, "query_prefix": query, "passage_prefix": passage,
+            "legacy_vector_model": LEGACY_EMBEDDING_MODEL,
+            "vector_model_key": VECTOR_MODEL_KEY}
 
 
 def _limits_context() -> dict[str, int]:
