@@ -420,7 +420,7 @@ class StoreBackend(Protocol):
         KEYWORD reads the first ``limits.MAX_KEYWORD_QUERY_CHARS`` characters of the query,
         cut as records are indexed (``stores.keyword_text``: Han and Hangul as character
         bigrams); HYBRID fuses both rankings' scores, each weighted by how far its top score
-        stands out (``stores.hybrid_fusion``; docs/store-contract.md).
+        stands out (``stores.ranking``; docs/store-contract.md).
 
         Args:
             request: The search; every key is optional (strategy ``VECTOR``, 10 results,
