@@ -199,14 +199,16 @@ def live(sim: np.ndarray, bm25: np.ndarray, order: np.ndarray, window: int) -> n
     return np.where(inside, -fused, np.inf)
 
 
-def rrf(k: float = 60.0) -> Rule:
+def rrf(k: float = 60.0, weighted: bool = False) -> Rule:
+    """Reciprocal-rank fusion of each ranking's best ``window``; ``weighted``: each
+    ranking's votes scaled by its z-score confidence."""
     def rule(sim: np.ndarray, bm25: np.ndarray, order: np.ndarray, window: int) -> np.ndarray:
         total = np.zeros(sim.shape[0])
         inside = np.zeros(sim.shape[0], dtype=bool)
         for scores in (sim, bm25):
             ranks = rank_of(scores, order)
             mask = ranks <= window
-            total[mask] += 1.0 / (k + ranks[mask])
+            total[mask] += (zconf(scores) if weighted else 1.0) / (k + ranks[mask])
             inside |= mask
         return np.where(inside, -total, np.inf)
     return rule
@@ -232,20 +234,6 @@ def zsum(keyword_weight: float = 1.0, keyword_missing: float | None = 0.0) -> Ru
     """CombSUM of z-scores: each ranking standardised over its candidates."""
     def rule(sim: np.ndarray, bm25: np.ndarray, order: np.ndarray, win: int) -> np.ndarray:
         return -(zscores(sim, None) + keyword_weight * zscores(bm25, keyword_missing))
-    return rule
-
-
-def weighted_rrf(k: float = 60.0) -> Rule:
-    """RRF with each ranking's vote scaled by its z-score confidence."""
-    def rule(sim: np.ndarray, bm25: np.ndarray, order: np.ndarray, window: int) -> np.ndarray:
-        total = np.zeros(sim.shape[0])
-        inside = np.zeros(sim.shape[0], dtype=bool)
-        for scores in (sim, bm25):
-            ranks = rank_of(scores, order)
-            mask = ranks <= window
-            total[mask] += zconf(scores) / (k + ranks[mask])
-            inside |= mask
-        return np.where(inside, -total, np.inf)
     return rule
 
 
@@ -323,7 +311,7 @@ VARIANTS: dict[str, Rule] = {
     "the library's rule (stores.ranking)": library,
     "previous rule: z-confidence x window share, both windows": live,
     "RRF k=60, window 10": rrf(),
-    "RRF k=60, votes x z-confidence": weighted_rrf(),
+    "RRF k=60, votes x z-confidence": rrf(weighted=True),
     "z-score sum, keyword over all candidates (0 unmatched)": zsum(),
     "z-score sum, keyword over matches only": zsum(keyword_missing=None),
     "z-score sum, keyword x0.5": zsum(0.5),
