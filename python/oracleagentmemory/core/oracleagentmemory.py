@@ -1194,8 +1194,9 @@ class OracleAgentMemory(IAgentMemory):
             scope: A prebuilt ``SearchScope`` instead of the six scope arguments.
 
         Returns:
-            The results, best first (smallest ``distance``), each with its record and
-            the records linked to it.
+            The results, best first (smallest ``distance``: the cosine distance to the
+            query, brought closer by matching words with the hybrid strategy; see
+            ``OracleSearchResult``), each with its record and the records linked to it.
 
         Raises:
             InvalidArgumentError: A value that is not allowed (a ``ValueError``): a

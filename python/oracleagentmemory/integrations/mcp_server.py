@@ -218,7 +218,12 @@ class _Tools:
                             "Only this allowed thread's memories; omitted: the user's "
                             "memories and those of every allowed thread."))] = None
                         ) -> dict[str, Any]:
-        """Find the user's memories relevant to a query, best first (smaller distance)."""
+        """Find the user's memories relevant to a query, best first. Each result's
+        distance says how far it is from the query (smaller is closer; 0 the same meaning). With
+        the default model a close match is usually below 0.15 and unrelated text reads
+        0.2 to 0.3; a memory that also shares the query's words is brought closer. When
+        nothing relevant is stored every result is a poor match: read the distance before
+        relying on one."""
         def call() -> dict[str, Any]:
             found = self.scope.search(query, max_results, metadata_filter,
                                       list(memory_types) if memory_types else None, thread_id)

@@ -38,6 +38,10 @@ messages, which may be long. Past this the words are not looked up: the full-tex
 faster than the query (a 4.7 MB query took 76 s), and Oracle reads the same first 4,000
 characters (its text query is built in a VARCHAR2)."""
 
+MAX_HOPS = 5
+"""Link hops a search may expand from each hit (``num_hops`` 0..5): each hop is one query
+over the relations of the frontier, and five reach far beyond what a context card shows."""
+
 MAX_JSON_DEPTH = 64
 """Nesting levels of objects and arrays in ``metadata``, ``config``, ``parts``, link
 metadata and metadata filters (a scalar at the top level is depth 0, ``{"a": 1}`` depth 1).

@@ -21,7 +21,7 @@ from typing import get_args
 import jinja2
 
 from oracleagentmemory import _vocabulary
-from oracleagentmemory.stores import hybrid_fusion, limits
+from oracleagentmemory.stores import limits, ranking
 from oracleagentmemory.stores.embedding_models import (
     IN_DATABASE_MODELS,
     LEGACY_EMBEDDING_MODEL,
@@ -357,14 +357,27 @@ def _embedding_model_context(in_database: str | None) -> dict[str, str]:
             "vector_model_key": VECTOR_MODEL_KEY}
 
 
-def _limits_context() -> dict[str, int]:
-    """The contract's size limits (oracleagentmemory.stores.limits, the one source) for the
-    packages that check them again for PL/SQL callers, and the HYBRID fusion window
-    (oracleagentmemory.stores.hybrid_fusion) for the search package."""
+def _limits_context() -> dict[str, object]:
+    """The contract's limits (oracleagentmemory.stores.limits, the one source) for the
+    packages that check them again for PL/SQL callers, and the ranking numbers
+    (oracleagentmemory.stores.ranking: fusion window, keyword weight, scope affinity) for
+    the search and scope packages, so both backends rank by the same values."""
     return {"max_content_chars": limits.MAX_CONTENT_CHARS,
             "max_metadata_chars": limits.MAX_METADATA_CHARS,
             "max_keyword_query_chars": limits.MAX_KEYWORD_QUERY_CHARS,
-            "fusion_min_window": hybrid_fusion.FUSION_MIN_WINDOW}
+            "max_hops": limits.MAX_HOPS,
+            "fusion_min_window": ranking.FUSION_MIN_WINDOW,
+            "keyword_weight": sql_number(ranking.KEYWORD_WEIGHT),
+            "scope_affinity": sql_number(ranking.SCOPE_AFFINITY)}
+
+
+def sql_number(value: float) -> str:
+    """A ranking number as a SQL numeric literal (``0.8``; never an exponent, which a
+    NUMBER literal would read but the tests could not compare)."""
+    text = f"{value:.6f}".rstrip("0")
+    if not 0 <= value < 10 or float(text) != value:
+        raise ValueError(f"ranking number {value!r} does not render as a short SQL literal")
+    return text
 
 
 STOP_WORD_PATTERN = re.compile(r"^[a-z\u00e0-\u00ff\u0153]+$")
