@@ -50,7 +50,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" too (stored in UTC).
    *   - A RecordOut of a message carries "seq_no": its insertion sequence, increasing within a
    *     thread (not necessarily contiguous).
-   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20009 listed in AGENT_MEMORY_ERRORS.
+   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20010 listed in AGENT_MEMORY_ERRORS.
    *
    * AUTHID DEFINER, on purpose: the runtime user gets EXECUTE on this package only and no
    * privilege on any table; every internal package is ACCESSIBLE BY this facade (and each

@@ -47,6 +47,7 @@ from oracleagentmemory.core.extractors.topics import extract_topics
 from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.core.thread_context import ThreadContext
+from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.protocol import LinkIn, RecordIn, RecordOut
 
 logger = logging.getLogger(__name__)
@@ -354,7 +355,9 @@ def link_autonomously(ctx: ThreadContext, memory_id: str, content: str,
             "target_type": types[target_id], "relation_type": relation_type}
         try:
             ctx.service.backend.write_records([], links=[link])
-        except (ValueError, KeyError) as error:  # e.g. the pair is already linked
+        # The store's refusals (the pair already linked, an end gone meanwhile); a wrong
+        # type is a bug and is not hidden (ArgumentTypeError is a ValueError too).
+        except (InvalidArgumentError, NotFoundError) as error:
             logger.info("autonomous link %s -%s-> %s skipped: %s", memory_id, relation_type,
                         target_id, error)
 

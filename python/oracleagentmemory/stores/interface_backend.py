@@ -30,7 +30,13 @@ from oracleagentmemory.apis.memorystore import (
     PerRecordEmbeddingsInput,
     RecordContentInput,
 )
-from oracleagentmemory.apis.message import ImageContent, MetadataValue, TextContent, part_to_dict
+from oracleagentmemory.apis.message import (
+    ImageContent,
+    ImageMimeType,
+    MetadataValue,
+    TextContent,
+    part_to_dict,
+)
 from oracleagentmemory.apis.records import (
     ImageRecord,
     MessageRecord,
@@ -366,7 +372,8 @@ def _batch(record: RecordIn) -> PendingRecordBatch:
     if record["record_type"] == "image":
         content = record.get("image_bytes")
     elif record.get("parts"):
-        content = [ImageContent(bytes=None, mime_type=part.get("mime_type"),
+        content = [ImageContent(bytes=None,
+                                mime_type=part.get("mime_type") or ImageMimeType.PNG,
                                 description=part.get("description"), id=part["id"])
                    if part.get("type") == "image"
                    else TextContent(text=part.get("text", ""), id=part["id"])

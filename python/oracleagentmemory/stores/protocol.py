@@ -306,8 +306,9 @@ class StoreBackend(Protocol):
             RecordNotFoundError: ``thread_id`` names no existing thread; nothing is written.
             DuplicateRecordError: An id is taken in its id space, or a second relation
                 joins the same two records.
-            InvalidLinkError: A link's ends are missing, expired, not memory-like or
-                outside its thread.
+            LinkEndNotFoundError: A link's end is missing, expired or outside its thread
+                (an ``InvalidLinkError`` and a ``RecordNotFoundError``).
+            InvalidLinkError: A link's end is not memory-like, or a label is not allowed.
             DimensionMismatchError: A vector has another dimension than the store.
             AccessDeniedError: Inside an end-user security context, a record or link end
                 the end user may not change.

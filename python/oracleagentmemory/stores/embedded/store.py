@@ -45,9 +45,11 @@ from oracleagentmemory.stores.errors import (
     DuplicateRecordError,
     InvalidArgumentError,
     InvalidLinkError,
+    LinkEndNotFoundError,
     RecordNotFoundError,
     SchemaError,
     StorageError,
+    StoreClosedError,
 )
 from oracleagentmemory.stores.keyword_text import stored_keyword_text
 from oracleagentmemory.stores.protocol import (
@@ -398,7 +400,7 @@ class EmbeddedBackend:
 
     def _ensure_open(self) -> None:
         if self._closed:
-            raise InvalidArgumentError("the store is closed")
+            raise StoreClosedError("the store is closed")
 
     # -- writes -----------------------------------------------------------------------
 
@@ -619,7 +621,7 @@ class EmbeddedBackend:
                 found = endpoints.get(rid)
                 if found is None or (thread_id is not None and found[1] != thread_id):
                     where = f" in thread {thread_id!r}" if thread_id is not None else ""
-                    raise InvalidLinkError(f"{side} record {rid!r} does not exist{where}")
+                    raise LinkEndNotFoundError(f"{side} record {rid!r} does not exist{where}")
                 if found[0] != rtype:
                     raise InvalidLinkError(f"{side} record {rid!r} is a {found[0]}, not a {rtype}")
                 threads.append(found[1])
