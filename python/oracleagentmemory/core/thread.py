@@ -70,6 +70,8 @@ from oracleagentmemory.core.thread_settings import (
     resolve_settings,
 )
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
+from oracleagentmemory.observability.event import OperationKind
+from oracleagentmemory.observability.instrumentation import observe_operation
 from oracleagentmemory.stores.errors import LinkEndNotFoundError
 from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordQuery, RecordScope
 
@@ -927,7 +929,14 @@ class OracleThread(IThread):
             "max_linked_results": max_linked_results,
             "include_invalid_results": include_invalid_results,
         }, self.settings.search_config)
-        return self._service.search(query, dims, options)
+        # The search itself is a memory operation, observed as the reference observes it:
+        # an AgentMemory search pair inside the thread's.
+        with observe_operation("agent_memory", "search", operation_kind=OperationKind.READ,
+                               concrete_class="OracleAgentMemory",
+                               arguments={"query": query, **values}) as operation:
+            results = self._service.search(query, dims, options)
+            operation.set_result(results)
+            return results
 
     # -- links ------------------------------------------------------------------------
 
