@@ -119,6 +119,21 @@ def test_close_refuses_a_negative_timeout_even_when_closed(client):
     client.close()  # still idempotent
 
 
+# -- 2. lists with a limit -----------------------------------------------------------------
+
+
+def test_a_limited_list_has_the_newest_rows_oldest_first(client):
+    threads = [client.create_thread(thread_id=f"t{i}", user_id="u") for i in range(3)]
+    for i in range(3):
+        threads[0].add_messages([{"role": "user", "content": f"message {i}"}])
+        client.add_memory(f"memory {i}", user_id="u", memory_id=f"m{i}")
+    assert [t.id for t in client.list_threads("u", limit=2)] == ["t1", "t2"]
+    assert [m.id for m in client.list_memories(user_id="u", limit=2)] == ["m1", "m2"]
+    assert [m.content for m in client.list_messages(thread_id="t0", limit=2)] == [
+        "message 1", "message 2"]
+    assert [m.id for m in client.list_memories(user_id="u")] == ["m0", "m1", "m2"]
+
+
 # -- 3. checks the reference makes ----------------------------------------------------
 
 

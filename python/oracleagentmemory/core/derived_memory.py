@@ -222,7 +222,9 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
     """Store what survives deduplication; returns (id, memory type, content) of each.
 
     Each candidate is embedded once: its vector finds its stored neighbours, decides
-    duplicates and is stored with it."""
+    duplicates and is stored with it. Duplicates are looked for in this thread only: the
+    memories are the thread's, and as in the reference a second thread of the same user
+    gets its own copy of what the first already knows (a search of the user finds both)."""
     if not extracted:
         return []
     vectors = ctx.service.embed([item.content for item in extracted])
@@ -230,10 +232,11 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
         neighbours = {result.content for item in extracted for result in ctx.search(
             item.content, {"record_types": list(MEMORY_TYPES),
                            "max_results": DEDUP_NEIGHBOURS, "num_hops": 0,
-                           "token_budget": 0, "soft_token_budget": 0})}
+                           "token_budget": 0, "soft_token_budget": 0}, exact_thread=True)}
         dedup = MemoryDeduplicator(None).deduplicate(list(extracted), sorted(neighbours))
     else:
-        nearest = [ctx.nearest(vector, MEMORY_TYPES, DEDUP_NEIGHBOURS) for vector in vectors]
+        nearest = [ctx.nearest(vector, MEMORY_TYPES, DEDUP_NEIGHBOURS, exact_thread=True)
+                   for vector in vectors]
         dedup = MemoryDeduplicator(ctx.service.embedder).deduplicate(
             list(extracted), [text for found in nearest for text, _ in found],
             candidate_vectors=np.asarray(vectors), nearest_existing=nearest)

@@ -939,11 +939,13 @@ class OracleAgentMemory(IAgentMemory):
     # -- listing ----------------------------------------------------------------------
 
     def _list(self, record_types: Sequence[str], scope: RecordScope, metadata_filter: Any,
-              limit: Any, include_bytes: bool = False) -> list[Any]:
+              limit: Any, newest: bool = False) -> list[Any]:
+        """Records of a list call, oldest first; with ``newest`` a limit keeps the most
+        recent ones (the reference's messages, threads and memories lists do)."""
         records = self.memory_service.backend.get_records({
             "record_types": list(record_types), **scope,
             "metadata_filter": value_or(metadata_filter, None),
-            "include_bytes": include_bytes, "limit": list_limit(limit)})
+            "limit": list_limit(limit), "newest": newest})
         return [to_record(record) for record in records]
 
     def list_threads(
@@ -953,14 +955,15 @@ class OracleAgentMemory(IAgentMemory):
         metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[ThreadRecord]:
-        """Threads of a user (and agent, when given), oldest first.
+        """Threads of a user (and agent, when given), oldest first; a ``limit`` keeps the
+        newest.
 
         Args:
             user_id: The user whose threads to list (None: threads without a user).
             agent_id: Only threads of this agent (None: without one). Default: any agent.
             metadata_filter: Entries the thread's metadata must match. Default: no
                 filter.
-            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+            limit: How many at most (the most recent), 1 to 10,000. Default (or None): 10,000.
 
         Returns:
             The thread records, with their stored settings.
@@ -971,7 +974,7 @@ class OracleAgentMemory(IAgentMemory):
             ArgumentTypeError: A value of the wrong type.
         """
         return self._list(["thread"], _given_scope(user_id, agent_id, NOT_SET_MARKER),
-                          metadata_filter, limit)
+                          metadata_filter, limit, newest=True)
 
     def list_users(self, metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
                    limit: int | None | _NotSetMarker = NOT_SET_MARKER
@@ -1022,7 +1025,8 @@ class OracleAgentMemory(IAgentMemory):
         metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[MemoryRecord]:
-        """Memory-like records (memories, facts, preferences, guidelines), oldest first.
+        """Memory-like records (memories, facts, preferences, guidelines), oldest first; a
+        ``limit`` keeps the newest.
 
         Args:
             user_id: Only records of this user (None: without a user). Default: any.
@@ -1030,7 +1034,7 @@ class OracleAgentMemory(IAgentMemory):
             thread_id: Only records of this thread (None: without one). Default: any.
             metadata_filter: Entries the record's metadata must match. Default: no
                 filter.
-            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+            limit: How many at most (the most recent), 1 to 10,000. Default (or None): 10,000.
 
         Returns:
             The records, each of the class of its type (``FactRecord``...).
@@ -1041,7 +1045,7 @@ class OracleAgentMemory(IAgentMemory):
             ArgumentTypeError: A value of the wrong type.
         """
         return self._list(MEMORY_TYPES, _given_scope(user_id, agent_id, thread_id),
-                          metadata_filter, limit)
+                          metadata_filter, limit, newest=True)
 
     def list_messages(
         self,
@@ -1052,7 +1056,7 @@ class OracleAgentMemory(IAgentMemory):
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
         include_image_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[MessageRecord]:
-        """Raw messages of any thread in scope, oldest first.
+        """Raw messages of any thread in scope, oldest first; a ``limit`` keeps the newest.
 
         Args:
             user_id: Only messages of this user (None: without a user). Default: any.
@@ -1060,7 +1064,7 @@ class OracleAgentMemory(IAgentMemory):
             thread_id: Only messages of this thread (None: without one). Default: any.
             metadata_filter: Entries the message's metadata must match. Default: no
                 filter.
-            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+            limit: How many at most (the most recent), 1 to 10,000. Default (or None): 10,000.
             include_image_bytes: Accepted for compatibility; the listed messages never
                 carry image bytes (``OracleThread.get_messages`` loads them).
 
@@ -1073,7 +1077,7 @@ class OracleAgentMemory(IAgentMemory):
             ArgumentTypeError: A value of the wrong type.
         """
         return self._list(["message"], _given_scope(user_id, agent_id, thread_id),
-                          metadata_filter, limit)
+                          metadata_filter, limit, newest=True)
 
     # -- links ------------------------------------------------------------------------
 

@@ -64,6 +64,7 @@ from oracleagentmemory.stores.protocol import (
     SearchHit,
     SearchRequest,
     Vector,
+    within_limit,
 )
 from oracleagentmemory.stores.relations import BUILTIN_OPPOSITES
 
@@ -283,15 +284,16 @@ class InterfaceBackend:
                 outs = [record_out(r) for r in records if r is not None]
                 outs = [o for o in outs if all(o.get(k) == v for k, v in scope.items())]
             else:
+                # The store's own limit keeps its first records: the newest are cut here.
                 outs = [record_out(r) for r in self.store.list(
-                    _public(record_type), limit=query.get("limit"), **scope,
+                    _public(record_type),
+                    limit=None if query.get("newest") else query.get("limit"), **scope,
                     metadata_filter=query.get("metadata_filter"),
                     include_bytes=include_bytes)]
             if "message_id" in query:
                 outs = [o for o in outs if o.get("message_id") == query["message_id"]]
             found.extend(outs)
-        limit = query.get("limit")
-        return found[:limit] if limit else found
+        return within_limit(found, query)
 
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
                       include_bytes: bool = False) -> list[RecordOut]:

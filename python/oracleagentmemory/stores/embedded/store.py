@@ -722,17 +722,22 @@ class EmbeddedBackend:
                 params.append(value)
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         limit = _check_limit(query.get("limit"))
+        newest = query.get("newest", False)
+        if not isinstance(newest, bool):
+            raise InvalidArgumentError("newest must be a bool")
         sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)}"
         with self._read() as conn:
             rows = _rows_for_ids(conn, sql, params, ids)
             records = []
-            for row in rows:
+            for row in reversed(rows) if newest else rows:
                 record = row_to_record(row)
                 if not mf.matches(metadata_filter, record["metadata"]):
                     continue
                 records.append((row[0], record))
                 if limit is not None and len(records) >= limit:
                     break
+            if newest:
+                records.reverse()
             if query.get("include_bytes"):
                 self._attach_bytes(conn, records)
         return [record for _, record in records]
