@@ -224,6 +224,38 @@ def test_ttl_anchor_and_status_may_be_strings(client):
     assert (stored.id, stored.status.value) == (memory_id, "invalid")
 
 
+# -- 5. the text a model reads -------------------------------------------------------------
+
+
+def test_a_card_that_found_nothing_keeps_an_empty_relevant_section(thread):
+    card = thread.get_context_card(metadata_filter={"missing": 1})
+    assert card.relevant_results == []
+    assert "\n<relevant_information></relevant_information>\n" in card.content
+    assert "\n<topics></topics>\n" in card.content
+    from oracleagentmemory.core import OracleContextCard
+
+    assert "relevant_information" not in OracleContextCard(summary="ctx").content
+    assert OracleContextCard(summary="", relevant_results=[]).content == ""
+
+
+def test_the_transcript_summary_is_written_as_the_references(thread):
+    thread.add_messages([{"role": "assistant", "content": "Noted.",
+                          "timestamp": "2026-01-01T10:00:00Z"}])
+    [first, second] = thread.get_messages()
+    summary = thread.get_summary().content
+    assert summary == (f"user ({first.timestamp[:-1]}+00:00): I like pizza\n"
+                       "- assistant (2026-01-01T10:00:00+00:00): Noted.")
+
+
+def test_format_content_shows_the_estimated_relevance(client, thread):
+    [result] = thread.search("pizza", record_types=["message"], max_results=1)
+    from oracleagentmemory.core import OracleSearchResultFormatConfig
+
+    shown = result.format_content(OracleSearchResultFormatConfig(show_distance=True))
+    assert f"<estimated_relevance>{1 - result.distance:.4f}</estimated_relevance>" in shown
+    assert "<distance>" not in shown
+
+
 # -- 6. records ---------------------------------------------------------------------------
 
 

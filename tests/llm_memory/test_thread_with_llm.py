@@ -225,7 +225,8 @@ def test_card_falls_back_to_the_transcript_when_the_llm_fails(make_client, scrip
     with pytest.warns(UserWarning, match="context card summary"):
         card = thread.get_context_card()
     [message] = thread.get_messages()
-    assert card.summary == f"- user ({message.timestamp}): plain text"
+    assert message.timestamp.endswith("Z")  # the record's form; prompts write +00:00
+    assert card.summary == f"user ({message.timestamp[:-1]}+00:00): plain text"
 
 
 def test_autonomous_linking_writes_proposed_links_and_keeps_memory_on_failure(make_client,
