@@ -392,7 +392,8 @@ class OracleAgentMemory(IAgentMemory):
 
         Args:
             thread_id: The thread's id. Default: a new UUID.
-            user_id: The user the thread belongs to (None: no user). Default: a new UUID.
+            user_id: The user the thread belongs to (None: no user; an int is taken as its
+                text, as for every user, agent and thread id). Default: a new UUID.
             agent_id: The agent the thread belongs to (None: no agent). Default: a new
                 UUID.
             metadata: A JSON object stored with the thread. Default: None.
@@ -604,7 +605,7 @@ class OracleAgentMemory(IAgentMemory):
 
         Raises:
             InvalidArgumentError: An empty ``thread_id`` (a ``ValueError``).
-            ArgumentTypeError: A ``thread_id`` that is not a str.
+            ArgumentTypeError: A ``thread_id`` that is neither a str nor an int.
             OperationTimeoutError: The wait for background extraction ran out (300 s).
         """
         thread_id = thread_key(thread_id)
@@ -673,9 +674,11 @@ class OracleAgentMemory(IAgentMemory):
             The memory's id.
 
         Raises:
-            InvalidArgumentError: A value that is not allowed, an id already taken
-                (``DuplicateRecordError``), a ``memory_id_to_link`` that is not a stored
-                memory (each a ``ValueError``).
+            InvalidArgumentError: A value that is not allowed, a ``link_type`` that is not
+                a built-in ``MemoryLinkType`` ("Invalid memory link type."), an id already
+                taken (``DuplicateRecordError``); each a ``ValueError``.
+            LinkEndNotFoundError: A ``memory_id_to_link`` that is not a stored memory (a
+                ``KeyError`` and a ``ValueError``).
             ArgumentTypeError: A value of the wrong type, or an unknown keyword.
         """
         reject_store_kwargs("add_memory", store_kwargs)
@@ -1113,8 +1116,10 @@ class OracleAgentMemory(IAgentMemory):
             The relation's id.
 
         Raises:
-            InvalidLinkError: A missing endpoint or one of the wrong type, a record linked
-                to itself, an empty or overlong label (a ``ValueError``).
+            LinkEndNotFoundError: An endpoint that does not exist (a ``KeyError`` and a
+                ``ValueError``).
+            InvalidLinkError: An endpoint of the wrong type, a record linked to itself, an
+                empty or overlong label (a ``ValueError``).
             InvalidArgumentError: An empty ``relation_id``, or an id already taken
                 (``DuplicateRecordError``); each a ``ValueError``.
             ArgumentTypeError: An id that is not a str.

@@ -747,9 +747,11 @@ class OracleThread(IThread):
 
         Raises:
             InvalidArgumentError: A value not allowed, ``memory_id_to_link`` without
-                ``link_type`` or the reverse, a ``memory_id_to_link`` that is not a memory
-                of this thread, an id already taken (``DuplicateRecordError``); each a
-                ``ValueError``.
+                ``link_type`` or the reverse, a ``link_type`` that is not a built-in
+                ``MemoryLinkType`` ("Invalid memory link type."), an id already taken
+                (``DuplicateRecordError``); each a ``ValueError``.
+            LinkEndNotFoundError: A ``memory_id_to_link`` that is not a memory of this
+                thread (a ``KeyError`` and a ``ValueError``).
             NotFoundError: The thread was deleted (a ``KeyError``).
             ArgumentTypeError: A value of the wrong type, or an unknown keyword.
         """
@@ -971,9 +973,10 @@ class OracleThread(IThread):
             The relation's id.
 
         Raises:
-            InvalidLinkError: An endpoint missing, of the wrong type or of another
-                thread, a record linked to itself, an empty or overlong label (a
-                ``ValueError``).
+            LinkEndNotFoundError: An endpoint missing or of another thread (a
+                ``KeyError`` and a ``ValueError``).
+            InvalidLinkError: An endpoint of the wrong type, a record linked to itself, an
+                empty or overlong label (a ``ValueError``).
             InvalidArgumentError: An empty ``relation_id`` or one already taken
                 (``DuplicateRecordError``); each a ``ValueError``.
             ArgumentTypeError: An id that is not a str.
