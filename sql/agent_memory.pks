@@ -54,7 +54,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" too (stored in UTC).
    *   - A RecordOut of a message carries "seq_no": its insertion sequence, increasing within a
    *     thread (not necessarily contiguous).
-   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20009 listed in AGENT_MEMORY_ERRORS.
+   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20010 listed in AGENT_MEMORY_ERRORS.
    *
    * AUTHID DEFINER, on purpose: the runtime user gets EXECUTE on this package only and no
    * privilege on any table; every internal package is ACCESSIBLE BY this facade (and each
@@ -141,8 +141,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
 
   -- Visible (non-expired) records matching a RecordQuery, oldest first.
   --   p_query  {"ids", "record_types", "user_id", "agent_id", "thread_id", "message_id",
-  --            "metadata_filter", "include_bytes", "limit"}; every key optional; a scope key
-  --            that is present matches exactly, null included. NULL = every visible record.
+  --            "metadata_filter", "include_bytes", "limit", "newest"}; every key optional;
+  --            a scope key that is present matches exactly, null included. "limit" keeps
+  --            the first matches, or with "newest": true the last ones (highest insertion
+  --            order), returned oldest first all the same. NULL = every visible record.
   FUNCTION get_records(p_query IN JSON DEFAULT NULL) RETURN JSON;
 
   -- Visible messages of one thread in insertion order, sliced like Python's [start:end].

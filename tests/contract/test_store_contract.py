@@ -135,6 +135,20 @@ def test_get_records_matches_present_scope_keys_exactly_including_null(store):
     assert [r["id"] for r in store.get_records({"user_id": "u1", "agent_id": "a1"})] == ["u1-a1"]
 
 
+def test_a_limit_keeps_the_first_or_with_newest_the_last_matches_oldest_first(store):
+    store.write_records([memory(f"m{i}", user_id="u", metadata={"even": i % 2 == 0})
+                         for i in range(5)])
+
+    def listed(**query):
+        return [r["id"] for r in store.get_records({"user_id": "u", **query})]
+
+    assert listed(limit=2) == ["m0", "m1"]
+    assert listed(limit=2, newest=True) == ["m3", "m4"]
+    assert listed(limit=2, newest=True, metadata_filter={"even": True}) == ["m2", "m4"]
+    assert listed(limit=9, newest=True) == ["m0", "m1", "m2", "m3", "m4"]
+    assert listed(newest=True) == ["m0", "m1", "m2", "m3", "m4"]
+
+
 def test_list_messages_uses_python_slice_semantics(store):
     store.write_records([
         {"record_type": "message", "id": f"m{i}", "thread_id": "t", "role": "user",

@@ -55,6 +55,7 @@ from oracleagentmemory.stores.errors import (
     DuplicateRecordError,
     InvalidArgumentError,
     SchemaError,
+    StoreClosedError,
     StoreError,
 )
 from oracleagentmemory.stores.oracle_sql.render import (
@@ -280,7 +281,7 @@ class OracleBackend:
     @contextmanager
     def _connection(self) -> Iterator[Any]:
         if self._closed:
-            raise StoreError("the store is closed")
+            raise StoreClosedError("the store is closed")
         if hasattr(self._source, "acquire"):
             with self._source.acquire() as conn:
                 yield conn

@@ -179,7 +179,9 @@ class SearchHit(TypedDict):
 
 class RecordQuery(TypedDict, total=False):
     """Selector of ``get_records``. A scope key that is present matches exactly (None too);
-    an empty ``ids`` matches nothing."""
+    an empty ``ids`` matches nothing. ``limit`` keeps the first matching records, or with
+    ``newest`` the last ones (the most recently written); either way they come oldest
+    first."""
 
     ids: list[str]
     record_types: list[str]
@@ -190,6 +192,16 @@ class RecordQuery(TypedDict, total=False):
     metadata_filter: dict[str, Any] | None
     include_bytes: bool
     limit: int | None
+    newest: bool
+
+
+def within_limit(records: list[RecordOut], query: RecordQuery) -> list[RecordOut]:
+    """Matching ``records`` (oldest first) cut to the query's ``limit``: its first ones, or
+    with ``newest`` its last ones, still oldest first."""
+    limit = query.get("limit")
+    if not limit or len(records) <= limit:
+        return records
+    return records[-limit:] if query.get("newest") else records[:limit]
 
 
 class RecordChanges(TypedDict, total=False):
@@ -306,15 +318,17 @@ class StoreBackend(Protocol):
             RecordNotFoundError: ``thread_id`` names no existing thread; nothing is written.
             DuplicateRecordError: An id is taken in its id space, or a second relation
                 joins the same two records.
-            InvalidLinkError: A link's ends are missing, expired, not memory-like or
-                outside its thread.
+            LinkEndNotFoundError: A link's end is missing, expired or outside its thread
+                (an ``InvalidLinkError`` and a ``RecordNotFoundError``).
+            InvalidLinkError: A link's end is not memory-like, or a label is not allowed.
             DimensionMismatchError: A vector has another dimension than the store.
             AccessDeniedError: Inside an end-user security context, a record or link end
                 the end user may not change.
         """
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
-        """Visible (non-expired) records matching the selector, oldest first.
+        """Visible (non-expired) records matching the selector, oldest first; with a
+        ``limit``, the first ones, or the last ones with ``newest``.
 
         Args:
             query: The selector; every key is optional, a present scope key matches
