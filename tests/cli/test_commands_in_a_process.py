@@ -1,11 +1,12 @@
-"""Import and the Oracle options as a user meets them, each command in its own process.
+"""The command line as a user meets it, each command in its own process.
 
 What a newcomer met: a resumed import that stopped on a record which had expired in the
 meantime (exit 7, "already exists"), an already expired record imported without a word,
 Ctrl-C answered with only "interrupted", "imported 1 records", an empty store left behind by
 importing a text file, ``mcp`` spelling the database user ``--db-user`` where every other
 command says ``--user``, and a malformed connect string shown as python-oracledb's bare
-"DPY-4027". Every failure here must be one line on stderr with the exit code docs/cli.md
+"DPY-4027", and a demo whose LLM could not be reached reporting the memories it had added
+itself as extracted. Every failure here must be one line on stderr with the exit code docs/cli.md
 gives it, and never the "this is a bug" of an unexpected error.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sqlite3
 import subprocess
 import sys
@@ -205,3 +207,18 @@ def test_mcp_takes_user_as_every_other_command_does() -> None:
                        ORACLEAGENTMEMORY_PASSWORD="not-used")
         line = assert_one_line_failure(done, 0)
         assert "connect string 'nonsense' is not host:port/service" in line
+
+
+def test_the_demo_with_an_llm_that_cannot_be_reached_says_so() -> None:
+    """It used to say "The LLM extracted or kept 3 memories": the three it added itself."""
+    with socket.socket() as probe:  # a loopback port nothing listens on: refused at once
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    done = command("demo", ORACLEAGENTMEMORY_LLM_BASE_URL=f"http://127.0.0.1:{port}/v1",
+                   ORACLEAGENTMEMORY_LLM_MODEL="llama3.1", ORACLEAGENTMEMORY_LLM_MAX_RETRIES="0",
+                   NO_PROXY="127.0.0.1")
+    assert done.returncode == 0, done.stderr
+    assert "extracted or kept" not in done.stdout
+    report = done.stdout.strip().splitlines()[-1]
+    assert report.startswith("The LLM could not be used: all ")
+    assert "Connection refused" in report and "no memories extracted" in report
