@@ -6,7 +6,7 @@ exactly and the rest of the memory system sees them under the scope the namespac
 (see :mod:`oracleagentmemory.integrations.langgraph_namespaces`). Semantic search uses the
 client's embedder on the texts the index ``fields`` select, one vector per text (extra
 texts are stored as extra records of the item; the best one ranks it, as LangGraph's
-in-memory store does). Needs ``pip install 'agentmemory-plsql[langgraph]'``.
+in-memory store does). Needs the ``langgraph`` extra.
 
 Differences from LangGraph's ``InMemoryStore``: semantic search is always on (vectors come
 from the client's embedder; ``index`` may only select ``fields`` and check ``dims``);

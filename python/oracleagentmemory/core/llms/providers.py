@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from oracleagentmemory._distribution import install_hint
+from oracleagentmemory._distribution import DISTRIBUTION
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.core.llms.http_client import (
     CircuitBreaker,
@@ -35,7 +35,7 @@ from oracleagentmemory.core.llms.http_client import (
 )
 from oracleagentmemory.core.llms.model_arguments import positive_seconds
 
-LITELLM_EXTRA = install_hint("litellm")
+LITELLM_EXTRA = f"{DISTRIBUTION}[litellm]"
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 3
 
