@@ -211,8 +211,9 @@ class OracleAgentMemoryStore(BaseStore):
             namespace_mapper: As for the constructor.
             memory_type: As for the constructor.
 
-        Yields:
-            The store; the sweeper thread, if ``ttl`` started one, stops at the end.
+        Returns:
+            A context manager giving the store; the sweeper thread, if ``ttl`` started one,
+            stops when it ends.
 
         Raises:
             InvalidArgumentError: As for the constructor (a ``ValueError``).
