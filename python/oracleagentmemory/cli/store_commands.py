@@ -4,10 +4,11 @@ and on the model (onnx-model)."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, TextIO, TypedDict
@@ -231,13 +232,23 @@ def _output_file(path: str) -> Iterator[IO[str]]:
         raise
 
 
+def _plural(count: int, noun: str) -> str:
+    """``1 record``, ``2,560 records``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+_RECORD_LINE = b'{"kind": "record"'
+"""How every record line of an export starts (``transfer.export_lines``): the import's
+total counts these, not the header or the links."""
+
+
 def _input_lines(source: str) -> tuple[IO[str], int | None]:
-    """The import input and its number of lines (None for stdin: not known in advance)."""
+    """The import input and its number of records (None for stdin: not known in advance)."""
     if source == "-":
         return sys.stdin, None
     try:
         with open(source, "rb") as counting:
-            total = sum(1 for _ in counting)
+            total = sum(1 for line in counting if line.startswith(_RECORD_LINE))
         return open(source, encoding="utf-8"), total  # noqa: SIM115 - closed by the caller
     except FileNotFoundError:
         raise CommandError(ExitCode.NOT_FOUND, f"no input file {source!r} (check --in)") \
@@ -247,45 +258,74 @@ def _input_lines(source: str) -> tuple[IO[str], int | None]:
                                            "file") from None
 
 
+def _export_lines(handle: IO[str], source: str) -> Iterator[str]:
+    """The input's lines, once its first line is known to be an export header: a file of
+    anything else is refused before a store is created for it."""
+    from oracleagentmemory.transfer import is_export_header
+
+    name = "standard input" if source == "-" else repr(source)
+    lines = iter(handle)
+    try:
+        first = next((line for line in lines if line.strip()), "")
+    except UnicodeDecodeError:
+        first = ""
+    if not is_export_header(first):
+        raise CommandError(ExitCode.BAD_INPUT,
+                           f"{name} is not an oracleagentmemory export: its first line is not "
+                           "the export header (make one with 'oracleagentmemory export')")
+    return itertools.chain([first], lines)
+
+
 def import_(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     handle, total = _input_lines(arguments.source)
     try:
+        lines = _export_lines(handle, arguments.source)
         with opened_client(arguments, embeds=True, must_exist=False) as client:
-            counts = _import(client, handle, total, arguments.skip_existing, err)
+            counts = _import(client, lines, total, arguments.skip_existing, err)
     finally:
         if handle is not sys.stdin:
             handle.close()
     if arguments.json:
         _print_json(counts, out)
         return 0
-    skipped = ""
+    report = (f"imported {_plural(counts['records'], 'record')} and "
+              f"{_plural(counts['links'], 'link')}")
     if arguments.skip_existing:
-        skipped = (f" (skipped {counts['skipped_records']} records and "
-                   f"{counts['skipped_links']} links already stored)")
-    print(f"imported {counts['records']} records and {counts['links']} links{skipped}",
-          file=out)
+        report += (f" (skipped {_plural(counts['skipped_records'], 'record')} and "
+                   f"{_plural(counts['skipped_links'], 'link')} already stored)")
+    if counts["expired_records"]:
+        report += (f"; left out {_plural(counts['expired_records'], 'record')} that had "
+                   f"expired already (and {_plural(counts['expired_links'], 'link')} to them)")
+    print(report, file=out)
     return 0
 
 
-def _import(client: OracleAgentMemory, handle: IO[str], total: int | None,
+def _import(client: OracleAgentMemory, lines: Iterable[str], total: int | None,
             skip_existing: bool, err: TextIO) -> dict[str, int]:
     """``import_store`` with progress; an error of the input is exit code 7, on one line
-    that also says how to resume."""
+    that also says how to resume, and so is Ctrl-C (exit code 130)."""
     from oracleagentmemory.transfer import import_store
 
     progress = Progress("imported", err, total=total)
+    resume = "run the same import again with --skip-existing"
+    counts: dict[str, int] = {}
     try:
-        return import_store(client, handle, progress, skip_existing=skip_existing)
+        return import_store(client, lines, progress, skip_existing=skip_existing,
+                            counts=counts)
+    except KeyboardInterrupt:
+        done = counts.get("records", 0)
+        raise CommandError(ExitCode.INTERRUPTED,
+                           f"interrupted after importing {_plural(done, 'record')}, which "
+                           f"stay stored; to finish, {resume}") from None
     except AgentMemoryError as error:
         if not isinstance(error, ValueError | KeyError | TypeError):
             raise
         message = one_line(error_text(error))
         if isinstance(error, DuplicateRecordError) and not skip_existing:
-            message += ("; to resume an import that stopped, run it again with "
-                        "--skip-existing")
+            message += f"; to resume an import that stopped, {resume}"
         elif not skip_existing:
-            message += ("; the lines before it are stored: fix this line and run the same "
-                        "import again with --skip-existing")
+            message += ("; the lines before it are stored: fix this line and "
+                        f"{resume}")
         raise CommandError(ExitCode.BAD_INPUT, message) from error
     finally:
         progress.close()
