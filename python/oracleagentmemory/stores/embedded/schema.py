@@ -14,9 +14,10 @@ SCHEMA_VERSION = 5
 """2: records.scope_tokens and a keyword index that holds them; 3: relations.thread_id may
 be null (a relation made through the client between memories of different threads);
 4: records.keyword_text (Han and Hangul cut into character bigrams, see
-stores/keyword_text.py) and a keyword index over it; 5: record_changes.mark (a random mark
-per change-log entry, see changelog.py). Older files are upgraded on open, one step per
-version."""
+stores/keyword_text.py) and a keyword index over it; 5: keyword_text computed again (NFKC
+folding, single Han and Hangul characters indexed, Han apart from Hangul, Han beyond the
+Basic Multilingual Plane), and record_changes.mark (a random mark per change-log entry, see
+changelog.py). Older files are upgraded on open, one step per version."""
 
 SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
 SCOPE_TOKENS_SQL = " || ".join(
@@ -317,14 +318,20 @@ def _nullable_relation_thread(conn: sqlite3.Connection) -> None:
 
 
 KEYWORD_FILL_BATCH = 2000
-"""Rows read per batch when version 4 fills keyword_text for the records already stored."""
+"""Rows read per batch when versions 4 and 5 fill keyword_text for the records stored."""
 
 
 def _add_keyword_text(conn: sqlite3.Connection) -> None:
-    """3 -> 4: records.keyword_text filled for the records with Han or Hangul text (in
-    batches of seq, so a large file is never read whole), and the keyword index rebuilt over
-    keyword_body (seconds per million records, once). The index and its triggers go first,
-    so filling the column does not re-index row by row."""
+    """3 -> 4: records.keyword_text filled for the records with Han or Hangul text, and the
+    keyword index rebuilt over keyword_body (seconds per million records, once)."""
+    _fill_keyword_text(conn)
+
+
+def _fill_keyword_text(conn: sqlite3.Connection) -> None:
+    """records.keyword_text set to what ``stored_keyword_text`` gives for every record (in
+    batches of seq, so a large file is never read whole), then the keyword index rebuilt
+    over keyword_body. The index and its triggers go first, so filling the column does not
+    re-index row by row."""
     for trigger in FTS_TRIGGERS:
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     conn.execute("DROP TABLE IF EXISTS records_fts")
@@ -339,23 +346,24 @@ def _add_keyword_text(conn: sqlite3.Connection) -> None:
     last = -1
     while True:
         rows = conn.execute(
-            "SELECT seq, content FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+            "SELECT seq, content, keyword_text FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
             (last, KEYWORD_FILL_BATCH),
         ).fetchall()
         if not rows:
             break
         last = rows[-1][0]
-        changed = [(segmented, seq) for seq, content in rows
-                   if (segmented := stored_keyword_text(content or "")) is not None]
+        changed = [(segmented, seq) for seq, content, stored in rows
+                   if (segmented := stored_keyword_text(content or "")) != stored]
         if changed:
             conn.executemany("UPDATE records SET keyword_text = ? WHERE seq = ?", changed)
     _rebuild_keyword_index(conn, FTS_DDL)
 
 
 def _mark_change_log(conn: sqlite3.Connection) -> None:
-    """4 -> 5: the change log gains its ``mark`` column. SQLite cannot add a column whose
-    default is not a constant, so the log is copied into a new table (each entry kept gets a
-    mark of its own) and the AUTOINCREMENT counter carried over, so no version is reused."""
+    """4 -> 5, second part: the change log gains its ``mark`` column. SQLite cannot add a
+    column whose default is not a constant, so the log is copied into a new table (each
+    entry kept gets a mark of its own) and the AUTOINCREMENT counter carried over, so no
+    version is reused."""
     columns = {row[1] for row in conn.execute("PRAGMA table_info(record_changes)")}
     if not columns or "mark" in columns:
         return  # no log yet (ensure_change_log makes it with the mark) or already marked
@@ -373,8 +381,15 @@ def _mark_change_log(conn: sqlite3.Connection) -> None:
                  (latest,))
 
 
+def _upgrade_to_5(conn: sqlite3.Connection) -> None:
+    """4 -> 5: keyword_text computed again, then the change log marked (after the fill, so
+    the entries the fill logged are marked too)."""
+    _fill_keyword_text(conn)
+    _mark_change_log(conn)
+
+
 _UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text,
-                  4: _mark_change_log}
+                  4: _upgrade_to_5}
 
 
 def check_version(conn: sqlite3.Connection) -> None:
