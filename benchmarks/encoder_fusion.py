@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import machine
-from benchmarks.embedder_onnx import SHORT_QUERIES, TURN_WORDS, real_sentences, summary, turns_of
+from benchmarks.embedder_onnx import SHORT_QUERIES, TURN_WORDS, summary, turn_run_arguments
 
 GRAPHS = ("ours", "standard", "optimizer peer", "ours + optimizer")
 
@@ -230,16 +230,7 @@ def measure(name: str, embedder: Any, turns: list[str], args: argparse.Namespace
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path, nargs="?", help="LoCoMo folder (real sentences)")
-    parser.add_argument("--turns", type=int, default=256, help="20-word turns per round")
-    parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--query-repeat", type=int, default=5)
-    parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
-    started = machine.describe()
-    texts, source = real_sentences(args.data, 4000)
-    turns = turns_of(texts, TURN_WORDS, args.turns)
+    args, started, turns, source = turn_run_arguments(__doc__ or "", rounds=6, query_repeat=5)
     with tempfile.TemporaryDirectory() as folder:
         results = {name: measure(name, embedder, turns, args, Path(folder))
                    for name, embedder in _embedders().items()}

@@ -14,13 +14,19 @@ from unittest import mock
 from benchmarks import report, run
 
 
-def test_one_tiny_run_writes_the_report(tmp_path: Path) -> None:
+def tiny_run(tmp_path: Path, size: int, backends: str) -> Path:
+    """One run of the harness at ``size`` records, no end-to-end phase: its output folder."""
     out = tmp_path / "results"
     run.main([
-        "--sizes", "600", "--backends", "embedded,numpy", "--out", str(out),
+        "--sizes", str(size), "--backends", backends, "--out", str(out),
         "--workdir", str(tmp_path / "work"), "--queries", "20", "--seconds", "0.1",
         "--e2e-sample", "0", "--no-quality", "--no-blas-probe",
     ])
+    return out
+
+
+def test_one_tiny_run_writes_the_report(tmp_path: Path) -> None:
+    out = tiny_run(tmp_path, 600, "embedded,numpy")
     text = (out / "report.md").read_text()
     assert "## Search latency" in text
     assert "| user scope + metadata filter | embedded |" in text
@@ -57,13 +63,7 @@ def test_side_runs_refresh_only_their_own_sections(tmp_path: Path) -> None:
 
 
 def test_report_rows_say_the_load_and_the_cpu_time(tmp_path: Path) -> None:
-    out = tmp_path / "results"
-    run.main([
-        "--sizes", "300", "--backends", "embedded", "--out", str(out),
-        "--workdir", str(tmp_path / "work"), "--queries", "20", "--seconds", "0.1",
-        "--e2e-sample", "0", "--no-quality", "--no-blas-probe",
-    ])
-    lines = (out / "report.md").read_text().splitlines()
+    lines = (tiny_run(tmp_path, 300, "embedded") / "report.md").read_text().splitlines()
     rows = [next(line for line in lines if line.startswith(prefix))  # ingestion, search
             for prefix in ("| 300 | embedded |", "| user scope | embedded |")]
     for row in rows:
