@@ -245,3 +245,36 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+def report_section(run: dict[str, Any]) -> list[str]:
+    """The report's section for an encoder-fusion run (``benchmarks.report`` side runs)."""
+    lines = ["## Encoder graphs against onnxruntime's transformer optimizer", "", "```bash",
+             run["command"], "```", "", machine.ran_on(run["machine"]), "",
+             f"{run['turns_per_round']} turns of {run['turn_words']} words ({run['texts']}) "
+             "per round and one short query at a time, each graph in its own onnxruntime "
+             f"session with our embedder's options, {run['rounds']} alternating rounds; "
+             "p50 of the rounds. *nodes*: of the graph file (onnxruntime fuses more when it "
+             "loads it). *text in, vectors out*: tokenising included.", "",
+             "| model | graph | threads | turns/s | query ms | cosine vs ours (min) | nodes |",
+             "|---|---|---|---|---|---|---|"]
+    for model, result in run["results"].items():
+        for key in (key for key in result if key.startswith("threads_")):
+            for graph, cell in result[key].items():
+                lines.append(
+                    f"| {model} | {graph} | {key.split('_')[1]} | "
+                    f"{cell['turns_per_s']['p50']:,.1f} | {cell['query_ms']['p50']:.2f} | "
+                    f"{cell['min_cosine_vs_ours']:.7f} | "
+                    f"{sum(result['nodes'][graph].values())} |")
+        for system, cell in result.get("text_in_vectors_out", {}).items():
+            if isinstance(cell, dict):
+                lines.append(
+                    f"| {model} | {system} (text in, vectors out) | default | "
+                    f"{cell['turns_per_s']['p50']:,.1f} | {cell['query_ms']['p50']:.2f} | "
+                    f"{cell['min_cosine_vs_ours']:.7f} | – |")
+        lines.append("")
+        lines.append(f"{model}: load average {result['load_average_start']:.1f} at the "
+                     f"start of its rounds, {result['load_average_end']:.1f} at the end; "
+                     f"{result['cpu_seconds']:,.0f} s of CPU.")
+        lines.append("")
+    return lines

@@ -479,8 +479,7 @@ def side_runs(out: Path) -> list[str]:
             add(f"| {row['strategy'].lower()} | {row['refinement']} | {row['recall@5']:.3f} "
                 f"| {row['recall@10']:.3f} | {row['recall@10'] / base:.2f}x |")
         add("")
-    cold_file = out / "cold_start.json"
-    if cold_file.exists():
+    for cold_file in sorted(out.glob("cold_start*.json")):  # one per size measured
         from benchmarks.cold_start import report_section
 
         lines.extend(report_section(json.loads(cold_file.read_text())))
@@ -495,6 +494,11 @@ def side_runs(out: Path) -> list[str]:
     embedder_file = out / "embedder_onnx.json"
     if embedder_file.exists():
         lines.extend(_embedder_section(json.loads(embedder_file.read_text())))
+    fusion_file = out / "encoder_fusion.json"
+    if fusion_file.exists():
+        from benchmarks.encoder_fusion import report_section as fusion_section
+
+        lines.extend(fusion_section(json.loads(fusion_file.read_text())))
     overhead_file = out / "observability_overhead.json"
     if overhead_file.exists():
         overhead = json.loads(overhead_file.read_text())

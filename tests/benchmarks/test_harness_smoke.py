@@ -91,3 +91,28 @@ def test_the_end_to_end_phase_adds_real_turns_with_alternating_roles(tmp_path: P
     assert len({key for key, _ in batches}) == 2  # one thread per session
     generated, where = conversation_batches(None, 40)
     assert "generated" in where and {m["role"] for _, ms in generated for m in ms} == {"user"}
+
+
+def test_the_encoder_fusion_run_has_its_report_section(tmp_path: Path) -> None:
+    machine = {"cpus": 2, "processor": "cpu", "python": "3.11", "threads": {},
+               "load_average_start": 0.5, "load_average_end": 1.0,
+               "started_utc": "2026-12-01 00:00"}
+    cell = {"turns_per_s": {"p50": 100.0}, "query_ms": {"p50": 3.5},
+            "min_cosine_vs_ours": 0.9999998}
+    (tmp_path / "report.md").write_text("# Embedded backend benchmark\n\n"
+                                        + report.SIDE_RUNS_START + "\n")
+    (tmp_path / "encoder_fusion.json").write_text(json.dumps({
+        "command": "python -m benchmarks.encoder_fusion data", "machine": machine,
+        "texts": "LoCoMo turns", "turn_words": 20, "turns_per_round": 256, "rounds": 6,
+        "results": {"all-MiniLM-L6-v2": {
+            "nodes": {"ours": {"MatMul": 18, "Attention": 6}},
+            "threads_2": {"ours": cell},
+            "text_in_vectors_out": {"fastembed": {**cell, "query_ms": {"p50": 4.0}}},
+            "load_average_start": 1.5, "load_average_end": 2.5, "cpu_seconds": 90.0}}}))
+    with mock.patch.object(sys, "argv", ["report", str(tmp_path)]):
+        report.main()
+    text = (tmp_path / "report.md").read_text()
+    assert "| all-MiniLM-L6-v2 | ours | 2 | 100.0 | 3.50 | 0.9999998 | 24 |" in text
+    assert ("| all-MiniLM-L6-v2 | fastembed (text in, vectors out) | default | 100.0 | 4.00 |"
+            in text)
+    assert "load average 1.5 at the start of its rounds, 2.5 at the end; 90 s of CPU" in text
