@@ -31,8 +31,14 @@ any. Checks (ARCHITECTURE.md section 4, issue 6):
 9. ``private-in-sql``: no function declared only in a package body (or nested in one of its
    subprograms) is called inside a SQL statement, which fails to compile with PLS-00231
    (``private_in_sql``).
+10. ``index-guard``: every index DDL of an install script (``.sql`` under ``sql/`` and
+    ``install/``) says ``IF NOT EXISTS`` or runs in a block that looks the index up first,
+    so a second run does not stop on ORA-00955 (``index_guard``); the grammar check of
+    check 1 also reads the DDL such a block runs.
+11. ``vpd-merge``: no ``MERGE INTO`` a table whose VPD policies do not all cover INSERT,
+    UPDATE and DELETE (ORA-28132; ``vpd_merge``).
 
-Checks 1, 6, 7 and 8 also run on the renderings of other store options (``variants``).
+Checks 1, 6, 7, 8 and 10 also run on the renderings of other store options (``variants``).
 Checks 2 to 5 read the syntax trees (6 to 8 read the text), so a file with syntax errors is
 still analysed as far as the parser got; fix syntax errors first.
 """
@@ -55,6 +61,7 @@ from oracleagentmemory_devtools.dynamic_sql import (
 )
 from oracleagentmemory_devtools.findings import Finding
 from oracleagentmemory_devtools.index_ddl import check_index_ddl
+from oracleagentmemory_devtools.index_guard import check_index_guards
 from oracleagentmemory_devtools.length_semantics import check_length_semantics
 from oracleagentmemory_devtools.plsql_units import package_units
 from oracleagentmemory_devtools.private_in_sql import check_private_in_sql
@@ -65,6 +72,7 @@ from oracleagentmemory_devtools.spec_body import check_spec_body
 from oracleagentmemory_devtools.sql_parsing import TARGET_VERSION, ParsedFile, parse_source
 from oracleagentmemory_devtools.sql_sources import SQL_DIRS, discover_sources
 from oracleagentmemory_devtools.variants import VARIANTS, rendered_variants
+from oracleagentmemory_devtools.vpd_merge import check_vpd_merge
 
 #: The parser release whose gaps ``parser_gaps`` documents (dev dependency pin).
 PINNED_PARSER = "0.1.8"
@@ -113,6 +121,8 @@ def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
     catalog = build_catalog([p for p in parsed if p.source.top_dir in DDL_DIRS])
     report.notes.append(f"schema catalog: {catalog.describe()}")
     report.findings += check_index_ddl(parsed + variants, catalog)
+    report.findings += check_index_guards(parsed + variants)
+    report.findings += check_vpd_merge(parsed)
     units = package_units(parsed)
     report.notes.append(f"{sum(not u.is_body for u in units)} package spec(s), "
                         f"{sum(u.is_body for u in units)} package body(ies)")

@@ -160,7 +160,7 @@ def test_default_ddl_has_the_dimension_ivf_and_a_context_index_synced_on_commit(
     assert ("CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (keyword_text)\n"
             "  INDEXTYPE IS CTXSYS.CONTEXT") in indexes
     assert "CTX_DDL.CREATE_PREFERENCE('AGENT_MEMORY_LEXER', 'BASIC_LEXER')" in indexes
-    assert "'LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)'" in indexes
+    assert "''LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)''" in indexes
     assert "HYBRID" not in indexes and "SEARCH INDEX" not in indexes
 
 
@@ -187,9 +187,9 @@ def test_every_strategy_gets_one_context_index_with_the_sync_mode(sync_mode, cla
         indexes = strip_comments(dict(render.render_install(
             search_strategy=strategy, sync_mode=sync_mode, embedding_model=model,
         ))["agent_memory_indexes.sql"])
-        statement = re.search(r"CREATE INDEX \w+_TIX .*?;", indexes, flags=re.S).group(0)
-        assert (f"INDEXTYPE IS CTXSYS.CONTEXT\n  PARAMETERS ('LEXER AGENT_MEMORY_LEXER {clause}')"
-                in statement)
+        statement = re.search(r"CREATE INDEX \w+_TIX .*?';", indexes, flags=re.S).group(0)
+        assert (f"INDEXTYPE IS CTXSYS.CONTEXT\n  PARAMETERS (''LEXER AGENT_MEMORY_LEXER "
+                f"{clause}'')") in statement
         assert "HYBRID" not in indexes
 
 

@@ -72,6 +72,9 @@ _CREATE = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+)?"
                      r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE|TYPE)\s+"
                      r"(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
                      re.IGNORECASE)
+_DYNAMIC_DDL = re.compile(r"EXECUTE\s+IMMEDIATE\s+'((?:CREATE|DROP)\b(?:[^']|'')*)'",
+                          re.IGNORECASE)
+"""Constant DDL a PL/SQL block runs (the guarded index blocks of the install scripts)."""
 _DROP = re.compile(r"\s*DROP\s+(TABLE|INDEX|VIEW|PACKAGE|TYPE)\s+(?:IF\s+EXISTS\s+)?(\w+)",
                    re.IGNORECASE)
 _META_ROW = re.compile(r"SELECT '(\w+)'(?: AS k)?, '([^']*)'")
@@ -332,7 +335,19 @@ class FakeConnection:
 
     def apply_ddl(self, statement: str) -> None:
         """Keep the catalog the probes read: objects that CREATE makes and DROP removes,
-        the META rows the install MERGE and UPDATE write."""
+        the META rows the install MERGE and UPDATE write. A PL/SQL block that runs constant
+        DDL with EXECUTE IMMEDIATE runs it; one that first counts the object in
+        USER_INDEXES runs it only when the index is missing."""
+        if statement.lstrip().upper().startswith(("DECLARE", "BEGIN")):
+            for literal in _DYNAMIC_DDL.findall(statement):
+                ddl = literal.replace("''", "'")
+                created = _CREATE.match(ddl)
+                guarded = re.search(r"\bFROM\s+user_indexes\b", statement, re.IGNORECASE)
+                if guarded and created and any(
+                        row[0] == created.group(2).upper() for row in self.objects):
+                    continue
+                self.apply_ddl(ddl)
+            return
         created = _CREATE.match(statement)
         if created:
             kind = " ".join(created.group(1).upper().split())

@@ -677,7 +677,8 @@ class OracleBackend:
             script = rendered[f"{self.facade.lower()}_indexes.sql"]
             for statement in split_script(script):
                 created = _created_object(statement)
-                lexer_block = statement.split()[0].upper() in ("DECLARE", "BEGIN")
+                lexer_block = created is None and statement.split()[0].upper() in (
+                    "DECLARE", "BEGIN")
                 if lexer_block or (created == ("INDEX", text_index)
                                    and created not in existing):
                     self._progress(f"version {KEYWORD_TEXT_VERSION}: {statement.split()[0]} "
@@ -913,9 +914,17 @@ refused an insert or update of a row the bound end user may not change (docs/ora
 _MISSING_GRANT = re.compile(r"PLS-00201: identifier '([\w.$#]+)' must be declared")
 
 
+_GUARDED_INDEX = re.compile(
+    r"^DECLARE\b.*\bFROM\s+user_indexes\b.*?EXECUTE\s+IMMEDIATE\s+'(CREATE\s+(?:VECTOR\s+)?"
+    r"INDEX\s+\w+)", re.IGNORECASE | re.DOTALL)
+"""An index the install script creates in a block only when USER_INDEXES lacks it."""
+
+
 def _created_object(statement: str) -> tuple[str, str] | None:
-    """(USER_OBJECTS type, name) of the object a CREATE statement makes, else None."""
-    match = _CREATED.match(statement)
+    """(USER_OBJECTS type, name) of the object a CREATE statement, or a block that creates
+    an index when it is missing, makes; else None."""
+    guarded = _GUARDED_INDEX.match(statement)
+    match = _CREATED.match(guarded.group(1) if guarded else statement)
     if not match:
         return None
     return " ".join(match.group(1).upper().split()), match.group(2).upper()
