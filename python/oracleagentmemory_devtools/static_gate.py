@@ -10,11 +10,12 @@ any. Checks (ARCHITECTURE.md section 4, issue 6):
    which the parser does not check inside, follow the documented grammar (``index_ddl``).
 2. ``spec-body``: every package spec member is implemented in its body with the same
    parameter list (``spec_body``).
-3. ``python-calls``: every PL/SQL call in ``python/oracleagentmemory/stores/oracle.py``
-   names an existing member and existing parameters. Convention for that file (see
-   ``python_calls``): a literal ``PACKAGE_ALIASES = {"API": "AGENT_MEMORY"}`` and database
-   calls only as ``self._call("API.MEMBER", p_name=value, ...)`` for procedures and
-   ``self._call_function("API.MEMBER", p_name=value, ...)`` for functions, with a string
+3. ``python-calls``: every PL/SQL call of the Oracle store's modules (``stores/oracle.py``,
+   ``oracle_admin.py``, ``oracle_security.py``) names an existing member and existing
+   parameters. Convention (see ``python_calls``): a literal ``PACKAGE_ALIASES = {"API":
+   "AGENT_MEMORY"}`` (in ``oracle_calls.py``) and database calls only as
+   ``caller.call("API.MEMBER", p_name=value, ...)`` for procedures and
+   ``caller.call_function("API.MEMBER", p_name=value, ...)`` for functions, with a string
    literal member name and keyword binds named after the PL/SQL parameters.
 4. ``schema``: every table and column named in static SQL under ``sql/`` exists in the DDL
    (``schema_catalog``, ``schema_refs``).
@@ -65,7 +66,7 @@ from oracleagentmemory_devtools.index_guard import check_index_guards
 from oracleagentmemory_devtools.length_semantics import check_length_semantics
 from oracleagentmemory_devtools.plsql_units import package_units
 from oracleagentmemory_devtools.private_in_sql import check_private_in_sql
-from oracleagentmemory_devtools.python_calls import ORACLE_STORE, check_python_calls
+from oracleagentmemory_devtools.python_calls import ORACLE_MODULES, check_python_calls
 from oracleagentmemory_devtools.schema_catalog import build_catalog
 from oracleagentmemory_devtools.schema_refs import check_schema_refs
 from oracleagentmemory_devtools.spec_body import check_spec_body
@@ -94,7 +95,7 @@ class GateReport:
 
 
 def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
-             store_path: str = ORACLE_STORE) -> GateReport:
+             store_path: str | tuple[str, ...] = ORACLE_MODULES) -> GateReport:
     """Run every check on the repository (or fixture tree) at ``root``."""
     report = GateReport()
     report.notes.append(f"parser: qivo-parseora {parseora.__version__} (pinned: "

@@ -59,7 +59,7 @@ def test_installing_twice_creates_nothing_twice():
     connection = fresh()
     store = OracleBackend(connection, embedding_dimension=384)
     connection.log.clear()
-    store.install()
+    store.administration.install()
     assert executed(connection, "CREATE VECTOR INDEX") == []
     assert executed(connection, "CREATE INDEX AGENT_MEMORY_RECORDS_TIX") == []
     assert executed(connection, "CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY")
@@ -128,7 +128,8 @@ def store_with_meta(dimension: str, model: str = "DOC_MODEL") -> FakeConnection:
 
 def test_upgrade_renders_with_the_stores_own_choices():
     connection = store_with_meta("768")
-    OracleBackend(connection, schema_policy="NO_CHECK").upgrade()  # no --dimension given
+    # no --dimension given
+    OracleBackend(connection, schema_policy="NO_CHECK").administration.upgrade()
     statements = [statement for statement, _ in connection.calls]
     codec = next(s for s in statements
                  if s.startswith("CREATE OR REPLACE PACKAGE AGENT_MEMORY_CODEC "))
@@ -150,7 +151,7 @@ def test_upgrade_refuses_options_that_differ_from_the_store(given):
     connection = store_with_meta("768")
     store = OracleBackend(connection, schema_policy="NO_CHECK", **given)
     with pytest.raises(SchemaError, match="upgrade keeps the store's own choices"):
-        store.upgrade()
+        store.administration.upgrade()
     assert not any(s.startswith("CREATE") for s, _ in connection.calls)
 
 

@@ -38,6 +38,16 @@ mapping below follows the python-oracledb 26.1 documentation or source:
   ``ERR_MISSING_BIND_VALUE``); placeholders inside comments, string literals and quoted
   identifiers do not count (https://github.com/oracle/python-oracledb/issues/208), nor does
   the PL/SQL ``:=``. DDL (which takes no binds) is not scanned.
+* Creating a PL/SQL unit that does not compile is not an exception: the object is created
+  INVALID and the driver sets ``Cursor.warning`` to a DPY-7000 "creation succeeded with
+  compilation errors" warning (``errors._create_warning(errors.WRN_COMPILATION_ERROR)``),
+  cleared by the next ``execute`` (python-oracledb 26.1 ``Cursor.warning``,
+  https://python-oracledb.readthedocs.io/en/stable/api_manual/cursor.html; the server's
+  ORA-24344 maps to it in ``errors.py``). Here a unit compiles with errors when
+  ``connection.errors`` holds ERROR rows for it; USER_ERRORS rows are (name, type, line,
+  position, text[, attribute]) with ATTRIBUTE ERROR unless given as WARNING (PLW- rows of
+  PLSQL_WARNINGS), and a query filtering ``attribute = 'ERROR'`` sees only errors (ALL_ERRORS,
+  https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/ALL_ERRORS.html).
 * A zero-length character value is NULL in Oracle ("Nulls", SQL Language Reference,
   https://docs.oracle.com/cd/B19306_01/server.102/b14200/sql_elements005.htm): a META row
   written as ``''`` reads back as None.
@@ -193,6 +203,8 @@ class FakeCursor:
     def __init__(self, connection: FakeConnection) -> None:
         self.connection = connection
         self._rows: list[tuple] = []
+        self.warning = None
+        """What the driver's ``Cursor.warning`` holds after the last execute."""
 
     def __enter__(self):
         return self
@@ -204,6 +216,7 @@ class FakeCursor:
         return FakeVar(kind)
 
     def execute(self, statement, binds=None):
+        self.warning = None
         binds = binds or {}
         _check_bind_names(statement, binds)
         plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
@@ -216,7 +229,9 @@ class FakeCursor:
         if not plsql:
             _check_sql_binds(plain)
         self._rows = self.connection.query_rows(statement, plain)
-        self.connection.apply_ddl(statement)
+        if self.connection.apply_ddl(statement):
+            error = driver_errors._create_warning(driver_errors.WRN_COMPILATION_ERROR)
+            self.warning = error
         if plsql:
             self._run_block(statement, binds)
         return self
@@ -289,6 +304,9 @@ class FakeConnection:
         """Statements that fail: a text they contain -> the error the database raises."""
         self.embedding_dimension = 3
         """Dimension of the vectors the in-database model answers."""
+        self.vectors = 0
+        """Records with a vector: an IVF index rebuild over none fails with DIA-51875
+        (https://docs.oracle.com/en/error-help/db/dia-51875)."""
 
     def answer(self, member: str):
         """The answer to one call of ``member`` (an InTurn gives its next one)."""
@@ -304,10 +322,15 @@ class FakeConnection:
         text = " ".join(statement.split()).lower()
         if "from json_table(:texts" in text:
             return self._embedding_rows(statement, binds or {})
+        if text.startswith("select count(*) from") and "where embedding is not null" in text:
+            return [(self.vectors,)]
         if "from user_mining_models" in text:
             return [(self.models_loaded,)]
         if "from user_errors" in text:
-            return list(self.errors)
+            rows = [row if len(row) == 6 else (*row, "ERROR") for row in self.errors]
+            if "attribute = 'error'" in text:
+                rows = [row for row in rows if row[5] == "ERROR"]
+            return [row[:5] for row in rows]
         if "from all_objects" in text:
             return list(self.objects)
         if "sys_context('userenv', 'current_schema')" in text and "from dual" in text:
@@ -333,11 +356,17 @@ class FakeConnection:
             rows.append((array.array("f", vector) if fits else None,))
         return rows
 
-    def apply_ddl(self, statement: str) -> None:
+    def compiles_with_errors(self, name: str, kind: str) -> bool:
+        """Whether USER_ERRORS holds ERROR rows for this unit."""
+        return any(row[0] == name and row[1] == kind and (len(row) < 6 or row[5] == "ERROR")
+                   for row in self.errors)
+
+    def apply_ddl(self, statement: str) -> bool:
         """Keep the catalog the probes read: objects that CREATE makes and DROP removes,
         the META rows the install MERGE and UPDATE write. A PL/SQL block that runs constant
         DDL with EXECUTE IMMEDIATE runs it; one that first counts the object in
-        USER_INDEXES runs it only when the index is missing."""
+        USER_INDEXES runs it only when the index is missing. True when the statement
+        created a PL/SQL unit with compilation errors (INVALID)."""
         if statement.lstrip().upper().startswith(("DECLARE", "BEGIN")):
             for literal in _DYNAMIC_DDL.findall(statement):
                 ddl = literal.replace("''", "'")
@@ -347,17 +376,26 @@ class FakeConnection:
                         row[0] == created.group(2).upper() for row in self.objects):
                     continue
                 self.apply_ddl(ddl)
-            return
+            return False
+        if re.match(r"\s*ALTER\s+INDEX\s+\w+\s+REBUILD\b", statement, re.IGNORECASE) \
+                and not self.vectors:
+            raise database_error(51875, "ALTER VECTOR INDEX REBUILD ONLINE failed as the "
+                                        "column EMBEDDING has 0 vectors.")
+        invalid = False
         created = _CREATE.match(statement)
         if created:
             kind = " ".join(created.group(1).upper().split())
-            row = (created.group(2).upper(), kind, "VALID")
-            if row in self.objects:
-                if not re.search(r"\bOR\s+REPLACE\b|\bIF\s+NOT\s+EXISTS\b",
-                                 statement[:created.end()], re.IGNORECASE):
-                    raise database_error(955, "name is already used by an existing object")
-            else:
-                self.objects.append(row)
+            name = created.group(2).upper()
+            invalid = kind in ("PACKAGE", "PACKAGE BODY", "TYPE") and \
+                self.compiles_with_errors(name, kind)
+            existing = [row for row in self.objects if row[:2] == (name, kind)]
+            if existing and not re.search(r"\bOR\s+REPLACE\b|\bIF\s+NOT\s+EXISTS\b",
+                                          statement[:created.end()], re.IGNORECASE):
+                raise database_error(955, "name is already used by an existing object")
+            if not existing or re.search(r"\bOR\s+REPLACE\b", statement[:created.end()],
+                                         re.IGNORECASE):
+                self.objects = [row for row in self.objects if row[:2] != (name, kind)]
+                self.objects.append((name, kind, "INVALID" if invalid else "VALID"))
         dropped = _DROP.match(statement)
         if dropped:
             name = dropped.group(2).upper()
@@ -369,6 +407,7 @@ class FakeConnection:
         update = _META_UPDATE.match(statement)
         if update:
             self.meta[update.group(2)] = update.group(1)
+        return invalid
 
     def cursor(self):
         return FakeCursor(self)

@@ -33,7 +33,8 @@ types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST; 3: deep data security, the ta
 <prefix>_SEC_POLICIES and <prefix>_SEC_GRANTS (policies registered on the store and granted
 to end users and groups); 4: <prefix>_RECORDS.keyword_text (Han and Hangul as character
 bigrams, the package <prefix>_KEYWORD) and the text index over it with a BASIC_LEXER.
-install/upgrade.sql and OracleBackend.upgrade move a store from one to the next."""
+oracle_sql/migrations.py lists the steps from one to the next; install/upgrade.sql and
+OracleStoreAdmin.upgrade both come from that list."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
 VECTOR_INDEXES = ("HNSW", "IVF")
@@ -426,5 +427,9 @@ def write_rendered(target: Path, **options: object) -> list[Path]:
 
 
 if __name__ == "__main__":  # pragma: no cover - maintenance entry point
-    for written_path in write_rendered(Path(__file__).resolve().parents[4] / "sql"):
+    from oracleagentmemory.stores.oracle_sql.upgrade_script import write_upgrade_script
+
+    repository = Path(__file__).resolve().parents[4]
+    for written_path in write_rendered(repository / "sql"):
         print(written_path)
+    print(write_upgrade_script(repository / "install"))
