@@ -207,6 +207,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     RETURN FALSE;
   END may_change;
 
+  FUNCTION writable_user RETURN VARCHAR2 IS
+  BEGIN
+    IF access_mode = 'BOUND' AND flag(c_own_rows) THEN
+      RETURN end_user_id;
+    END IF;
+    RETURN NULL;
+  END writable_user;
+
   PROCEDURE deny(p_action IN VARCHAR2) IS
   BEGIN
     -- the message of the embedded backend's end-user guard (stores/end_user_guard.py)

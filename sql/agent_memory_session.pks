@@ -118,6 +118,13 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   --   p_user_id  the record's user_id (NULL: a record of no user)
   FUNCTION may_change(p_user_id IN VARCHAR2) RETURN BOOLEAN;
 
+  -- The user_id whose records a BOUND session may insert, update and delete: the bound end
+  -- user when USER_OWN_ROWS applies, else NULL (also when not BOUND). With access_mode, the
+  -- rule of may_change as a value a statement can compare user_id with, so that a SELECT
+  -- ... FOR UPDATE locks only rows the session may change (a reader through
+  -- GLOBAL_MEMORIES must not lock the shared memories it reads).
+  FUNCTION writable_user RETURN VARCHAR2;
+
   -- Raise -20009 naming the bound end user and what it may not do.
   --   p_action  what was refused, for the message ("purge the store", ...)
   PROCEDURE deny(p_action IN VARCHAR2);
