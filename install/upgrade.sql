@@ -1,5 +1,5 @@
 -- Upgrade the agent-memory store AGENT_MEMORY in the current schema to the schema version of
--- these scripts (4). Run as the store owner:   sql owner/password@db @upgrade.sql
+-- these scripts (5). Run as the store owner:   sql owner/password@db @upgrade.sql
 -- Rendered from sql/templates/upgrade.sql.j2 and the migration list
 -- python/oracleagentmemory/stores/oracle_sql/migrations.py, the same list the Python upgrade
 -- (oracleagentmemory upgrade) runs: python -m oracleagentmemory.stores.oracle_sql.render
@@ -20,13 +20,15 @@
 --   4: records.keyword_text (Han and Hangul as character bigrams) and the text index over it with the store's BASIC_LEXER
 --      Checked: ALTER TABLE ... ADD, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
 --      Checked: DROP INDEX [IF EXISTS] ... FORCE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DROP-INDEX.html
+--   5: keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the new packages
+--      Checked: UPDATE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UPDATE.html
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
 
 PROMPT == reading the installed schema version, running the table steps
 DECLARE
-  c_target CONSTANT PLS_INTEGER := 4;
+  c_target CONSTANT PLS_INTEGER := 5;
   l_current NUMBER;
 BEGIN
   SELECT TO_NUMBER(MIN(meta_value)) INTO l_current
@@ -94,6 +96,13 @@ BEGIN
     END;
     DBMS_OUTPUT.PUT_LINE('version 4: records.keyword_text (Han and Hangul as character bigrams) and the text index over it with the store''s BASIC_LEXER');
   END IF;
+  IF l_current < 5 THEN
+    BEGIN
+      -- dynamic-sql: constant DDL of version 5 (DDL cannot be static PL/SQL)
+      EXECUTE IMMEDIATE 'UPDATE AGENT_MEMORY_RECORDS SET keyword_text = NULL WHERE keyword_text IS NOT NULL';
+    END;
+    DBMS_OUTPUT.PUT_LINE('version 5: keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the new packages');
+  END IF;
 END;
 /
 
@@ -141,9 +150,44 @@ BEGIN
 END;
 /
 
+PROMPT == version 5: the steps that need the new packages
+DECLARE
+  l_current NUMBER;
+  l_filled NUMBER;
+BEGIN
+  SELECT TO_NUMBER(MIN(meta_value)) INTO l_current FROM agent_memory_meta
+   WHERE meta_key = 'schema_version';
+  IF l_current < 5 THEN
+    l_filled := AGENT_MEMORY.fill_keyword_text(p_batch => 1000);
+    DBMS_OUTPUT.PUT_LINE('keyword text set for ' || l_filled || ' record(s)');
+  END IF;
+END;
+/
+DECLARE
+  l_count PLS_INTEGER;
+BEGIN
+  SELECT COUNT(*) INTO l_count FROM ctx_user_preferences WHERE pre_name = 'AGENT_MEMORY_LEXER';
+  IF l_count = 0 THEN
+    CTX_DDL.CREATE_PREFERENCE('AGENT_MEMORY_LEXER', 'BASIC_LEXER');
+  END IF;
+END;
+/
+DECLARE
+  l_count PLS_INTEGER;
+BEGIN
+  SELECT COUNT(*) INTO l_count FROM user_indexes WHERE index_name = 'AGENT_MEMORY_RECORDS_TIX';
+  IF l_count = 0 THEN
+    -- dynamic-sql: constant DDL (created only when missing, as the vector index)
+    EXECUTE IMMEDIATE 'CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (keyword_text)
+  INDEXTYPE IS CTXSYS.CONTEXT
+  PARAMETERS (''LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)'')';
+  END IF;
+END;
+/
+
 PROMPT == recording the schema version
 BEGIN
-  AGENT_MEMORY.set_schema_version(p_version => 4);
-  AGENT_MEMORY.check_schema(p_version => 4);
+  AGENT_MEMORY.set_schema_version(p_version => 5);
+  AGENT_MEMORY.check_schema(p_version => 5);
 END;
 /

@@ -55,22 +55,30 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
 
   FUNCTION text_query(p_text IN VARCHAR2) RETURN VARCHAR2 IS
     -- The query cut as the index is: Han and Hangul runs as character bigrams.
-    l_text  CLOB := LOWER(AGENT_MEMORY_KEYWORD.keyword_text(p_text));
+    l_text  CLOB := LOWER(AGENT_MEMORY_KEYWORD.keyword_text(p_text, 1));
     l_word  VARCHAR2(32767);
     l_query VARCHAR2(4000 CHAR);
     l_seen  seen_t;
-    l_i     PLS_INTEGER := 1;
+    l_start PLS_INTEGER := 1;
+    l_end   PLS_INTEGER;
   BEGIN
+    -- Each word is found from where the last one ended (REGEXP_INSTR's position; return
+    -- option 1 gives the position after the match), so the text is read once: time linear
+    -- in the query's length, where asking for the n-th occurrence rescanned it per word.
+    -- Checked: REGEXP_INSTR (position, occurrence, return_opt),
+    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/REGEXP_INSTR.html
     LOOP
-      l_word := REGEXP_SUBSTR(l_text, '\w+', 1, l_i);
-      EXIT WHEN l_word IS NULL;
+      l_start := REGEXP_INSTR(l_text, '\w+', l_start);
+      EXIT WHEN NVL(l_start, 0) = 0;
+      l_end := REGEXP_INSTR(l_text, '\w+', l_start, 1, 1);
+      l_word := SUBSTR(l_text, l_start, l_end - l_start);
       IF INSTR(c_stop_words, ' ' || l_word || ' ') = 0 AND NOT l_seen.EXISTS(l_word)
          AND NVL(LENGTHB(l_query), 0) + LENGTHB(l_word) < 3000 THEN  -- bytes: l_query holds 4000
         l_seen(l_word) := TRUE;
         l_query := l_query || CASE WHEN l_query IS NOT NULL THEN ' OR ' END
                 || '{' || l_word || '}';
       END IF;
-      l_i := l_i + 1;
+      l_start := l_end;
     END LOOP;
     RETURN l_query;
   END text_query;

@@ -127,6 +127,15 @@ MIGRATIONS: tuple[Migration, ...] = (
                  "oracle-database/23/sqlrf/ALTER-TABLE.html",
                  "DROP INDEX [IF EXISTS] ... FORCE, https://docs.oracle.com/en/database/oracle/"
                  "oracle-database/23/sqlrf/DROP-INDEX.html")),
+    Migration(
+        5, "keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from "
+           "Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the "
+           "new packages",
+        table_steps=(TableStep(
+            "UPDATE {t_records} SET keyword_text = NULL WHERE keyword_text IS NOT NULL"),),
+        after_packages=(FillKeywordText(), IndexScriptObjects(("text_lexer", "ix_text"))),
+        checked=("UPDATE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/"
+                 "UPDATE.html",)),
 )
 
 

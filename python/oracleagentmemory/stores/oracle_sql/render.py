@@ -23,16 +23,18 @@ import jinja2
 from oracleagentmemory import _vocabulary
 from oracleagentmemory.stores import hybrid_fusion, limits
 from oracleagentmemory.stores.errors import InvalidArgumentError
-from oracleagentmemory.stores.keyword_text import BIGRAM_RANGES
+from oracleagentmemory.stores.keyword_text import HAN_RANGES, HANGUL_RANGES
 from oracleagentmemory.stores.protocol import Strategy
 from oracleagentmemory.stores.stoplist import STOP_WORDS
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """1: the first; 2: relations.thread_id may be NULL (client-level links), the SQL collection
 types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST; 3: deep data security, the tables
 <prefix>_SEC_POLICIES and <prefix>_SEC_GRANTS (policies registered on the store and granted
 to end users and groups); 4: <prefix>_RECORDS.keyword_text (Han and Hangul as character
-bigrams, the package <prefix>_KEYWORD) and the text index over it with a BASIC_LEXER.
+bigrams, the package <prefix>_KEYWORD) and the text index over it with a BASIC_LEXER;
+5: keyword_text computed again (NFKC, single Han and Hangul characters, Han apart from
+Hangul, Han beyond the Basic Multilingual Plane).
 oracle_sql/migrations.py lists the steps from one to the next; install/upgrade.sql and
 OracleStoreAdmin.upgrade both come from that list."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
@@ -323,7 +325,8 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "embedding_model": options.embedding_model,
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
-        "bigram_ranges": BIGRAM_RANGES,
+        "han_ranges": HAN_RANGES,
+        "hangul_ranges": HANGUL_RANGES,
         **_vocabulary_context(),
         **_limits_context(),
     }
