@@ -238,3 +238,14 @@ def test_upgrading_a_version_2_store_creates_the_security_tables_before_the_pack
                          if s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY"))
     assert max(created) < security_body
     assert ("AGENT_MEMORY_SEC_GRANTS", "TABLE", "VALID") in connection.objects
+
+
+def test_the_administration_reads_the_deep_data_security_mode():
+    """'NATIVE' on a 26ai database with Deep Data Security, 'VPD' elsewhere (the package's
+    VARCHAR2 result, read as text)."""
+    from oracleagentmemory.stores.oracle_security import OracleSecurityAdmin
+
+    connection = owner_session(DEEP_DATA_SECURITY="NATIVE")
+    assert OracleSecurityAdmin(connection, "APP", "AGENT_MEMORY").deep_data_security() == "NATIVE"
+    [(statement, _)] = connection.calls
+    assert statement == "BEGIN :result := APP.AGENT_MEMORY_SECURITY.DEEP_DATA_SECURITY(); END;"

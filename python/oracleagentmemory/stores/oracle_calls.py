@@ -60,7 +60,7 @@ END_USER_GROUPS_BIND = "am_end_user_groups"
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED",
                             "FILL_KEYWORD_TEXT"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
-RETURNS_TEXT = frozenset({"END_USER_ID"})
+RETURNS_TEXT = frozenset({"END_USER_ID", "DEEP_DATA_SECURITY"})
 """Functions returning NUMBER, BOOLEAN or VARCHAR2; every other function returns JSON. A
 VARCHAR2 result is a ``DB_TYPE_VARCHAR`` variable of the driver's default size, 4000 for a
 string variable (python-oracledb ``Cursor.var``,

@@ -103,6 +103,14 @@ class OracleSecurityAdmin:
                               p_principals=_stored_principals(principals),
                               p_policies=_stored_names(names), p_commit=True)
 
+    def deep_data_security(self) -> str:
+        """'NATIVE' where the store also keeps its policies and grants as the database's own
+        Deep Data Security objects (26ai), else 'VPD' (docs/oracle.md, "Deep data
+        security")."""
+        with self._explained():
+            mode: str = self._caller.call_function("SECURITY.DEEP_DATA_SECURITY")
+        return mode
+
     def list_grants(self) -> list[tuple[str, str, list[str]]]:
         """(principal kind, principal name, sorted policy names) of every principal with a
         grant, sorted by kind and name (code point order, whatever the session's NLS_SORT)."""
