@@ -90,6 +90,8 @@ _DROP = re.compile(r"\s*DROP\s+(TABLE|INDEX|VIEW|PACKAGE|TYPE)\s+(?:IF\s+EXISTS\
 _META_ROW = re.compile(r"SELECT '(\w+)'(?: AS k)?, '([^']*)'")
 _META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE meta_key = '(\w+)'")
 _TEXT_COLUMN = re.compile(r"\btxt VARCHAR2\((\d+)(?:\s+(BYTE|CHAR))?\)", re.IGNORECASE)
+MAX_JSON_BYTES = 32 * 1024 * 1024
+"""The largest JSON type instance (OSON), 32 MB."""
 MAX_SQL_VARCHAR2_BYTES = 4000
 """A VARCHAR2 in SQL with MAX_STRING_SIZE = STANDARD (the database default)."""
 _NOT_PLACEHOLDERS = re.compile(
@@ -166,10 +168,16 @@ class FakeVar:
         self.value = through_oson(value) if self.kind is oracledb.DB_TYPE_JSON else value
 
     def set_result(self, value) -> None:
-        """What the PL/SQL assigned to this OUT bind, in the driver's Python type."""
+        """What the PL/SQL assigned to this OUT bind, in the driver's Python type. A JSON
+        result larger than a JSON type instance may be (32 MB) is ORA-40604 in the
+        database (JSON Capabilities Specification,
+        https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/oracle-database-json-capabilities-specification.html)."""
         if value is None or isinstance(value, Exception):
             self.value = None
         elif self.kind is oracledb.DB_TYPE_JSON:
+            if len(json.dumps(value, default=str).encode("utf-8")) > MAX_JSON_BYTES:
+                raise database_error(40604, "exceeded maximum size for a JSON data type "
+                                            "object")
             self.value = through_oson(value)
         elif self.kind in (oracledb.DB_TYPE_NUMBER, int):
             number = _oracle_number(value)

@@ -26,6 +26,7 @@ Another owner's store: with ``schema_owner`` every call names ``OWNER.<prefix>..
 from __future__ import annotations
 
 import base64
+import json
 import re
 import threading
 from collections.abc import Iterator
@@ -40,6 +41,7 @@ from oracleagentmemory.stores.errors import (
     ERRORS_BY_CODE,
     AccessDeniedError,
     DuplicateRecordError,
+    InvalidArgumentError,
     StoreError,
 )
 from oracleagentmemory.stores.oracle_sql.render import DEFAULT_PREFIX, validate_prefix
@@ -84,6 +86,20 @@ refused an insert or update of a row the bound end user may not change (docs/ora
 ``PermissionError`` the embedded backend raises for the same write."""
 
 
+MAX_JSON_BYTES = 32 * 1024 * 1024
+"""A JSON type instance holds at most 32 MB (Oracle AI Database JSON Capabilities
+Specification, "OSON and JSON data type: total size of a JSON type instance: 32 MB",
+https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/oracle-database-json-capabilities-specification.html).
+Every document crosses as one JSON bind (python-oracledb ``DB_TYPE_JSON`` IN and OUT binds,
+https://python-oracledb.readthedocs.io/en/stable/user_guide/json_data_type.html): one record
+fits many times over (content of at most 1,000,000 characters, 4 MB of UTF-8), a batch may
+not. A document whose JSON text is larger is refused before it is sent; its UTF-8 text is
+measured, which is at least its binary size for strings and larger for numbers."""
+_JSON_TOO_LARGE = 40604
+"""ORA-40604 "exceeded maximum size for a JSON data type object"
+(https://docs.oracle.com/en/error-help/db/ora-40604): a result document over 32 MB."""
+
+
 class MissingSchema(StoreError):
     """The facade or its tables do not exist yet, or cannot be seen."""
 
@@ -106,6 +122,9 @@ def translate(error: Any) -> Exception:
         return AccessDeniedError(full)
     if code == _UNIQUE_CONSTRAINT_CODE:
         return DuplicateRecordError("the id is already in use (ORA-00001)")
+    if code == _JSON_TOO_LARGE:
+        return StoreError(f"{full}: the result is larger than one JSON document may be "
+                          "(32 MB); ask for fewer records at a time")
     if code in MISSING_OBJECT_CODES:
         return MissingSchema(message)
     return StoreError(full)
@@ -126,6 +145,18 @@ def _plain_field(key: str, value: Any) -> Any:
     if key == "image_bytes" and value is not None:
         return base64.b64encode(bytes(value)).decode("ascii")
     return _plain(value)
+
+
+def _check_json_size(key: str, document: Any) -> None:
+    """InvalidArgumentError naming the argument when a document is larger than one JSON
+    type instance may be (``MAX_JSON_BYTES``)."""
+    size = len(json.dumps(document, ensure_ascii=False, separators=(",", ":"),
+                          default=str).encode("utf-8"))
+    if size > MAX_JSON_BYTES:
+        argument = key[2:] if key.startswith("p_") else key
+        raise InvalidArgumentError(
+            f"{argument} is {size} bytes as JSON, more than one JSON document may hold "
+            f"({MAX_JSON_BYTES} bytes on Oracle): send it in smaller batches")
 
 
 def decoded(value: Any, key: str | None = None) -> Any:
@@ -274,8 +305,10 @@ class OracleCaller:
         values: dict[str, Any] = {}
         for key, value in binds.items():
             if isinstance(value, (dict, list, tuple)):
+                document = _plain(value)
+                _check_json_size(key, document)
                 variable = cursor.var(oracledb.DB_TYPE_JSON)
-                variable.setvalue(0, _plain(value))
+                variable.setvalue(0, document)
                 values[key] = variable
             else:
                 values[key] = value
