@@ -92,6 +92,12 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   -- Forget the bound end user and its policies: the session is UNRESTRICTED again for the
   -- owner and trusted services, NONE for any other user. Call it before returning a pooled
   -- connection.
+  -- Commit (or roll back) first when you wrote with p_commit => FALSE and the text index
+  -- syncs ON COMMIT (ON_COMMIT in this rendering): the sync runs at commit in this
+  -- session and reads the new rows through the VPD policies of that moment, so rows
+  -- committed after clear_end_user, or after binding another end user, are read under a
+  -- binding that cannot see them and are missing from the text index until rewritten. The
+  -- Python library commits inside each operation, before it unbinds in the same block.
   PROCEDURE clear_end_user;
 
   -- The bound end user, or NULL.

@@ -185,3 +185,30 @@ def test_the_utplsql_deep_security_suite_covers_policies_grants_and_refusals():
         assert f"agent_memory_security.{member}" in body, member
     # every change of the suite stays in utPLSQL's rollback
     assert body.count("p_commit => FALSE") == body.count("p_commit =>")
+
+
+def test_the_session_spec_says_to_commit_before_unbinding():
+    """Issue 26 item 7: ON COMMIT text sync reads new rows under the binding of the moment
+    it runs, so a PL/SQL caller writing with p_commit => FALSE commits before it unbinds;
+    the spec says so where clear_end_user is declared."""
+    spec = dict(render.render_install())["agent_memory_session.pks"]
+    declaration = spec[:spec.index("PROCEDURE clear_end_user;")]
+    comment = declaration[declaration.rindex("PROCEDURE set_end_user_context"):]
+    assert "Commit (or roll back) first" in comment and "ON COMMIT" in comment
+
+
+def test_every_write_the_library_sends_commits_before_it_unbinds():
+    """The library's own calls keep that order: the write commits inside the call, and the
+    unbinding follows it in the same block."""
+    import pytest
+
+    pytest.importorskip("oracledb", reason="the oracle extra is not installed")
+    from oracleagentmemory.stores.oracle import OracleBackend
+    from tests.support.fake_oracledb import FakeConnection
+
+    connection = FakeConnection(WRITE_RECORDS=["m1"])
+    store = OracleBackend(connection, schema_policy="NO_CHECK", end_user_id="u1")
+    store.write_records([{"record_type": "memory", "content": "x", "user_id": "u1"}])
+    [(statement, binds)] = connection.calls
+    assert binds["p_commit"] is True
+    assert statement.index("WRITE_RECORDS(") < statement.index("CLEAR_END_USER;")
