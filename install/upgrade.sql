@@ -115,42 +115,7 @@ PROMPT    nothing until they bind an end user or the owner trusts them:
 PROMPT      EXEC AGENT_MEMORY_SESSION.trust_service('APP_USER')
 @@../sql/agent_memory_isolation.sql
 
-PROMPT == version 4: the steps that need the new packages
-DECLARE
-  l_current NUMBER;
-  l_filled NUMBER;
-BEGIN
-  SELECT TO_NUMBER(MIN(meta_value)) INTO l_current FROM agent_memory_meta
-   WHERE meta_key = 'schema_version';
-  IF l_current < 4 THEN
-    l_filled := AGENT_MEMORY.fill_keyword_text(p_batch => 1000);
-    DBMS_OUTPUT.PUT_LINE('keyword text set for ' || l_filled || ' record(s)');
-  END IF;
-END;
-/
-DECLARE
-  l_count PLS_INTEGER;
-BEGIN
-  SELECT COUNT(*) INTO l_count FROM ctx_user_preferences WHERE pre_name = 'AGENT_MEMORY_LEXER';
-  IF l_count = 0 THEN
-    CTX_DDL.CREATE_PREFERENCE('AGENT_MEMORY_LEXER', 'BASIC_LEXER');
-  END IF;
-END;
-/
-DECLARE
-  l_count PLS_INTEGER;
-BEGIN
-  SELECT COUNT(*) INTO l_count FROM user_indexes WHERE index_name = 'AGENT_MEMORY_RECORDS_TIX';
-  IF l_count = 0 THEN
-    -- dynamic-sql: constant DDL (created only when missing, as the vector index)
-    EXECUTE IMMEDIATE 'CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (keyword_text)
-  INDEXTYPE IS CTXSYS.CONTEXT
-  PARAMETERS (''LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)'')';
-  END IF;
-END;
-/
-
-PROMPT == version 5: the steps that need the new packages
+PROMPT == the steps that need the new packages
 DECLARE
   l_current NUMBER;
   l_filled NUMBER;

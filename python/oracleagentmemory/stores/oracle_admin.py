@@ -26,9 +26,10 @@ from typing import Any
 from oracleagentmemory.stores.errors import SchemaError
 from oracleagentmemory.stores.oracle_calls import MissingSchema, OracleCaller, error_code, translate
 from oracleagentmemory.stores.oracle_sql.migrations import (
+    AfterPackages,
     FillKeywordText,
-    IndexScriptObjects,
     Migration,
+    after_packages,
     migrations_above,
 )
 from oracleagentmemory.stores.oracle_sql.render import (
@@ -415,8 +416,8 @@ class OracleStoreAdmin:
                     for statement in split_script(text):
                         self._run(cursor, statement, warned)
             self._assert_compiled(cursor, warned)
-        for migration in migrations:
-            self._after_packages(migration, rendered)
+        for version, step in after_packages(migrations):
+            self._after_package(version, step, rendered)
         self._caller.call("API.SET_SCHEMA_VERSION", p_version=SCHEMA_VERSION)
 
     def _refuse_other_choices(self, stored: dict[str, str | None],
@@ -444,24 +445,22 @@ class OracleStoreAdmin:
                 if error_code(error) not in step.tolerated:
                     raise translate(error) from error
 
-    def _after_packages(self, migration: Migration, rendered: dict[str, str]) -> None:
-        """One migration's steps that need the re-created packages."""
+    def _after_package(self, version: int, step: AfterPackages,
+                       rendered: dict[str, str]) -> None:
+        """One step that needs the re-created packages (``after_packages``: each once)."""
+        if isinstance(step, FillKeywordText):
+            filled = self._caller.call_function("API.FILL_KEYWORD_TEXT", p_batch=step.batch)
+            self._progress(f"version {version}: keyword text of {filled} record(s)")
+            return
         names = object_names(self.facade)
-        for step in migration.after_packages:
-            if isinstance(step, FillKeywordText):
-                filled = self._caller.call_function("API.FILL_KEYWORD_TEXT", p_batch=step.batch)
-                self._progress(f"version {migration.version}: keyword text of {filled} "
-                               "record(s)")
-            elif isinstance(step, IndexScriptObjects):
-                wanted = {names[key] for key in step.objects}
-                script = rendered[f"{self.facade.lower()}_indexes.sql"]
-                with self._caller.connection() as conn, conn.cursor() as cursor:
-                    for statement in split_script(script):
-                        created = created_object(statement)
-                        if created is not None and created[1] in wanted:
-                            self._progress(f"version {migration.version}: {created[0]} "
-                                           f"{created[1]}")
-                            self._caller.execute(cursor, statement, {})
+        wanted = {names[key] for key in step.objects}
+        script = rendered[f"{self.facade.lower()}_indexes.sql"]
+        with self._caller.connection() as conn, conn.cursor() as cursor:
+            for statement in split_script(script):
+                created = created_object(statement)
+                if created is not None and created[1] in wanted:
+                    self._progress(f"version {version}: {created[0]} {created[1]}")
+                    self._caller.execute(cursor, statement, {})
 
     def uninstall(self) -> None:
         """Drop every object of this store: purge job, packages, indexes and tables."""

@@ -139,6 +139,24 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 
+def after_packages(migrations: tuple[Migration, ...]) -> list[tuple[int, AfterPackages]]:
+    """The steps after the packages of ``migrations``, each once, as (version, step): the
+    keyword text filled once (under the last version that fills it: a store below it needs
+    the fill), then every object of the indexes script that any of them makes."""
+    fills: list[tuple[int, AfterPackages]] = [
+        (m.version, step) for m in migrations for step in m.after_packages
+        if isinstance(step, FillKeywordText)]
+    objects = tuple(dict.fromkeys(key for m in migrations for step in m.after_packages
+                                  if isinstance(step, IndexScriptObjects)
+                                  for key in step.objects))
+    steps: list[tuple[int, AfterPackages]] = fills[-1:]
+    if objects:
+        last = max(m.version for m in migrations if any(
+            isinstance(step, IndexScriptObjects) for step in m.after_packages))
+        steps.append((last, IndexScriptObjects(objects)))
+    return steps
+
+
 def migrations_above(version: int) -> tuple[Migration, ...]:
     """The migrations a store at ``version`` needs, in order."""
     return tuple(migration for migration in MIGRATIONS if migration.version > version)

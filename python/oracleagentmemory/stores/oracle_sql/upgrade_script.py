@@ -14,6 +14,7 @@ from oracleagentmemory.stores.oracle_sql.migrations import (
     FillKeywordText,
     IndexScriptObjects,
     Migration,
+    after_packages,
 )
 from oracleagentmemory.stores.oracle_sql.statements import created_object, split_script
 
@@ -32,16 +33,17 @@ def _table_steps(migration: Migration, names: dict[str, str]) -> list[dict[str, 
             for step in migration.table_steps]
 
 
-def _after_packages(migration: Migration, names: dict[str, str], indexes: str) -> list[str]:
-    """Each step that needs the new packages as a script unit ending in '/'."""
+def _after_packages(names: dict[str, str], indexes: str) -> list[str]:
+    """The steps that need the new packages (``after_packages``: each once) as script
+    units ending in '/'; the fill runs only for a store below its version."""
     units = []
-    for step in migration.after_packages:
+    for version, step in after_packages(MIGRATIONS):
         if isinstance(step, FillKeywordText):
             units.append(
                 "DECLARE\n  l_current NUMBER;\n  l_filled NUMBER;\nBEGIN\n"
                 f"  SELECT TO_NUMBER(MIN(meta_value)) INTO l_current FROM {names['t_meta'].lower()}"
                 "\n   WHERE meta_key = 'schema_version';\n"
-                f"  IF l_current < {migration.version} THEN\n"
+                f"  IF l_current < {version} THEN\n"
                 f"    l_filled := {names['facade']}.fill_keyword_text(p_batch => {step.batch});\n"
                 "    DBMS_OUTPUT.PUT_LINE('keyword text set for ' || l_filled || ' record(s)');\n"
                 "  END IF;\nEND;\n/")
@@ -58,10 +60,9 @@ def render_upgrade_script(prefix: str = render.DEFAULT_PREFIX) -> tuple[str, str
     names = render.object_names(options.prefix)
     indexes = dict(render.render_install(prefix))[f"{options.prefix.lower()}_indexes.sql"]
     migrations = [{"version": m.version, "what": m.summary, "checked": m.checked,
-                   "steps": _table_steps(m, names),
-                   "after": _after_packages(m, names, indexes)} for m in MIGRATIONS]
+                   "steps": _table_steps(m, names)} for m in MIGRATIONS]
     context = {**render._context(options), "migrations": migrations,
-               "target": render.SCHEMA_VERSION}
+               "after": _after_packages(names, indexes), "target": render.SCHEMA_VERSION}
     text = render._environment().get_template(UPGRADE_TEMPLATE).render(context)
     return UPGRADE_SCRIPT, text
 
