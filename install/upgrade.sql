@@ -2,7 +2,7 @@
 -- these scripts (5). Run as the store owner:   sql owner/password@db @upgrade.sql
 -- Rendered from sql/templates/upgrade.sql.j2 and the migration list
 -- python/oracleagentmemory/stores/oracle_sql/migrations.py, the same list the Python upgrade
--- (oracleagentmemory upgrade) runs: python -m oracleagentmemory.stores.oracle_sql.render
+-- (oracleagentmemory upgrade) runs: python -m oracleagentmemory.stores.oracle_sql
 -- writes it again, and tests/oracle_sql/test_upgrade_script.py checks it is current.
 -- Steps: refuse a store newer than the scripts or installed with other choices than these
 -- default scripts (dimension, model, sync mode: use `oracleagentmemory upgrade`), run the

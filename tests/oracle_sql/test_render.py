@@ -50,7 +50,7 @@ def test_committed_sql_equals_a_fresh_render_of_the_defaults():
     assert on_disk == set(fresh), "sql/ holds exactly the default rendering"
     stale = [name for name, text in fresh.items() if committed(name) != text]
     assert stale == [], (
-        "re-render with: PYTHONPATH=python python -m oracleagentmemory.stores.oracle_sql.render"
+        "re-render with: PYTHONPATH=python python -m oracleagentmemory.stores.oracle_sql"
     )
 
 

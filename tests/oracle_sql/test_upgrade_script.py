@@ -16,7 +16,7 @@ def test_the_committed_upgrade_script_is_current():
     name, text = render_upgrade_script()
     committed = (ROOT / "install" / name).read_text(encoding="utf-8")
     assert committed == text, ("install/upgrade.sql is stale: run "
-                               "python -m oracleagentmemory.stores.oracle_sql.render")
+                               "python -m oracleagentmemory.stores.oracle_sql")
 
 
 def test_every_step_of_the_list_is_in_the_script_under_its_version():

@@ -428,11 +428,3 @@ def write_rendered(target: Path, **options: object) -> list[Path]:
         written.append(path)
     return written
 
-
-if __name__ == "__main__":  # pragma: no cover - maintenance entry point
-    from oracleagentmemory.stores.oracle_sql.upgrade_script import write_upgrade_script
-
-    repository = Path(__file__).resolve().parents[4]
-    for written_path in write_rendered(repository / "sql"):
-        print(written_path)
-    print(write_upgrade_script(repository / "install"))
