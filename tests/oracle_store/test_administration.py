@@ -99,3 +99,13 @@ def test_the_data_path_holds_no_provisioning():
     for name in ("install", "upgrade", "uninstall", "install_state", "rebuild_vector_index",
                  "open", "check_schema"):
         assert callable(getattr(OracleStoreAdmin, name))
+
+
+def test_another_stores_broken_package_does_not_fail_this_install():
+    """USER_ERRORS and ALL_OBJECTS are read by prefix; a store whose prefix starts alike
+    (AGENT_MEMORY_X) is not this one."""
+    connection = FakeConnection(CHECK_SCHEMA=MISSING, ENSURE_PURGE_JOB=True)
+    connection.errors = [("AGENT_MEMORY_X_SEARCH", "PACKAGE BODY", 3, 1, "PLS-00302: other")]
+    connection.objects = [("AGENT_MEMORY_X_SEARCH", "PACKAGE BODY", "INVALID")]
+    OracleBackend(connection, embedding_dimension=384)  # installs
+    assert any("ENSURE_PURGE_JOB" in s for s in statements(connection))

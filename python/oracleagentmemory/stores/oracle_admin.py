@@ -287,7 +287,7 @@ class OracleStoreAdmin:
                 cursor.execute(f"UPDATE {object_names(self.facade)['t_meta']} SET meta_value = "
                                "'IVF' WHERE meta_key = 'vector_index'")
                 conn.commit()
-            self._assert_compiled(cursor, warned)
+            self._assert_compiled(cursor, warned, render_install(**options))
             isolation = self._stored_options(cursor).get("end_user_isolation")
         if isolation == "UNAVAILABLE":
             warnings.warn(
@@ -322,14 +322,19 @@ class OracleStoreAdmin:
             warned.append(" ".join(created) if created else statement.split("\n")[0][:80])
             self._progress(f"  {warning}")
 
-    def _assert_compiled(self, cursor: Any, warned: list[str]) -> None:
+    def _assert_compiled(self, cursor: Any, warned: list[str],
+                         scripts: list[tuple[str, str]]) -> None:
         """SchemaError naming the compile errors and invalid objects of the store, if any
-        (warnings alone, ATTRIBUTE 'WARNING', are not errors)."""
+        (warnings alone, ATTRIBUTE 'WARNING', are not errors). Only this store's objects
+        count (``scripts`` create them), not another store whose prefix starts alike."""
+        ours = created_objects(scripts)
+        names = {name for _, name in ours}
         prefix = self.facade.replace("_", "\\_") + "%"
         self._caller.execute(cursor, _ERRORS_QUERY, {"prefix": prefix})
-        errors = cursor.fetchall()
+        errors = [row for row in cursor.fetchall() if row[0] in names]
         invalid = sorted(f"{kind} {name}" for (kind, name), status
-                         in self._existing_objects(cursor).items() if status != "VALID")
+                         in self._existing_objects(cursor).items()
+                         if status != "VALID" and (kind, name) in ours)
         if errors or invalid:
             raise SchemaError(_compile_message(errors, invalid, warned))
 
@@ -415,7 +420,7 @@ class OracleStoreAdmin:
                     self._progress(f"running {name}")
                     for statement in split_script(text):
                         self._run(cursor, statement, warned)
-            self._assert_compiled(cursor, warned)
+            self._assert_compiled(cursor, warned, list(rendered.items()))
         for version, step in after_packages(migrations):
             self._after_package(version, step, rendered)
         self._caller.call("API.SET_SCHEMA_VERSION", p_version=SCHEMA_VERSION)
