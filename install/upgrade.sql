@@ -20,7 +20,7 @@
 --   4: records.keyword_text (Han and Hangul as character bigrams) and the text index over it with the store's BASIC_LEXER
 --      Checked: ALTER TABLE ... ADD, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
 --      Checked: DROP INDEX [IF EXISTS] ... FORCE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DROP-INDEX.html
---   5: keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the new packages
+--   5: keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the new packages; the new packages also record the model of the store's vectors (record_embedding_model, META key vector_model; no table step: a store that holds vectors and records no model is read as one of all-MiniLM-L6-v2)
 --      Checked: UPDATE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UPDATE.html
 SET SERVEROUTPUT ON
 SET DEFINE OFF
@@ -101,7 +101,7 @@ BEGIN
       -- dynamic-sql: constant DDL of version 5 (DDL cannot be static PL/SQL)
       EXECUTE IMMEDIATE 'UPDATE AGENT_MEMORY_RECORDS SET keyword_text = NULL WHERE keyword_text IS NOT NULL';
     END;
-    DBMS_OUTPUT.PUT_LINE('version 5: keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the new packages');
+    DBMS_OUTPUT.PUT_LINE('version 5: keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the new packages; the new packages also record the model of the store''s vectors (record_embedding_model, META key vector_model; no table step: a store that holds vectors and records no model is read as one of all-MiniLM-L6-v2)');
   END IF;
 END;
 /

@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from oracleagentmemory.stores.errors import InvalidArgumentError
+from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
+from oracleagentmemory.stores.errors import InvalidArgumentError, StoreError
 from oracleagentmemory.stores.limits import MAX_ID_LENGTH
 from oracleagentmemory.stores.oracle_admin import (
     SCHEMA_POLICIES,
@@ -113,6 +114,25 @@ class OracleBackend:
 
     def describe(self) -> dict[str, Any]:
         return self._caller.call_function("API.DESCRIBE")
+
+    def recorded_embedding_model(self) -> str | None:
+        """The facade's ``recorded_embedding_model``; all-MiniLM-L6-v2 (the only default
+        before models were recorded) when the store's packages predate it (a store opened
+        without a schema check) or the call fails."""
+        try:
+            name = self._caller.call_function("API.RECORDED_EMBEDDING_MODEL")
+        except StoreError:
+            return LEGACY_EMBEDDING_MODEL
+        return str(name) if name else None
+
+    def record_embedding_model(self, name: str) -> None:
+        """The facade's ``record_embedding_model`` (the first name stays). Best effort, as
+        the embedded store's: a store that cannot record it (packages older than schema
+        version 5) is left as it is."""
+        try:
+            self._caller.call("API.RECORD_EMBEDDING_MODEL", p_name=name, p_commit=True)
+        except StoreError:
+            return
 
     def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
                       replace: bool = False, thread_id: str | None = None) -> list[str]:

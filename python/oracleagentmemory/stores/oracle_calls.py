@@ -42,6 +42,7 @@ from oracleagentmemory.stores.errors import (
     AccessDeniedError,
     DuplicateRecordError,
     InvalidArgumentError,
+    StoreClosedError,
     StoreError,
 )
 from oracleagentmemory.stores.oracle_sql.render import DEFAULT_PREFIX, validate_prefix
@@ -62,7 +63,7 @@ END_USER_GROUPS_BIND = "am_end_user_groups"
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED",
                             "FILL_KEYWORD_TEXT"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
-RETURNS_TEXT = frozenset({"END_USER_ID", "DEEP_DATA_SECURITY"})
+RETURNS_TEXT = frozenset({"END_USER_ID", "DEEP_DATA_SECURITY", "RECORDED_EMBEDDING_MODEL"})
 """Functions returning NUMBER, BOOLEAN or VARCHAR2; every other function returns JSON. A
 VARCHAR2 result is a ``DB_TYPE_VARCHAR`` variable of the driver's default size, 4000 for a
 string variable (python-oracledb ``Cursor.var``,
@@ -199,7 +200,7 @@ class OracleCaller:
         """A connection for one call: acquired from a pool, else the one connection (one
         call at a time)."""
         if self.closed:
-            raise StoreError("the store is closed")
+            raise StoreClosedError("the store is closed")
         if hasattr(self._source, "acquire"):
             with self._source.acquire() as conn:
                 yield conn

@@ -130,7 +130,9 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         5, "keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from "
            "Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the "
-           "new packages",
+           "new packages; the new packages also record the model of the store's vectors "
+           "(record_embedding_model, META key vector_model; no table step: a store that "
+           "holds vectors and records no model is read as one of all-MiniLM-L6-v2)",
         table_steps=(TableStep(
             "UPDATE {t_records} SET keyword_text = NULL WHERE keyword_text IS NOT NULL"),),
         after_packages=(FillKeywordText(), IndexScriptObjects(("text_lexer", "ix_text"))),
