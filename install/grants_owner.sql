@@ -33,6 +33,8 @@ DECLARE
     'EXECUTE ON SYS.DBMS_RLS',             -- install adds the end-user isolation VPD policies
     'EXECUTE ON CTXSYS.CTX_DDL',           -- text index sync from the admin package
     'EXECUTE ON SYS.DBMS_CRYPTO',          -- random bytes of generated ids (version 4 UUIDs)
+    'EXECUTE ON SYS.DBMS_TRANSACTION',     -- the session package asks whether a transaction
+                                           -- is open before it unbinds an end user
     'EXECUTE ON SYS.DBMS_VECTOR',          -- load_onnx_model.sql only (ONNX model loading)
     'EXECUTE ON CTXSYS.DBMS_VECTOR_CHAIN', -- chunking and embedding of long texts (model stores);
                                            -- owned by CTXSYS (Oracle Text), not SYS

@@ -96,8 +96,13 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   -- syncs ON COMMIT (ON_COMMIT in this rendering): the sync runs at commit in this
   -- session and reads the new rows through the VPD policies of that moment, so rows
   -- committed after clear_end_user, or after binding another end user, are read under a
-  -- binding that cannot see them and are missing from the text index until rewritten. The
-  -- Python library commits inside each operation, before it unbinds in the same block.
+  -- binding that cannot see them and are missing from the text index until rewritten.
+  -- Enforced for a database user that is NONE when unbound: with ON COMMIT sync,
+  -- clear_end_user and binding another end user raise -20001 while a transaction is open
+  -- (DBMS_TRANSACTION.LOCAL_TRANSACTION_ID); the owner and trusted services, which see every
+  -- row once unbound, commit before they bind another end user. The Python library commits
+  -- inside each operation before it unbinds in the same block, and rolls back a failed one
+  -- before it unbinds.
   PROCEDURE clear_end_user;
 
   -- The bound end user, or NULL.

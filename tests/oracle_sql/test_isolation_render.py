@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from oracleagentmemory.stores.oracle_sql import render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -212,3 +214,18 @@ def test_every_write_the_library_sends_commits_before_it_unbinds():
     [(statement, binds)] = connection.calls
     assert binds["p_commit"] is True
     assert statement.index("WRITE_RECORDS(") < statement.index("CLEAR_END_USER;")
+
+
+@pytest.mark.parametrize(("sync_mode", "enforced"), [("ON_COMMIT", True), ("MANUAL", False),
+                                                     ("AUTO", False)])
+def test_a_runtime_user_cannot_unbind_with_uncommitted_writes(sync_mode, enforced):
+    """Issue 26 item 7, enforced: with ON COMMIT sync, clear_end_user and binding another end
+    user refuse while a transaction is open, for a user that is NONE when unbound."""
+    body = dict(render.render_install(sync_mode=sync_mode))["agent_memory_session.pkb"]
+    clear = body[body.index("PROCEDURE clear_end_user IS"):body.index("END clear_end_user;")]
+    assert "assert_committed('clear_end_user');" in clear
+    bind = body[body.index("PROCEDURE bind("):body.index("END bind;")]
+    assert bind.index("assert_committed(") < bind.index("forget;")
+    check = body[body.index("PROCEDURE assert_committed("):body.index("END assert_committed;")]
+    assert ("DBMS_TRANSACTION.LOCAL_TRANSACTION_ID IS NOT NULL AND unbound_mode = 'NONE'"
+            in check) is enforced

@@ -254,7 +254,9 @@ class OracleCaller:
         """The anonymous block of one call and its binds. With an end user to bind
         (``_binding``) the same block binds it first and unbinds it afterwards, also when the
         call fails, so an operation stays one round trip and a pooled connection goes back
-        unbound."""
+        unbound. A failed call is rolled back before the unbinding: nothing of it stays
+        half-written, and the session package refuses to unbind a runtime user with a
+        transaction open (ON COMMIT text sync reads under the binding of the moment)."""
         binding = self._binding(cursor)
         if binding is None:
             return f"BEGIN {call}; END;", binds
@@ -262,7 +264,7 @@ class OracleCaller:
         session = self.member("SESSION.CLEAR_END_USER").rsplit(".", 1)[0]
         block = (f"BEGIN {bind_call}; {call}; "
                  f"{session}.{CLEAR_END_USER}; "
-                 f"EXCEPTION WHEN OTHERS THEN BEGIN {session}.{CLEAR_END_USER}; "
+                 f"EXCEPTION WHEN OTHERS THEN ROLLBACK; BEGIN {session}.{CLEAR_END_USER}; "
                  "EXCEPTION WHEN OTHERS THEN NULL; END; RAISE; END;")
         return block, {**bind_values, **binds}
 
