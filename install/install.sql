@@ -2,7 +2,7 @@
 -- VECTOR strategy, SYNC ON COMMIT) into the current schema. Run as the store owner in
 -- SQL*Plus or SQLcl from this directory:   sql owner/password@db @install.sql
 -- Another prefix, dimension or index choice: render with
---   python -m oracleagentmemory.stores.oracle_sql.render   (or render_install() in Python)
+--   python -m oracleagentmemory.stores.oracle_sql   (or render_install() in Python)
 -- and run the rendered files in the order listed below and in packages.sql.
 SET SERVEROUTPUT ON
 SET DEFINE OFF

@@ -76,7 +76,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
     -- DBMS_CRYPTO.RANDOMBYTES(number_bytes) returns cryptographically secure random bytes
     -- (the owner needs EXECUTE on SYS.DBMS_CRYPTO, install/grants_owner.sql). Checked:
     --   https://docs.oracle.com/en/database/oracle/oracle-database/19/arpls/DBMS_CRYPTO.html
-    --   (23ai: https://docs.oracle.com/pls/topic/lookup?ctx=en%2Fdatabase%2Foracle%2Foracle-database%2F23%2Fdbseg&id=ARPLS-GUID-4B200807-A740-4A2E-8828-AC0CFF6127D5)
+    --   (the same package in 23ai: PL/SQL Packages and Types Reference, DBMS_CRYPTO)
     l_hex := LOWER(RAWTOHEX(DBMS_CRYPTO.RANDOMBYTES(16)));
     l_variant := MOD(INSTR('0123456789abcdef', SUBSTR(l_hex, 17, 1)) - 1, 4);
     RETURN SUBSTR(l_hex, 1, 8) || '-' || SUBSTR(l_hex, 9, 4) || '-4' || SUBSTR(l_hex, 14, 3)

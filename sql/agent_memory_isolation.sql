@@ -31,3 +31,7 @@ CREATE OR REPLACE VIEW AGENT_MEMORY_RELATIONS_V (
 
 -- The VPD policies (owner only; DBMS_RLS.ADD_POLICY commits).
 CALL AGENT_MEMORY_SESSION.apply_policies();
+
+-- Deep Data Security where the database has it (26ai): the grants also as data roles and
+-- data grants; elsewhere this records the VPD mode and changes nothing else.
+CALL AGENT_MEMORY_SECURITY.apply_native_grants();

@@ -268,17 +268,19 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     f_timestamp NUMBER := 0;
     f_metadata  NUMBER := 0;
   BEGIN
-    BEGIN
-      SELECT rel.relation_type, rel.opposite_relation_type
-        INTO l_type, l_opposite
-        FROM AGENT_MEMORY_RELATIONS rel
-       WHERE rel.id = l_id
-         AND (l_thread IS NULL OR rel.thread_id = l_thread)
-         FOR UPDATE;
-    EXCEPTION
-      WHEN NO_DATA_FOUND THEN
-        RETURN 0;
-    END;
+    -- Locked by an UPDATE that changes nothing, not by SELECT ... FOR UPDATE: an UPDATE
+    -- gets the write policy's predicate, so a relation the session may only read (between
+    -- memories of no user, read through GLOBAL_MEMORIES) is neither locked nor found. The
+    -- RETURNING values are read only when a row was updated (they are undefined otherwise:
+    -- RETURNING INTO, https://docs.oracle.com/cd/E24693_01/appdev.11203/e17126/returninginto_clause.htm).
+    UPDATE AGENT_MEMORY_RELATIONS rel
+       SET rel.relation_type = rel.relation_type
+     WHERE rel.id = l_id
+       AND (l_thread IS NULL OR rel.thread_id = l_thread)
+    RETURNING rel.relation_type, rel.opposite_relation_type INTO l_type, l_opposite;
+    IF SQL%ROWCOUNT = 0 THEN
+      RETURN 0;
+    END IF;
     IF l_changes.has('relation_type') THEN
       l_new_type := check_label('relation_type', label_member(l_changes, 'relation_type'));
       IF l_changes.has('opposite_relation_type') THEN

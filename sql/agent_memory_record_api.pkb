@@ -390,6 +390,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN l_links;
   END delete_seqs;
 
+  -- 1 when the session may change every record (UNRESTRICTED), else 0: with
+  -- AGENT_MEMORY_SESSION.writable_user, what a statement compares to lock only changeable rows.
+  FUNCTION unrestricted RETURN NUMBER IS
+  BEGIN
+    RETURN CASE WHEN AGENT_MEMORY_SESSION.access_mode = 'UNRESTRICTED' THEN 1 ELSE 0 END;
+  END unrestricted;
+
   FUNCTION delete_records(p_record_ids IN JSON, p_record_types IN JSON,
                           p_thread_id IN VARCHAR2) RETURN NUMBER IS
     l_ids     AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_CODEC.id_list(AGENT_MEMORY_CODEC.to_array(p_record_ids, 'record_ids'),
@@ -398,33 +405,29 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_seqs    AGENT_MEMORY_NUMBER_LIST;
     l_rtypes  AGENT_MEMORY_TEXT_LIST;
     l_msgids  AGENT_MEMORY_TEXT_LIST;
-    l_users   AGENT_MEMORY_TEXT_LIST;
-    l_keep    AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
-    l_unrestricted BOOLEAN;
+    l_all     NUMBER := unrestricted;
+    l_writer  VARCHAR2(512 CHAR) := AGENT_MEMORY_SESSION.writable_user;
     l_links   NUMBER;
   BEGIN
-    SELECT r.seq, r.record_type, r.message_id, r.user_id
-      BULK COLLECT INTO l_seqs, l_rtypes, l_msgids, l_users
+    -- Only the records the session may change are found and locked: one it may only read
+    -- (a memory of no user, through GLOBAL_MEMORIES) is left alone, unlocked and not
+    -- counted (the rule of AGENT_MEMORY_SESSION.may_change, as values the statement compares).
+    SELECT r.seq, r.record_type, r.message_id
+      BULK COLLECT INTO l_seqs, l_rtypes, l_msgids
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.id IN (SELECT i.COLUMN_VALUE FROM TABLE(l_ids) i)
        AND r.record_type IN (SELECT t.COLUMN_VALUE FROM TABLE(l_types) t)
        AND (p_thread_id IS NULL OR r.thread_id = p_thread_id)
+       AND (l_all = 1 OR r.user_id = l_writer)
        FOR UPDATE;
-    -- Only the records the session may change are found: one it may only read (a memory
-    -- of no user, through GLOBAL_MEMORIES) is left alone and not counted.
-    l_unrestricted := AGENT_MEMORY_SESSION.access_mode = 'UNRESTRICTED';  -- once, not per row
     FOR i IN 1 .. l_seqs.COUNT LOOP
-      IF l_unrestricted OR AGENT_MEMORY_SESSION.may_change(l_users(i)) THEN
-        IF l_rtypes(i) = 'image' AND l_msgids(i) IS NOT NULL THEN
-          AGENT_MEMORY_ERRORS.attached_image(
-            'the image is attached to a message; delete or update the message instead');
-        END IF;
-        l_keep.EXTEND;
-        l_keep(l_keep.COUNT) := l_seqs(i);
+      IF l_rtypes(i) = 'image' AND l_msgids(i) IS NOT NULL THEN
+        AGENT_MEMORY_ERRORS.attached_image(
+          'the image is attached to a message; delete or update the message instead');
       END IF;
     END LOOP;
-    l_links := delete_seqs(l_keep);
-    RETURN l_keep.COUNT;
+    l_links := delete_seqs(l_seqs);
+    RETURN l_seqs.COUNT;
   END delete_records;
 
   -- In a deep data security context (security_context_bound) an end user deletes only
@@ -464,7 +467,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_found      AGENT_MEMORY_NUMBER_LIST;
     l_users      AGENT_MEMORY_TEXT_LIST;
     l_seqs       AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
-    l_unrestricted BOOLEAN;
+    l_all        NUMBER := unrestricted;
+    l_writer     VARCHAR2(512 CHAR) := AGENT_MEMORY_SESSION.writable_user;
     l_links      NUMBER := 0;
     l_result     JSON_OBJECT_T := JSON_OBJECT_T();
   BEGIN
@@ -478,11 +482,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
                                       ELSE 'thread' END;
     -- The owner's record locked before its rows are read: a write into the thread
     -- (write_records with p_thread_id, see lock_thread) either waits for this deletion and
-    -- then finds no thread, or ends before it and its rows are read here.
+    -- then finds no thread, or ends before it and its rows are read here. Only rows the
+    -- session may change are locked (l_all, l_writer: see delete_records).
     SELECT r.seq BULK COLLECT INTO l_found
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.record_type = l_owner_type
        AND r.id = l_owner_id
+       AND (l_all = 1 OR r.user_id = l_writer)
        FOR UPDATE;
     l_owner := l_found.COUNT;
     IF p_owner_type = 'thread' THEN
@@ -493,6 +499,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
        WHERE r.record_type = 'thread'
          AND ((p_owner_type = 'user' AND r.user_id = l_owner_id)
            OR (p_owner_type = 'agent' AND r.agent_id = l_owner_id))
+         AND (l_all = 1 OR r.user_id = l_writer)
          FOR UPDATE;
     END IF;
     SELECT r.seq, r.user_id BULK COLLECT INTO l_found, l_users
@@ -504,9 +511,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         OR r.thread_id IN (SELECT t.COLUMN_VALUE FROM TABLE(l_threads) t)
      ORDER BY r.seq;
     -- the records the session may only read (memories of no user) stay and are not counted
-    l_unrestricted := AGENT_MEMORY_SESSION.access_mode = 'UNRESTRICTED';  -- once, not per row
     FOR i IN 1 .. l_found.COUNT LOOP
-      IF l_unrestricted OR AGENT_MEMORY_SESSION.may_change(l_users(i)) THEN
+      IF l_all = 1 OR l_users(i) = l_writer THEN
         l_seqs.EXTEND;
         l_seqs(l_seqs.COUNT) := l_found(i);
       END IF;
@@ -855,9 +861,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN l_seq;
   END find_visible;
 
-  -- The record to update, locked: its id, type, scope and the times its expiry counts from.
+  -- The record to update, locked: its id, type, scope and the times its expiry counts from;
+  -- NO_DATA_FOUND when the session may read it but not change it (a memory of no user, read
+  -- through GLOBAL_MEMORIES), which is then neither locked nor updated.
   FUNCTION locked_row(p_seq IN NUMBER) RETURN row_t IS
-    l_row row_t;
+    l_row    row_t;
+    l_all    NUMBER := unrestricted;
+    l_writer VARCHAR2(512 CHAR) := AGENT_MEMORY_SESSION.writable_user;
   BEGIN
     SELECT r.id, r.record_type, r.user_id, r.agent_id, r.thread_id, r.created_at, r.event_ts,
            r.event_utc
@@ -865,6 +875,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
            l_row.created_at, l_row.event_ts, l_row.event_utc
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.seq = p_seq
+       AND (l_all = 1 OR r.user_id = l_writer)
        FOR UPDATE;
     RETURN l_row;
   END locked_row;
@@ -1028,11 +1039,16 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       RETURN;
     END IF;
     l_bytes := AGENT_MEMORY_CODEC.base64_to_blob(l_image);  -- not inside SQL: ACCESSIBLE BY
-    MERGE INTO AGENT_MEMORY_IMAGES i
-    USING (SELECT p_seq AS seq FROM dual) s
-       ON (i.seq = s.seq)
-     WHEN MATCHED THEN UPDATE SET i.bytes = l_bytes
-     WHEN NOT MATCHED THEN INSERT (seq, bytes) VALUES (s.seq, l_bytes);
+    -- UPDATE, then INSERT when no row was there, not MERGE: the table has a read and a
+    -- write VPD policy, and MERGE INTO refuses a table any of whose policies does not cover
+    -- INSERT, UPDATE and DELETE (DIA-28132, https://docs.oracle.com/en/error-help/db/dia-28132;
+    -- MERGE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/MERGE.html).
+    -- The static gate's vpd-merge check keeps MERGE off such tables. The record's row is
+    -- locked by the caller (locked_row), so no other session inserts its image meanwhile.
+    UPDATE AGENT_MEMORY_IMAGES i SET i.bytes = l_bytes WHERE i.seq = p_seq;
+    IF SQL%ROWCOUNT = 0 THEN
+      INSERT INTO AGENT_MEMORY_IMAGES (seq, bytes) VALUES (p_seq, l_bytes);
+    END IF;
   END store_image_bytes;
 
   -- A message's attached images after replace_images: (a) attached images not listed go,
@@ -1086,12 +1102,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     IF l_seq IS NULL THEN
       RETURN NULL;
     END IF;
-    l_target := locked_row(l_seq);
     -- A record the session may read but not change (a memory of no user, read through
     -- GLOBAL_MEMORIES) is not found for an update, as a record it cannot see.
-    IF NOT AGENT_MEMORY_SESSION.may_change(l_target.user_id) THEN
-      RETURN NULL;
-    END IF;
+    BEGIN
+      l_target := locked_row(l_seq);
+    EXCEPTION
+      WHEN NO_DATA_FOUND THEN
+        RETURN NULL;
+    END;
     l_change := read_changes(l_changes, l_target, l_now);
     apply_changes(l_seq, l_change, l_now);
     store_image_bytes(l_seq, l_changes);

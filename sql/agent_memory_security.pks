@@ -76,5 +76,24 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SECURITY AUTHID DEFINER AS
   -- {"kind": ..., "name": ..., "policies": [names in name order]}, ordered by kind, then
   -- name.
   FUNCTION list_grants RETURN JSON;
+
+  -- 'NATIVE' when the store also keeps its policies and grants as the database's own Deep
+  -- Data Security objects, else 'VPD' (the tables above only), as apply_native_grants
+  -- recorded it. In both modes the library's own binding (set_end_user_context) is enforced
+  -- by the VPD policies of AGENT_MEMORY_SESSION, with the same rules.
+  FUNCTION deep_data_security RETURN VARCHAR2;
+
+  -- Owner only (-20009 otherwise): detect Deep Data Security and, where the database has
+  -- it, make its objects match the tables. Native when the dictionary view USER_DATA_GRANTS
+  -- exists (Oracle AI Database 26ai, Release Update 23.26.2 and later) and the owner holds
+  -- CREATE DATA ROLE, CREATE DATA GRANT and GRANT ANY DATA ROLE (grants_owner.sql grants
+  -- them there); VPD otherwise. Recorded in AGENT_MEMORY_META (deep_data_security). Run by
+  -- agent_memory_isolation.sql at install and upgrade, and by the changing members
+  -- above after a commit (not with p_commit => FALSE: the objects are DDL, which commits;
+  -- run this after your own commit then). Per policy: a local data role, the policy's data
+  -- grants on the store tables to that role and to a data role mapped to each granted OCI
+  -- IAM group (MAPPED TO 'IAM_OAUTH_GROUP=<group>'), and the role granted to each granted
+  -- local end user that DBA_END_USERS lists.
+  PROCEDURE apply_native_grants;
 END AGENT_MEMORY_SECURITY;
 /

@@ -89,13 +89,67 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     RETURN CASE WHEN p_value THEN 'Y' ELSE 'N' END;
   END yes_no;
 
+  -- access_mode with nothing bound: UNRESTRICTED for the owner, CTXSYS and a trusted
+  -- service, NONE for any other database user.
+  FUNCTION unbound_mode RETURN VARCHAR2 IS
+    l_session_user VARCHAR2(128 CHAR) := SYS_CONTEXT('USERENV', 'SESSION_USER');
+    l_trusted      NUMBER;
+  BEGIN
+    -- $$PLSQL_UNIT_OWNER: the owner of this package (predefined inquiry directive,
+    -- https://docs.oracle.com/en/database/oracle/oracle-database/19/lnpls/conditional-compilation1.html)
+    IF l_session_user = $$PLSQL_UNIT_OWNER THEN
+      RETURN 'UNRESTRICTED';
+    END IF;
+    -- Oracle Text's own sessions (CTXSYS: automatic maintenance, AUTO sync) read the base
+    -- table to index it; under '1 = 0' they would index nothing. SYS is exempt from VPD
+    -- anyway. ON COMMIT sync runs in the committing session (see assert_committed); MANUAL
+    -- sync runs as the owner (sync_text_index).
+    IF l_session_user = 'CTXSYS' THEN
+      RETURN 'UNRESTRICTED';
+    END IF;
+    SELECT COUNT(*) INTO l_trusted
+      FROM AGENT_MEMORY_META m
+     WHERE m.meta_key = c_trusted_key || l_session_user;
+    RETURN CASE WHEN l_trusted > 0 THEN 'UNRESTRICTED' ELSE 'NONE' END;
+  END unbound_mode;
+
+  -- The text index syncs ON_COMMIT. ON COMMIT, the sync runs at commit in this session
+  -- and reads the new rows through the VPD policies of that moment: rows a bound session
+  -- wrote and did not commit would be read, after unbinding (or binding another end user),
+  -- by a session that cannot see them, and left out of the index. So a database user that
+  -- is restricted when unbound (NONE) may not unbind or rebind with a transaction open;
+  -- the owner and trusted services see every row when unbound, and the spec of
+  -- clear_end_user asks them to commit first when they rebind.
+  -- Checked: DBMS_TRANSACTION.LOCAL_TRANSACTION_ID (NULL when no transaction is open),
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/arpls/DBMS_TRANSACTION.html
+  --   https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_t18.htm
+  --   SYNC (ON COMMIT), https://docs.oracle.com/cd/G11854_01/ccapp/using-automatic-maintenance-index.html
+  PROCEDURE assert_committed(p_action IN VARCHAR2, p_next_user IN VARCHAR2 DEFAULT NULL) IS
+  BEGIN
+    IF end_user_id IS NOT NULL AND (p_next_user IS NULL OR p_next_user <> end_user_id)
+       AND DBMS_TRANSACTION.LOCAL_TRANSACTION_ID IS NOT NULL AND unbound_mode = 'NONE' THEN
+      AGENT_MEMORY_ERRORS.invalid_argument(p_action || ': commit or roll back first: the writes of '
+        || 'this end user are not committed, and the text index (synchronized on commit)'
+        || ' would read them through a binding that cannot see them');
+    END IF;
+  END assert_committed;
+
+  PROCEDURE forget IS
+  BEGIN
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_end_user);
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_own_rows);
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_global);
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_binding);
+  END forget;
+
   -- Bind: whatever was bound before is cleared first, the policies are set, and the end
   -- user last, so a failure half-way leaves no binding (the caller's block then unbinds
   -- and re-raises) and the session is never BOUND without its policies.
   PROCEDURE bind(p_user_id IN VARCHAR2, p_own_rows IN BOOLEAN, p_global IN BOOLEAN,
                  p_security_context IN BOOLEAN) IS
   BEGIN
-    clear_end_user;
+    assert_committed('binding end user ' || AGENT_MEMORY_CODEC.quoted(p_user_id), p_user_id);
+    forget;
     DBMS_SESSION.SET_CONTEXT(namespace => c_namespace, attribute => c_own_rows,
                              value => yes_no(p_own_rows));
     DBMS_SESSION.SET_CONTEXT(namespace => c_namespace, attribute => c_global,
@@ -142,10 +196,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
 
   PROCEDURE clear_end_user IS
   BEGIN
-    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_end_user);
-    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_own_rows);
-    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_global);
-    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_binding);
+    assert_committed('clear_end_user');
+    forget;
   END clear_end_user;
 
   FUNCTION end_user_id RETURN VARCHAR2 IS
@@ -165,28 +217,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   END end_user_policies;
 
   FUNCTION access_mode RETURN VARCHAR2 IS
-    l_session_user VARCHAR2(128 CHAR) := SYS_CONTEXT('USERENV', 'SESSION_USER');
-    l_trusted      NUMBER;
   BEGIN
     IF end_user_id IS NOT NULL THEN
       RETURN 'BOUND';
     END IF;
-    -- $$PLSQL_UNIT_OWNER: the owner of this package (predefined inquiry directive,
-    -- https://docs.oracle.com/en/database/oracle/oracle-database/19/lnpls/conditional-compilation1.html)
-    IF l_session_user = $$PLSQL_UNIT_OWNER THEN
-      RETURN 'UNRESTRICTED';
-    END IF;
-    -- Oracle Text's own sessions (CTXSYS: automatic maintenance, AUTO sync) read the base
-    -- table to index it; under '1 = 0' they would index nothing. SYS is exempt from VPD
-    -- anyway. ON COMMIT sync runs in the writing session (a bound one sees its own rows, the
-    -- only ones it can write); MANUAL sync runs as the owner (sync_text_index).
-    IF l_session_user = 'CTXSYS' THEN
-      RETURN 'UNRESTRICTED';
-    END IF;
-    SELECT COUNT(*) INTO l_trusted
-      FROM AGENT_MEMORY_META m
-     WHERE m.meta_key = c_trusted_key || l_session_user;
-    RETURN CASE WHEN l_trusted > 0 THEN 'UNRESTRICTED' ELSE 'NONE' END;
+    RETURN unbound_mode;
   END access_mode;
 
   FUNCTION security_context_bound RETURN BOOLEAN IS
@@ -206,6 +241,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     END IF;
     RETURN FALSE;
   END may_change;
+
+  FUNCTION writable_user RETURN VARCHAR2 IS
+  BEGIN
+    IF access_mode = 'BOUND' AND flag(c_own_rows) THEN
+      RETURN end_user_id;
+    END IF;
+    RETURN NULL;
+  END writable_user;
 
   PROCEDURE deny(p_action IN VARCHAR2) IS
   BEGIN

@@ -92,6 +92,17 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   -- Forget the bound end user and its policies: the session is UNRESTRICTED again for the
   -- owner and trusted services, NONE for any other user. Call it before returning a pooled
   -- connection.
+  -- Commit (or roll back) first when you wrote with p_commit => FALSE and the text index
+  -- syncs ON COMMIT (ON_COMMIT in this rendering): the sync runs at commit in this
+  -- session and reads the new rows through the VPD policies of that moment, so rows
+  -- committed after clear_end_user, or after binding another end user, are read under a
+  -- binding that cannot see them and are missing from the text index until rewritten.
+  -- Enforced for a database user that is NONE when unbound: with ON COMMIT sync,
+  -- clear_end_user and binding another end user raise -20001 while a transaction is open
+  -- (DBMS_TRANSACTION.LOCAL_TRANSACTION_ID); the owner and trusted services, which see every
+  -- row once unbound, commit before they bind another end user. The Python library commits
+  -- inside each operation before it unbinds in the same block, and rolls back a failed one
+  -- before it unbinds.
   PROCEDURE clear_end_user;
 
   -- The bound end user, or NULL.
@@ -117,6 +128,13 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   -- USER_OWN_ROWS applies; FALSE otherwise.
   --   p_user_id  the record's user_id (NULL: a record of no user)
   FUNCTION may_change(p_user_id IN VARCHAR2) RETURN BOOLEAN;
+
+  -- The user_id whose records a BOUND session may insert, update and delete: the bound end
+  -- user when USER_OWN_ROWS applies, else NULL (also when not BOUND). With access_mode, the
+  -- rule of may_change as a value a statement can compare user_id with, so that a SELECT
+  -- ... FOR UPDATE locks only rows the session may change (a reader through
+  -- GLOBAL_MEMORIES must not lock the shared memories it reads).
+  FUNCTION writable_user RETURN VARCHAR2;
 
   -- Raise -20009 naming the bound end user and what it may not do.
   --   p_action  what was refused, for the message ("purge the store", ...)

@@ -107,7 +107,7 @@ CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_THREAD_IX ON AGENT_MEMORY_RELA
 -- it binds an end user. The policy names and principal kinds render from
 -- python/oracleagentmemory/_vocabulary.py. Removing a policy removes its grants (ON DELETE
 -- CASCADE). Names are compared exactly (case and spaces count), as the embedded store does.
--- install/upgrade.sql and TABLE_STEPS (python/oracleagentmemory/stores/oracle.py) create
+-- the migration list (python/oracleagentmemory/stores/oracle_sql/migrations.py) creates
 -- the same tables in an older store (tests/oracle_store/test_deep_security_admin.py checks
 -- the three texts agree).
 -- Checked: out-of-line FOREIGN KEY (...) references_clause,

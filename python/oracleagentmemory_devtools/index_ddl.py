@@ -33,9 +33,10 @@ from __future__ import annotations
 
 import re
 
+from oracleagentmemory_devtools.constant_ddl import constant_ddl
 from oracleagentmemory_devtools.findings import Finding
 from oracleagentmemory_devtools.schema_catalog import SchemaCatalog
-from oracleagentmemory_devtools.sql_parsing import ParsedFile
+from oracleagentmemory_devtools.sql_parsing import ParsedFile, ParsedStatement
 from oracleagentmemory_devtools.syntax_tree import Node, identifier
 
 CHECK = "index-ddl"
@@ -113,24 +114,34 @@ class _Cursor:
 
 
 def check_index_ddl(files: list[ParsedFile], catalog: SchemaCatalog) -> list[Finding]:
-    """Findings for every vector/hybrid/search index statement that breaks the grammar."""
+    """Findings for every vector/hybrid/search index statement that breaks the grammar,
+    top-level or run by a block as a constant ``EXECUTE IMMEDIATE`` literal."""
     findings: list[Finding] = []
     for parsed in files:
         for statement in parsed.statements:
-            tokens = list(statement.tree.leaves())
-            words = [(t.text or "").upper() for t in tokens[:4]]
-            if words[:3] == ["CREATE", "VECTOR", "INDEX"]:
-                checker = check_vector_index
-            elif words[:4] == ["CREATE", "HYBRID", "VECTOR", "INDEX"]:
-                checker = check_hybrid_index
-            elif words[:3] == ["CREATE", "SEARCH", "INDEX"]:
-                checker = check_search_index
-            else:
-                continue
-            for node, message in checker(tokens, catalog):
+            for node, message in _statement_problems(statement, catalog):
                 where = node or statement.tree
                 findings.append(Finding(parsed.rel_path, where.line, where.col, CHECK, message))
+            for ddl in constant_ddl(statement):
+                for inner in ddl.parsed(parsed.rel_path).statements:
+                    for node, message in _statement_problems(inner, catalog):
+                        where = node or inner.tree
+                        line, col = ddl.file_position(where.line, where.col)
+                        findings.append(Finding(parsed.rel_path, line, col, CHECK, message))
     return findings
+
+
+def _statement_problems(statement: ParsedStatement, catalog: SchemaCatalog
+                        ) -> list[tuple[Node | None, str]]:
+    tokens = list(statement.tree.leaves())
+    words = [(t.text or "").upper() for t in tokens[:4]]
+    if words[:3] == ["CREATE", "VECTOR", "INDEX"]:
+        return check_vector_index(tokens, catalog)
+    if words[:4] == ["CREATE", "HYBRID", "VECTOR", "INDEX"]:
+        return check_hybrid_index(tokens, catalog)
+    if words[:3] == ["CREATE", "SEARCH", "INDEX"]:
+        return check_search_index(tokens, catalog)
+    return []
 
 
 def _on_clause(cur: _Cursor, catalog: SchemaCatalog, vector: bool) -> list[tuple[Node | None,

@@ -1,15 +1,16 @@
 """Check 3: every PL/SQL call the Python Oracle backend makes names a real member and
 real parameters.
 
-The convention that makes this checkable (``stores/oracle.py`` must follow it):
+The convention that makes this checkable (the modules of ``ORACLE_MODULES`` follow it):
 
-* the module defines ``PACKAGE_ALIASES = {"API": "AGENT_MEMORY", ...}``, a literal dict
-  from short aliases to package names;
-* it reaches the database only through ``self._call("API.WRITE_RECORDS", p_records=...)``
-  (procedures) and ``self._call_function("API.SEARCH", p_request=...)`` (functions): the
-  first argument is a string literal ``"<ALIAS or PACKAGE>.<MEMBER>"`` and every bind is a
-  keyword named after the PL/SQL parameter (case-insensitive); no positional binds and no
-  ``**kwargs``.
+* ``PACKAGE_ALIASES = {"API": "AGENT_MEMORY", ...}``, a literal dict from short aliases to
+  package names, is defined in the checked module itself or in ``ALIASES_MODULE`` (the
+  caller every Oracle module calls through);
+* the modules reach the database only through ``<caller>.call("API.WRITE_RECORDS",
+  p_records=...)`` (procedures) and ``<caller>.call_function("API.SEARCH", p_request=...)``
+  (functions; ``_call`` / ``_call_function`` are read alike): the first argument is a
+  string literal ``"<ALIAS or PACKAGE>.<MEMBER>"`` and every bind is a keyword named after
+  the PL/SQL parameter (case-insensitive); no positional binds and no ``**kwargs``.
 
 The gate reads the file with ``ast`` (nothing is imported) and checks, against the parsed
 package specs: the package exists, the member exists and is a procedure for ``_call`` /
@@ -30,8 +31,14 @@ from oracleagentmemory_devtools.plsql_units import PackageUnit
 CHECK = "python-calls"
 #: Where the Oracle backend lives, relative to the repository root.
 ORACLE_STORE = "python/oracleagentmemory/stores/oracle.py"
+#: Every module that calls the store's packages (the data path and its administration).
+ORACLE_MODULES = (ORACLE_STORE, "python/oracleagentmemory/stores/oracle_admin.py",
+                  "python/oracleagentmemory/stores/oracle_security.py")
+#: The module whose ``PACKAGE_ALIASES`` a checked module without its own uses.
+ALIASES_MODULE = "python/oracleagentmemory/stores/oracle_calls.py"
 ALIASES_NAME = "PACKAGE_ALIASES"
-CALL_KINDS = {"_call": "PROCEDURE", "_call_function": "FUNCTION"}
+CALL_KINDS = {"_call": "PROCEDURE", "_call_function": "FUNCTION",
+              "call": "PROCEDURE", "call_function": "FUNCTION"}
 
 
 @dataclass(frozen=True)
@@ -47,14 +54,33 @@ class PlsqlCall:
 
 
 def check_python_calls(root: Path, units: list[PackageUnit],
-                       store_path: str = ORACLE_STORE) -> tuple[list[Finding], list[str]]:
+                       store_path: str | tuple[str, ...] = ORACLE_MODULES
+                       ) -> tuple[list[Finding], list[str]]:
     """Findings for calls that name unknown members/parameters, and notes for the report."""
-    path = root / store_path
-    if not path.is_file():
-        return [], [f"{store_path} does not exist yet: no Python PL/SQL calls to check"]
-    source = path.read_text(encoding="utf-8")
-    tree = ast.parse(source, filename=store_path)
-    aliases, alias_problem = _aliases(tree)
+    paths = (store_path,) if isinstance(store_path, str) else store_path
+    findings: list[Finding] = []
+    notes: list[str] = []
+    shared = root / ALIASES_MODULE
+    shared_aliases: tuple[dict[str, str], str | None] = ({}, None)
+    if shared.is_file():
+        shared_aliases = _aliases(ast.parse(shared.read_text(encoding="utf-8")))
+    for path_name in paths:
+        path = root / path_name
+        if not path.is_file():
+            notes.append(f"{path_name} does not exist yet: no Python PL/SQL calls to check")
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=path_name)
+        own = _aliases(tree)
+        aliases, alias_problem = own if own != ({}, None) else shared_aliases
+        file_findings, calls = _check_module(tree, path_name, aliases, alias_problem, units)
+        findings += file_findings
+        notes.append(f"{path_name}: {calls} PL/SQL call site(s) checked")
+    return findings, notes
+
+
+def _check_module(tree: ast.Module, store_path: str, aliases: dict[str, str],
+                  alias_problem: str | None, units: list[PackageUnit]
+                  ) -> tuple[list[Finding], int]:
     findings: list[Finding] = []
     if alias_problem:
         findings.append(Finding(store_path, 1, 1, CHECK, alias_problem))
@@ -67,8 +93,7 @@ def check_python_calls(root: Path, units: list[PackageUnit],
     calls = find_calls(tree)
     for call in calls:
         findings.extend(_check_call(call, store_path, aliases, specs))
-    notes = [f"{store_path}: {len(calls)} PL/SQL call site(s) checked"]
-    return findings, notes
+    return findings, len(calls)
 
 
 def _aliases(tree: ast.Module) -> tuple[dict[str, str], str | None]:
@@ -89,7 +114,8 @@ def _aliases(tree: ast.Module) -> tuple[dict[str, str], str | None]:
 
 
 def find_calls(tree: ast.AST) -> list[PlsqlCall]:
-    """Every ``<anything>._call(...)`` / ``._call_function(...)`` in ``tree``."""
+    """Every ``<anything>.call(...)`` / ``.call_function(...)`` (or ``_call`` /
+    ``_call_function``) in ``tree``."""
     calls: list[PlsqlCall] = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)

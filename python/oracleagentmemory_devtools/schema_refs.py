@@ -37,7 +37,7 @@ from oracleagentmemory_devtools.syntax_tree import Node, identifier, name_parts
 CHECK = "schema"
 
 #: Relations every Oracle database has.
-SYSTEM_RELATIONS = frozenset({"DUAL"})
+SYSTEM_RELATIONS = frozenset({"DUAL", "SESSION_PRIVS", "SESSION_ROLES"})
 #: Dictionary views and system packages' views, by prefix.
 SYSTEM_RELATION_PREFIXES = ("USER_", "ALL_", "DBA_", "CDB_", "V$", "GV$", "CTX_")
 #: Owners whose objects are the database's, not ours.

@@ -10,11 +10,12 @@ any. Checks (ARCHITECTURE.md section 4, issue 6):
    which the parser does not check inside, follow the documented grammar (``index_ddl``).
 2. ``spec-body``: every package spec member is implemented in its body with the same
    parameter list (``spec_body``).
-3. ``python-calls``: every PL/SQL call in ``python/oracleagentmemory/stores/oracle.py``
-   names an existing member and existing parameters. Convention for that file (see
-   ``python_calls``): a literal ``PACKAGE_ALIASES = {"API": "AGENT_MEMORY"}`` and database
-   calls only as ``self._call("API.MEMBER", p_name=value, ...)`` for procedures and
-   ``self._call_function("API.MEMBER", p_name=value, ...)`` for functions, with a string
+3. ``python-calls``: every PL/SQL call of the Oracle store's modules (``stores/oracle.py``,
+   ``oracle_admin.py``, ``oracle_security.py``) names an existing member and existing
+   parameters. Convention (see ``python_calls``): a literal ``PACKAGE_ALIASES = {"API":
+   "AGENT_MEMORY"}`` (in ``oracle_calls.py``) and database calls only as
+   ``caller.call("API.MEMBER", p_name=value, ...)`` for procedures and
+   ``caller.call_function("API.MEMBER", p_name=value, ...)`` for functions, with a string
    literal member name and keyword binds named after the PL/SQL parameters.
 4. ``schema``: every table and column named in static SQL under ``sql/`` exists in the DDL
    (``schema_catalog``, ``schema_refs``).
@@ -31,8 +32,14 @@ any. Checks (ARCHITECTURE.md section 4, issue 6):
 9. ``private-in-sql``: no function declared only in a package body (or nested in one of its
    subprograms) is called inside a SQL statement, which fails to compile with PLS-00231
    (``private_in_sql``).
+10. ``index-guard``: every index DDL of an install script (``.sql`` under ``sql/`` and
+    ``install/``) says ``IF NOT EXISTS`` or runs in a block that looks the index up first,
+    so a second run does not stop on ORA-00955 (``index_guard``); the grammar check of
+    check 1 also reads the DDL such a block runs.
+11. ``vpd-merge``: no ``MERGE INTO`` a table whose VPD policies do not all cover INSERT,
+    UPDATE and DELETE (ORA-28132; ``vpd_merge``).
 
-Checks 1, 6, 7 and 8 also run on the renderings of other store options (``variants``).
+Checks 1, 6, 7, 8 and 10 also run on the renderings of other store options (``variants``).
 Checks 2 to 5 read the syntax trees (6 to 8 read the text), so a file with syntax errors is
 still analysed as far as the parser got; fix syntax errors first.
 """
@@ -55,16 +62,18 @@ from oracleagentmemory_devtools.dynamic_sql import (
 )
 from oracleagentmemory_devtools.findings import Finding
 from oracleagentmemory_devtools.index_ddl import check_index_ddl
+from oracleagentmemory_devtools.index_guard import check_index_guards
 from oracleagentmemory_devtools.length_semantics import check_length_semantics
 from oracleagentmemory_devtools.plsql_units import package_units
 from oracleagentmemory_devtools.private_in_sql import check_private_in_sql
-from oracleagentmemory_devtools.python_calls import ORACLE_STORE, check_python_calls
+from oracleagentmemory_devtools.python_calls import ORACLE_MODULES, check_python_calls
 from oracleagentmemory_devtools.schema_catalog import build_catalog
 from oracleagentmemory_devtools.schema_refs import check_schema_refs
 from oracleagentmemory_devtools.spec_body import check_spec_body
 from oracleagentmemory_devtools.sql_parsing import TARGET_VERSION, ParsedFile, parse_source
 from oracleagentmemory_devtools.sql_sources import SQL_DIRS, discover_sources
 from oracleagentmemory_devtools.variants import VARIANTS, rendered_variants
+from oracleagentmemory_devtools.vpd_merge import check_vpd_merge
 
 #: The parser release whose gaps ``parser_gaps`` documents (dev dependency pin).
 PINNED_PARSER = "0.1.8"
@@ -86,7 +95,7 @@ class GateReport:
 
 
 def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
-             store_path: str = ORACLE_STORE) -> GateReport:
+             store_path: str | tuple[str, ...] = ORACLE_MODULES) -> GateReport:
     """Run every check on the repository (or fixture tree) at ``root``."""
     report = GateReport()
     report.notes.append(f"parser: qivo-parseora {parseora.__version__} (pinned: "
@@ -113,6 +122,8 @@ def run_gate(root: Path, sql_dirs: tuple[str, ...] = SQL_DIRS,
     catalog = build_catalog([p for p in parsed if p.source.top_dir in DDL_DIRS])
     report.notes.append(f"schema catalog: {catalog.describe()}")
     report.findings += check_index_ddl(parsed + variants, catalog)
+    report.findings += check_index_guards(parsed + variants)
+    report.findings += check_vpd_merge(parsed)
     units = package_units(parsed)
     report.notes.append(f"{sum(not u.is_body for u in units)} package spec(s), "
                         f"{sum(u.is_body for u in units)} package body(ies)")

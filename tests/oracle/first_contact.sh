@@ -10,6 +10,11 @@
 #   export AGENTMEMORY_ONNX_DIR=MODEL_DIR   AGENTMEMORY_ONNX_FILE=all_MiniLM_L12_v2.onnx
 #   tests/oracle/first_contact.sh [report-file]
 #
+# Autonomous Database (no directory on the host, tablespace DATA, the DBA is ADMIN): set
+# AGENTMEMORY_DBA_USER=admin, and instead of the ONNX directory and file the object's URI
+# and the credential that reads it (NONE for a pre-authenticated URI):
+#   export AGENTMEMORY_ONNX_URI=https://objectstorage.../o/model.onnx AGENTMEMORY_ONNX_CREDENTIAL=MY_CRED
+#
 # Needs: this repository installed in the active Python (pip install -e ".[dev]"), SQLcl
 # (`sql`) or SQL*Plus (`sqlplus`) on PATH, and for the PL/SQL suites utPLSQL installed in
 # the database and utPLSQL-cli (`utplsql`) on PATH. The owner and runtime users must exist
@@ -125,11 +130,16 @@ else
   skip runtime_user "needs AGENTMEMORY_RUNTIME_USER/PASSWORD"
 fi
 
-if [ -n "${AGENTMEMORY_ONNX_DIR:-}" ] && [ -n "${AGENTMEMORY_ONNX_FILE:-}" ] && [ -n "$SQLCLI" ]; then
+if [ -n "${AGENTMEMORY_ONNX_URI:-}" ] && [ -n "$SQLCLI" ]; then
+  step load_onnx_model_cloud run_sql "$AGENTMEMORY_TEST_USER" "$AGENTMEMORY_TEST_PASSWORD" \
+    install/load_onnx_model_cloud.sql "$AGENTMEMORY_ONNX_URI" \
+    "${AGENTMEMORY_ONNX_CREDENTIAL:-NONE}" FIRST_CONTACT_MODEL
+elif [ -n "${AGENTMEMORY_ONNX_DIR:-}" ] && [ -n "${AGENTMEMORY_ONNX_FILE:-}" ] && [ -n "$SQLCLI" ]; then
   step load_onnx_model run_sql "$AGENTMEMORY_TEST_USER" "$AGENTMEMORY_TEST_PASSWORD" \
     install/load_onnx_model.sql "$AGENTMEMORY_ONNX_DIR" "$AGENTMEMORY_ONNX_FILE" FIRST_CONTACT_MODEL
 else
-  skip load_onnx_model "needs AGENTMEMORY_ONNX_DIR (a directory object) and AGENTMEMORY_ONNX_FILE"
+  skip load_onnx_model "needs AGENTMEMORY_ONNX_DIR and AGENTMEMORY_ONNX_FILE (a directory object),"\
+" or AGENTMEMORY_ONNX_URI (object storage, Autonomous Database)"
 fi
 
 compile_suites() {

@@ -69,7 +69,7 @@ def benchmark(records: int = 2000, queries: int = 50) -> dict:
         begun = time.perf_counter()
         store.search({"query_vector": vectors[i], "max_results": 10})
         latencies.append(time.perf_counter() - begun)
-    store.uninstall()
+    store.administration.uninstall()
     return {"check": "benchmark", "ok": True, "records": records,
             "ingest_records_per_s": round(records / ingest),
             "search_p50_ms": round(statistics.median(latencies) * 1000, 1),

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from oracleagentmemory.stores.oracle_sql import render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -185,3 +187,45 @@ def test_the_utplsql_deep_security_suite_covers_policies_grants_and_refusals():
         assert f"agent_memory_security.{member}" in body, member
     # every change of the suite stays in utPLSQL's rollback
     assert body.count("p_commit => FALSE") == body.count("p_commit =>")
+
+
+def test_the_session_spec_says_to_commit_before_unbinding():
+    """Issue 26 item 7: ON COMMIT text sync reads new rows under the binding of the moment
+    it runs, so a PL/SQL caller writing with p_commit => FALSE commits before it unbinds;
+    the spec says so where clear_end_user is declared."""
+    spec = dict(render.render_install())["agent_memory_session.pks"]
+    declaration = spec[:spec.index("PROCEDURE clear_end_user;")]
+    comment = declaration[declaration.rindex("PROCEDURE set_end_user_context"):]
+    assert "Commit (or roll back) first" in comment and "ON COMMIT" in comment
+
+
+def test_every_write_the_library_sends_commits_before_it_unbinds():
+    """The library's own calls keep that order: the write commits inside the call, and the
+    unbinding follows it in the same block."""
+    import pytest
+
+    pytest.importorskip("oracledb", reason="the oracle extra is not installed")
+    from oracleagentmemory.stores.oracle import OracleBackend
+    from tests.support.fake_oracledb import FakeConnection
+
+    connection = FakeConnection(WRITE_RECORDS=["m1"])
+    store = OracleBackend(connection, schema_policy="NO_CHECK", end_user_id="u1")
+    store.write_records([{"record_type": "memory", "content": "x", "user_id": "u1"}])
+    [(statement, binds)] = connection.calls
+    assert binds["p_commit"] is True
+    assert statement.index("WRITE_RECORDS(") < statement.index("CLEAR_END_USER;")
+
+
+@pytest.mark.parametrize(("sync_mode", "enforced"), [("ON_COMMIT", True), ("MANUAL", False),
+                                                     ("AUTO", False)])
+def test_a_runtime_user_cannot_unbind_with_uncommitted_writes(sync_mode, enforced):
+    """Issue 26 item 7, enforced: with ON COMMIT sync, clear_end_user and binding another end
+    user refuse while a transaction is open, for a user that is NONE when unbound."""
+    body = dict(render.render_install(sync_mode=sync_mode))["agent_memory_session.pkb"]
+    clear = body[body.index("PROCEDURE clear_end_user IS"):body.index("END clear_end_user;")]
+    assert "assert_committed('clear_end_user');" in clear
+    bind = body[body.index("PROCEDURE bind("):body.index("END bind;")]
+    assert bind.index("assert_committed(") < bind.index("forget;")
+    check = body[body.index("PROCEDURE assert_committed("):body.index("END assert_committed;")]
+    assert ("DBMS_TRANSACTION.LOCAL_TRANSACTION_ID IS NOT NULL AND unbound_mode = 'NONE'"
+            in check) is enforced

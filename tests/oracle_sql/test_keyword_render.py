@@ -193,7 +193,7 @@ def test_the_text_index_and_the_query_read_the_keyword_text():
     indexes = strip_comments(FILES["agent_memory_indexes.sql"])
     assert ("CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (keyword_text)"
             in indexes)
-    assert "PARAMETERS ('LEXER AGENT_MEMORY_LEXER " in indexes
+    assert "PARAMETERS (''LEXER AGENT_MEMORY_LEXER " in indexes
     assert "CTX_DDL.CREATE_PREFERENCE('AGENT_MEMORY_LEXER', 'BASIC_LEXER')" in indexes
     search = strip_comments(FILES["agent_memory_search.pkb"])
     assert "CONTAINS(r.keyword_text, :b_text, 1)" in search

@@ -50,7 +50,7 @@ def test_committed_sql_equals_a_fresh_render_of_the_defaults():
     assert on_disk == set(fresh), "sql/ holds exactly the default rendering"
     stale = [name for name, text in fresh.items() if committed(name) != text]
     assert stale == [], (
-        "re-render with: PYTHONPATH=python python -m oracleagentmemory.stores.oracle_sql.render"
+        "re-render with: PYTHONPATH=python python -m oracleagentmemory.stores.oracle_sql"
     )
 
 
@@ -137,7 +137,20 @@ def test_model_name_is_upper_cased_into_the_embedding_calls():
     assert "DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING(" in body
     assert body.count('"model": "ALL_MINILM_L12_V2"') == 2  # single text and chunks
     assert "DBMS_VECTOR_CHAIN.UTL_TO_CHUNKS" in body
-    assert "DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDINGS" in body
+
+
+def test_a_long_text_embeds_each_chunk_text_and_averages_the_vectors():
+    """Issue 26 item 9: each chunk's text (chunk_data) goes to UTL_TO_EMBEDDING and the
+    vector is read back as FROM_VECTOR's JSON array text; nothing reads an embed_vector
+    whose form (text or array) would decide whether the average is NULL."""
+    body = strip_comments(dict(render.render_install(embedding_model="DOC_MODEL"))[
+        "agent_memory_record_api.pkb"])
+    long_text = body[body.index("DBMS_VECTOR_CHAIN.UTL_TO_CHUNKS"):body.index("END embed_text;")]
+    assert "embed_vector" not in long_text and "UTL_TO_EMBEDDINGS" not in long_text
+    assert "JSON_VALUE(t.column_value, '$.chunk_data' RETURNING CLOB)" in long_text
+    assert long_text.index("DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING(") < long_text.index(
+        "RETURNING CLOB),")
+    assert "AVG(d.val)" in body
 
 
 def test_without_a_model_nothing_calls_an_embedding_function():
@@ -160,7 +173,7 @@ def test_default_ddl_has_the_dimension_ivf_and_a_context_index_synced_on_commit(
     assert ("CREATE INDEX AGENT_MEMORY_RECORDS_TIX ON AGENT_MEMORY_RECORDS (keyword_text)\n"
             "  INDEXTYPE IS CTXSYS.CONTEXT") in indexes
     assert "CTX_DDL.CREATE_PREFERENCE('AGENT_MEMORY_LEXER', 'BASIC_LEXER')" in indexes
-    assert "'LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)'" in indexes
+    assert "''LEXER AGENT_MEMORY_LEXER MAINTENANCE MANUAL SYNC (ON COMMIT)''" in indexes
     assert "HYBRID" not in indexes and "SEARCH INDEX" not in indexes
 
 
@@ -187,9 +200,9 @@ def test_every_strategy_gets_one_context_index_with_the_sync_mode(sync_mode, cla
         indexes = strip_comments(dict(render.render_install(
             search_strategy=strategy, sync_mode=sync_mode, embedding_model=model,
         ))["agent_memory_indexes.sql"])
-        statement = re.search(r"CREATE INDEX \w+_TIX .*?;", indexes, flags=re.S).group(0)
-        assert (f"INDEXTYPE IS CTXSYS.CONTEXT\n  PARAMETERS ('LEXER AGENT_MEMORY_LEXER {clause}')"
-                in statement)
+        statement = re.search(r"CREATE INDEX \w+_TIX .*?';", indexes, flags=re.S).group(0)
+        assert (f"INDEXTYPE IS CTXSYS.CONTEXT\n  PARAMETERS (''LEXER AGENT_MEMORY_LEXER "
+                f"{clause}'')") in statement
         assert "HYBRID" not in indexes
 
 
@@ -256,13 +269,21 @@ def test_every_dynamic_sql_site_is_listed_and_tagged():
             window = "\n".join(lines[max(0, line_no - 3) : line_no])
             assert "-- dynamic-sql:" in window, f"{name}:{line_no} has no dynamic-sql tag"
             sites.setdefault(name, []).append(line_no)
-    # the complete list: the two candidate queries that carry the compiled metadata filter
-    assert sorted(sites) == ["agent_memory_record_api.pkb", "agent_memory_search.pkb"]
+    # the complete list: the two candidate queries that carry the compiled metadata filter,
+    # and the Deep Data Security DDL and dictionary queries of the security package (26ai)
+    assert sorted(sites) == ["agent_memory_record_api.pkb", "agent_memory_search.pkb",
+                             "agent_memory_security.pkb"]
     assert len(sites["agent_memory_record_api.pkb"]) == 1
     assert len(sites["agent_memory_search.pkb"]) == 1  # one OPEN, one bind list
+    assert len(sites["agent_memory_security.pkb"]) == 3  # DDL, two dictionary queries
     for name, text in package_files().items():
-        # site tags only; "-- dynamic-sql: whitelisted" marks a validated declaration
-        tags = text.count("-- dynamic-sql:") - text.count("-- dynamic-sql: whitelisted")
+        # site tags only; "-- dynamic-sql: whitelisted" away from a site marks a validated
+        # declaration
+        lines = text.splitlines()
+        declarations = [i for i, line in enumerate(lines, start=1)
+                        if "-- dynamic-sql: whitelisted" in line
+                        and not any(0 < site - i <= 3 for site in sites.get(name, []))]
+        tags = text.count("-- dynamic-sql:") - len(declarations)
         assert tags == len(sites.get(name, [])), name
 
 

@@ -4,8 +4,8 @@
 package ``<owner>.<prefix>_SECURITY`` (sql/templates/security.pks.j2): one block per call,
 every name a bind, the owner and prefix checked before they reach the call text; the
 database's refusals come back as the library's errors. The schema version 3 step that
-creates the policy and grant tables is the same text in the install, TABLE_STEPS and
-install/upgrade.sql.
+creates the policy and grant tables is the same text in the install, the migration list
+and install/upgrade.sql.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from oracleagentmemory.core.deepsec import (  # noqa: E402
     remove_deep_data_security_policies,
     revoke_agent_memory_policies,
 )
-from oracleagentmemory.stores.oracle import TABLE_STEPS, OracleBackend  # noqa: E402
+from oracleagentmemory.stores.oracle import OracleBackend  # noqa: E402
+from oracleagentmemory.stores.oracle_sql.migrations import MIGRATIONS  # noqa: E402
 from oracleagentmemory.stores.oracle_sql.render import (  # noqa: E402
     object_names,
     render_install,
@@ -211,11 +212,12 @@ def test_the_version_3_step_creates_the_install_tables_in_an_older_store():
     installed = [normalized(statement.rstrip(";")) for statement in re.findall(
         r"^CREATE (?:TABLE|INDEX) IF NOT EXISTS AGENT_MEMORY_SEC_\w+.*?;$", tables,
         flags=re.M | re.S)]
-    steps = [normalized(step.format(**names)) for step in dict(TABLE_STEPS)[3]]
+    [version_3] = [migration for migration in MIGRATIONS if migration.version == 3]
+    steps = [normalized(step.statement(names)) for step in version_3.table_steps]
     assert steps == installed and len(steps) == 3
     script = (ROOT / "install" / "upgrade.sql").read_text(encoding="utf-8")
-    for step in dict(TABLE_STEPS)[3]:
-        literal = step.format(**names).replace("'", "''")
+    for step in version_3.table_steps:
+        literal = step.statement(names).replace("'", "''")
         assert f"EXECUTE IMMEDIATE '{literal}';" in script
 
 
@@ -224,7 +226,7 @@ def test_upgrading_a_version_2_store_creates_the_security_tables_before_the_pack
     connection.meta = {"schema_version": "2", "embedding_dimension": "384",
                        "search_strategy": "VECTOR", "vector_index": "IVF",
                        "sync_mode": "ON_COMMIT", "embedding_model": ""}
-    OracleBackend(connection, schema_policy="NO_CHECK").upgrade()
+    OracleBackend(connection, schema_policy="NO_CHECK").administration.upgrade()
     done = [statement for statement, _ in connection.calls]
     created = [i for i, s in enumerate(done)
                if s.startswith(("CREATE TABLE IF NOT EXISTS AGENT_MEMORY_SEC_",
@@ -236,3 +238,14 @@ def test_upgrading_a_version_2_store_creates_the_security_tables_before_the_pack
                          if s.startswith("CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY"))
     assert max(created) < security_body
     assert ("AGENT_MEMORY_SEC_GRANTS", "TABLE", "VALID") in connection.objects
+
+
+def test_the_administration_reads_the_deep_data_security_mode():
+    """'NATIVE' on a 26ai database with Deep Data Security, 'VPD' elsewhere (the package's
+    VARCHAR2 result, read as text)."""
+    from oracleagentmemory.stores.oracle_security import OracleSecurityAdmin
+
+    connection = owner_session(DEEP_DATA_SECURITY="NATIVE")
+    assert OracleSecurityAdmin(connection, "APP", "AGENT_MEMORY").deep_data_security() == "NATIVE"
+    [(statement, _)] = connection.calls
+    assert statement == "BEGIN :result := APP.AGENT_MEMORY_SECURITY.DEEP_DATA_SECURITY(); END;"

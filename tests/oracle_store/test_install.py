@@ -35,7 +35,9 @@ def fresh(**answers) -> FakeConnection:
 
 
 def executed(connection: FakeConnection, prefix: str) -> list[str]:
-    return [statement for statement, _ in connection.calls if statement.startswith(prefix)]
+    """Statements that start with ``prefix``, or blocks that run it as dynamic DDL."""
+    return [statement for statement, _ in connection.calls
+            if statement.startswith(prefix) or f"EXECUTE IMMEDIATE '{prefix}" in statement]
 
 
 def test_an_interrupted_install_is_completed_by_the_next_start():
@@ -57,7 +59,7 @@ def test_installing_twice_creates_nothing_twice():
     connection = fresh()
     store = OracleBackend(connection, embedding_dimension=384)
     connection.log.clear()
-    store.install()
+    store.administration.install()
     assert executed(connection, "CREATE VECTOR INDEX") == []
     assert executed(connection, "CREATE INDEX AGENT_MEMORY_RECORDS_TIX") == []
     assert executed(connection, "CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY")
@@ -109,7 +111,7 @@ def test_hnsw_without_a_vector_pool_falls_back_to_ivf_with_a_warning():
     connection.failures["INMEMORY NEIGHBOR GRAPH"] = database_error(
         51962, "The vector memory area is out of space for the current container.")
     ivf = next(s for s in split_script(dict(render_install())["agent_memory_indexes.sql"])
-               if s.startswith("CREATE VECTOR INDEX"))
+               if "EXECUTE IMMEDIATE 'CREATE VECTOR INDEX" in s)
     with pytest.warns(UserWarning, match="ORA-51962.*IVF"):
         OracleBackend(connection, embedding_dimension=384, vector_index="HNSW")
     assert executed(connection, "CREATE VECTOR INDEX")[-1] == ivf
@@ -126,7 +128,8 @@ def store_with_meta(dimension: str, model: str = "DOC_MODEL") -> FakeConnection:
 
 def test_upgrade_renders_with_the_stores_own_choices():
     connection = store_with_meta("768")
-    OracleBackend(connection, schema_policy="NO_CHECK").upgrade()  # no --dimension given
+    # no --dimension given
+    OracleBackend(connection, schema_policy="NO_CHECK").administration.upgrade()
     statements = [statement for statement, _ in connection.calls]
     codec = next(s for s in statements
                  if s.startswith("CREATE OR REPLACE PACKAGE AGENT_MEMORY_CODEC "))
@@ -148,7 +151,7 @@ def test_upgrade_refuses_options_that_differ_from_the_store(given):
     connection = store_with_meta("768")
     store = OracleBackend(connection, schema_policy="NO_CHECK", **given)
     with pytest.raises(SchemaError, match="upgrade keeps the store's own choices"):
-        store.upgrade()
+        store.administration.upgrade()
     assert not any(s.startswith("CREATE") for s, _ in connection.calls)
 
 

@@ -45,7 +45,7 @@ def test_an_unbound_store_sends_only_the_operation():
 
 def bound(call: str, session: str = "AGENT_MEMORY_SESSION") -> str:
     return (f"BEGIN {session}.SET_END_USER(p_user_id => :am_end_user); {call}; "
-            f"{session}.CLEAR_END_USER; EXCEPTION WHEN OTHERS THEN BEGIN "
+            f"{session}.CLEAR_END_USER; EXCEPTION WHEN OTHERS THEN ROLLBACK; BEGIN "
             f"{session}.CLEAR_END_USER; EXCEPTION WHEN OTHERS THEN NULL; END; RAISE; END;")
 
 
@@ -99,8 +99,8 @@ def test_a_failing_operation_still_unbinds_and_raises_its_own_error():
         store.update_link("l", "t", {"relation_type": "supports"})
     [(_, statement, _)] = pool.log
     # the block's own handler unbinds, then re-raises the operation's error
-    handler = statement[statement.index("EXCEPTION WHEN OTHERS THEN BEGIN"):]
-    assert handler.startswith("EXCEPTION WHEN OTHERS THEN BEGIN AGENT_MEMORY_SESSION"
+    handler = statement[statement.index("EXCEPTION WHEN OTHERS THEN ROLLBACK; BEGIN"):]
+    assert handler.startswith("EXCEPTION WHEN OTHERS THEN ROLLBACK; BEGIN AGENT_MEMORY_SESSION"
                               ".CLEAR_END_USER;")
     assert handler.endswith("RAISE; END;")
 

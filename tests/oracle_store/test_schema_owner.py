@@ -76,10 +76,10 @@ def test_install_and_upgrade_are_refused_for_another_owner():
     connection = runtime_session()
     store = OracleBackend(connection, schema_owner="AGENTMEM", schema_policy="NO_CHECK")
     with pytest.raises(SchemaError, match="install the store as the owner"):
-        store.install()
+        store.administration.install()
     with pytest.raises(SchemaError, match="upgrade the store as its owner AGENTMEM: this "
                                           "session is user APP_USER"):
-        store.upgrade()
+        store.administration.upgrade()
     assert not any(s.startswith(("CREATE", "ALTER")) for s, _ in connection.calls)
 
 

@@ -44,7 +44,7 @@ def open_store(end_user_id=None, **answers):
 def bound(call: str, session: str = SESSION) -> str:
     return (f"BEGIN {session}.SET_END_USER_CONTEXT(p_username => :am_end_user, "
             f"p_groups => :am_end_user_groups); {call}; {session}.CLEAR_END_USER; "
-            f"EXCEPTION WHEN OTHERS THEN BEGIN {session}.CLEAR_END_USER; "
+            f"EXCEPTION WHEN OTHERS THEN ROLLBACK; BEGIN {session}.CLEAR_END_USER; "
             "EXCEPTION WHEN OTHERS THEN NULL; END; RAISE; END;")
 
 
@@ -122,8 +122,9 @@ def test_a_failing_operation_unbinds_in_its_block_and_raises_its_error():
                                                                     match="may not purge"):
         store.purge_expired()
     [(_, statement, _)] = pool.log
-    handler = statement[statement.index("EXCEPTION WHEN OTHERS THEN BEGIN"):]
-    assert handler.startswith(f"EXCEPTION WHEN OTHERS THEN BEGIN {SESSION}.{CLEAR_END_USER};")
+    handler = statement[statement.index("EXCEPTION WHEN OTHERS THEN ROLLBACK; BEGIN"):]
+    assert handler.startswith(
+        f"EXCEPTION WHEN OTHERS THEN ROLLBACK; BEGIN {SESSION}.{CLEAR_END_USER};")
 
 
 def test_the_policy_check_of_a_write_is_a_permission_error_that_keeps_its_code():

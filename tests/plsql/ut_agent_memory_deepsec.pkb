@@ -365,5 +365,21 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_deepsec AS
       || 'LOCAL_USER alice ["USER_OWN_ROWS"];'
       || 'LOCAL_USER dave ["GLOBAL_MEMORIES","USER_OWN_ROWS"];');
   END listing;
+
+  -- Every other case runs unchanged on both paths: the binding and its rules are the same;
+  -- on a 26ai database the store also keeps its grants as data roles and data grants
+  -- (mirrored after committed changes, which this suite does not make).
+  PROCEDURE mode_follows_the_database IS
+    l_views NUMBER;
+    l_mode  VARCHAR2(30 CHAR) := agent_memory_security.deep_data_security;
+  BEGIN
+    SELECT COUNT(*) INTO l_views FROM all_views v
+     WHERE v.owner = 'SYS' AND v.view_name = 'USER_DATA_GRANTS';
+    IF l_mode = 'NATIVE' THEN
+      ut.expect(l_views).to_equal(1);
+    ELSE
+      ut.expect(l_mode).to_equal('VPD');
+    END IF;
+  END mode_follows_the_database;
 END ut_agent_memory_deepsec;
 /

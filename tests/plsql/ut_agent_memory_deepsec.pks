@@ -65,5 +65,7 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_deepsec AS
   PROCEDURE grant_unregistered_refused;
   --%test(policies and grants are listed as JSON)
   PROCEDURE listing;
+  --%test(the mode follows the database: NATIVE only where Deep Data Security exists)
+  PROCEDURE mode_follows_the_database;
 END ut_agent_memory_deepsec;
 /

@@ -38,6 +38,16 @@ mapping below follows the python-oracledb 26.1 documentation or source:
   ``ERR_MISSING_BIND_VALUE``); placeholders inside comments, string literals and quoted
   identifiers do not count (https://github.com/oracle/python-oracledb/issues/208), nor does
   the PL/SQL ``:=``. DDL (which takes no binds) is not scanned.
+* Creating a PL/SQL unit that does not compile is not an exception: the object is created
+  INVALID and the driver sets ``Cursor.warning`` to a DPY-7000 "creation succeeded with
+  compilation errors" warning (``errors._create_warning(errors.WRN_COMPILATION_ERROR)``),
+  cleared by the next ``execute`` (python-oracledb 26.1 ``Cursor.warning``,
+  https://python-oracledb.readthedocs.io/en/stable/api_manual/cursor.html; the server's
+  ORA-24344 maps to it in ``errors.py``). Here a unit compiles with errors when
+  ``connection.errors`` holds ERROR rows for it; USER_ERRORS rows are (name, type, line,
+  position, text[, attribute]) with ATTRIBUTE ERROR unless given as WARNING (PLW- rows of
+  PLSQL_WARNINGS), and a query filtering ``attribute = 'ERROR'`` sees only errors (ALL_ERRORS,
+  https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/ALL_ERRORS.html).
 * A zero-length character value is NULL in Oracle ("Nulls", SQL Language Reference,
   https://docs.oracle.com/cd/B19306_01/server.102/b14200/sql_elements005.htm): a META row
   written as ``''`` reads back as None.
@@ -72,11 +82,16 @@ _CREATE = re.compile(r"\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:VECTOR\s+)?"
                      r"(TABLE|INDEX|VIEW|PACKAGE\s+BODY|PACKAGE|TYPE)\s+"
                      r"(?:IF\s+NOT\s+EXISTS\s+)?(\w+)",
                      re.IGNORECASE)
+_DYNAMIC_DDL = re.compile(r"EXECUTE\s+IMMEDIATE\s+'((?:CREATE|DROP)\b(?:[^']|'')*)'",
+                          re.IGNORECASE)
+"""Constant DDL a PL/SQL block runs (the guarded index blocks of the install scripts)."""
 _DROP = re.compile(r"\s*DROP\s+(TABLE|INDEX|VIEW|PACKAGE|TYPE)\s+(?:IF\s+EXISTS\s+)?(\w+)",
                    re.IGNORECASE)
 _META_ROW = re.compile(r"SELECT '(\w+)'(?: AS k)?, '([^']*)'")
 _META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE meta_key = '(\w+)'")
 _TEXT_COLUMN = re.compile(r"\btxt VARCHAR2\((\d+)(?:\s+(BYTE|CHAR))?\)", re.IGNORECASE)
+MAX_JSON_BYTES = 32 * 1024 * 1024
+"""The largest JSON type instance (OSON), 32 MB."""
 MAX_SQL_VARCHAR2_BYTES = 4000
 """A VARCHAR2 in SQL with MAX_STRING_SIZE = STANDARD (the database default)."""
 _NOT_PLACEHOLDERS = re.compile(
@@ -153,10 +168,16 @@ class FakeVar:
         self.value = through_oson(value) if self.kind is oracledb.DB_TYPE_JSON else value
 
     def set_result(self, value) -> None:
-        """What the PL/SQL assigned to this OUT bind, in the driver's Python type."""
+        """What the PL/SQL assigned to this OUT bind, in the driver's Python type. A JSON
+        result larger than a JSON type instance may be (32 MB) is ORA-40604 in the
+        database (JSON Capabilities Specification,
+        https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/oracle-database-json-capabilities-specification.html)."""
         if value is None or isinstance(value, Exception):
             self.value = None
         elif self.kind is oracledb.DB_TYPE_JSON:
+            if len(json.dumps(value, default=str).encode("utf-8")) > MAX_JSON_BYTES:
+                raise database_error(40604, "exceeded maximum size for a JSON data type "
+                                            "object")
             self.value = through_oson(value)
         elif self.kind in (oracledb.DB_TYPE_NUMBER, int):
             number = _oracle_number(value)
@@ -190,6 +211,8 @@ class FakeCursor:
     def __init__(self, connection: FakeConnection) -> None:
         self.connection = connection
         self._rows: list[tuple] = []
+        self.warning = None
+        """What the driver's ``Cursor.warning`` holds after the last execute."""
 
     def __enter__(self):
         return self
@@ -201,6 +224,7 @@ class FakeCursor:
         return FakeVar(kind)
 
     def execute(self, statement, binds=None):
+        self.warning = None
         binds = binds or {}
         _check_bind_names(statement, binds)
         plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
@@ -213,7 +237,9 @@ class FakeCursor:
         if not plsql:
             _check_sql_binds(plain)
         self._rows = self.connection.query_rows(statement, plain)
-        self.connection.apply_ddl(statement)
+        if self.connection.apply_ddl(statement):
+            error = driver_errors._create_warning(driver_errors.WRN_COMPILATION_ERROR)
+            self.warning = error
         if plsql:
             self._run_block(statement, binds)
         return self
@@ -286,6 +312,9 @@ class FakeConnection:
         """Statements that fail: a text they contain -> the error the database raises."""
         self.embedding_dimension = 3
         """Dimension of the vectors the in-database model answers."""
+        self.vectors = 0
+        """Records with a vector: an IVF index rebuild over none fails with DIA-51875
+        (https://docs.oracle.com/en/error-help/db/dia-51875)."""
 
     def answer(self, member: str):
         """The answer to one call of ``member`` (an InTurn gives its next one)."""
@@ -301,10 +330,15 @@ class FakeConnection:
         text = " ".join(statement.split()).lower()
         if "from json_table(:texts" in text:
             return self._embedding_rows(statement, binds or {})
+        if text.startswith("select count(*) from") and "where embedding is not null" in text:
+            return [(self.vectors,)]
         if "from user_mining_models" in text:
             return [(self.models_loaded,)]
         if "from user_errors" in text:
-            return list(self.errors)
+            rows = [row if len(row) == 6 else (*row, "ERROR") for row in self.errors]
+            if "attribute = 'error'" in text:
+                rows = [row for row in rows if row[5] == "ERROR"]
+            return [row[:5] for row in rows]
         if "from all_objects" in text:
             return list(self.objects)
         if "sys_context('userenv', 'current_schema')" in text and "from dual" in text:
@@ -330,19 +364,46 @@ class FakeConnection:
             rows.append((array.array("f", vector) if fits else None,))
         return rows
 
-    def apply_ddl(self, statement: str) -> None:
+    def compiles_with_errors(self, name: str, kind: str) -> bool:
+        """Whether USER_ERRORS holds ERROR rows for this unit."""
+        return any(row[0] == name and row[1] == kind and (len(row) < 6 or row[5] == "ERROR")
+                   for row in self.errors)
+
+    def apply_ddl(self, statement: str) -> bool:
         """Keep the catalog the probes read: objects that CREATE makes and DROP removes,
-        the META rows the install MERGE and UPDATE write."""
+        the META rows the install MERGE and UPDATE write. A PL/SQL block that runs constant
+        DDL with EXECUTE IMMEDIATE runs it; one that first counts the object in
+        USER_INDEXES runs it only when the index is missing. True when the statement
+        created a PL/SQL unit with compilation errors (INVALID)."""
+        if statement.lstrip().upper().startswith(("DECLARE", "BEGIN")):
+            for literal in _DYNAMIC_DDL.findall(statement):
+                ddl = literal.replace("''", "'")
+                created = _CREATE.match(ddl)
+                guarded = re.search(r"\bFROM\s+user_indexes\b", statement, re.IGNORECASE)
+                if guarded and created and any(
+                        row[0] == created.group(2).upper() for row in self.objects):
+                    continue
+                self.apply_ddl(ddl)
+            return False
+        if re.match(r"\s*ALTER\s+INDEX\s+\w+\s+REBUILD\b", statement, re.IGNORECASE) \
+                and not self.vectors:
+            raise database_error(51875, "ALTER VECTOR INDEX REBUILD ONLINE failed as the "
+                                        "column EMBEDDING has 0 vectors.")
+        invalid = False
         created = _CREATE.match(statement)
         if created:
             kind = " ".join(created.group(1).upper().split())
-            row = (created.group(2).upper(), kind, "VALID")
-            if row in self.objects:
-                if not re.search(r"\bOR\s+REPLACE\b|\bIF\s+NOT\s+EXISTS\b",
-                                 statement[:created.end()], re.IGNORECASE):
-                    raise database_error(955, "name is already used by an existing object")
-            else:
-                self.objects.append(row)
+            name = created.group(2).upper()
+            invalid = kind in ("PACKAGE", "PACKAGE BODY", "TYPE") and \
+                self.compiles_with_errors(name, kind)
+            existing = [row for row in self.objects if row[:2] == (name, kind)]
+            if existing and not re.search(r"\bOR\s+REPLACE\b|\bIF\s+NOT\s+EXISTS\b",
+                                          statement[:created.end()], re.IGNORECASE):
+                raise database_error(955, "name is already used by an existing object")
+            if not existing or re.search(r"\bOR\s+REPLACE\b", statement[:created.end()],
+                                         re.IGNORECASE):
+                self.objects = [row for row in self.objects if row[:2] != (name, kind)]
+                self.objects.append((name, kind, "INVALID" if invalid else "VALID"))
         dropped = _DROP.match(statement)
         if dropped:
             name = dropped.group(2).upper()
@@ -354,6 +415,7 @@ class FakeConnection:
         update = _META_UPDATE.match(statement)
         if update:
             self.meta[update.group(2)] = update.group(1)
+        return invalid
 
     def cursor(self):
         return FakeCursor(self)

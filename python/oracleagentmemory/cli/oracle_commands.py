@@ -31,11 +31,11 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             progress=lambda message: print(f"  {message}", file=err),
         )
         if command == "install":
-            store.install()
+            store.administration.install()
         elif command == "upgrade":
-            store.upgrade()
+            store.administration.upgrade()
         elif command == "uninstall":
-            store.uninstall()
+            store.administration.uninstall()
             print(f"store {arguments.store_id} removed", file=out)
             return 0
         print(json.dumps(store.describe(), indent=2, sort_keys=True), file=out)

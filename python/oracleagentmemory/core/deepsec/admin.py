@@ -127,7 +127,7 @@ def _oracle(connection: Any, owner_schema: Any, memory_store_id: Any) -> Any:
         return None
     _name(owner_schema, "owner_schema")
     _name(memory_store_id, "memory_store_id")
-    from oracleagentmemory.stores.oracle import OracleSecurityAdmin
+    from oracleagentmemory.stores.oracle_security import OracleSecurityAdmin
 
     return OracleSecurityAdmin(connection, owner_schema, memory_store_id)
 
@@ -404,7 +404,7 @@ def get_end_user_username(connection: Any) -> str | None:
     if user is not None:
         return user.username
     if is_oracle_connection(connection):
-        from oracleagentmemory.stores.oracle import session_end_user
+        from oracleagentmemory.stores.oracle_security import session_end_user
 
         return session_end_user(connection)
     return None

@@ -274,7 +274,7 @@ def upgrade(conn: sqlite3.Connection) -> None:
         conn.execute("BEGIN IMMEDIATE")
         try:
             if _version(conn) == version:
-                _UPGRADE_STEPS[version](conn)
+                MIGRATIONS[version](conn)
                 conn.execute(
                     "UPDATE store_meta SET value = ? WHERE key = 'schema_version'",
                     (str(version + 1),),
@@ -388,8 +388,11 @@ def _upgrade_to_5(conn: sqlite3.Connection) -> None:
     _mark_change_log(conn)
 
 
-_UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text,
-                  4: _upgrade_to_5}
+MIGRATIONS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text,
+              4: _upgrade_to_5}
+"""The embedded backend's one migration list: version N -> the step to N + 1 (``upgrade``
+runs each in its own transaction). The Oracle backend's list is
+``stores/oracle_sql/migrations.py``."""
 
 
 def check_version(conn: sqlite3.Connection) -> None:

@@ -44,7 +44,8 @@ Hangul, Han beyond the Basic Multilingual Plane);
 the store records the model of its vectors (META key vector_model, written by the
 facade's record_embedding_model; no table step) and embeds in SQL with the text prefixes of
 multilingual-e5-small's in-database form.
-install/upgrade.sql and OracleBackend.upgrade move a store from one to the next."""
+oracle_sql/migrations.py lists the steps from one to the next; install/upgrade.sql and
+OracleStoreAdmin.upgrade both come from that list."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
 VECTOR_INDEXES = ("HNSW", "IVF")
@@ -466,7 +467,3 @@ def write_rendered(target: Path, **options: object) -> list[Path]:
         written.append(path)
     return written
 
-
-if __name__ == "__main__":  # pragma: no cover - maintenance entry point
-    for written_path in write_rendered(Path(__file__).resolve().parents[4] / "sql"):
-        print(written_path)
