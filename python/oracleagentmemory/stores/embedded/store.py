@@ -1,12 +1,14 @@
 """EmbeddedBackend: the store contract over one SQLite file (or ``:memory:``).
 
-Two connections per store object on a file, each guarded by its own lock: every write is
-one ``BEGIN IMMEDIATE`` transaction on the write connection, so a batch is stored whole or
-not at all; every read (and the record cache searches use) runs in one transaction on the
-read connection, so readers never see half a batch, and a long read (a search evaluating a
-metadata filter) never holds up the writers of the same object (WAL lets one writer and
-readers proceed together). ``:memory:`` has one database per connection, so there both are
-the same connection and lock.
+On a file, one write connection under its lock, and read connections (one per reader at
+once, at most ``MAX_READERS``): every write is one ``BEGIN IMMEDIATE`` transaction on the
+write connection, so a batch is stored whole or not at all; every read runs in one
+transaction on a read connection of its own, so readers never see half a batch, and a long
+read (a huge query's keyword side, a metadata filter) holds up neither the writers nor the
+other readers of the same object (WAL lets one writer and many readers proceed together).
+The record cache searches share has its own lock, held only while a search syncs it and
+copies out what it needs. ``:memory:`` has one database per connection, so there reads and
+writes share the one connection and its lock.
 """
 
 from __future__ import annotations
@@ -69,6 +71,9 @@ from oracleagentmemory.stores.protocol import (
 from oracleagentmemory.stores.relations import check_label, opposite_label
 from oracleagentmemory.stores.timestamps import add_days, normalize, to_text, utc_now
 
+MAX_READERS = 8
+"""Read connections of one store object on a file at most (each keeps its own page cache);
+a ninth reader at once waits for one of them."""
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
 OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
@@ -219,6 +224,57 @@ def _rows_by_seq(conn: Any, seqs: Sequence[int]) -> list[Any]:
     return sorted(found, key=lambda row: row[0])
 
 
+@contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+class _ReadConnections:
+    """The read connections of one store file: one per reader at once, reused, at most
+    ``MAX_READERS`` (a reader beyond waits for one to come back)."""
+
+    def __init__(self, location: str) -> None:
+        self._location = location
+        self._lock = threading.Lock()
+        self._free = threading.BoundedSemaphore(MAX_READERS)
+        self._idle: list[sqlite3.Connection] = []
+        self._closed = False
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        self._free.acquire()
+        try:
+            with self._lock:
+                if self._closed:
+                    raise InvalidArgumentError("the store is closed")
+                conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                conn = schema.connect(self._location)
+            try:
+                yield conn
+            finally:
+                with self._lock:
+                    if self._closed:
+                        conn.close()
+                    else:
+                        self._idle.append(conn)
+        finally:
+            self._free.release()
+
+    def close(self) -> None:
+        """Close the idle connections; one in use is closed when its reader is done."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
+
+
 class EmbeddedBackend:
     """The embedded backend. ``location`` is a file path or ``":memory:"``."""
 
@@ -253,12 +309,10 @@ class EmbeddedBackend:
             self.embedding_dimension = self._settle_dimension(embedding_dimension)
             self._cache = RecordCache(self.embedding_dimension,
                                       self.location if vector_file else None)
-            self._read_lock: threading.RLock = self._lock
-            """Guards the read connection and the record cache."""
-            self._read_conn = self._conn
-            if self.location != ":memory:":
-                self._read_lock = threading.RLock()
-                self._read_conn = schema.connect(self.location)
+            self._cache_lock = threading.RLock()
+            """Guards the record cache."""
+            self._readers = None if self.location == ":memory:" else _ReadConnections(
+                self.location)
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -352,12 +406,12 @@ class EmbeddedBackend:
                          "VALUES ('deep_data_security', ?)", (value,))
 
     def close(self) -> None:
-        with self._lock, self._read_lock:
+        with self._lock, self._cache_lock:
             if not self._closed:
                 self._closed = True
                 self._cache.retire()
-                if self._read_conn is not self._conn:
-                    self._read_conn.close()
+                if self._readers is not None:
+                    self._readers.close()
                 self._conn.close()
                 self._cache = RecordCache(self.embedding_dimension)
 
@@ -386,15 +440,17 @@ class EmbeddedBackend:
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
-        with self._read_lock:
-            self._ensure_open()
-            with _translating(self.location):
-                self._read_conn.execute("BEGIN")
-                try:
-                    yield self._read_conn
-                finally:
-                    if self._read_conn.in_transaction:
-                        self._read_conn.execute("COMMIT")
+        """One read transaction, begun (its snapshot is taken at its first read)."""
+        if self._readers is None:
+            with self._lock:
+                self._ensure_open()
+                with _translating(self.location), _transaction(self._conn) as conn:
+                    yield conn
+            return
+        self._ensure_open()
+        with _translating(self.location), self._readers.connection() as reader, \
+                _transaction(reader) as conn:
+            yield conn
 
     def _ensure_open(self) -> None:
         if self._closed:
@@ -1070,7 +1126,8 @@ class EmbeddedBackend:
                 ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
         if seqs:  # an erasure: the deleted rows leave the vector file too, now
-            self._cache.erase_file()
+            with self._cache_lock:
+                self._cache.erase_file()
         return {"owner": owner, "records": len(seqs), "links": links}
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
@@ -1111,4 +1168,5 @@ class EmbeddedBackend:
 
     def search(self, request: SearchRequest) -> list[SearchHit]:
         with self._read() as conn:
-            return run_search(conn, request, self._cache, self.embedding_dimension, self._now())
+            return run_search(conn, request, self._cache, self._cache_lock,
+                              self.embedding_dimension, self._now())
