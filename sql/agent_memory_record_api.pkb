@@ -769,6 +769,30 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         || ' does not exist');
   END lock_thread;
 
+  -- The threads a write names: its p_thread_id and the thread_id of each of its records
+  -- but thread records (a thread record names itself), each once.
+  FUNCTION named_threads(p_rows IN rows_t, p_thread_id IN VARCHAR2) RETURN AGENT_MEMORY_TEXT_LIST IS
+    l_threads AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
+    l_seen    seen_t;
+
+    PROCEDURE note(p_thread IN VARCHAR2) IS
+    BEGIN
+      IF p_thread IS NOT NULL AND NOT l_seen.EXISTS(p_thread) THEN
+        l_seen(p_thread) := TRUE;
+        l_threads.EXTEND;
+        l_threads(l_threads.COUNT) := p_thread;
+      END IF;
+    END note;
+  BEGIN
+    note(p_thread_id);
+    FOR i IN 1 .. p_rows.COUNT LOOP
+      IF p_rows(i).record_type <> 'thread' THEN
+        note(p_rows(i).thread_id);
+      END IF;
+    END LOOP;
+    RETURN l_threads;
+  END named_threads;
+
   FUNCTION write_records(p_records IN JSON, p_links IN JSON, p_replace IN BOOLEAN,
                          p_thread_id IN VARCHAR2) RETURN JSON IS
     l_now   TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
@@ -776,6 +800,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_links JSON_ARRAY_T := AGENT_MEMORY_CODEC.to_array(p_links, 'links');
     l_ids   JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
+    -- An end user writes only into threads it may change, whatever the records' user_id:
+    -- the owner of another user's thread is looked up past the read policy, which hides it.
+    AGENT_MEMORY_SESSION.assert_may_write_into(named_threads(l_rows, p_thread_id));
     IF p_thread_id IS NOT NULL THEN
       lock_thread(AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id'), l_now);
     END IF;
