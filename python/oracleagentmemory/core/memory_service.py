@@ -37,7 +37,6 @@ from oracleagentmemory.core.extractors import background
 from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
 from oracleagentmemory.core.llms.llm import Llm
 from oracleagentmemory.core.observation import (
-    ObservedBackend,
     ObservedEmbedder,
     observed_embedder,
     observed_llm,
@@ -181,10 +180,10 @@ class MemoryService:
 
     def __post_init__(self) -> None:
         """Everything the service calls emits observability events (when anyone listens),
-        behind the guards every path to a store passes (``stores.guarded``: already put on
-        where the store was opened, put on here for a backend given as it is)."""
-        if not isinstance(self.backend, ObservedBackend):
-            self.backend = ObservedBackend(guarded(self.backend))
+        and the backend is behind the chain every path to a store passes (``stores.guarded``:
+        already put on where the store was opened, put on here for a backend given as it
+        is)."""
+        self.backend = guarded(self.backend)
         self.embedder = observed_embedder(self.embedder)
         self.llm = observed_llm(self.llm)
         self.pruner_llm = observed_llm(self.pruner_llm)
