@@ -414,7 +414,8 @@ class OracleAgentMemory(IAgentMemory):
         self.memory_service.backend.write_records([record])
         return open_thread(self.memory_service, self._load_thread(record["id"]), llm,
                            SettingsLayer(search_config=call.search_config,
-                                         image_input_limit_config=call.image_input_limit_config))
+                                         image_input_limit_config=call.image_input_limit_config),
+                           new=True)
 
     def get_thread(
         self,

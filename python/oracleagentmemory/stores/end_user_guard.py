@@ -24,6 +24,7 @@ from oracleagentmemory._vocabulary import MEMORY_TYPES, PRINCIPAL_KINDS, SECURIT
 from oracleagentmemory.stores.errors import AccessDeniedError
 from oracleagentmemory.stores.middleware import Layer
 from oracleagentmemory.stores.operations import (
+    AppendMessages,
     DeleteCascade,
     DeleteLinks,
     DeleteRecords,
@@ -45,6 +46,8 @@ from oracleagentmemory.stores.protocol import (
     LinkedHit,
     LinkOut,
     LinkQuery,
+    MessageBatchResult,
+    RecordIn,
     RecordOut,
     RecordQuery,
     ScopeDimension,
@@ -139,19 +142,35 @@ class EndUserGuard(Layer):
 
     # -- writes -----------------------------------------------------------------------
 
+    def _check_writes(self, rules: Rules, records: Sequence[RecordIn],
+                      thread_id: str | None) -> None:
+        """Records go into threads the end user may change (the thread's owner counts, not
+        only the records' user_id), and are its own."""
+        named = [record.get("thread_id") for record in records
+                 if record.get("record_type") != "thread"] + [thread_id]
+        threads = sorted({name for name in named if isinstance(name, str)})
+        if threads and any(not rules.writable(found) for found in self.below.get_records(
+                {"ids": threads, "record_types": ["thread"]})):
+            raise self._denied(rules, "write into a thread it does not own")
+        if not all(rules.writable(record) for record in records):
+            raise self._denied(rules, "write records of another user or of no user")
+
+    def on_append_messages(self, op: AppendMessages) -> MessageBatchResult:
+        rules = self._rules()
+        if rules is None:
+            return self.inner.run(op)
+        records = op.batch.get("records") or []
+        self._check_writes(rules, records if isinstance(records, list) else [],
+                           op.batch.get("thread_id"))
+        result = self.inner.run(op)
+        last = result["last_message"]
+        return {**result, "messages": [m for m in result["messages"] if rules.visible(m)],
+                "last_message": last if last is None or rules.visible(last) else None}
+
     def on_write_records(self, op: WriteRecords) -> list[str]:
         rules = self._rules()
         if rules is not None:
-            # Records go into threads the end user may change: the thread's owner counts,
-            # not only the records' user_id.
-            named = [record.get("thread_id") for record in op.records
-                     if record.get("record_type") != "thread"] + [op.thread_id]
-            threads = sorted({name for name in named if isinstance(name, str)})
-            if threads and any(not rules.writable(found) for found in self.below.get_records(
-                    {"ids": threads, "record_types": ["thread"]})):
-                raise self._denied(rules, "write into a thread it does not own")
-            if not all(rules.writable(record) for record in op.records):
-                raise self._denied(rules, "write records of another user or of no user")
+            self._check_writes(rules, op.records, op.thread_id)
             ends = {end for link in op.links for end in (link.get("source_id"),
                                                          link.get("target_id")) if end}
             new = {record.get("id") for record in op.records

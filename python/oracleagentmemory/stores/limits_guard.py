@@ -20,6 +20,7 @@ from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.middleware import Layer
 from oracleagentmemory.stores.operations import (
+    AppendMessages,
     GetRecords,
     ListLinks,
     Search,
@@ -27,7 +28,7 @@ from oracleagentmemory.stores.operations import (
     UpdateRecord,
     WriteRecords,
 )
-from oracleagentmemory.stores.protocol import LinkOut, RecordOut, SearchHit
+from oracleagentmemory.stores.protocol import LinkOut, MessageBatchResult, RecordOut, SearchHit
 
 _ID_KEYS = ("id", "user_id", "agent_id", "thread_id", "message_id")
 _TEXT_KEYS = ("role", "mime_type", "timestamp")
@@ -76,6 +77,19 @@ class LimitsGuard(Layer):
                 check_link(link, f"links[{index}]")
         if isinstance(op.thread_id, str):
             limits.check_text(op.thread_id, "thread_id")
+        return self.inner.run(op)
+
+    def on_append_messages(self, op: AppendMessages) -> MessageBatchResult:
+        if isinstance(op.batch, Mapping):
+            records = op.batch.get("records")
+            if isinstance(records, list):
+                for index, record in enumerate(records):
+                    if isinstance(record, Mapping):
+                        check_record(record, f"records[{index}]")
+            for key in ("thread_id", "after_message_id"):
+                value = op.batch.get(key)
+                if isinstance(value, str):
+                    limits.check_text(value, key)
         return self.inner.run(op)
 
     def on_update_record(self, op: UpdateRecord) -> RecordOut | None:

@@ -32,6 +32,8 @@ from oracleagentmemory.stores.protocol import (
     LinkOut,
     LinkQuery,
     LinkSelector,
+    MessageBatch,
+    MessageBatchResult,
     OwnerType,
     RecordChanges,
     RecordIn,
@@ -103,6 +105,16 @@ class WriteRecords(Operation[list[str]]):
 
     def send(self, backend: StoreBackend) -> list[str]:
         return backend.write_records(self.records, self.links, self.replace, self.thread_id)
+
+
+@dataclass(frozen=True)
+class AppendMessages(Operation[MessageBatchResult]):
+    name = "append_messages"
+    kind = CREATE
+    batch: MessageBatch
+
+    def send(self, backend: StoreBackend) -> MessageBatchResult:
+        return backend.append_messages(self.batch)
 
 
 @dataclass(frozen=True)
@@ -233,8 +245,9 @@ class Close(Operation[None]):
 
 
 OPERATIONS: tuple[type[Operation[Any]], ...] = (
-    Describe, WriteRecords, GetRecords, ListMessages, UpdateRecord, DeleteRecords,
-    DeleteCascade, Search, UpdateLink, DeleteLinks, ListLinks, PurgeExpired, Close,
+    Describe, WriteRecords, AppendMessages, GetRecords, ListMessages, UpdateRecord,
+    DeleteRecords, DeleteCascade, Search, UpdateLink, DeleteLinks, ListLinks, PurgeExpired,
+    Close,
 )
 """Every operation of the contract, in the order docs/store-contract.md lists them."""
 
@@ -269,6 +282,7 @@ class StoreCalls:
 
     describe = _method(Describe)
     write_records = _method(WriteRecords)
+    append_messages = _method(AppendMessages)
     get_records = _method(GetRecords)
     list_messages = _method(ListMessages)
     update_record = _method(UpdateRecord)

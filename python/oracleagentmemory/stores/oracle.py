@@ -77,6 +77,8 @@ from oracleagentmemory.stores.protocol import (
     LinkOut,
     LinkQuery,
     LinkSelector,
+    MessageBatch,
+    MessageBatchResult,
     OwnerType,
     RecordChanges,
     RecordIn,
@@ -721,6 +723,9 @@ class OracleBackend:
         return self._call_function("API.WRITE_RECORDS", p_records=list(records),
                                    p_links=list(links), p_replace=bool(replace),
                                    p_thread_id=thread_id, p_commit=True)
+
+    def append_messages(self, batch: MessageBatch) -> MessageBatchResult:
+        return self._call_function("API.APPEND_MESSAGES", p_batch=dict(batch), p_commit=True)
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         return self._call_function("API.GET_RECORDS", p_query=dict(query))

@@ -51,6 +51,16 @@ from oracleagentmemory.stores.errors import (
     SchemaError,
     StorageError,
 )
+from oracleagentmemory.stores.extraction_schedule import (
+    Due,
+    batch_thread,
+    check_batch_records,
+    check_schedule,
+    count_batch,
+    counted,
+    not_written,
+    stored_counters,
+)
 from oracleagentmemory.stores.keyword_text import stored_keyword_text
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
@@ -60,6 +70,8 @@ from oracleagentmemory.stores.protocol import (
     LinkOut,
     LinkQuery,
     LinkSelector,
+    MessageBatch,
+    MessageBatchResult,
     OwnerType,
     RecordChanges,
     RecordIn,
@@ -213,6 +225,14 @@ def _rows_for_ids(conn: Any, sql: str, params: Sequence[Any],
         for row in conn.execute(f"{sql} AND id IN ({marks(part)})", [*params, *part]):
             found[row[0]] = row
     return [found[seq] for seq in sorted(found)]
+
+
+def _tail_seqs(conn: Any, thread_id: str, now: str, count: int) -> list[int]:
+    """The seqs of a thread's last ``count`` visible messages, ascending."""
+    return [row[0] for row in conn.execute(
+        "SELECT seq FROM records WHERE thread_id = ? AND record_type = 'message'"
+        " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq DESC LIMIT ?",
+        (thread_id, now, count))][::-1]
 
 
 def _rows_by_seq(conn: Any, seqs: Sequence[int]) -> list[Any]:
@@ -470,10 +490,7 @@ class EmbeddedBackend:
         if thread_id is not None:
             check_id(thread_id, "thread_id")
         now = self._now()
-        rows = [self._prepare_record(record, now, index) for index, record in enumerate(records)]
-        keys = [(row["id_space"], row["id"]) for row in rows]
-        if len(set(keys)) != len(keys):
-            raise DuplicateRecordError("records contains the same id twice")
+        rows = self._prepare_records(records, now)
         with self._write() as conn:
             if thread_id is not None:  # in the write lock: no deletion can come in between
                 _require_thread(conn, thread_id, now)
@@ -486,6 +503,62 @@ class EmbeddedBackend:
             self._insert_links(conn, links, now)
         self.embedding_dimension = self.embedding_dimension or settled
         return [row["id"] for row in rows]
+
+    def append_messages(self, batch: MessageBatch) -> MessageBatchResult:
+        thread_id, required = batch_thread(batch)
+        check_id(thread_id, "thread_id")
+        records = check_batch_records(batch, thread_id)
+        expects = "after_message_id" in batch
+        expected = check_optional_id(batch.get("after_message_id"), "after_message_id")
+        schedule = check_schedule(batch.get("schedule"))
+        now = self._now()
+        rows = self._prepare_records(records, now)
+        with self._write() as conn:
+            thread = conn.execute(
+                "SELECT seq, extra FROM records WHERE id_space = 'thread' AND id = ?"
+                " AND (expires_at IS NULL OR expires_at > ?)", (thread_id, now)).fetchone()
+            if thread is None and required:
+                raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
+            if expects:
+                last = self._last_messages(conn, thread_id, now, 1)
+                if (last[0]["id"] if last else None) != expected:
+                    return not_written(last[0] if last else None)
+            settled = self._settle_widths(conn, [row["embedding"] for row in rows])
+            self._insert_new_rows(conn, rows)
+            due = self._count(conn, thread, schedule, now,
+                              sum(row["record_type"] == "message" for row in rows))
+            window = max(due.extraction_window, due.summary_window)
+            messages = self._last_messages(conn, thread_id, now, window) if window else []
+            summary = conn.execute(
+                "SELECT content FROM records WHERE record_type = 'summary' AND id = ?"
+                " AND (expires_at IS NULL OR expires_at > ?)",
+                (thread_id, now)).fetchone() if window else None
+        self.embedding_dimension = self.embedding_dimension or settled
+        return {"ids": [row["id"] for row in rows], "written": True, "last_message": None,
+                "extraction_window": due.extraction_window,
+                "summary_window": due.summary_window, "messages": messages,
+                "thread_summary": summary[0] if summary else None}
+
+    @staticmethod
+    def _count(conn: Any, thread: Any, schedule: Any, now: str, added: int) -> Due:
+        """Inside the write: count ``added`` messages in the thread record's counters (a
+        thread without a record counts from zero and keeps nothing)."""
+        if schedule is None:
+            return Due(0, 0, stored_counters(None))
+        extra = load_json(thread[1]) if thread is not None else None
+        config = (extra or {}).get("config") if isinstance(extra, dict) else None
+        due = count_batch(stored_counters(config), added, schedule)
+        if thread is not None:
+            kept = {**(extra or {}), "config": counted(config, due)}
+            conn.execute("UPDATE records SET extra = ?, updated_at = ? WHERE seq = ?",
+                         (dump_json(kept, "config"), now, thread[0]))
+        return due
+
+    def _last_messages(self, conn: Any, thread_id: str, now: str,
+                       count: int) -> list[RecordOut]:
+        """The thread's last ``count`` visible messages, oldest first."""
+        return [row_to_record(row) for row in _rows_by_seq(conn, _tail_seqs(
+            conn, thread_id, now, count))]
 
     def _settle_widths(self, conn: Any, blobs: Sequence[bytes | None]) -> int | None:
         """A store opened without a dimension takes the one of the first vectors written,
@@ -536,6 +609,15 @@ class EmbeddedBackend:
             return
         for row in rows:
             self._insert_checked_row(conn, row)
+
+    def _prepare_records(self, records: Sequence[Any], now: str) -> list[dict[str, Any]]:
+        """Every record of a write checked (all before anything is written), none naming
+        an id of its id space twice."""
+        rows = [self._prepare_record(record, now, index) for index, record in enumerate(records)]
+        keys = [(row["id_space"], row["id"]) for row in rows]
+        if len(set(keys)) != len(keys):
+            raise DuplicateRecordError("records contains the same id twice")
+        return rows
 
     def _prepare_record(self, record: Mapping[str, Any], now: str,
                         index: int) -> dict[str, Any]:
@@ -818,10 +900,7 @@ class EmbeddedBackend:
             if start is not None and start < 0 and end is None:
                 # the last messages (the newest window, the turn before a new message):
                 # read only those, not every seq of a long thread
-                wanted = [row[0] for row in conn.execute(
-                    "SELECT seq FROM records WHERE thread_id = ? AND record_type = 'message'"
-                    " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq DESC LIMIT ?",
-                    (thread_id, self._now(), -start))][::-1]
+                wanted = _tail_seqs(conn, thread_id, self._now(), -start)
             else:
                 seqs = [
                     row[0]
