@@ -1,5 +1,5 @@
 -- Upgrade the agent-memory store AGENT_MEMORY in the current schema to the schema version of
--- these scripts (4). Run as the store owner:   sql owner/password@db @upgrade.sql
+-- these scripts (5). Run as the store owner:   sql owner/password@db @upgrade.sql
 -- Steps: refuse a store newer than the scripts or installed with other choices than these
 -- default scripts (dimension, model, sync mode: use `oracleagentmemory upgrade`), run the
 -- table steps of every missing version, create the collection types and re-create every
@@ -23,13 +23,22 @@
 --      ../sql/agent_memory_indexes.sql). ORA-01430 when the column exists (the step ran).
 --      Checked: ALTER TABLE ... ADD, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
 --      DROP INDEX, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DROP-INDEX.html
+--   5: the keyword text cut again (NFKC, single Han and Hangul characters, Han apart from
+--      Hangul, Han beyond the BMP): emptied here, filled again like version 4's once the
+--      packages are re-created. Checked: UPDATE,
+--      https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UPDATE.html
+--      Also in 5 (no table step): the re-created packages record the model of the store's vectors
+--      (AGENT_MEMORY.record_embedding_model, META key vector_model, written by the first
+--      client that opens the store) and give a model loaded as MULTILINGUAL_E5_SMALL its
+--      text prefixes. A store that holds vectors and records no model is read as one of
+--      all-MiniLM-L6-v2, the default before models were recorded.
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE
 
 PROMPT == reading the installed schema version, running the table steps
 DECLARE
-  c_target CONSTANT PLS_INTEGER := 4;
+  c_target CONSTANT PLS_INTEGER := 5;
   l_current NUMBER;
   e_already_nullable EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_already_nullable, -1451);
@@ -89,6 +98,12 @@ BEGIN
     EXECUTE IMMEDIATE 'DROP INDEX IF EXISTS AGENT_MEMORY_RECORDS_TIX FORCE';
     DBMS_OUTPUT.PUT_LINE('version 4: agent_memory_records.keyword_text, text index dropped');
   END IF;
+  IF l_current < 5 THEN
+    -- dynamic-sql: constant DML of version 5 (the column may be new in this block)
+    EXECUTE IMMEDIATE 'UPDATE AGENT_MEMORY_RECORDS SET keyword_text = NULL WHERE keyword_text IS NOT NULL';
+    COMMIT;
+    DBMS_OUTPUT.PUT_LINE('version 5: keyword text emptied, to be cut again');
+  END IF;
 END;
 /
 
@@ -101,7 +116,7 @@ PROMPT    nothing until they bind an end user or the owner trusts them:
 PROMPT      EXEC AGENT_MEMORY_SESSION.trust_service('APP_USER')
 @@../sql/agent_memory_isolation.sql
 
-PROMPT == version 4: keyword text of the stored records, then the text index over it
+PROMPT == versions 4 and 5: keyword text of the stored records, then the text index over it
 DECLARE
   l_filled NUMBER;
 BEGIN
@@ -129,7 +144,7 @@ END;
 
 PROMPT == recording the schema version
 BEGIN
-  AGENT_MEMORY.set_schema_version(p_version => 4);
-  AGENT_MEMORY.check_schema(p_version => 4);
+  AGENT_MEMORY.set_schema_version(p_version => 5);
+  AGENT_MEMORY.check_schema(p_version => 5);
 END;
 /

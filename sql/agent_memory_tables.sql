@@ -1,4 +1,4 @@
--- Tables of the agent-memory store "AGENT_MEMORY" (schema version 4).
+-- Tables of the agent-memory store "AGENT_MEMORY" (schema version 5).
 -- Rendered from sql/templates/tables.sql.j2 by oracleagentmemory.stores.oracle_sql.render;
 -- mirrors python/oracleagentmemory/stores/embedded/schema.py (same rows, same uniqueness).
 -- Idempotent: every table and index is created IF NOT EXISTS and the facts are merged, so a
@@ -138,7 +138,7 @@ CREATE INDEX IF NOT EXISTS AGENT_MEMORY_SEC_GRANTS_POLICY_IX ON AGENT_MEMORY_SEC
 
 -- The store's facts, written once: a re-run keeps the values of the first install.
 MERGE INTO AGENT_MEMORY_META m
-USING (SELECT 'schema_version' AS k, '4' AS v FROM dual
+USING (SELECT 'schema_version' AS k, '5' AS v FROM dual
        UNION ALL SELECT 'embedding_dimension', '384' FROM dual
        UNION ALL SELECT 'search_strategy', 'VECTOR' FROM dual
        UNION ALL SELECT 'vector_index', 'IVF' FROM dual

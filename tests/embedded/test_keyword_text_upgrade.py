@@ -1,5 +1,6 @@
-"""A version-3 store file (keyword index over content) opens, upgrades to version 4 and
-searches Chinese and Korean by bigrams; writes keep keyword_text NULL for Latin text."""
+"""A version-3 store file (keyword index over content) opens, upgrades and searches
+Chinese and Korean by bigrams; a version-4 file (bigrams only, no NFKC) is cut again by the
+version-5 step; writes keep keyword_text NULL for Latin text."""
 
 from __future__ import annotations
 
@@ -56,7 +57,7 @@ def test_a_version_3_file_is_upgraded_and_searches_chinese_and_korean(
     assert keyword_ids(store, "임종석은 누구인가?") == ["ko"]
     assert keyword_ids(store, "rose") == ["en"]
     rows = dict(store._conn.execute("SELECT id, keyword_text FROM records"))
-    assert rows["zh"].split()[:2] == ["台北", "101"]
+    assert rows["zh"].split()[:4] == ["台", "台北", "北", "101"]
     assert rows["en"] is None and rows["n3"] is None  # Latin text is not stored twice
     assert store._conn.execute(
         "INSERT INTO records_fts (records_fts, rank) VALUES ('integrity-check', 1)"
@@ -64,7 +65,7 @@ def test_a_version_3_file_is_upgraded_and_searches_chinese_and_korean(
     store.close()
     check = sqlite3.connect(path)
     assert check.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
-                         ).fetchone()[0] == str(schema.SCHEMA_VERSION) == "4"
+                         ).fetchone()[0] == str(schema.SCHEMA_VERSION) == "5"
     check.close()
     EmbeddedBackend(path).close()  # opening the upgraded file again changes nothing
 
@@ -85,4 +86,32 @@ def test_every_content_write_sets_the_keyword_text(tmp_path: Path) -> None:
     store.write_records([{"record_type": "memory", "id": "a", "thread_id": "t",
                           "content": "台北101"}], replace=True)
     assert keyword_ids(store, "台北") == ["a"]
+    store.close()
+
+
+def test_a_version_4_file_is_cut_again_and_finds_one_character_and_full_width_queries(
+        tmp_path: Path) -> None:
+    path = tmp_path / "v4.db"
+    store = EmbeddedBackend(path)
+    store.write_records([
+        {"record_type": "memory", "id": "zh", "thread_id": "t", "content": "我住在台北市"},
+        {"record_type": "memory", "id": "ko", "thread_id": "t", "content": "우리 집에 왔다"},
+        {"record_type": "memory", "id": "fr", "thread_id": "t", "content": "Tour ＡＢ à Paris"},
+        {"record_type": "memory", "id": "en", "thread_id": "t", "content": "floor １０１"},
+    ])
+    store.close()
+    # what version 4 stored: bigrams only, no NFKC folding
+    conn = sqlite3.connect(path)
+    conn.executemany("UPDATE records SET keyword_text = ? WHERE id = ?", [
+        (" 我住 住在 在台 台北 北市 ", "zh"), (" 우리   집에   왔다 ", "ko"), (None, "fr"),
+        (None, "en")])
+    conn.execute("INSERT INTO records_fts (records_fts) VALUES ('rebuild')")
+    conn.execute("UPDATE store_meta SET value = '4' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    store = EmbeddedBackend(path)
+    assert keyword_ids(store, "北") == ["zh"]
+    assert keyword_ids(store, "집") == ["ko"]
+    assert keyword_ids(store, "ab") == ["fr"]
+    assert keyword_ids(store, "101") == ["en"]
     store.close()

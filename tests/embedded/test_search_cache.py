@@ -220,7 +220,7 @@ def test_a_fresh_store_loads_every_chunk_including_records_without_vectors(
     reader.close()
 
 
-CURRENT_VERSION = "4"
+CURRENT_VERSION = "5"
 """The embedded schema version these tests expect an upgraded file to have."""
 
 V1_KEYWORD_INDEX = """

@@ -195,11 +195,17 @@ def test_a_write_checks_the_owner_of_every_thread_it_names_past_the_read_policy(
     # ut_agent_memory_deepsec.write_into_other_thread_refused and its neighbours run it).
     files = dict(render.render_install())
     record_api = strip_comments(files["agent_memory_record_api.pkb"])
+    checks = record_api[record_api.index("PROCEDURE check_end_user_writes("):
+                        record_api.index("END check_end_user_writes;")]
+    assert ("AGENT_MEMORY_SESSION.assert_may_write_into(named_threads(p_rows, p_thread_id));"
+            in checks)
+    for member, thread in (("write_records", "p_thread_id"), ("append_messages", "l_thread_id")):
+        write = record_api[record_api.index(f"FUNCTION {member}("):]
+        write = write[:write.index(f"END {member};")]
+        check = write.index(f"check_end_user_writes(l_rows, {thread});")
+        assert check < write.index("insert_new_rows("), member
     write = record_api[record_api.index("FUNCTION write_records("):]
-    write = write[:write.index("END write_records;")]
-    check = write.index("AGENT_MEMORY_SESSION.assert_may_write_into("
-                        "named_threads(l_rows, p_thread_id));")
-    assert check < write.index("lock_thread(") < write.index("insert_new_rows(")
+    assert write.index("check_end_user_writes(") < write.index("lock_thread(")
     named = record_api[record_api.index("FUNCTION named_threads("):]
     assert "note(p_thread_id);" in named and "IF p_rows(i).record_type <> 'thread' THEN" in named
 

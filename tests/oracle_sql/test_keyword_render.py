@@ -6,11 +6,12 @@ builder read it (ut_agent_memory_keyword runs the same cases on a database)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 
 import pytest
 
-from oracleagentmemory.stores.keyword_text import BIGRAM_RANGES, keyword_text
+from oracleagentmemory.stores.keyword_text import HAN_RANGES, HANGUL_RANGES, keyword_text
 from oracleagentmemory.stores.oracle_sql import render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,56 +22,78 @@ def strip_comments(text: str) -> str:
     return "\n".join(line.split("--", 1)[0] for line in text.splitlines())
 
 
-def rendered_ranges() -> list[tuple[int, int]]:
+def rendered_ranges() -> dict[int, list[tuple[int, int]]]:
+    """The code point ranges of the rendered script_of: script (1 Han, 2 Hangul) -> ranges."""
     body = FILES["agent_memory_keyword.pkb"]
-    return [(int(low), int(high))
-            for low, high in re.findall(r"WHEN l_code BETWEEN (\d+) AND (\d+) THEN 1", body)]
+    out: dict[int, list[tuple[int, int]]] = {1: [], 2: []}
+    for low, high, script in re.findall(
+            r"WHEN p_code BETWEEN (\d+) AND (\d+) THEN ([12])", body):
+        out[int(script)].append((int(low), int(high)))
+    return out
 
 
-def asciistr(char: str) -> str:
-    """SQL ASCIISTR of one character: ASCII kept, else \\XXXX per UTF-16 code unit."""
-    if char.isascii():
-        return char
-    units = char.encode("utf-16-be")
-    return "".join(f"\\{int.from_bytes(units[i:i + 2], 'big'):04X}"
-                   for i in range(0, len(units), 2))
+def plsql_script_of(code: int, ranges: dict[int, list[tuple[int, int]]]) -> int:
+    return next((script for script, spans in ranges.items()
+                 if any(low <= code <= high for low, high in spans)), 0)
 
 
-def plsql_is_bigram_char(char: str, ranges: list[tuple[int, int]]) -> bool:
-    if len(char.encode("utf-8")) == 1:  # LENGTHB(p_char) = 1
+def plsql_continues(data: bytes, at: int) -> bool:
+    """continues(p_bytes, p_pos): a UTF-8 continuation byte, or a character NFKC joins to
+    the one before it (combining marks, Hangul vowel and final jamo, kana sound marks)."""
+    lead = data[at]
+    if 128 <= lead <= 191:
+        return True
+    width = 1 if lead < 192 else 2 if lead < 224 else 3 if lead < 240 else 4
+    if at + width > len(data):
         return False
-    escaped = asciistr(char)
-    if len(escaped) != 5 or escaped[0] != "\\":
-        return False
-    code = int(escaped[1:], 16)
-    return any(low <= code <= high for low, high in ranges)
+    code = ord(data[at:at + width].decode())
+    return 0x300 <= code <= 0x36F or 0x1160 <= code <= 0x11FF or 0x3099 <= code <= 0x309A
 
 
-def plsql_keyword_text(text: str, ranges: list[tuple[int, int]], piece: int = 8000) -> str:
-    """The body of <prefix>_KEYWORD.keyword_text, step by step (pieces, runs, emit)."""
-    if all(len(text[i:i + piece].encode()) == len(text[i:i + piece])
-           for i in range(0, len(text), piece)):
+def plsql_keyword_text(text: str, ranges: dict[int, list[tuple[int, int]]],
+                       query: bool = False, piece: int = 1000) -> str:
+    """The body of <prefix>_KEYWORD.keyword_text, step by step: UTF-8 bytes in pieces that
+    end where a character starts, each NFKC-folded (COMPOSE(DECOMPOSE(.., 'COMPATIBILITY'))),
+    then runs of one script and their tokens."""
+    data = text.encode("utf-8")
+    if len(data) == len(text.encode("utf-16-le")) // 2:  # bytes = UTF-16 code units: ASCII
         return text
     out: list[str] = []
-    prev, run = None, 0
+    prev, run, run_script = "", 0, 0
 
     def close_run() -> None:
-        nonlocal prev, run
-        if run == 1:
-            out.append(" " + str(prev) + " ")
-        elif run > 1:
+        nonlocal prev, run, run_script
+        if run == 1 and query:
+            out.append(" " + prev + " ")
+        elif run > 0:
             out.append(" ")
-        prev, run = None, 0
+        prev, run, run_script = "", 0, 0
 
-    for offset in range(0, len(text), piece):
-        for char in text[offset:offset + piece]:
-            if plsql_is_bigram_char(char, ranges):
-                if run > 0:
-                    out.append(" " + str(prev) + char)
+    offset = 0
+    while offset < len(data):
+        amount = min(piece, len(data) - offset)
+        while amount > 0 and offset + amount < len(data) and plsql_continues(
+                data, offset + amount):
+            amount -= 1
+        if amount == 0:
+            amount = min(piece, len(data) - offset)
+            while offset + amount < len(data) and 128 <= data[offset + amount] <= 191:
+                amount += 1
+        chunk = unicodedata.normalize("NFKC", data[offset:offset + amount].decode())
+        for char in chunk:
+            script = plsql_script_of(ord(char), ranges)
+            if script and script == run_script:
+                out.append(" " + prev + char + ("" if query else " " + char))
                 prev, run = char, run + 1
             else:
                 close_run()
-                out.append(char)
+                if script:
+                    if not query:
+                        out.append(" " + char)
+                    prev, run, run_script = char, 1, script
+                else:
+                    out.append(char)
+        offset += amount
     close_run()
     return "".join(out)
 
@@ -86,31 +109,71 @@ CASES = [
     "What is my spouse's name?",
     "ＡＢＣ１２３，全形：字元！",
     "韓國한국 a 가 b 年",
-    "𠀀 supplementary 𠀀漢",  # U+20000 (extension B) is outside the BMP ranges
+    "𠀀 supplementary 𠀀漢 𰀀",  # extensions B and G, beyond the BMP
+    "emoji 😀 then 台北 and 😀😀 임종석",  # two UTF-16 code units each
+    "１０１層 ＡＢＣ ﬁn",  # NFKC
+    "韓國한국 漢한",  # Han next to Hangul
+    "北", "집",  # one character
     "back\\slash 漢字",
     "",
 ]
 
 
 def test_the_package_renders_exactly_the_python_ranges():
-    assert rendered_ranges() == list(BIGRAM_RANGES)
+    assert rendered_ranges() == {1: list(HAN_RANGES), 2: list(HANGUL_RANGES)}
 
 
+@pytest.mark.parametrize("query", [False, True])
 @pytest.mark.parametrize("text", CASES)
-def test_the_plsql_port_cuts_like_the_python_function(text):
-    assert plsql_keyword_text(text, rendered_ranges()) == keyword_text(text)
+def test_the_plsql_port_cuts_like_the_python_function(text, query):
+    assert plsql_keyword_text(text, rendered_ranges(), query) == keyword_text(text, query=query)
 
 
-def test_runs_across_piece_boundaries_are_cut_as_one_run():
-    text = "a" + "漢字" * 7 + "b"
-    assert plsql_keyword_text(text, rendered_ranges(), piece=4) == keyword_text(text)
+@pytest.mark.parametrize("query", [False, True])
+@pytest.mark.parametrize("piece", [4, 5, 7])
+@pytest.mark.parametrize("text", [
+    "a" + "漢字" * 7 + "b",
+    "x😀台北😀임종석😀y" * 3,  # 4-byte characters across piece ends
+    "cafe\u0301 e\u0301te\u0301",  # a combining mark never starts a piece
+    "１０１ ＡＢ 台北",
+])
+def test_runs_across_piece_boundaries_are_cut_as_one_run(text, piece, query):
+    assert plsql_keyword_text(text, rendered_ranges(), query, piece=piece) == keyword_text(
+        text, query=query)
+
+
+@pytest.mark.parametrize("piece", [9, 10, 11])
+def test_conjoining_jamo_stay_in_one_piece_with_their_syllable(piece):
+    text = "\u1100\u1161\u11a8\u1100\u1161 \u1100\u1161\u11a8"  # NFKC joins them: 각가 각
+    assert plsql_keyword_text(text, rendered_ranges(), piece=piece) == keyword_text(text)
+
+
+def test_the_text_is_appended_whole_and_read_as_utf8_bytes():
+    body = strip_comments(FILES["agent_memory_keyword.pkb"])
+    assert "WRITEAPPEND" not in body  # a CLOB counts UTF-16 code units, not characters
+    assert "DBMS_LOB.APPEND(l_result, TO_CLOB(l_buffer))" in body
+    assert "DBMS_LOB.CONVERTTOBLOB(l_bytes, p_text" in body
+    assert "NLS_CHARSET_ID('AL32UTF8')" in body
+    assert "SELECT COMPOSE(DECOMPOSE(l_piece, 'COMPATIBILITY')) INTO l_piece FROM dual" in body
+    # every character is reached from the last one's byte position: no SUBSTR(.., i, 1)
+    assert not re.search(r"SUBSTR\(l_piece, i, 1\)", body)
+
+
+def test_the_query_builder_reads_the_query_once():
+    body = strip_comments(FILES["agent_memory_search.pkb"])
+    text_query = body[body.index("FUNCTION text_query"):body.index("END text_query;")]
+    assert "REGEXP_SUBSTR" not in text_query  # the n-th occurrence rescans from the start
+    assert "l_start := REGEXP_INSTR(l_text, '\\w+', l_start);" in text_query
+    assert "l_end := REGEXP_INSTR(l_text, '\\w+', l_start, 1, 1);" in text_query
+    assert "l_start := l_end;" in text_query
 
 
 def test_the_spec_documents_the_function_and_its_semantics():
     spec = FILES["agent_memory_keyword.pks"]
-    assert "FUNCTION keyword_text(p_text IN CLOB) RETURN CLOB;" in spec
-    for promise in ("overlapping character", "run of one character stays",
-                    "CHAR semantics", "ASCIISTR", "keyword_text.BIGRAM_RANGES",
+    assert ("FUNCTION keyword_text(p_text IN CLOB, p_query IN NUMBER DEFAULT 0) RETURN CLOB;"
+            in spec)
+    for promise in ("overlapping character", "run of one character staying",
+                    "NFKC", "HAN_RANGES and HANGUL_RANGES", "DBMS_LOB.APPEND",
                     "Text without a non-ASCII character is returned unchanged"):
         assert promise in spec, promise
     assert "ACCESSIBLE BY" not in spec.split(" AS\n", 1)[0]  # callable from SQL
@@ -135,7 +198,7 @@ def test_the_text_index_and_the_query_read_the_keyword_text():
     search = strip_comments(FILES["agent_memory_search.pkb"])
     assert "CONTAINS(r.keyword_text, :b_text, 1)" in search
     assert "CONTAINS(r.content" not in search
-    assert "l_text  CLOB := LOWER(AGENT_MEMORY_KEYWORD.keyword_text(p_text));" in search
+    assert "l_text  CLOB := LOWER(AGENT_MEMORY_KEYWORD.keyword_text(p_text, 1));" in search
     tables = strip_comments(FILES["agent_memory_tables.sql"])
     assert re.search(r"^\s+keyword_text CLOB,$", tables, flags=re.M)
 

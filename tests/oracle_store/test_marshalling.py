@@ -279,7 +279,7 @@ def test_opening_checks_the_schema_version_this_library_needs():
     assert block == ("BEGIN AGENT_MEMORY.CHECK_SCHEMA(p_dimension => :p_dimension, "
                      "p_version => :p_version); END;")
     assert binds == {"p_dimension": 3, "p_version": SCHEMA_VERSION}
-    assert SCHEMA_VERSION == 4
+    assert SCHEMA_VERSION == 5
 
 
 def test_write_records_into_a_thread_binds_the_thread_id():

@@ -226,8 +226,26 @@ def test_upgrading_a_version_3_store_fills_the_keyword_text_before_indexing_it()
     assert not any(s.startswith(f"ALTER TABLE {NAMES['t_relations']}") for s in done)
 
 
-def test_a_version_4_store_is_not_filled_again():
+def test_a_store_of_this_version_is_not_filled_again():
     connection = version_1_store()
     connection.meta["schema_version"] = str(SCHEMA_VERSION)
     OracleBackend(connection, schema_policy="NO_CHECK").upgrade()
     assert not any("FILL_KEYWORD_TEXT" in s for s in statements(connection))
+
+
+def test_upgrading_a_version_4_store_cuts_the_keyword_text_again():
+    """Version 5: the keyword text is emptied before the packages are re-created and filled
+    again by the new keyword_text after them; the text index is kept."""
+    connection = version_1_store()
+    connection.meta["schema_version"] = "4"
+    OracleBackend(connection, schema_policy="NO_CHECK").upgrade()
+    done = statements(connection)
+    empty = done.index(f"UPDATE {NAMES['t_records']} SET keyword_text = NULL"
+                       " WHERE keyword_text IS NOT NULL")
+    keyword_body = next(i for i, s in enumerate(done)
+                        if s.startswith(f"CREATE OR REPLACE PACKAGE BODY {NAMES['keyword']}"))
+    fill = next(i for i, s in enumerate(done) if "FILL_KEYWORD_TEXT" in s)
+    set_version = next(i for i, s in enumerate(done) if "SET_SCHEMA_VERSION" in s)
+    assert empty < keyword_body < fill < set_version
+    assert not any(s.startswith(f"ALTER TABLE {NAMES['t_records']} ADD") for s in done)
+    assert not any(s.startswith(f"DROP INDEX IF EXISTS {NAMES['ix_text']}") for s in done)

@@ -53,6 +53,7 @@ from oracleagentmemory.stores.protocol import (
     ScopeDimension,
     SearchHit,
     SearchRequest,
+    within_limit,
 )
 
 OWN_ROWS, GLOBAL_MEMORIES = SECURITY_POLICIES
@@ -213,10 +214,9 @@ class EndUserGuard(Layer):
         rules = self._rules()
         if rules is None:
             return self.inner.run(op)
-        limit = op.query.get("limit")
         found = [record for record in self.below.get_records({**op.query, "limit": None})
                  if rules.visible(record)]
-        return found[:limit] if limit else found
+        return within_limit(found, op.query)
 
     def on_list_messages(self, op: ListMessages) -> list[RecordOut]:
         rules = self._rules()

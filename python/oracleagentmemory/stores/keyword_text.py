@@ -3,26 +3,37 @@
 Why: Chinese is written without spaces and Korean glues particles to its nouns (임종석이,
 임종석은), so a word index that splits on spaces keeps a whole Chinese clause, or a noun with
 its particle, as one token, and a question never matches the memory that answers it.
-Overlapping character bigrams are the classic dictionary-free answer: every run of Han or
-Hangul characters is replaced by its overlapping pairs of characters (``台北101於`` ->
-``台北 101 於``, ``임종석이`` -> ``임종 종석 석이``), a run of one character stays one token,
-and everything else (Latin, digits, punctuation) is left as it is, cut into words as before.
+Overlapping character bigrams are the classic dictionary-free answer.
 
-The same function runs when a record is written (its keyword text is indexed instead of its
-content; the embedded backend stores it only when it differs from the content) and on a
-query's text, so a query asks for exactly the tokens the index holds. The Oracle backend
-does the same in PL/SQL (``<prefix>_SEARCH.keyword_text``), rendered from
-``BIGRAM_RANGES`` here, the one list of character ranges.
+The text is first NFKC-folded (full-width ``１０１`` and ``ＡＢ`` become ``101`` and ``AB``,
+compatibility ideographs their unified form), then every run of Han characters and every
+run of Hangul characters (a run holds one script only: a Han character next to a Hangul
+one ends the run) is replaced by tokens, each between spaces:
+
+- a record's text (``query=False``, what the index holds): each character and each
+  overlapping pair, in reading order (``台北市`` -> `` 台 台北 北 北市 市 ``), so a query of
+  one character (``北``, ``집``) finds every record that holds it;
+- a query (``query=True``): the overlapping pairs only (``台北市`` -> `` 台北 北市 ``), a
+  run of one character that character, so a longer query keeps the precision of pairs.
+
+Everything else (Latin, digits, punctuation) is kept as it is, cut into words as before.
+The Oracle backend does the same in PL/SQL (``<prefix>_KEYWORD.keyword_text``), rendered
+from ``HAN_RANGES`` and ``HANGUL_RANGES`` here, the one list of character ranges.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 HAN_RANGES: tuple[tuple[int, int], ...] = (
     (0x3400, 0x4DBF),  # CJK Unified Ideographs Extension A
     (0x4E00, 0x9FFF),  # CJK Unified Ideographs
     (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
+    (0x20000, 0x2A6DF),  # Extension B
+    (0x2A700, 0x2EE5F),  # Extensions C, D, E, F and I
+    (0x2F800, 0x2FA1F),  # CJK Compatibility Ideographs Supplement
+    (0x30000, 0x323AF),  # Extensions G and H
 )
 HANGUL_RANGES: tuple[tuple[int, int], ...] = (
     (0x1100, 0x11FF),  # Hangul Jamo
@@ -32,28 +43,39 @@ HANGUL_RANGES: tuple[tuple[int, int], ...] = (
     (0xD7B0, 0xD7FF),  # Hangul Jamo Extended-B
 )
 BIGRAM_RANGES: tuple[tuple[int, int], ...] = tuple(sorted(HAN_RANGES + HANGUL_RANGES))
-"""Code point ranges (inclusive, all in the Basic Multilingual Plane) whose runs are cut into
-bigrams. A run is a maximal sequence of characters in any of these ranges (a Han character
-next to a Hangul one continues the run)."""
-
-_RUN = re.compile("[" + "".join(f"\\u{low:04x}-\\u{high:04x}" for low, high in BIGRAM_RANGES)
-                  + "]+")
+"""Code point ranges (inclusive) whose runs are cut into bigrams, Han and Hangul together."""
 
 
-def _bigrams(match: re.Match[str]) -> str:
+def _class(ranges: tuple[tuple[int, int], ...]) -> str:
+    return "[" + "".join(f"{chr(low)}-{chr(high)}" for low, high in ranges) + "]+"
+
+
+_RUN = re.compile(f"{_class(HAN_RANGES)}|{_class(HANGUL_RANGES)}")
+
+
+def _index_tokens(match: re.Match[str]) -> str:
+    run = match.group()
+    tokens = [run[0]]
+    for i in range(1, len(run)):
+        tokens += (run[i - 1:i + 1], run[i])
+    return " " + " ".join(tokens) + " "
+
+
+def _query_tokens(match: re.Match[str]) -> str:
     run = match.group()
     if len(run) == 1:
         return f" {run} "
     return " " + " ".join(run[i:i + 2] for i in range(len(run) - 1)) + " "
 
 
-def keyword_text(text: str) -> str:
-    """``text`` with each Han/Hangul run replaced by its overlapping character bigrams,
-    separated and surrounded by single spaces; text without such a character is returned
-    unchanged (the same object)."""
+def keyword_text(text: str, *, query: bool = False) -> str:
+    """``text`` NFKC-folded, each Han or Hangul run replaced by its tokens (see above),
+    separated and surrounded by single spaces; ASCII text is returned unchanged (the same
+    object)."""
     if text.isascii():
         return text
-    return _RUN.sub(_bigrams, text)
+    return _RUN.sub(_query_tokens if query else _index_tokens,
+                    unicodedata.normalize("NFKC", text))
 
 
 def stored_keyword_text(content: str) -> str | None:

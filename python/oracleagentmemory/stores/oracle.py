@@ -48,12 +48,14 @@ import numpy as np
 
 from oracleagentmemory._end_user import current_end_user
 from oracleagentmemory._vocabulary import PRINCIPAL_KINDS, SECURITY_POLICIES
+from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
 from oracleagentmemory.stores.errors import (
     ERRORS_BY_CODE,
     AccessDeniedError,
     DuplicateRecordError,
     InvalidArgumentError,
     SchemaError,
+    StoreClosedError,
     StoreError,
 )
 from oracleagentmemory.stores.operations import NUMBER_MEMBERS
@@ -103,7 +105,7 @@ END_USER_GROUPS_BIND = "am_end_user_groups"
 
 RETURNS_NUMBER = NUMBER_MEMBERS | frozenset({"FILL_KEYWORD_TEXT"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
-RETURNS_TEXT = frozenset({"END_USER_ID"})
+RETURNS_TEXT = frozenset({"END_USER_ID", "RECORDED_EMBEDDING_MODEL"})
 """Functions returning NUMBER (the contract's, as ``stores.operations`` declares them, and
 an administration one), BOOLEAN or VARCHAR2; every other function returns JSON. A
 VARCHAR2 result is a ``DB_TYPE_VARCHAR`` variable of the driver's default size, 4000 for a
@@ -159,6 +161,10 @@ TABLE_STEPS: tuple[tuple[int, tuple[str, ...]], ...] = (
         "ALTER TABLE {t_records} ADD (keyword_text CLOB)",
         "DROP INDEX IF EXISTS {ix_text} FORCE",
     )),
+    # Version 5: the keyword text is cut again (NFKC, single characters, Han apart from
+    # Hangul, Han beyond the BMP): emptied here, filled again by KEYWORD steps below.
+    # Checked: UPDATE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UPDATE.html
+    (5, ("UPDATE {t_records} SET keyword_text = NULL WHERE keyword_text IS NOT NULL",)),
 )
 """The table changes of each schema version, run by ``upgrade`` for every version above the
 store's (install/upgrade.sql has the same steps). Object names come from the validated
@@ -170,9 +176,10 @@ _ALREADY_DONE_CODES = frozenset({1451, 1430})
 https://gist.github.com/velll/12043255b542ef87cc0b9787e840accd (a first run against a
 database confirms it, tests/oracle/first_contact.sh runs the upgrade). ORA-01430 "column
 being added already exists in table": the version 4 column is there already."""
-KEYWORD_TEXT_VERSION = 4
-"""The version whose upgrade fills records' keyword_text and creates the text index over it
-once the packages exist (``_upgrade_keyword_text``)."""
+KEYWORD_TEXT_VERSION = 5
+"""The last version whose upgrade fills records' keyword_text (and creates the text index
+over it when missing) once the packages exist (``_upgrade_keyword_text``): 4 added the
+column, 5 cuts the text again."""
 KEYWORD_FILL_BATCH = 1000
 """Records per committed batch when the upgrade fills keyword_text."""
 
@@ -277,7 +284,7 @@ class OracleBackend:
     @contextmanager
     def _connection(self) -> Iterator[Any]:
         if self._closed:
-            raise StoreError("the store is closed")
+            raise StoreClosedError("the store is closed")
         if hasattr(self._source, "acquire"):
             with self._source.acquire() as conn:
                 yield conn
@@ -717,6 +724,25 @@ class OracleBackend:
 
     def describe(self) -> dict[str, Any]:
         return self._call_function("API.DESCRIBE")
+
+    def recorded_embedding_model(self) -> str | None:
+        """The facade's ``recorded_embedding_model``; all-MiniLM-L6-v2 (the only default
+        before models were recorded) when the store's packages predate it (a store opened
+        without a schema check) or the call fails."""
+        try:
+            name = self._call_function("API.RECORDED_EMBEDDING_MODEL")
+        except StoreError:
+            return LEGACY_EMBEDDING_MODEL
+        return str(name) if name else None
+
+    def record_embedding_model(self, name: str) -> None:
+        """The facade's ``record_embedding_model`` (the first name stays). Best effort, as
+        the embedded store's: a store that cannot record it (packages older than schema
+        version 5) is left as it is."""
+        try:
+            self._call("API.RECORD_EMBEDDING_MODEL", p_name=name, p_commit=True)
+        except StoreError:
+            return
 
     def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
                       replace: bool = False, thread_id: str | None = None) -> list[str]:

@@ -14,7 +14,8 @@ in the list too, minus the few that are also English content words a question ma
 stopword is ignored in an English query as well. Only the query side drops these words;
 the Oracle text index drops just its own default stoplist (see docs/oracle.md), and the
 embedded index drops nothing. Chinese and Korean have no stopwords here: their text is
-cut into character bigrams first (``keyword_text``), and a bigram is kept.
+cut into character bigrams first (``keyword_text`` with ``query=True``), and a bigram is
+kept.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def content_words(text: str) -> list[str]:
     """The query's words, lower-cased, without stopwords or repeats, in order: the words of
-    its keyword text (Han and Hangul runs cut into character bigrams, see keyword_text)."""
-    words = (word for word in _WORD.findall(keyword_text(text).lower())
+    its keyword text as a query (NFKC-folded, Han and Hangul runs cut into character
+    bigrams, see keyword_text)."""
+    words = (word for word in _WORD.findall(keyword_text(text, query=True).lower())
              if word not in STOP_WORDS)
     return list(dict.fromkeys(words))

@@ -10,12 +10,13 @@ from oracleagentmemory.stores.embedded import changelog
 from oracleagentmemory.stores.errors import SchemaError
 from oracleagentmemory.stores.keyword_text import stored_keyword_text
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """2: records.scope_tokens and a keyword index that holds them; 3: relations.thread_id may
 be null (a relation made through the client between memories of different threads);
 4: records.keyword_text (Han and Hangul cut into character bigrams, see
-stores/keyword_text.py) and a keyword index over it. Older files are upgraded on open, one
-step per version."""
+stores/keyword_text.py) and a keyword index over it; 5: keyword_text computed again (NFKC
+folding, single Han and Hangul characters indexed, Han apart from Hangul, Han beyond the
+Basic Multilingual Plane). Older files are upgraded on open, one step per version."""
 
 SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
 SCOPE_TOKENS_SQL = " || ".join(
@@ -316,14 +317,20 @@ def _nullable_relation_thread(conn: sqlite3.Connection) -> None:
 
 
 KEYWORD_FILL_BATCH = 2000
-"""Rows read per batch when version 4 fills keyword_text for the records already stored."""
+"""Rows read per batch when versions 4 and 5 fill keyword_text for the records stored."""
 
 
 def _add_keyword_text(conn: sqlite3.Connection) -> None:
-    """3 -> 4: records.keyword_text filled for the records with Han or Hangul text (in
-    batches of seq, so a large file is never read whole), and the keyword index rebuilt over
-    keyword_body (seconds per million records, once). The index and its triggers go first,
-    so filling the column does not re-index row by row."""
+    """3 -> 4: records.keyword_text filled for the records with Han or Hangul text, and the
+    keyword index rebuilt over keyword_body (seconds per million records, once)."""
+    _fill_keyword_text(conn)
+
+
+def _fill_keyword_text(conn: sqlite3.Connection) -> None:
+    """records.keyword_text set to what ``stored_keyword_text`` gives for every record (in
+    batches of seq, so a large file is never read whole), then the keyword index rebuilt
+    over keyword_body. The index and its triggers go first, so filling the column does not
+    re-index row by row."""
     for trigger in FTS_TRIGGERS:
         conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     conn.execute("DROP TABLE IF EXISTS records_fts")
@@ -338,20 +345,21 @@ def _add_keyword_text(conn: sqlite3.Connection) -> None:
     last = -1
     while True:
         rows = conn.execute(
-            "SELECT seq, content FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
+            "SELECT seq, content, keyword_text FROM records WHERE seq > ? ORDER BY seq LIMIT ?",
             (last, KEYWORD_FILL_BATCH),
         ).fetchall()
         if not rows:
             break
         last = rows[-1][0]
-        changed = [(segmented, seq) for seq, content in rows
-                   if (segmented := stored_keyword_text(content or "")) is not None]
+        changed = [(segmented, seq) for seq, content, stored in rows
+                   if (segmented := stored_keyword_text(content or "")) != stored]
         if changed:
             conn.executemany("UPDATE records SET keyword_text = ? WHERE seq = ?", changed)
     _rebuild_keyword_index(conn, FTS_DDL)
 
 
-_UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text}
+_UPGRADE_STEPS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text,
+                  4: _fill_keyword_text}
 
 
 def check_version(conn: sqlite3.Connection) -> None:

@@ -3,8 +3,9 @@
 Candidates are narrowed over the in-memory record cache (type, status, expiry, exact scope
 dimensions as numpy masks), then by the metadata filter over cached key columns, and only
 the survivors are scored: cosine distance as one matrix product over cached unit vectors for
-VECTOR, FTS5 bm25 for KEYWORD, confidence-weighted score fusion of both for HYBRID
-(``stores.hybrid_fusion``). Only the top hits and their links are read from SQLite.
+VECTOR, FTS5 bm25 for KEYWORD, the vector distance less a confidence-weighted keyword
+pull for HYBRID (``stores.ranking``). Only the top hits and their links are read from
+SQLite.
 """
 
 from __future__ import annotations
@@ -31,12 +32,6 @@ from oracleagentmemory.stores.embedded.codec import (
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
-from oracleagentmemory.stores.hybrid_fusion import (
-    fused_distances,
-    fusion_window,
-    ranking_confidence,
-    window_shares,
-)
 from oracleagentmemory.stores.protocol import (
     LinkedHit,
     RecordOut,
@@ -45,15 +40,21 @@ from oracleagentmemory.stores.protocol import (
     Strategy,
     Vector,
 )
+from oracleagentmemory.stores.ranking import (
+    SCOPE_AFFINITY,
+    fusion_window,
+    hybrid_distances,
+    keyword_pull,
+    ranking_confidence,
+    vector_spread,
+    window_shares,
+)
 from oracleagentmemory.stores.stoplist import content_words
 
 STRATEGIES = get_args(Strategy)
 SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
-SCOPE_AFFINITY = 0.05
-"""Ranking bonus (in distance units) per non-exact scope dimension the record matches."""
 FTS_FILTER_SHARE = 0.5
 """Below this share of all records, bm25 is computed for the candidates only."""
-MAX_HOPS = 5
 
 
 class CheckedRequest(TypedDict):
@@ -92,8 +93,8 @@ def check_search_request(request: Mapping[str, Any]) -> CheckedRequest:
             )
     max_results = _check_int(request.get("max_results", 10), "max_results", minimum=1)
     num_hops = _check_int(request.get("num_hops", 0), "num_hops", minimum=0)
-    if num_hops > MAX_HOPS:
-        raise InvalidArgumentError(f"num_hops must be between 0 and {MAX_HOPS}")
+    if num_hops > limits.MAX_HOPS:
+        raise InvalidArgumentError(f"num_hops must be between 0 and {limits.MAX_HOPS}")
     max_linked = _check_int(request.get("max_linked_results", 100), "max_linked_results", 0)
     scope = request.get("scope") or {}
     for key, dimension in scope.items():
@@ -181,13 +182,12 @@ def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
     seqs = candidates.seqs
     if not seqs.shape[0]:
         return []
-    positions, distances = _score(conn, req, candidates)
+    positions, ranking, distances = _score(conn, req, candidates)
     if not positions.shape[0]:
         return []
-    affinity = None if candidates.affinity is None else candidates.affinity[positions]
-    # Without affinity the float32 distances rank exactly like their float64 values.
-    ranking = distances if affinity is None else (
-        distances.astype(np.float64) - SCOPE_AFFINITY * affinity)
+    if candidates.affinity is not None:
+        # Without affinity the float32 distances rank exactly like their float64 values.
+        ranking = ranking.astype(np.float64) - SCOPE_AFFINITY * candidates.affinity[positions]
     best = _top(ranking, seqs, positions, req["max_results"])
     chosen = [int(seq) for seq in seqs[positions[best]]]
     records = _load_records(conn, chosen)
@@ -261,18 +261,21 @@ def _top(ranking: np.ndarray, seq: np.ndarray, slots: np.ndarray, k: int) -> np.
 
 
 def _score(conn: Any, req: CheckedRequest,
-           candidates: _Candidates) -> tuple[np.ndarray, np.ndarray]:
-    """(scored positions in the candidates' seqs, their distances): vector, keyword, or
-    both fused."""
+           candidates: _Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scored positions in the candidates' seqs, their ranking values, their distances):
+    vector, keyword, or both fused; only HYBRID ranks by something else than the distance
+    it reports."""
     strategy = req["strategy"]
     if strategy == "VECTOR":
         assert candidates.vector is not None
-        return candidates.vector
+        positions, distances = candidates.vector
+        return positions, distances, distances
     keyword = _keyword_distances(conn, req["query_text"], req["scope"], candidates)
     if strategy == "KEYWORD":
-        return keyword
+        return keyword[0], keyword[1], keyword[1]
     assert candidates.vector is not None
-    return _fuse(candidates.seqs, candidates.vector, keyword, fusion_window(req["max_results"]))
+    return _fuse(candidates.seqs, candidates.vector, keyword,
+                 fusion_window(req["max_results"]))
 
 
 def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> str | None:
@@ -326,27 +329,30 @@ def _fuse(
     vector: tuple[np.ndarray, np.ndarray],
     keyword: tuple[np.ndarray, np.ndarray],
     window: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Confidence-weighted score fusion of each ranking's best ``window`` (the rule and its
-    reasons: ``stores.hybrid_fusion``), as (positions in ``seqs``, distances). The vector
-    scores are 1 - cosine distance, the keyword ones |bm25| back from 1 / (1 + |bm25|).
-    Cutting the lists keeps the long tail of weak keyword matches out."""
-    parts = []
-    for (part_slots, part_distances), is_keyword in ((vector, False), (keyword, True)):
-        if not part_slots.shape[0]:
-            continue
-        distances = np.asarray(part_distances, dtype=np.float64)
-        scores = 1.0 / distances - 1.0 if is_keyword else 1.0 - distances
-        best_first = _top(distances, seqs, part_slots, window)
-        shares = window_shares(scores[best_first], window)
-        parts.append((part_slots[best_first], ranking_confidence(scores) * shares))
-    if not parts:
-        return vector[0][:0], np.zeros(0, dtype=np.float64)
-    slots = np.union1d(parts[0][0], parts[-1][0])
-    fused = np.zeros(slots.shape[0], dtype=np.float64)
-    for part_slots, part_scores in parts:
-        fused[np.searchsorted(slots, part_slots)] += part_scores
-    return slots, fused_distances(fused)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """HYBRID (the rule and its reasons: ``stores.ranking``) as (positions in ``seqs``,
+    ranking values, distances): every record with a vector, and the keyword window's best,
+    each at its vector distance less its keyword part (confidence x window share of |bm25|,
+    back from 1 / (1 + |bm25|)) times the pull. Cutting the keyword list to its window
+    keeps the long tail of weak matches out."""
+    vector_slots, vector_distances = vector
+    keyword_slots, keyword_distances = keyword
+    spread = vector_spread(np.sort(vector_distances.astype(np.float64)), window)
+    pull = keyword_pull(ranking_confidence(1.0 - vector_distances.astype(np.float64)), spread)
+    windowed = keyword_slots[:0]
+    parts = np.zeros(0, dtype=np.float64)
+    if keyword_slots.shape[0]:
+        scores = 1.0 / np.asarray(keyword_distances, dtype=np.float64) - 1.0
+        best_first = _top(keyword_distances, seqs, keyword_slots, window)
+        windowed = keyword_slots[best_first]
+        parts = ranking_confidence(scores) * window_shares(scores[best_first], window)
+    slots = np.union1d(vector_slots, windowed)
+    distances = np.full(slots.shape[0], np.nan)
+    distances[np.searchsorted(slots, vector_slots)] = vector_distances
+    keyword_parts = np.zeros(slots.shape[0], dtype=np.float64)
+    keyword_parts[np.searchsorted(slots, windowed)] = parts
+    ranking, reported = hybrid_distances(distances, keyword_parts, pull)
+    return slots, ranking, reported
 
 
 def _load_records(conn: Any, seqs: list[int]) -> dict[int, RecordOut]:
