@@ -1140,8 +1140,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     FOR i IN 1 .. l_keys.COUNT LOOP
       IF NVL(l_keys(i), '?') NOT IN ('content', 'embedding', 'metadata', 'timestamp', 'status',
-                                     'ttl_days', 'ttl_anchor', 'parts', 'config', 'mime_type',
-                                     'image_bytes', 'replace_images') THEN
+                                     'ttl_days', 'ttl_anchor', 'parts', 'config', 'settings',
+                                     'mime_type', 'image_bytes', 'replace_images') THEN
         l_unknown := l_unknown || CASE WHEN l_unknown IS NOT NULL THEN ', ' END || l_keys(i);
       END IF;
     END LOOP;
@@ -1169,9 +1169,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_row row_t;
   BEGIN
     SELECT r.id, r.record_type, r.user_id, r.agent_id, r.thread_id, r.created_at, r.event_ts,
-           r.event_utc
+           r.event_utc, JSON_SERIALIZE(r.config RETURNING CLOB)
       INTO l_row.id, l_row.record_type, l_row.user_id, l_row.agent_id, l_row.thread_id,
-           l_row.created_at, l_row.event_ts, l_row.event_utc
+           l_row.created_at, l_row.event_ts, l_row.event_utc, l_row.config
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.seq = p_seq
        FOR UPDATE;
@@ -1235,14 +1235,32 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   END read_state;
 
   -- parts, config, mime_type.
-  PROCEDURE read_extras(p_changes IN JSON_OBJECT_T, p_change IN OUT NOCOPY change_t) IS
+  -- parts, config, mime_type; "settings" replaces the settings of the (locked) record's
+  -- config and keeps the rest of it (a thread's counters, which append_messages changes).
+  PROCEDURE read_extras(p_changes IN JSON_OBJECT_T, p_target IN row_t,
+                        p_change IN OUT NOCOPY change_t) IS
+    l_config JSON_OBJECT_T := JSON_OBJECT_T();
   BEGIN
     IF p_changes.has('parts') THEN
       p_change.parts := AGENT_MEMORY_CODEC.opt_array_text(p_changes, 'parts', 'parts');
       p_change.f_parts := 1;
     END IF;
+    IF p_changes.has('config') AND p_changes.has('settings') THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('give config or settings, not both');
+    END IF;
     IF p_changes.has('config') THEN
       p_change.config := AGENT_MEMORY_CODEC.opt_object_text(p_changes, 'config', 'config');
+      p_change.f_config := 1;
+    END IF;
+    IF p_changes.has('settings') THEN
+      IF NOT p_changes.get('settings').is_object THEN
+        AGENT_MEMORY_ERRORS.invalid_argument('settings must be a JSON object');
+      END IF;
+      IF p_target.config IS NOT NULL THEN
+        l_config := JSON_OBJECT_T.parse(p_target.config);
+      END IF;
+      l_config.put('settings', p_changes.get_object('settings'));
+      p_change.config := l_config.to_clob;
       p_change.f_config := 1;
     END IF;
     IF p_changes.has('mime_type') THEN
@@ -1291,7 +1309,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   BEGIN
     read_content(p_changes, l_change);
     read_state(p_changes, p_target, l_change);
-    read_extras(p_changes, l_change);
+    read_extras(p_changes, p_target, l_change);
     read_images(p_changes, p_target, p_now, l_change);
     RETURN l_change;
   END read_changes;

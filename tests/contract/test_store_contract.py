@@ -814,3 +814,17 @@ def test_append_messages_takes_only_messages_and_images_of_its_thread(store):
         with pytest.raises(InvalidArgumentError):
             store.append_messages({"thread_id": "t1", "records": [record]})
     assert store.get_records({"ids": ["m", "mem"]}) == []
+
+
+def test_changing_a_threads_settings_keeps_its_counters(store):
+    # update_thread used to write the whole config it had read: a batch counted meanwhile
+    # by another client was lost. "settings" replaces only the settings, in the update.
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1",
+                          "config": {"settings": {"a": 1}, "state": {}}}])
+    store.append_messages({"thread_id": "t1", "records": [message("a")], "schedule": {
+        "extraction_frequency": 10, "extraction_window": -1, "summary_frequency": None}})
+    updated = store.update_record("t1", ["thread"], {"settings": {"b": 2}})
+    assert updated["config"]["settings"] == {"b": 2}
+    assert updated["config"]["state"]["extraction"]["messages_since_extraction"] == 1
+    with pytest.raises(InvalidArgumentError):
+        store.update_record("t1", ["thread"], {"settings": {"c": 3}, "config": {}})

@@ -178,5 +178,20 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_messages AS
     ut.expect(l_config.get_object('state').get_number('other')).to_equal(1);
     ut.expect(counters).to_equal('1/0');
   END settings_kept;
+
+  PROCEDURE counters_kept IS
+    l_out JSON_OBJECT_T;
+    l_updated JSON;
+  BEGIN
+    seed_thread('{"settings": {"a": 1}, "state": {}}');
+    l_out := append('{"thread_id": "t1", "records": ' || messages(2) || ', "schedule":'
+      || ' {"extraction_frequency": 9, "extraction_window": -1, "summary_frequency": null}}');
+    l_updated := agent_memory.update_record(p_record_id => 't1',
+      p_record_types => j('["thread"]'), p_changes => j('{"settings": {"b": 2}}'),
+      p_commit => FALSE);
+    ut.expect(TREAT(JSON_ELEMENT_T.load(l_updated) AS JSON_OBJECT_T).get_object('config')
+      .get_object('settings').get_number('b')).to_equal(2);
+    ut.expect(counters).to_equal('2/0');
+  END counters_kept;
 END ut_agent_memory_messages;
 /

@@ -31,5 +31,7 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_messages AS
   PROCEDURE record_of_another_thread;
   --%test(the settings in the thread's config are kept when the counters change)
   PROCEDURE settings_kept;
+  --%test(an update of the settings keeps the counters)
+  PROCEDURE counters_kept;
 END ut_agent_memory_messages;
 /

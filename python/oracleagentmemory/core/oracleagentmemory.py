@@ -580,10 +580,10 @@ class OracleAgentMemory(IAgentMemory):
         call = _call_layer("update_thread", dict(locals()))
         thread_id = thread_key(thread_id)
         record = self._load_thread(thread_id)
-        config = record.get("config") or {}
-        stored = layer_from_json(config.get("settings"))
-        changes: RecordChanges = {"config": {
-            **config, "settings": call.over(stored).to_json()}}
+        stored = layer_from_json((record.get("config") or {}).get("settings"))
+        # only the settings: the store keeps the rest of the config (the extraction counters
+        # other clients may be counting meanwhile)
+        changes: RecordChanges = {"settings": call.over(stored).to_json()}
         if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
         updated = self.memory_service.backend.update_record(thread_id, ["thread"], changes)

@@ -261,6 +261,8 @@ class InterfaceBackend:
             given["embedding"] = _embedding(changes.get("embedding"))
         if "config" in changes:
             given["content"] = changes["config"]
+        if "settings" in changes:  # read above, written back: your store has no transaction
+            given["content"] = {**(found.get("config") or {}), "settings": changes["settings"]}
         if "status" in changes:
             given["status"] = RecordStatus(changes["status"])
         if "ttl_days" in changes:

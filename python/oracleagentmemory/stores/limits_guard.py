@@ -32,7 +32,7 @@ from oracleagentmemory.stores.protocol import LinkOut, MessageBatchResult, Recor
 
 _ID_KEYS = ("id", "user_id", "agent_id", "thread_id", "message_id")
 _TEXT_KEYS = ("role", "mime_type", "timestamp")
-_JSON_KEYS = ("parts", "config")
+_JSON_KEYS = ("parts", "config", "settings")
 
 
 def check_record(record: Mapping[str, Any], where: str) -> None:

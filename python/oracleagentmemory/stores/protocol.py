@@ -216,6 +216,10 @@ class RecordChanges(TypedDict, total=False):
     ttl_anchor: TtlAnchor
     parts: list[dict[str, Any]] | None
     config: dict[str, Any] | None
+    settings: dict[str, Any]
+    """Threads: replaces ``config["settings"]`` and keeps the rest of the config as stored
+    (the extraction counters ``append_messages`` keeps), in the update's transaction; not
+    with ``config``."""
     mime_type: str | None
     image_bytes: bytes | None
     replace_images: list[RecordIn]

@@ -1042,7 +1042,7 @@ class EmbeddedBackend:
         params: list[Any] = []
         unknown = set(changes) - {
             "content", "embedding", "metadata", "timestamp", "status", "ttl_days", "ttl_anchor",
-            "parts", "config", "mime_type", "image_bytes", "replace_images",
+            "parts", "config", "settings", "mime_type", "image_bytes", "replace_images",
         }
         if unknown:
             raise InvalidArgumentError(f"unknown change fields: {', '.join(sorted(unknown))}")
@@ -1081,6 +1081,15 @@ class EmbeddedBackend:
                 created_at, timestamp, "changes",
             ))
         extra_keys = [key for key in ("parts", "config", "mime_type") if key in changes]
+        if "settings" in changes:
+            if "config" in changes:
+                raise InvalidArgumentError("give config or settings, not both")
+            if not isinstance(changes["settings"], dict):
+                raise InvalidArgumentError("settings must be a JSON object")
+            # the stored config (read in this write transaction) keeps everything else
+            changes = {**changes, "config": {**(current.get("config") or {}),
+                                             "settings": changes["settings"]}}
+            extra_keys.append("config")
         if extra_keys:
             extra = {key: current.get(key) for key in ("parts", "config", "mime_type")}
             extra.update({key: changes[key] for key in extra_keys})
