@@ -27,6 +27,7 @@ from oracleagentmemory.observability import (
 from oracleagentmemory.stores.embedded import EmbeddedBackend
 from oracleagentmemory.stores.operations import OPERATIONS
 from tests.support.embedders import HashingEmbedder
+from tests.support.images import PNG
 from tests.support.llms import NeverCalledLlm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -101,7 +102,10 @@ def test_the_other_thread_operations_are_one_call_each(tmp_path):
         thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
         first, second = thread.add_messages(BATCH)
         memory = thread.add_memory("lives in Lyon")
+        tram = thread.add_memory("rides trams")
         for name, operation in (
+                ("create_thread", lambda: client.create_thread(thread_id="t2", user_id="v")),
+                ("add_image", lambda: thread.add_image(PNG, description="a tram")),
                 ("add_memory", lambda: thread.add_memory("likes trains")),
                 ("client add_memory", lambda: client.add_memory("x", user_id="u")),
                 ("update_memory", lambda: thread.update_memory(memory, content="Lyon")),
@@ -110,8 +114,11 @@ def test_the_other_thread_operations_are_one_call_each(tmp_path):
                 ("update_message metadata", lambda: thread.update_message(
                     first, metadata={"k": 1})),
                 ("delete_message", lambda: thread.delete_message(second)),
+                ("link_records", lambda: thread.link_records(
+                    memory, "memory", tram, "memory", "supports")),
                 ("delete_memory", lambda: thread.delete_memory(memory)),
-                ("delete_thread", lambda: client.delete_thread("t"))):
+                ("delete_thread", lambda: client.delete_thread("t")),
+                ("delete_user", lambda: client.delete_user("v"))):
             with counted(client) as (calls, transactions):
                 operation()
             assert len(calls) == 1 and sum(transactions.values()) == 1, (name, calls)

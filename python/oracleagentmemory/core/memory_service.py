@@ -352,6 +352,13 @@ class MemoryService:
         if self._background is not None:
             self._background.wait(thread_ids, timeout)
 
+    def wait_for_owner(self, column: Literal["user_id", "agent_id"], owner_id: str,
+                       timeout: float | None = 300.0) -> None:
+        """Wait for extraction accepted earlier for the threads of a user or agent; their
+        ids are read only when there is work to wait for (a delete stays one store call)."""
+        if self._background is not None and self._background.pending():
+            self.wait_for_threads(self.owned_threads(column, owner_id), timeout)
+
     def close(self, timeout: float | None) -> None:
         """Stop background work (waiting up to ``timeout``, then cancelling what is left),
         release the backend, and close the HTTP connections of the LLMs and the embedder

@@ -354,7 +354,7 @@ class OracleAgentMemory(IAgentMemory):
         service = self.memory_service
         if not check_flag(cascade, "cascade"):
             return service.backend.delete_records([owner_key], [f"{owner}_profile"])
-        service.wait_for_threads(service.owned_threads(column, owner_key))
+        service.wait_for_owner(column, owner_key)
         return service.backend.delete_cascade(owner, owner_key)["owner"]
 
     # -- threads ----------------------------------------------------------------------
@@ -451,7 +451,12 @@ class OracleAgentMemory(IAgentMemory):
         }
         record["thread_id"] = record["id"]
         self.memory_service.backend.write_records([record])
-        return open_thread(self.memory_service, self._load_thread(record["id"]), llm,
+        # the handle is opened on what was written: one store call, not a read back
+        written: RecordOut = {"id": record["id"], "record_type": "thread",
+                              "user_id": record["user_id"], "agent_id": record["agent_id"],
+                              "thread_id": record["id"], "metadata": record["metadata"],
+                              "config": record["config"]}
+        return open_thread(self.memory_service, written, llm,
                            SettingsLayer(search_config=call.search_config,
                                          image_input_limit_config=call.image_input_limit_config),
                            new=True)

@@ -158,7 +158,7 @@ class EndUserGuard(Layer):
 
     def on_append_messages(self, op: AppendMessages) -> MessageBatchResult:
         rules = self._rules()
-        if rules is None:
+        if rules is None or not isinstance(op.batch, Mapping):  # the backend names the error
             return self.inner.run(op)
         records = op.batch.get("records") or []
         self._check_writes(rules, records if isinstance(records, list) else [],
