@@ -61,12 +61,12 @@ class Recorder:
         self._search = search
         self._fuse = search._fuse
 
-        def watched(cache: Any, vector: Any, keyword: Any, window: int) -> Any:
+        def watched(seqs: Any, vector: Any, keyword: Any, window: int) -> Any:
             self.calls.append((
-                cache.seq[vector[0]].astype(np.int64), np.asarray(vector[1], np.float64),
-                cache.seq[keyword[0]].astype(np.int64),
+                seqs[vector[0]].astype(np.int64), np.asarray(vector[1], np.float64),
+                seqs[keyword[0]].astype(np.int64),
                 1.0 / np.asarray(keyword[1], np.float64) - 1.0))
-            return self._fuse(cache, vector, keyword, window)
+            return self._fuse(seqs, vector, keyword, window)
 
         search._fuse = watched
         return self

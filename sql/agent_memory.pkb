@@ -49,6 +49,22 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
       RAISE;
   END write_records;
 
+  FUNCTION append_messages(p_batch IN JSON, p_commit IN BOOLEAN DEFAULT TRUE) RETURN JSON IS
+    l_out JSON;
+  BEGIN
+    SAVEPOINT am_append_messages;
+    l_out := AGENT_MEMORY_RECORD_API.append_messages(p_batch);
+    finish(p_commit);
+    RETURN l_out;
+  EXCEPTION
+    WHEN DUP_VAL_ON_INDEX THEN
+      ROLLBACK TO SAVEPOINT am_append_messages;
+      AGENT_MEMORY_ERRORS.duplicate_record('an id of this batch is already used');
+    WHEN OTHERS THEN
+      ROLLBACK TO SAVEPOINT am_append_messages;
+      RAISE;
+  END append_messages;
+
   FUNCTION get_records(p_query IN JSON DEFAULT NULL) RETURN JSON IS
   BEGIN
     RETURN AGENT_MEMORY_RECORD_API.get_records(p_query);

@@ -11,6 +11,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   describe             describe                                   JSON object
    *   write_records        write_records(p_records, p_links,          JSON array of ids
    *                          p_replace, p_commit)
+   *   append_messages      append_messages(p_batch, p_commit)         MessageBatchResult
    *   get_records          get_records(p_query)                       JSON array of RecordOut
    *   list_messages        list_messages(p_thread_id, p_start,        JSON array of RecordOut
    *                          p_end, p_include_bytes)
@@ -138,6 +139,28 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
                          p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE,
                          p_thread_id IN VARCHAR2 DEFAULT NULL)
     RETURN JSON;
+
+  -- Write a batch of one thread's messages in one transaction with what one add_messages
+  -- needs (one round trip): the thread, the message the batch follows, the extraction
+  -- counters, and what the extraction or summary refresh the batch makes due reads.
+  --   p_batch   MessageBatch {"thread_id", "records", "thread_required", "after_message_id",
+  --             "schedule"}: "records" are RecordIn of messages and their attached images,
+  --             all of thread_id (-20001 otherwise); with "thread_required" (default true)
+  --             the unexpired thread record must exist (-20002), and is locked FOR UPDATE
+  --             as write_records' p_thread_id locks it; with "after_message_id" (an id or
+  --             null: no message) the thread's last visible message must be that one, else
+  --             nothing is written; with a "schedule" {"extraction_frequency",
+  --             "extraction_window", "summary_frequency", "unsummarised"} the batch's
+  --             messages are counted in the thread record's config (state.extraction:
+  --             messages_since_extraction, messages_since_summary; its settings untouched)
+  --             by the rule of python/oracleagentmemory/stores/extraction_schedule.py
+  --   p_commit  commit on success (default TRUE)
+  -- Returns {"ids": [...], "written": true|false, "last_message": RecordOut or null (when
+  -- not written: the thread's last message), "extraction_window": n, "summary_window": n,
+  -- "messages": the thread's last max(windows) messages when either is > 0,
+  -- "thread_summary": the content of the thread's stored rolling summary then}. A bound end
+  -- user may write only into threads it may change (-20009), as with write_records.
+  FUNCTION append_messages(p_batch IN JSON, p_commit IN BOOLEAN DEFAULT TRUE) RETURN JSON;
 
   -- Visible (non-expired) records matching a RecordQuery, oldest first.
   --   p_query  {"ids", "record_types", "user_id", "agent_id", "thread_id", "message_id",

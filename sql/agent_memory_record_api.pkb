@@ -789,6 +789,48 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         || ' does not exist');
   END lock_thread;
 
+  -- The threads a write names: its p_thread_id and the thread_id of each of its records
+  -- but thread records (a thread record names itself), each once.
+  FUNCTION named_threads(p_rows IN rows_t, p_thread_id IN VARCHAR2) RETURN AGENT_MEMORY_TEXT_LIST IS
+    l_threads AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
+    l_seen    seen_t;
+
+    PROCEDURE note(p_thread IN VARCHAR2) IS
+    BEGIN
+      IF p_thread IS NOT NULL AND NOT l_seen.EXISTS(p_thread) THEN
+        l_seen(p_thread) := TRUE;
+        l_threads.EXTEND;
+        l_threads(l_threads.COUNT) := p_thread;
+      END IF;
+    END note;
+  BEGIN
+    note(p_thread_id);
+    FOR i IN 1 .. p_rows.COUNT LOOP
+      IF p_rows(i).record_type <> 'thread' THEN
+        note(p_rows(i).thread_id);
+      END IF;
+    END LOOP;
+    RETURN l_threads;
+  END named_threads;
+
+  -- An end user's write rules, checked before anything is written. It writes only into
+  -- threads it may change, whatever the records' user_id (the owner of another user's
+  -- thread is looked up past the read policy, which hides it). Bound through a security
+  -- context, it is refused a record it may not change (another user's, or no user's), as
+  -- by the embedded backend; the VPD write policy (update_check, ORA-28115) enforces the
+  -- same rule for every other session.
+  PROCEDURE check_end_user_writes(p_rows IN rows_t, p_thread_id IN VARCHAR2) IS
+  BEGIN
+    AGENT_MEMORY_SESSION.assert_may_write_into(named_threads(p_rows, p_thread_id));
+    IF AGENT_MEMORY_SESSION.security_context_bound THEN
+      FOR i IN 1 .. p_rows.COUNT LOOP
+        IF NOT AGENT_MEMORY_SESSION.may_change(p_rows(i).user_id) THEN
+          AGENT_MEMORY_SESSION.deny('write records of another user or of no user');
+        END IF;
+      END LOOP;
+    END IF;
+  END check_end_user_writes;
+
   FUNCTION write_records(p_records IN JSON, p_links IN JSON, p_replace IN BOOLEAN,
                          p_thread_id IN VARCHAR2) RETURN JSON IS
     l_now   TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
@@ -796,19 +838,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_links JSON_ARRAY_T := AGENT_MEMORY_CODEC.to_array(p_links, 'links');
     l_ids   JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
+    check_end_user_writes(l_rows, p_thread_id);
     IF p_thread_id IS NOT NULL THEN
       lock_thread(AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id'), l_now);
-    END IF;
-    -- An end user bound through a security context is refused a record it may not change
-    -- (another user's, or no user's) before anything is written, as by the embedded
-    -- backend; the VPD write policy (update_check, ORA-28115) enforces the same rule for
-    -- every other session.
-    IF AGENT_MEMORY_SESSION.security_context_bound THEN
-      FOR i IN 1 .. l_rows.COUNT LOOP
-        IF NOT AGENT_MEMORY_SESSION.may_change(l_rows(i).user_id) THEN
-          AGENT_MEMORY_SESSION.deny('write records of another user or of no user');
-        END IF;
-      END LOOP;
     END IF;
     IF NVL(p_replace, FALSE) THEN
       -- one by one, as the embedded store: replacing a message also removes the images
@@ -826,6 +858,283 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN l_ids.to_json;
   END write_records;
 
+  -- -- a thread's messages ----------------------------------------------------------------
+
+  -- The seqs of the thread's last p_count visible messages, ascending. (The row limiting
+  -- clause of a subquery takes a bind, as p_count is here:
+  -- https://docs.oracle.com/cd/F32587_01/sqlrf/img_text/row_limiting_clause.html,
+  -- https://docs.oracle.com/en/error-help/db/oci-62550)
+  FUNCTION tail_seqs(p_thread_id IN VARCHAR2, p_now IN TIMESTAMP, p_count IN NUMBER)
+    RETURN AGENT_MEMORY_NUMBER_LIST IS
+    l_seqs AGENT_MEMORY_NUMBER_LIST;
+  BEGIN
+    SELECT t.seq BULK COLLECT INTO l_seqs
+      FROM (SELECT r.seq
+              FROM AGENT_MEMORY_RECORDS r
+             WHERE r.thread_id = p_thread_id
+               AND r.record_type = 'message'
+               AND (r.expires_at IS NULL OR r.expires_at > p_now)
+             ORDER BY r.seq DESC
+             FETCH FIRST p_count ROWS ONLY) t
+     ORDER BY t.seq;
+    RETURN l_seqs;
+  END tail_seqs;
+
+  -- An integer member of a schedule: NULL when absent or null, -20001 when not an integer.
+  FUNCTION schedule_integer(p_schedule IN JSON_OBJECT_T, p_key IN VARCHAR2) RETURN NUMBER IS
+    l_el    JSON_ELEMENT_T;
+    l_value NUMBER;
+  BEGIN
+    IF NOT AGENT_MEMORY_CODEC.has_key(p_schedule, p_key) THEN
+      RETURN NULL;
+    END IF;
+    l_el := p_schedule.get(p_key);
+    IF l_el IS NULL OR l_el.is_null THEN
+      RETURN NULL;
+    END IF;
+    IF NOT l_el.is_number THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('schedule.' || p_key || ' must be an integer');
+    END IF;
+    l_value := p_schedule.get_number(p_key);
+    IF l_value <> TRUNC(l_value) THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('schedule.' || p_key || ' must be an integer');
+    END IF;
+    RETURN l_value;
+  END schedule_integer;
+
+  -- A counter a thread record keeps (state.extraction): 0 when missing or not a positive
+  -- integer.
+  FUNCTION stored_count(p_counts IN JSON_OBJECT_T, p_key IN VARCHAR2) RETURN NUMBER IS
+    l_el    JSON_ELEMENT_T;
+    l_value NUMBER;
+  BEGIN
+    IF NOT AGENT_MEMORY_CODEC.has_key(p_counts, p_key) THEN
+      RETURN 0;
+    END IF;
+    l_el := p_counts.get(p_key);
+    IF l_el IS NULL OR NOT l_el.is_number THEN
+      RETURN 0;
+    END IF;
+    l_value := p_counts.get_number(p_key);
+    RETURN CASE WHEN l_value > 0 AND l_value = TRUNC(l_value) THEN l_value ELSE 0 END;
+  END stored_count;
+
+  -- Count a batch of p_added messages under p_schedule: what is due, and the counters left.
+  -- The rule of python/oracleagentmemory/stores/extraction_schedule.py (count_batch): a
+  -- feature is on when its frequency is not null, and its counter is 0 while it is off;
+  -- extraction is due at every batch (frequency <= 0) or once the messages since the last
+  -- one reach its frequency, over extraction_window messages (> 0) or all of those; the
+  -- summary refresh is checked after a due extraction while extraction is on, else at
+  -- every batch, and is due likewise; unsummarised messages go back to the summary counter
+  -- first, and a call without messages only does that.
+  PROCEDURE count_batch(p_schedule IN JSON_OBJECT_T, p_added IN PLS_INTEGER,
+                        p_since_extraction IN OUT NOCOPY NUMBER,
+                        p_since_summary IN OUT NOCOPY NUMBER,
+                        p_extraction_window OUT NUMBER, p_summary_window OUT NUMBER) IS
+    l_extraction NUMBER := schedule_integer(p_schedule, 'extraction_frequency');
+    l_summary    NUMBER := schedule_integer(p_schedule, 'summary_frequency');
+    l_window     NUMBER := NVL(schedule_integer(p_schedule, 'extraction_window'), -1);
+    l_back       NUMBER := NVL(schedule_integer(p_schedule, 'unsummarised'), 0);
+    l_checked    BOOLEAN;
+  BEGIN
+    IF l_back < 0 THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('schedule.unsummarised must be an integer of at least 0');
+    END IF;
+    p_extraction_window := 0;
+    p_summary_window := 0;
+    p_since_summary := p_since_summary + l_back;
+    IF p_added <= 0 THEN
+      RETURN;
+    END IF;
+    p_since_extraction := CASE WHEN l_extraction IS NULL THEN 0
+                               ELSE p_since_extraction + p_added END;
+    p_since_summary := CASE WHEN l_summary IS NULL THEN 0 ELSE p_since_summary + p_added END;
+    IF l_extraction IS NOT NULL
+       AND (l_extraction <= 0 OR p_since_extraction >= l_extraction) THEN
+      p_extraction_window := CASE WHEN l_window > 0 THEN l_window ELSE p_since_extraction END;
+      p_since_extraction := 0;
+    END IF;
+    IF l_extraction IS NOT NULL THEN
+      l_checked := p_extraction_window > 0;
+    ELSE
+      l_checked := l_summary IS NOT NULL;
+    END IF;
+    IF l_summary IS NOT NULL AND l_checked
+       AND (l_summary <= 0 OR p_since_summary >= l_summary) THEN
+      p_summary_window := p_since_summary;
+      p_since_summary := 0;
+    END IF;
+  END count_batch;
+
+  -- The counters of the locked thread record p_thread counted for a batch and written
+  -- back (state.extraction of its config, its other state and its settings untouched).
+  PROCEDURE count_in_thread(p_thread IN NUMBER, p_config IN CLOB, p_schedule IN JSON_OBJECT_T,
+                            p_added IN PLS_INTEGER, p_now IN TIMESTAMP,
+                            p_extraction_window OUT NUMBER, p_summary_window OUT NUMBER) IS
+    l_config JSON_OBJECT_T := JSON_OBJECT_T();
+    l_state  JSON_OBJECT_T := JSON_OBJECT_T();
+    l_counts JSON_OBJECT_T;
+    l_since_extraction NUMBER := 0;
+    l_since_summary    NUMBER := 0;
+  BEGIN
+    IF p_config IS NOT NULL THEN
+      l_config := JSON_OBJECT_T.parse(p_config);
+    END IF;
+    IF l_config.has('state') AND l_config.get('state').is_object THEN
+      l_state := l_config.get_object('state');
+    END IF;
+    IF l_state.has('extraction') AND l_state.get('extraction').is_object THEN
+      l_counts := l_state.get_object('extraction');
+      l_since_extraction := stored_count(l_counts, 'messages_since_extraction');
+      l_since_summary := stored_count(l_counts, 'messages_since_summary');
+    END IF;
+    count_batch(p_schedule, p_added, l_since_extraction, l_since_summary,
+                p_extraction_window, p_summary_window);
+    IF p_thread IS NULL THEN
+      RETURN;  -- a thread without a record counts from zero and keeps nothing
+    END IF;
+    l_counts := JSON_OBJECT_T();
+    l_counts.put('messages_since_extraction', l_since_extraction);
+    l_counts.put('messages_since_summary', l_since_summary);
+    l_state.put('extraction', l_counts);
+    l_config.put('state', l_state);
+    UPDATE AGENT_MEMORY_RECORDS r
+       SET r.config = JSON(l_config.to_clob), r.updated_at = p_now
+     WHERE r.seq = p_thread;
+  END count_in_thread;
+
+  -- The thread's last visible message as a RecordOut (SQL NULL: it has none), and its id.
+  FUNCTION last_message(p_thread_id IN VARCHAR2, p_now IN TIMESTAMP,
+                        p_id OUT VARCHAR2) RETURN JSON_ELEMENT_T IS
+    l_seqs AGENT_MEMORY_NUMBER_LIST := tail_seqs(p_thread_id, p_now, 1);
+    l_out  JSON_OBJECT_T;
+  BEGIN
+    p_id := NULL;
+    IF l_seqs.COUNT = 0 THEN
+      RETURN NULL;
+    END IF;
+    l_out := TREAT(records_json(l_seqs, FALSE).get(0) AS JSON_OBJECT_T);
+    p_id := l_out.get_string('id');
+    RETURN l_out;
+  END last_message;
+
+  FUNCTION append_messages(p_batch IN JSON) RETURN JSON IS
+    l_batch     JSON_OBJECT_T := AGENT_MEMORY_CODEC.to_object(p_batch, 'batch', FALSE);
+    l_now       TIMESTAMP := AGENT_MEMORY_CODEC.now_utc;
+    l_thread_id VARCHAR2(512 CHAR);
+    l_required  BOOLEAN;
+    l_records   JSON := JSON_ARRAY_T().to_json;
+    l_rows      rows_t;
+    l_added     PLS_INTEGER := 0;
+    l_thread    NUMBER;
+    l_config    CLOB;
+    l_expected  VARCHAR2(512 CHAR);
+    l_last_id   VARCHAR2(512 CHAR);
+    l_last      JSON_ELEMENT_T;
+    l_schedule  JSON_OBJECT_T;
+    l_extraction_window NUMBER := 0;
+    l_summary_window    NUMBER := 0;
+    l_summary   CLOB;
+    l_ids       JSON_ARRAY_T := JSON_ARRAY_T();
+    l_result    JSON_OBJECT_T := JSON_OBJECT_T();
+  BEGIN
+    l_thread_id := AGENT_MEMORY_CODEC.check_id(
+      AGENT_MEMORY_CODEC.opt_string(l_batch, 'thread_id', 'batch.thread_id'), 'thread_id');
+    l_required := NVL(AGENT_MEMORY_CODEC.opt_boolean(l_batch, 'thread_required',
+                                                'batch.thread_required'), TRUE);
+    IF l_batch.has('records') THEN
+      l_records := l_batch.get('records').to_json;
+    END IF;
+    l_rows := prepare_rows(l_records, l_now);
+    FOR i IN 1 .. l_rows.COUNT LOOP
+      IF l_rows(i).record_type NOT IN ('message', 'image') OR l_rows(i).thread_id IS NULL
+         OR l_rows(i).thread_id <> l_thread_id THEN
+        AGENT_MEMORY_ERRORS.invalid_argument('records[' || (i - 1) || '] must be a message or an'
+          || ' image of thread ' || AGENT_MEMORY_CODEC.quoted(l_thread_id));
+      END IF;
+      IF l_rows(i).record_type = 'message' THEN
+        l_added := l_added + 1;
+      END IF;
+    END LOOP;
+    IF AGENT_MEMORY_CODEC.has_key(l_batch, 'schedule') AND NOT l_batch.get('schedule').is_null THEN
+      IF NOT l_batch.get('schedule').is_object THEN
+        AGENT_MEMORY_ERRORS.invalid_argument('schedule must be an object or None');
+      END IF;
+      l_schedule := l_batch.get_object('schedule');
+    END IF;
+    check_end_user_writes(l_rows, l_thread_id);
+    -- The thread record is locked first, as write_records' lock_thread does, so a deletion
+    -- either waits for this batch or comes before it and leaves no thread to write into.
+    BEGIN
+      SELECT r.seq, JSON_SERIALIZE(r.config RETURNING CLOB) INTO l_thread, l_config
+        FROM AGENT_MEMORY_RECORDS r
+       WHERE r.record_type = 'thread'
+         AND r.id = l_thread_id
+         AND (r.expires_at IS NULL OR r.expires_at > l_now)
+         FOR UPDATE;
+    EXCEPTION
+      WHEN NO_DATA_FOUND THEN
+        IF l_required THEN
+          AGENT_MEMORY_ERRORS.record_not_found('thread ' || AGENT_MEMORY_CODEC.quoted(l_thread_id)
+            || ' does not exist');
+        END IF;
+    END;
+    IF AGENT_MEMORY_CODEC.has_key(l_batch, 'after_message_id') THEN
+      l_expected := AGENT_MEMORY_CODEC.opt_id(l_batch, 'after_message_id', 'after_message_id');
+      l_last := last_message(l_thread_id, l_now, l_last_id);
+      IF NOT ((l_last_id IS NULL AND l_expected IS NULL) OR l_last_id = l_expected) THEN
+        -- another message is the thread's last: nothing is written
+        l_result.put('ids', l_ids);
+        l_result.put('written', FALSE);
+        IF l_last IS NULL THEN
+          l_result.put_null('last_message');
+        ELSE
+          l_result.put('last_message', l_last);
+        END IF;
+        l_result.put('extraction_window', 0);
+        l_result.put('summary_window', 0);
+        l_result.put('messages', JSON_ARRAY_T());
+        l_result.put_null('thread_summary');
+        RETURN l_result.to_json;
+      END IF;
+    END IF;
+    insert_new_rows(l_rows);
+    IF l_schedule IS NOT NULL THEN
+      count_in_thread(l_thread, l_config, l_schedule, l_added, l_now, l_extraction_window,
+                      l_summary_window);
+    END IF;
+    FOR i IN 1 .. l_rows.COUNT LOOP
+      l_ids.append(l_rows(i).id);
+    END LOOP;
+    l_result.put('ids', l_ids);
+    l_result.put('written', TRUE);
+    l_result.put_null('last_message');
+    l_result.put('extraction_window', l_extraction_window);
+    l_result.put('summary_window', l_summary_window);
+    IF GREATEST(l_extraction_window, l_summary_window) > 0 THEN
+      l_result.put('messages', records_json(
+        tail_seqs(l_thread_id, l_now, GREATEST(l_extraction_window, l_summary_window)), FALSE));
+      BEGIN
+        SELECT r.content INTO l_summary
+          FROM AGENT_MEMORY_RECORDS r
+         WHERE r.record_type = 'summary'
+           AND r.id = l_thread_id
+           AND (r.expires_at IS NULL OR r.expires_at > l_now);
+      EXCEPTION
+        WHEN NO_DATA_FOUND THEN
+          l_summary := NULL;
+      END;
+    ELSE
+      l_result.put('messages', JSON_ARRAY_T());
+    END IF;
+    IF l_summary IS NULL THEN
+      l_result.put_null('thread_summary');
+    ELSE
+      l_result.put('thread_summary', AGENT_MEMORY_CODEC.string_element(l_summary));
+    END IF;
+    RETURN l_result.to_json;
+  END append_messages;
+
   -- -- updating --------------------------------------------------------------------------
 
   PROCEDURE check_change_keys(p_changes IN JSON_OBJECT_T) IS
@@ -837,8 +1146,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
     FOR i IN 1 .. l_keys.COUNT LOOP
       IF NVL(l_keys(i), '?') NOT IN ('content', 'embedding', 'metadata', 'timestamp', 'status',
-                                     'ttl_days', 'ttl_anchor', 'parts', 'config', 'mime_type',
-                                     'image_bytes', 'replace_images') THEN
+                                     'ttl_days', 'ttl_anchor', 'parts', 'config', 'settings',
+                                     'mime_type', 'image_bytes', 'replace_images') THEN
         l_unknown := l_unknown || CASE WHEN l_unknown IS NOT NULL THEN ', ' END || l_keys(i);
       END IF;
     END LOOP;
@@ -870,9 +1179,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_writer VARCHAR2(512 CHAR) := AGENT_MEMORY_SESSION.writable_user;
   BEGIN
     SELECT r.id, r.record_type, r.user_id, r.agent_id, r.thread_id, r.created_at, r.event_ts,
-           r.event_utc
+           r.event_utc, JSON_SERIALIZE(r.config RETURNING CLOB)
       INTO l_row.id, l_row.record_type, l_row.user_id, l_row.agent_id, l_row.thread_id,
-           l_row.created_at, l_row.event_ts, l_row.event_utc
+           l_row.created_at, l_row.event_ts, l_row.event_utc, l_row.config
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.seq = p_seq
        AND (l_all = 1 OR r.user_id = l_writer)
@@ -937,14 +1246,32 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   END read_state;
 
   -- parts, config, mime_type.
-  PROCEDURE read_extras(p_changes IN JSON_OBJECT_T, p_change IN OUT NOCOPY change_t) IS
+  -- parts, config, mime_type; "settings" replaces the settings of the (locked) record's
+  -- config and keeps the rest of it (a thread's counters, which append_messages changes).
+  PROCEDURE read_extras(p_changes IN JSON_OBJECT_T, p_target IN row_t,
+                        p_change IN OUT NOCOPY change_t) IS
+    l_config JSON_OBJECT_T := JSON_OBJECT_T();
   BEGIN
     IF p_changes.has('parts') THEN
       p_change.parts := AGENT_MEMORY_CODEC.opt_array_text(p_changes, 'parts', 'parts');
       p_change.f_parts := 1;
     END IF;
+    IF p_changes.has('config') AND p_changes.has('settings') THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('give config or settings, not both');
+    END IF;
     IF p_changes.has('config') THEN
       p_change.config := AGENT_MEMORY_CODEC.opt_object_text(p_changes, 'config', 'config');
+      p_change.f_config := 1;
+    END IF;
+    IF p_changes.has('settings') THEN
+      IF NOT p_changes.get('settings').is_object THEN
+        AGENT_MEMORY_ERRORS.invalid_argument('settings must be a JSON object');
+      END IF;
+      IF p_target.config IS NOT NULL THEN
+        l_config := JSON_OBJECT_T.parse(p_target.config);
+      END IF;
+      l_config.put('settings', p_changes.get_object('settings'));
+      p_change.config := l_config.to_clob;
       p_change.f_config := 1;
     END IF;
     IF p_changes.has('mime_type') THEN
@@ -993,7 +1320,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   BEGIN
     read_content(p_changes, l_change);
     read_state(p_changes, p_target, l_change);
-    read_extras(p_changes, l_change);
+    read_extras(p_changes, p_target, l_change);
     read_images(p_changes, p_target, p_now, l_change);
     RETURN l_change;
   END read_changes;

@@ -16,6 +16,7 @@ AS
   -- The contract operations (see AGENT_MEMORY for their documentation). None commits.
   FUNCTION write_records(p_records IN JSON, p_links IN JSON, p_replace IN BOOLEAN,
                          p_thread_id IN VARCHAR2) RETURN JSON;
+  FUNCTION append_messages(p_batch IN JSON) RETURN JSON;
   FUNCTION get_records(p_query IN JSON) RETURN JSON;
   FUNCTION list_messages(p_thread_id IN VARCHAR2, p_start IN NUMBER, p_end IN NUMBER,
                          p_include_bytes IN BOOLEAN) RETURN JSON;

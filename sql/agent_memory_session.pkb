@@ -21,6 +21,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   c_own_rows    CONSTANT VARCHAR2(30 CHAR) := 'USER_OWN_ROWS';
   c_global      CONSTANT VARCHAR2(30 CHAR) := 'GLOBAL_MEMORIES';
   c_binding     CONSTANT VARCHAR2(30 CHAR) := 'SECURITY_CONTEXT';
+  -- Set only inside assert_may_write_into, to the id of the thread whose owner it reads.
+  c_owner_lookup CONSTANT VARCHAR2(30 CHAR) := 'OWNER_LOOKUP';
   -- Predicates. c_records, c_images, c_relations: the end user's own rows (USER_OWN_ROWS,
   -- read and write); *_global: memory-like records of no user (GLOBAL_MEMORIES, read only);
   -- *_both: either. A relation's endpoints are looked up in its id space.
@@ -31,6 +33,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   c_records_both CONSTANT VARCHAR2(400 CHAR) :=
     '(user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000)'
     || ' OR (user_id IS NULL AND record_type IN (''memory'', ''fact'', ''guideline'', ''preference'')))';
+  -- The read predicate of the owner lookup: the one thread record being looked up.
+  c_records_owner_lookup CONSTANT VARCHAR2(200 CHAR) :=
+    'record_type = ''thread'' AND id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''OWNER_LOOKUP'', 4000)';
   c_images      CONSTANT VARCHAR2(400 CHAR) :=
     'seq IN (SELECT r.seq FROM AGENT_MEMORY_RECORDS r'
     || ' WHERE r.user_id = SYS_CONTEXT(''AGENT_MEMORY_CTX'', ''END_USER_ID'', 4000))';
@@ -140,6 +145,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_own_rows);
     DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_global);
     DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_binding);
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_owner_lookup);
   END forget;
 
   -- Bind: whatever was bound before is cleared first, the policies are set, and the end
@@ -256,6 +262,45 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     AGENT_MEMORY_ERRORS.access_denied('end user ' || AGENT_MEMORY_CODEC.quoted(end_user_id) || ' may not '
       || p_action);
   END deny;
+
+  -- The owner (user_id) of the thread record p_thread_id, read past the read policy (see
+  -- the specification); p_found FALSE when there is no such thread.
+  PROCEDURE read_thread_owner(p_thread_id IN VARCHAR2, p_owner OUT VARCHAR2,
+                              p_found OUT BOOLEAN) IS
+    l_count NUMBER;
+  BEGIN
+    DBMS_SESSION.SET_CONTEXT(namespace => c_namespace, attribute => c_owner_lookup,
+                             value => p_thread_id);
+    BEGIN
+      SELECT MIN(r.user_id), COUNT(*) INTO p_owner, l_count
+        FROM AGENT_MEMORY_RECORDS r
+       WHERE r.record_type = 'thread'
+         AND r.id = p_thread_id;
+    EXCEPTION
+      WHEN OTHERS THEN
+        DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_owner_lookup);
+        RAISE;
+    END;
+    DBMS_SESSION.CLEAR_CONTEXT(namespace => c_namespace, attribute => c_owner_lookup);
+    p_found := l_count > 0;
+  END read_thread_owner;
+
+  PROCEDURE assert_may_write_into(p_thread_ids IN AGENT_MEMORY_TEXT_LIST) IS
+    l_owner VARCHAR2(512 CHAR);
+    l_found BOOLEAN;
+  BEGIN
+    IF p_thread_ids IS NULL OR p_thread_ids.COUNT = 0 OR access_mode <> 'BOUND' THEN
+      RETURN;
+    END IF;
+    FOR i IN 1 .. p_thread_ids.COUNT LOOP
+      IF p_thread_ids(i) IS NOT NULL THEN
+        read_thread_owner(p_thread_ids(i), l_owner, l_found);
+        IF l_found AND NOT may_change(l_owner) THEN
+          deny('write into a thread it does not own');
+        END IF;
+      END IF;
+    END LOOP;
+  END assert_may_write_into;
 
   PROCEDURE assert_unrestricted(p_action IN VARCHAR2) IS
     l_mode VARCHAR2(16 CHAR) := access_mode;
@@ -418,8 +463,22 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     RETURN predicate(c_records, NULL, c_records);
   END records_policy;
 
+  -- TRUE while assert_may_write_into looks up a thread's owner for a BOUND session (never
+  -- raises: a policy function must not).
+  FUNCTION owner_lookup RETURN BOOLEAN IS
+  BEGIN
+    RETURN SYS_CONTEXT('AGENT_MEMORY_CTX', c_owner_lookup, 4000) IS NOT NULL
+       AND end_user_id IS NOT NULL;
+  EXCEPTION
+    WHEN OTHERS THEN
+      RETURN FALSE;
+  END owner_lookup;
+
   FUNCTION records_read_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
   BEGIN
+    IF owner_lookup THEN
+      RETURN c_records_owner_lookup;
+    END IF;
     RETURN predicate(c_records, c_records_global, c_records_both);
   END records_read_policy;
 

@@ -140,6 +140,20 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   --   p_action  what was refused, for the message ("purge the store", ...)
   PROCEDURE deny(p_action IN VARCHAR2);
 
+  -- Refuse (-20009, deny) a write of a BOUND session into a thread whose record belongs to
+  -- a user it may not change (another user's thread, or a thread of no user), whatever the
+  -- records' own user_id; nothing for other sessions (the write policy decides). The read
+  -- policy hides another user's thread, so a lookup through it would find no thread and
+  -- let the write in: the owner is looked up past it, one thread at a time, while the
+  -- context attribute OWNER_LOOKUP holds that thread's id, and for that one statement
+  -- records_read_policy shows that one thread record and nothing else. Only this member
+  -- sets the attribute, it answers nothing but "refused or not" (that a thread of that id
+  -- exists and is not the end user's, as a used id's -20003 tells that it exists), and it
+  -- clears the attribute before it returns or raises. A thread that does not exist is not
+  -- refused here (write_records' p_thread_id check reports it, -20002).
+  --   p_thread_ids  the threads the write names (its p_thread_id and its records' thread_id)
+  PROCEDURE assert_may_write_into(p_thread_ids IN AGENT_MEMORY_TEXT_LIST);
+
   -- -20001 unless the session is UNRESTRICTED (administration members of the facade).
   --   p_action  what was refused, for the message
   PROCEDURE assert_unrestricted(p_action IN VARCHAR2);
@@ -170,7 +184,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   FUNCTION records_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
 
   -- Records the session may read: its own (USER_OWN_ROWS) and the memory-like records of
-  -- no user (GLOBAL_MEMORIES).
+  -- no user (GLOBAL_MEMORIES); during assert_may_write_into's owner lookup of a BOUND
+  -- session, the one thread record it looks up instead.
   --   p_schema  schema of the protected table
   --   p_object  name of the protected table
   FUNCTION records_read_policy(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;

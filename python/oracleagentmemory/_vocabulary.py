@@ -15,7 +15,9 @@ SEARCHABLE_TYPES: tuple[str, ...] = (
 )
 """Record types that carry a vector and can be returned by a search."""
 
-ALL_TYPES: tuple[str, ...] = (*SEARCHABLE_TYPES, "thread", "summary")
+SUMMARY_TYPE = "summary"
+"""The record type of a thread's rolling summary (its id is the thread's)."""
+ALL_TYPES: tuple[str, ...] = (*SEARCHABLE_TYPES, "thread", SUMMARY_TYPE)
 """Every record type a store keeps (contract names)."""
 
 STATUSES: tuple[str, ...] = ("VALID", "INVALID")

@@ -70,13 +70,18 @@ def test_a_deletion_between_the_check_and_the_write_leaves_no_orphan(tmp_path):
     with open_client(tmp_path / "m.db") as mine, open_client(tmp_path / "m.db") as other:
         thread = mine.create_thread(user_id="u", agent_id="a")
         store = _embedded(mine)
-        real_write = store.write_records
+        real_write, real_append = store.write_records, store.append_messages
 
         def write_after_the_deletion(records, links=(), replace=False, thread_id=None):
             other.delete_thread(thread.thread_id)  # the other process, right then
             return real_write(records, links, replace, thread_id)
 
+        def append_after_the_deletion(batch):
+            other.delete_thread(thread.thread_id)
+            return real_append(batch)
+
         store.write_records = write_after_the_deletion
+        store.append_messages = append_after_the_deletion
         with pytest.raises(KeyError, match="does not exist"):
             thread.add_messages([{"role": "user", "content": [
                 {"type": "text", "text": "pizza after the end"},

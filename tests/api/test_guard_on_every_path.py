@@ -7,6 +7,8 @@ standalone ``OracleDBMemoryStore`` returned bob's memory.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from oracleagentmemory.core import OracleAgentMemory, OracleDBMemoryStore
@@ -77,3 +79,89 @@ def test_an_end_user_cannot_write_into_another_users_thread(location, embedder):
         contents = [r["content"] for r in client.memory_service.backend.get_records(
             {"thread_id": "tb"})]
         assert "planted" not in contents and "planted memory" not in contents
+
+
+def _cli(*argv: str) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from oracleagentmemory import cli
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        code = cli.main(list(argv))
+    return code, out.getvalue()
+
+
+def test_every_public_path_to_a_store_passes_the_end_user_guard(location, embedder):
+    # The client, a thread handle, client.store, a standalone store, a bare backend's
+    # service, the CLI, MCP and the LangGraph store all open the store through the one
+    # chain of stores.guarded: inside alice's context none of them shows bob's rows or
+    # writes into bob's data. (Before the chain was assembled where a backend is opened,
+    # client.store and a standalone store showed bob's memory.)
+    import anyio
+    from mcp import Client
+
+    from oracleagentmemory.core import OracleThread
+    from oracleagentmemory.integrations.langgraph_store import OracleAgentMemoryStore
+    from oracleagentmemory.integrations.mcp_config import McpServerConfig
+    from oracleagentmemory.integrations.mcp_server import build_server
+
+    with OracleAgentMemory(connection=location, embedder=embedder) as client:
+        graph = OracleAgentMemoryStore(client)
+        graph.put(("users", "bob", "notes"), "pin", {"text": "bob's graph note"})
+    client = OracleAgentMemory(connection=location, embedder=embedder)
+    standalone = OracleDBMemoryStore(embedder, location)
+    service = service_for_store(EmbeddedBackend(location))
+    server = build_server(client, McpServerConfig(db=location, user_id="bob",
+                                                  thread_ids=("tb",)))
+    graph = OracleAgentMemoryStore(client)
+    mcp_results = []
+
+    async def mcp_session() -> None:
+        async with Client(server) as mcp_client:
+            for tool, arguments in (("list_memories", {}),
+                                    ("get_messages", {"thread_id": "tb"}),
+                                    ("add_memory", {"content": "planted by mcp"})):
+                mcp_results.append(await mcp_client.call_tool(tool, arguments))
+
+    try:
+        with OracleMemoryEndUserSecurityContext("alice"):
+            # the client, and a thread handle on bob's thread
+            assert client.list_memories(user_id="bob") == []
+            assert client.search("pin", user_id="bob") == []
+            with pytest.raises(KeyError):
+                client.get_thread("tb")
+            handle = OracleThread(client.store, client=client, thread_id="tb", user_id="bob")
+            assert handle.get_messages() == []
+            with pytest.raises(PermissionError):
+                handle.add_memory("planted by a thread handle")
+            # client.store, a standalone store, a bare backend's service
+            assert client.store.list("memory", user_id="bob") == []
+            assert standalone.get("memory", "mb") is None
+            with pytest.raises(PermissionError):
+                standalone.add(["planted by a store"], "memory", user_ids=["bob"])
+            assert service.backend.get_records({"user_id": "bob"}) == []
+            # the CLI
+            code, shown = _cli("threads", "--db", location, "--user-id", "bob", "--json")
+            assert code == 0 and json.loads(shown) == []
+            # MCP (a server configured for bob, used inside alice's context)
+            anyio.run(mcp_session)
+            listed, messages, added = mcp_results
+            assert not listed.is_error and listed.structured_content["memories"] == []
+            assert messages.is_error or messages.structured_content["messages"] == []
+            assert added.is_error
+            # LangGraph
+            assert graph.get(("users", "bob", "notes"), "pin") is None
+            with pytest.raises(PermissionError):
+                graph.put(("users", "bob", "notes"), "planted", {"text": "planted"})
+        # outside the context everything is there, and nothing was planted
+        contents = {record["content"] for record in client.memory_service.backend.get_records(
+            {"user_id": "bob"})}
+        assert "bob's pin is 4321" in contents
+        assert not {text for text in contents if "planted" in text}
+        assert graph.get(("users", "bob", "notes"), "pin") is not None
+    finally:
+        client.close()
+        standalone.close()
+        service.backend.close()

@@ -752,3 +752,79 @@ def test_keyword_search_ignores_function_words(store):
     store.write_records([{"record_type": "message", "id": "chat", "role": "assistant",
                           "content": "Here's a shorter version.", "embedding": E3}])
     assert search(store, None, query_text="What's my spouse's name?", strategy="KEYWORD") == []
+
+
+# -- a thread's messages in one call (append_messages) ----------------------------------
+
+def message(rid, thread="t1", **fields):
+    return {"record_type": "message", "id": rid, "thread_id": thread, "role": "user",
+            "content": rid, "embedding": E1, **fields}
+
+
+EVERY_BATCH = {"extraction_frequency": -1, "extraction_window": -1, "summary_frequency": 3}
+
+
+def test_append_messages_writes_counts_and_returns_what_is_due(store):
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1",
+                          "config": {"settings": {"k": 1}, "state": {}}}])
+    first = store.append_messages({"thread_id": "t1", "records": [message("a"), message("b")],
+                                   "schedule": EVERY_BATCH})
+    assert first["written"] and first["ids"] == ["a", "b"]
+    assert (first["extraction_window"], first["summary_window"]) == (2, 0)
+    assert [m["id"] for m in first["messages"]] == ["a", "b"]
+    store.write_records([{"record_type": "summary", "id": "t1", "thread_id": "t1",
+                          "content": "so far"}])
+    second = store.append_messages({"thread_id": "t1", "records": [message("c")],
+                                    "schedule": EVERY_BATCH})
+    assert (second["extraction_window"], second["summary_window"]) == (1, 3)
+    assert [m["id"] for m in second["messages"]] == ["a", "b", "c"]
+    assert second["thread_summary"] == "so far"
+    [thread] = store.get_records({"ids": ["t1"], "record_types": ["thread"]})
+    assert thread["config"]["settings"] == {"k": 1}
+    assert thread["config"]["state"]["extraction"] == {"messages_since_extraction": 0,
+                                                       "messages_since_summary": 0}
+
+
+def test_append_messages_needs_its_thread_unless_told_otherwise(store):
+    with pytest.raises(KeyError, match="does not exist"):
+        store.append_messages({"thread_id": "gone", "records": [message("x", "gone")]})
+    assert store.get_records({"ids": ["x"]}) == []
+    loose = store.append_messages({"thread_id": "loose", "thread_required": False,
+                                   "records": [message("y", "loose")],
+                                   "schedule": EVERY_BATCH})
+    assert loose["ids"] == ["y"] and loose["extraction_window"] == 1
+
+
+def test_append_messages_writes_nothing_after_another_last_message(store):
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1"}])
+    assert store.append_messages({"thread_id": "t1", "after_message_id": None,
+                                  "records": [message("a")]})["written"]
+    stale = store.append_messages({"thread_id": "t1", "after_message_id": None,
+                                   "records": [message("b")]})
+    assert not stale["written"] and stale["ids"] == []
+    assert stale["last_message"]["id"] == "a"
+    assert [m["id"] for m in store.list_messages("t1", None, None)] == ["a"]
+    assert store.append_messages({"thread_id": "t1", "after_message_id": "a",
+                                  "records": [message("b")]})["ids"] == ["b"]
+
+
+def test_append_messages_takes_only_messages_and_images_of_its_thread(store):
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1"}])
+    for record in (message("m", "t2"), memory("mem", thread_id="t1")):
+        with pytest.raises(InvalidArgumentError):
+            store.append_messages({"thread_id": "t1", "records": [record]})
+    assert store.get_records({"ids": ["m", "mem"]}) == []
+
+
+def test_changing_a_threads_settings_keeps_its_counters(store):
+    # update_thread used to write the whole config it had read: a batch counted meanwhile
+    # by another client was lost. "settings" replaces only the settings, in the update.
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1",
+                          "config": {"settings": {"a": 1}, "state": {}}}])
+    store.append_messages({"thread_id": "t1", "records": [message("a")], "schedule": {
+        "extraction_frequency": 10, "extraction_window": -1, "summary_frequency": None}})
+    updated = store.update_record("t1", ["thread"], {"settings": {"b": 2}})
+    assert updated["config"]["settings"] == {"b": 2}
+    assert updated["config"]["state"]["extraction"]["messages_since_extraction"] == 1
+    with pytest.raises(InvalidArgumentError):
+        store.update_record("t1", ["thread"], {"settings": {"c": 3}, "config": {}})

@@ -13,7 +13,8 @@ import pytest
 
 from oracleagentmemory.core.deepsec import OracleMemoryEndUserSecurityContext
 from oracleagentmemory.stores.embedded import EmbeddedBackend
-from oracleagentmemory.stores.end_user_guard import EndUserGuard, SecuritySettings
+from oracleagentmemory.stores.end_user_guard import SecuritySettings
+from oracleagentmemory.stores.guarded import guarded
 
 BOB = {"user_id": "bob"}
 ALICE = {"user_id": "alice"}
@@ -33,7 +34,7 @@ def store(tmp_path):
     ])
     backend.save_security_settings(SecuritySettings(
         frozenset({"user_own_rows"}), frozenset({("local_user", "alice", "user_own_rows")})))
-    guard = EndUserGuard(backend, backend.security_settings)
+    guard = guarded(backend)  # the chain every path to the store passes
     with OracleMemoryEndUserSecurityContext("alice"):
         guard.write_records([  # Alice's own records, named like Bob's
             {"record_type": "memory", "id": "t-bob", **ALICE, "content": "decoy",

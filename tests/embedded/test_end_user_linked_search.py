@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from oracleagentmemory.core.deepsec import OracleMemoryEndUserSecurityContext
 from oracleagentmemory.stores.embedded import EmbeddedBackend
-from oracleagentmemory.stores.end_user_guard import EndUserGuard, SecuritySettings
+from oracleagentmemory.stores.end_user_guard import SecuritySettings
+from oracleagentmemory.stores.guarded import guarded
 
 
 def link(source: str, target: str, relation_type: str) -> dict:
@@ -34,7 +35,7 @@ def test_a_walk_never_passes_through_a_record_the_user_may_not_read(tmp_path):
               link("bob-secret", "a3", "supports")])
     backend.save_security_settings(SecuritySettings(
         frozenset({"user_own_rows"}), frozenset({("local_user", "alice", "user_own_rows")})))
-    guard = EndUserGuard(backend, backend.security_settings)
+    guard = guarded(backend)  # the chain every path to the store passes
     with OracleMemoryEndUserSecurityContext("alice"):
         [hit] = guard.search({"query_text": "", "query_vector": [1, 0], "max_results": 1,
                               "num_hops": 2, "record_types": ["memory"]})

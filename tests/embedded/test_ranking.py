@@ -4,7 +4,6 @@ hand-made rankings whose expected values are worked out in the comments."""
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,15 +14,15 @@ from oracleagentmemory.stores.embedded.search import _fuse
 
 def fuse(vector: list[tuple[int, float]], keyword: list[tuple[int, float]], window: int = 10,
          size: int = 32) -> dict[int, float]:
-    """_fuse over slots with seq = slot: vector as (slot, cosine distance), keyword as
-    (slot, bm25); the ranking values by slot (checked equal to the reported distances
-    where those are above 0)."""
-    cache = SimpleNamespace(seq=np.arange(size, dtype=np.int64))
+    """_fuse over positions with seq = position: vector as (position, cosine distance),
+    keyword as (position, bm25); the ranking values by position (checked equal to the
+    reported distances where those are above 0)."""
+    seqs = np.arange(size, dtype=np.int64)
     vs = np.array([s for s, _ in vector], dtype=np.int64)
     vd = np.array([d for _, d in vector], dtype=np.float64)
     ks = np.array([s for s, _ in keyword], dtype=np.int64)
     kd = np.array([1.0 / (1.0 + b) for _, b in keyword], dtype=np.float64)
-    slots, ranking, distances = _fuse(cache, (vs, vd), (ks, kd), window)  # type: ignore[arg-type]
+    slots, ranking, distances = _fuse(seqs, (vs, vd), (ks, kd), window)
     assert distances.tolist() == pytest.approx(np.maximum(ranking, 0.0).tolist())
     return dict(zip(slots.tolist(), ranking.tolist(), strict=True))
 

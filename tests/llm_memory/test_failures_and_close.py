@@ -127,3 +127,80 @@ def test_close_closes_the_llms_http_connections(llm_server, script):
     assert llm_server.open_connections >= 1  # kept alive for the next call
     client.close()
     assert llm_server.wait_until_no_connections(5)
+
+
+def test_close_without_waiting_stops_a_job_blocked_in_an_llm_call(llm_server):
+    # Issue 28, item 7: close(timeout=0) cancelled the job, but its worker stayed blocked
+    # reading the LLM's socket until the 120 s read timeout (60 cycles left 17 threads).
+    # Closing the HTTP pool does not wake a blocked read; shutting the socket down does.
+    never = threading.Event()  # the "generation" never ends while the test runs
+    arrived = threading.Semaphore(0)
+
+    def hang(request):
+        arrived.release()
+        return Scripted(gate=never, body=chat("{}").body)
+
+    llm_server.respond_with(hang)
+    queues = []
+    try:
+        for cycle in range(60):
+            llm = Llm("test-model", api_base=llm_server.base_url, timeout=120)
+            client = OracleAgentMemory(
+                connection=":memory:", llm=llm, embedder=HashingEmbedder(),
+                memory_extraction_config=MemoryExtractionConfig(
+                    extraction_mode=MemoryExtractionMode.BACKGROUND,
+                    enable_context_summary=False))
+            thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
+            thread.add_messages([{"role": "user", "content": f"cycle {cycle}"}])
+            assert arrived.acquire(timeout=30)  # the job is inside its LLM call
+            queue = client.memory_service.background_queue()
+            client.close(timeout=0)
+            assert queue.join(10), f"cycle {cycle}: the worker is still blocked"
+            queues.append(queue)
+        alive = [worker for queue in queues for worker in queue._workers
+                 if worker.is_alive()]
+        assert alive == []
+    finally:
+        never.set()
+
+
+def test_a_cancelled_job_leaves_a_shared_llm_serving_its_other_client(llm_server):
+    # Cancelling interrupts the cancelled job's own call only: the same Llm object, used
+    # inline by another client meanwhile, still gets its answer.
+    never = threading.Event()
+    arrived = threading.Semaphore(0)
+    answered = threading.Event()
+    other_arrived = threading.Event()
+
+    def respond(request):
+        if "held" in json.dumps(request.body):
+            arrived.release()
+            return Scripted(gate=never, body=chat("{}").body)
+        other_arrived.set()
+        return Scripted(gate=answered, body=chat("the other answer").body)
+
+    llm_server.respond_with(respond)
+    llm = Llm("test-model", api_base=llm_server.base_url, timeout=120)
+    try:
+        closing = OracleAgentMemory(
+            connection=":memory:", llm=llm, embedder=HashingEmbedder(),
+            memory_extraction_config=MemoryExtractionConfig(
+                extraction_mode=MemoryExtractionMode.BACKGROUND,
+                enable_context_summary=False))
+        closing.create_thread(thread_id="t", user_id="u").add_messages(
+            [{"role": "user", "content": "held"}])
+        assert arrived.acquire(timeout=30)
+        answers: list[str] = []
+        other = threading.Thread(target=lambda: answers.append(llm.generate("other").text))
+        other.start()
+        assert other_arrived.wait(30)  # both calls are in flight on the one Llm
+        queue = closing.memory_service.background_queue()
+        queue.close(timeout=0)  # the cancel alone, the Llm left open
+        assert queue.join(10)
+        answered.set()
+        other.join(30)
+        assert answers == ["the other answer"]
+    finally:
+        never.set()
+        answered.set()
+        llm.close()

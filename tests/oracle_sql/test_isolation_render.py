@@ -229,3 +229,50 @@ def test_a_runtime_user_cannot_unbind_with_uncommitted_writes(sync_mode, enforce
     check = body[body.index("PROCEDURE assert_committed("):body.index("END assert_committed;")]
     assert ("DBMS_TRANSACTION.LOCAL_TRANSACTION_ID IS NOT NULL AND unbound_mode = 'NONE'"
             in check) is enforced
+
+
+def test_a_write_checks_the_owner_of_every_thread_it_names_past_the_read_policy():
+    # Issue 28, item 8 on Oracle: the write policy checks the records' user_id only, and the
+    # read policy hides another user's thread from a check through it, so an end user could
+    # add its own records to another user's thread. The write now asks the session package
+    # to look the owners up past the read policy (the utPLSQL suite
+    # ut_agent_memory_deepsec.write_into_other_thread_refused and its neighbours run it).
+    files = dict(render.render_install())
+    record_api = strip_comments(files["agent_memory_record_api.pkb"])
+    checks = record_api[record_api.index("PROCEDURE check_end_user_writes("):
+                        record_api.index("END check_end_user_writes;")]
+    assert ("AGENT_MEMORY_SESSION.assert_may_write_into(named_threads(p_rows, p_thread_id));"
+            in checks)
+    for member, thread in (("write_records", "p_thread_id"), ("append_messages", "l_thread_id")):
+        write = record_api[record_api.index(f"FUNCTION {member}("):]
+        write = write[:write.index(f"END {member};")]
+        check = write.index(f"check_end_user_writes(l_rows, {thread});")
+        assert check < write.index("insert_new_rows("), member
+    write = record_api[record_api.index("FUNCTION write_records("):]
+    assert write.index("check_end_user_writes(") < write.index("lock_thread(")
+    named = record_api[record_api.index("FUNCTION named_threads("):]
+    assert "note(p_thread_id);" in named and "IF p_rows(i).record_type <> 'thread' THEN" in named
+
+    session = files["agent_memory_session.pkb"]
+    code = strip_comments(session)
+    # the lookup shows one thread record, named by the attribute only this package sets
+    lookup = re.search(r"c_records_owner_lookup CONSTANT VARCHAR2\(200 CHAR\) :=\s*'(.*?)';",
+                       session, flags=re.S)
+    assert lookup and lookup.group(1).replace("''", "'") == (
+        "record_type = 'thread' AND id = SYS_CONTEXT('AGENT_MEMORY_CTX', 'OWNER_LOOKUP', 4000)")
+    assert re.search(r"FUNCTION records_read_policy\(.*?IF owner_lookup THEN\s*"
+                     r"RETURN c_records_owner_lookup;", code, flags=re.S)
+    assert "RETURN c_records_owner_lookup" not in code.split("FUNCTION records_read_policy")[0]
+    # set around the one SELECT, cleared on success and on error, and by clear_end_user
+    owner = code[code.index("PROCEDURE read_thread_owner("):code.index("END read_thread_owner;")]
+    assert owner.count("DBMS_SESSION.SET_CONTEXT(") == 1
+    assert owner.count("attribute => c_owner_lookup") == 3  # set, cleared twice
+    assert owner.index("SELECT MIN(r.user_id), COUNT(*)") < owner.index("RAISE;")
+    clear = code[code.index("PROCEDURE clear_end_user"):code.index("END clear_end_user;")]
+    forget = code[code.index("PROCEDURE forget"):code.index("END forget;")]
+    assert "forget;" in clear and "attribute => c_owner_lookup" in forget
+    decide = code[code.index("PROCEDURE assert_may_write_into("):
+                  code.index("END assert_may_write_into;")]
+    assert "access_mode <> 'BOUND'" in decide
+    assert "IF l_found AND NOT may_change(l_owner) THEN" in decide
+    assert "deny('write into a thread it does not own');" in decide

@@ -19,6 +19,7 @@ from oracleagentmemory.stores.errors import (  # noqa: E402
     InvalidFilterError,
     SchemaError,
 )
+from oracleagentmemory.stores.operations import OPERATIONS  # noqa: E402
 from oracleagentmemory.stores.oracle import OracleBackend  # noqa: E402
 from oracleagentmemory.stores.protocol import StoreBackend  # noqa: E402
 from tests.support.fake_oracledb import FakeConnection, database_error  # noqa: E402
@@ -27,10 +28,33 @@ from tests.support.oracle import backend_on_double as store_with  # noqa: E402
 
 def test_every_contract_operation_has_the_same_signature_on_oracle():
     names = [n for n, v in vars(StoreBackend).items() if callable(v) and not n.startswith("_")]
-    assert len(names) == 13
+    assert sorted(names) == sorted(op.name for op in OPERATIONS)
     for name in names:
         assert list(inspect.signature(getattr(OracleBackend, name)).parameters) == list(
             inspect.signature(getattr(StoreBackend, name)).parameters), name
+
+
+def test_append_messages_sends_one_call_with_the_batch_as_one_json_bind():
+    answer = {"ids": ["m1"], "written": True, "last_message": None,
+              "extraction_window": 1, "summary_window": 0,
+              "messages": [{"id": "m1", "record_type": "message", "seq_no": 7}],
+              "thread_summary": None}
+    store, connection = store_with(APPEND_MESSAGES=answer)
+    batch = {"thread_id": "t", "records": [{"record_type": "message", "id": "m1",
+                                             "thread_id": "t", "embedding": [0.5, 1, 2]}],
+             "after_message_id": None, "schedule": {"extraction_frequency": -1,
+                                                    "extraction_window": -1,
+                                                    "summary_frequency": None}}
+    result = store.append_messages(batch)
+    [(block, binds)] = connection.calls
+    assert block == ("BEGIN :result := AGENT_MEMORY.APPEND_MESSAGES(p_batch => :p_batch, "
+                     "p_commit => :p_commit); END;")
+    assert binds["p_batch"]["records"][0]["embedding"] == [0.5, 1.0, 2.0]
+    assert binds["p_batch"]["after_message_id"] is None
+    assert binds["p_commit"] is True
+    # JSON numbers come back as Decimal from the driver and leave as int
+    assert result["extraction_window"] == 1 and type(result["extraction_window"]) is int
+    assert result["messages"][0]["seq_no"] == 7 and result["written"] is True
 
 
 def test_write_records_sends_one_call_with_json_binds():

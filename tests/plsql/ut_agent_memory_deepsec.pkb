@@ -381,5 +381,77 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_deepsec AS
       ut.expect(l_mode).to_equal('VPD');
     END IF;
   END mode_follows_the_database;
+
+  -- The thread records of alice (tA) and bob (tB), written unbound (the seed has none).
+  PROCEDURE seed_threads IS
+    l_ids JSON;
+  BEGIN
+    seed;
+    l_ids := agent_memory.write_records(
+      p_records => j('[{"record_type": "thread", "id": "tA", "user_id": "alice", "thread_id": "tA"},'
+        || '{"record_type": "thread", "id": "tB", "user_id": "bob", "thread_id": "tB"}]'),
+      p_commit => FALSE);
+  END seed_threads;
+
+  FUNCTION alices_message(p_id IN VARCHAR2, p_thread IN VARCHAR2) RETURN JSON IS
+  BEGIN
+    RETURN j('[{"record_type": "message", "id": "' || p_id || '", "user_id": "alice", '
+      || '"thread_id": "' || p_thread || '", "role": "user", "content": "planted"}]');
+  END alices_message;
+
+  PROCEDURE write_into_other_thread_refused IS
+    l_ids JSON;
+  BEGIN
+    seed_threads;
+    bind('alice');
+    -- the record is alice's own; the thread it goes into is bob's, which she cannot see
+    l_ids := agent_memory.write_records(p_records => alices_message('planted', 'tB'),
+                                        p_commit => FALSE);
+  END write_into_other_thread_refused;
+
+  PROCEDURE write_naming_other_thread_refused IS
+    l_ids JSON;
+  BEGIN
+    seed_threads;
+    bind('alice');
+    l_ids := agent_memory.write_records(p_records => alices_message('planted', 'tB'),
+                                        p_commit => FALSE, p_thread_id => 'tB');
+  END write_naming_other_thread_refused;
+
+  PROCEDURE bound_write_into_other_thread_refused IS
+    l_ids JSON;
+  BEGIN
+    seed_threads;
+    agent_memory_session.set_end_user('alice');
+    l_ids := agent_memory.write_records(p_records => alices_message('planted', 'tB'),
+                                        p_commit => FALSE);
+  END bound_write_into_other_thread_refused;
+
+  PROCEDURE write_into_own_thread_allowed IS
+    l_ids JSON;
+    l_n   NUMBER;
+  BEGIN
+    seed_threads;
+    bind('alice');
+    l_ids := agent_memory.write_records(p_records => alices_message('m1', 'tA'),
+                                        p_commit => FALSE, p_thread_id => 'tA');
+    l_ids := agent_memory.write_records(p_records => alices_message('m2', 'tNone'),
+                                        p_commit => FALSE);
+    BEGIN
+      l_ids := agent_memory.write_records(p_records => alices_message('m3', 'tB'),
+                                          p_commit => FALSE);
+      ut.fail('a write into bob''s thread was accepted');
+    EXCEPTION
+      WHEN OTHERS THEN
+        ut.expect(SQLCODE).to_equal(-20009);
+    END;
+    -- the lookup's attribute is gone, and alice still sees exactly her own rows
+    ut.expect(SYS_CONTEXT('AGENT_MEMORY_CTX', 'OWNER_LOOKUP', 4000)).to_be_null();
+    ut.expect(ids(agent_memory.get_records(p_query => j('{"record_types": ["thread"]}')))).to_equal('tA');
+    ut.expect(all_ids).to_equal('a1,ma,m1,m2');
+    unbind;
+    SELECT COUNT(*) INTO l_n FROM agent_memory_records WHERE thread_id = 'tB' AND record_type = 'message';
+    ut.expect(l_n).to_equal(0);
+  END write_into_own_thread_allowed;
 END ut_agent_memory_deepsec;
 /

@@ -67,5 +67,16 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_deepsec AS
   PROCEDURE listing;
   --%test(the mode follows the database: NATIVE only where Deep Data Security exists)
   PROCEDURE mode_follows_the_database;
+  --%test(writing its own records into another user's thread is refused with -20009)
+  --%throws(-20009)
+  PROCEDURE write_into_other_thread_refused;
+  --%test(naming another user's thread as the write's thread is refused with -20009, not -20002)
+  --%throws(-20009)
+  PROCEDURE write_naming_other_thread_refused;
+  --%test(set_end_user: writing into another user's thread is refused with -20009 too)
+  --%throws(-20009)
+  PROCEDURE bound_write_into_other_thread_refused;
+  --%test(its own thread and a thread id without a record still take its writes; the owner lookup leaves nothing visible)
+  PROCEDURE write_into_own_thread_allowed;
 END ut_agent_memory_deepsec;
 /

@@ -56,9 +56,27 @@ def mixed_worker(location: str, worker: int, operations: int) -> None:
     store.close()
 
 
+def message_writer(location: str, thread_id: str, batches: int) -> None:
+    """Adds ``batches`` one-message batches to a thread with an LLM whose extraction is
+    never due, so every batch only counts (the LLM is never called)."""
+    from oracleagentmemory.core import MemoryExtractionConfig, OracleAgentMemory
+    from tests.support.embedders import HashingEmbedder
+    from tests.support.llms import NeverCalledLlm
+
+    with OracleAgentMemory(connection=location, embedder=HashingEmbedder(),
+                           llm=NeverCalledLlm()) as client:
+        thread = client.get_thread(thread_id, memory_extraction_config=MemoryExtractionConfig(
+            memory_extraction_frequency=1_000_000, enable_context_summary=False))
+        for batch in range(batches):
+            thread.add_messages([{"role": "user", "content": f"message {batch}"}])
+    print("done", flush=True)
+
+
 if __name__ == "__main__":
     kind, location, worker, *rest = sys.argv[1:]
     if kind == "batch":
         batch_writer(location, int(worker), int(rest[0]), int(rest[1]))
+    elif kind == "messages":
+        message_writer(location, worker, int(rest[0]))
     else:
         mixed_worker(location, int(worker), int(rest[0]))

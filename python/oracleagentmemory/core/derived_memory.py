@@ -13,7 +13,6 @@ so the rolling summary covers every message.
 from __future__ import annotations
 
 import logging
-import threading
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -39,7 +38,7 @@ from oracleagentmemory.core.extractors.memoryextractionconfig import (
 from oracleagentmemory.core.extractors.scheduler import (
     ExtractionCounters,
     ExtractionPlan,
-    plan_after_add,
+    extraction_schedule,
     plan_after_update,
 )
 from oracleagentmemory.core.extractors.summarizer import apply_summary_budget, summarize
@@ -48,7 +47,13 @@ from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.core.thread_context import ThreadContext
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
-from oracleagentmemory.stores.protocol import LinkIn, RecordIn, RecordOut
+from oracleagentmemory.stores.protocol import (
+    ExtractionSchedule,
+    LinkIn,
+    MessageBatchResult,
+    RecordIn,
+    RecordOut,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +61,6 @@ DEDUP_NEIGHBOURS = 5
 """Stored memories compared with each extracted one to drop duplicates."""
 LINK_CANDIDATES = 10
 """Stored memories of the thread offered to the LLM when linking a new memory."""
-_STATE_LOCK = threading.Lock()
 
 
 def _warn(what: str, error: BaseException) -> None:
@@ -67,27 +71,16 @@ def _warn(what: str, error: BaseException) -> None:
 
 
 # -- persisted per-thread state ---------------------------------------------------------
+# The extraction counters live in the thread record and are kept by the store: it counts a
+# batch in the transaction that writes it (``append_messages``), so two clients or
+# processes adding messages to one thread never lose a count.
 
 
-def _thread_record(ctx: ThreadContext) -> RecordOut | None:
-    return ctx.service.find(ctx.thread_id, ["thread"])
-
-
-def _counters(record: RecordOut | None) -> ExtractionCounters:
-    state = ((record.get("config") or {}).get("state") or {}) if record else {}
-    return ExtractionCounters.from_dict(state.get("extraction"))
-
-
-def _save_counters(
-    ctx: ThreadContext, record: RecordOut | None, counters: ExtractionCounters
-) -> None:
-    """Counters live in the thread record's config, next to (never inside) its settings."""
-    if record is None:  # a standalone thread without a thread record keeps no counters
-        return
-    config = record.get("config") or {}
-    state = {**(config.get("state") or {}), "extraction": counters.to_dict()}
-    ctx.service.backend.update_record(ctx.thread_id, ["thread"], {"config": {**config,
-                                                                         "state": state}})
+def schedule(ctx: ThreadContext) -> ExtractionSchedule | None:
+    """What the store counts this thread's batches toward (None: no LLM, nothing counted)."""
+    if ctx.llm is None:
+        return None
+    return extraction_schedule(ctx.settings.extraction, has_llm=True)
 
 
 def persisted_summary(ctx: ThreadContext) -> str | None:
@@ -105,44 +98,41 @@ def _save_summary(ctx: ThreadContext, content: str) -> None:
 # -- extraction after writes ------------------------------------------------------------
 
 
-def after_messages_added(ctx: ThreadContext, message_ids: Sequence[str]) -> None:
-    """Plan and run (or queue) extraction and the summary refresh after add_messages."""
+def after_messages_added(ctx: ThreadContext, written: MessageBatchResult) -> None:
+    """Run (or queue) the extraction and summary refresh the store found due when it wrote
+    a batch; it returned the messages and the summary they read, so nothing is read here."""
     llm = ctx.llm
-    if llm is None or not message_ids:
+    plan = ExtractionPlan(written["extraction_window"], written["summary_window"],
+                          ExtractionCounters())
+    if llm is None or not (plan.extract or plan.refresh_summary):
         return
+    messages = [to_message(record) for record in written["messages"]]
     config = ctx.settings.extraction
-    with _STATE_LOCK:
-        record = _thread_record(ctx)
-        plan = plan_after_add(_counters(record), len(message_ids), config, has_llm=True)
-        _save_counters(ctx, record, plan.counters)
-    if not (plan.extract or plan.refresh_summary):
+    if config.extraction_mode is MemoryExtractionMode.BACKGROUND:
+        # A queued job reads the summary when it runs: the jobs of a thread run in order,
+        # so it folds into the summary the job before it wrote.
+        _dispatch(ctx, lambda: _derive(ctx, llm, plan, messages, persisted_summary(ctx)),
+                  config)
         return
-    # The batch just added ends the thread, so its window is the thread's tail.
-    window = max(plan.extraction_window, plan.summary_window)
-    messages = [to_message(record)
-                for record in ctx.service.backend.list_messages(ctx.thread_id, -window, None)]
-    _dispatch(ctx, lambda: _derive(ctx, llm, plan, messages), config)
+    _dispatch(ctx, lambda: _derive(ctx, llm, plan, messages, written["thread_summary"]), config)
 
 
-def after_message_updated(ctx: ThreadContext, message_id: str) -> None:
-    """Extract again from the edited message (and its window) after update_message."""
+def after_message_updated(ctx: ThreadContext, message_id: str,
+                          thread_messages: Sequence[RecordOut]) -> None:
+    """Extract again from the edited message (and its window) after update_message;
+    ``thread_messages`` are the thread's messages, the edited one as it now is."""
     llm = ctx.llm
     if llm is None:
         return
     config = ctx.settings.extraction
-    plan = plan_after_update(_counters(_thread_record(ctx)), config, has_llm=True)
+    plan = plan_after_update(ExtractionCounters(), config, has_llm=True)
     if not plan.extract:
         return
-    messages = _messages_ending_at(ctx, message_id, plan.extraction_window)
-    _dispatch(ctx, lambda: _derive(ctx, llm, plan, messages), config)
-
-
-def _messages_ending_at(ctx: ThreadContext, message_id: str, window: int) -> list[Message]:
-    """The ``window`` messages up to and including an edited ``message_id``, captured now."""
-    records = ctx.service.backend.list_messages(ctx.thread_id, None, None)
-    ids = [record["id"] for record in records]
+    ids = [record["id"] for record in thread_messages]
     end = ids.index(message_id) + 1 if message_id in ids else len(ids)
-    return [to_message(record) for record in records[max(0, end - window):end]]
+    messages = [to_message(record)
+                for record in thread_messages[max(0, end - plan.extraction_window):end]]
+    _dispatch(ctx, lambda: _derive(ctx, llm, plan, messages, persisted_summary(ctx)), config)
 
 
 def _dispatch(ctx: ThreadContext, job: Callable[[], None],
@@ -160,11 +150,10 @@ def _dispatch(ctx: ThreadContext, job: Callable[[], None],
         _warn("memory extraction", error)
 
 
-def _derive(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan,
-            messages: list[Message]) -> None:
+def _derive(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan, messages: list[Message],
+            summary: str | None) -> None:
     """Extraction with the previous summary as context, links as configured, then the
     summary refresh. Each step runs even when the one before it failed."""
-    summary = persisted_summary(ctx)
     if plan.extract and not job_cancelled():
         try:
             _extract(ctx, llm, plan, messages, summary)
@@ -199,12 +188,13 @@ def _extract(ctx: ThreadContext, llm: ILlm, plan: ExtractionPlan, messages: list
 
 def _count_unsummarised(ctx: ThreadContext, count: int) -> None:
     """Give ``count`` messages back to the summary counter after a failed refresh, so the
-    next refresh folds them in with its own."""
-    with _STATE_LOCK:
-        record = _thread_record(ctx)
-        counters = _counters(record)
-        _save_counters(ctx, record, ExtractionCounters(
-            counters.messages_since_extraction, counters.messages_since_summary + count))
+    next refresh folds them in with its own (the store adds them in one transaction)."""
+    counting = schedule(ctx)
+    if counting is None or not ctx.persisted:  # a thread without a record keeps no counters
+        return
+    ctx.service.backend.append_messages({
+        "thread_id": ctx.thread_id, "records": [], "thread_required": False,
+        "schedule": {**counting, "unsummarised": count}})
 
 
 def _with_image_context(message: Message, context: MemoryExtractionImageContext) -> Message:

@@ -37,7 +37,6 @@ from oracleagentmemory.core.extractors import background
 from oracleagentmemory.core.extractors.background import BackgroundExtractionQueue
 from oracleagentmemory.core.llms.llm import Llm
 from oracleagentmemory.core.observation import (
-    ObservedBackend,
     ObservedEmbedder,
     observed_embedder,
     observed_llm,
@@ -185,10 +184,10 @@ class MemoryService:
 
     def __post_init__(self) -> None:
         """Everything the service calls emits observability events (when anyone listens),
-        behind the guards every path to a store passes (``stores.guarded``: already put on
-        where the store was opened, put on here for a backend given as it is)."""
-        if not isinstance(self.backend, ObservedBackend):
-            self.backend = ObservedBackend(guarded(self.backend))
+        and the backend is behind the chain every path to a store passes (``stores.guarded``:
+        already put on where the store was opened, put on here for a backend given as it
+        is)."""
+        self.backend = guarded(self.backend)
         self.embedder = observed_embedder(self.embedder)
         self.llm = observed_llm(self.llm)
         self.pruner_llm = observed_llm(self.pruner_llm)
@@ -352,6 +351,13 @@ class MemoryService:
             raise InvalidArgumentError(f"timeout must be None or at least 0, got {timeout!r}")
         if self._background is not None:
             self._background.wait(thread_ids, timeout)
+
+    def wait_for_owner(self, column: Literal["user_id", "agent_id"], owner_id: str,
+                       timeout: float | None = 300.0) -> None:
+        """Wait for extraction accepted earlier for the threads of a user or agent; their
+        ids are read only when there is work to wait for (a delete stays one store call)."""
+        if self._background is not None and self._background.pending():
+            self.wait_for_threads(self.owned_threads(column, owner_id), timeout)
 
     def close(self, timeout: float | None) -> None:
         """Stop background work (waiting up to ``timeout``, then cancelling what is left),

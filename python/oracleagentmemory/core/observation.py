@@ -1,15 +1,17 @@
 """Which operations emit observability events, and the observed stand-ins for models.
 
 Every public operation of the client, the thread and the store emits a started and a
-completed event (``observability``); so do the store-contract calls a client makes and
-every embedder and LLM call, whoever wrote the embedder or LLM. The tables below say which
-operation is which kind; nothing is built when nobody listens.
+completed event (``observability``); so does every embedder and LLM call, whoever wrote the
+embedder or LLM, and every store-contract call (its layer is part of the chain every
+backend gets where it is opened, ``stores.guarded``; its kind is the operation's own,
+``stores.operations``). The tables below say which public operation is which kind; nothing
+is built when nobody listens.
 """
 
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
@@ -18,22 +20,6 @@ from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm, LlmResponse
 from oracleagentmemory.observability.event import OperationKind
 from oracleagentmemory.observability.instrumentation import observe_operation, observed
-from oracleagentmemory.stores.protocol import (
-    CascadeResult,
-    LinkChanges,
-    LinkIn,
-    LinkOut,
-    LinkQuery,
-    LinkSelector,
-    OwnerType,
-    RecordChanges,
-    RecordIn,
-    RecordOut,
-    RecordQuery,
-    SearchHit,
-    SearchRequest,
-    StoreBackend,
-)
 
 CREATE, READ, UPDATE, DELETE = (OperationKind.CREATE, OperationKind.READ,
                                 OperationKind.UPDATE, OperationKind.DELETE)
@@ -65,14 +51,6 @@ MEMORY_STORE_OPERATIONS: dict[str, OperationKind] = {
     "delete_relations": DELETE,
 }
 """The public store interface's operations (on our OracleDBMemoryStore)."""
-CONTRACT_OPERATIONS: dict[str, OperationKind] = {
-    "describe": READ, "write_records": CREATE, "get_records": READ, "list_messages": READ,
-    "update_record": UPDATE, "delete_records": DELETE, "delete_cascade": DELETE,
-    "search": READ, "update_link": UPDATE, "delete_links": DELETE, "list_links": READ,
-    "purge_expired": DELETE, "close": DELETE,
-}
-"""The store-contract operations a client performs on its backend."""
-
 C = TypeVar("C", bound=type)
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -88,73 +66,6 @@ def observe_methods(component: str, operations: Mapping[str, OperationKind],
                 getattr(cls, name)))
         return cls
     return decorate
-
-
-class ObservedBackend:
-    """A contract backend whose every operation emits memory-store events."""
-
-    def __init__(self, backend: StoreBackend) -> None:
-        self.inner = backend
-        self.embedding_dimension = getattr(backend, "embedding_dimension", None)
-
-    def _call(self, name: str, operation: Callable[P, R], *args: P.args,
-              **kwargs: P.kwargs) -> R:
-        """Run one of the inner backend's operations (``name``) inside its events."""
-        with observe_operation("memory_store", name, operation_kind=CONTRACT_OPERATIONS[name],
-                               concrete_class=type(self.inner).__name__,
-                               arguments={"args": args, **kwargs}) as observed_operation:
-            result = operation(*args, **kwargs)
-            observed_operation.set_result(result)
-            return result
-
-    def describe(self) -> dict[str, Any]:
-        return self._call("describe", self.inner.describe)
-
-    def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
-                      replace: bool = False, thread_id: str | None = None) -> list[str]:
-        return self._call("write_records", self.inner.write_records, records, links, replace,
-                          thread_id)
-
-    def get_records(self, query: RecordQuery) -> list[RecordOut]:
-        return self._call("get_records", self.inner.get_records, query)
-
-    def list_messages(self, thread_id: str, start: int | None, end: int | None,
-                      include_bytes: bool = False) -> list[RecordOut]:
-        return self._call("list_messages", self.inner.list_messages, thread_id, start, end,
-                          include_bytes)
-
-    def update_record(self, record_id: str, record_types: Sequence[str],
-                      changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
-        return self._call("update_record", self.inner.update_record, record_id, record_types,
-                          changes, thread_id)
-
-    def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
-                       thread_id: str | None = None) -> int:
-        return self._call("delete_records", self.inner.delete_records, record_ids,
-                          record_types, thread_id)
-
-    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
-        return self._call("delete_cascade", self.inner.delete_cascade, owner_type, owner_id)
-
-    def search(self, request: SearchRequest) -> list[SearchHit]:
-        return self._call("search", self.inner.search, request)
-
-    def update_link(self, relation_id: str, thread_id: str | None,
-                    changes: LinkChanges) -> int:
-        return self._call("update_link", self.inner.update_link, relation_id, thread_id,
-                          changes)
-
-    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
-        return self._call("delete_links", self.inner.delete_links, selector, thread_id)
-
-    def list_links(self, query: LinkQuery) -> list[LinkOut]:
-        return self._call("list_links", self.inner.list_links, query)
-
-    def purge_expired(self) -> int:
-        return self._call("purge_expired", self.inner.purge_expired)
-
-    def close(self) -> None:
-        self._call("close", self.inner.close)
 
 
 class ObservedEmbedder(IEmbedder):

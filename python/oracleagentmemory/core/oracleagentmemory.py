@@ -354,7 +354,7 @@ class OracleAgentMemory(IAgentMemory):
         service = self.memory_service
         if not check_flag(cascade, "cascade"):
             return service.backend.delete_records([owner_key], [f"{owner}_profile"])
-        service.wait_for_threads(service.owned_threads(column, owner_key))
+        service.wait_for_owner(column, owner_key)
         return service.backend.delete_cascade(owner, owner_key)["owner"]
 
     # -- threads ----------------------------------------------------------------------
@@ -451,9 +451,15 @@ class OracleAgentMemory(IAgentMemory):
         }
         record["thread_id"] = record["id"]
         self.memory_service.backend.write_records([record])
-        return open_thread(self.memory_service, self._load_thread(record["id"]), llm,
+        # the handle is opened on what was written: one store call, not a read back
+        written: RecordOut = {"id": record["id"], "record_type": "thread",
+                              "user_id": record["user_id"], "agent_id": record["agent_id"],
+                              "thread_id": record["id"], "metadata": record["metadata"],
+                              "config": record["config"]}
+        return open_thread(self.memory_service, written, llm,
                            SettingsLayer(search_config=call.search_config,
-                                         image_input_limit_config=call.image_input_limit_config))
+                                         image_input_limit_config=call.image_input_limit_config),
+                           new=True)
 
     def get_thread(
         self,
@@ -579,10 +585,10 @@ class OracleAgentMemory(IAgentMemory):
         call = _call_layer("update_thread", dict(locals()))
         thread_id = thread_key(thread_id)
         record = self._load_thread(thread_id)
-        config = record.get("config") or {}
-        stored = layer_from_json(config.get("settings"))
-        changes: RecordChanges = {"config": {
-            **config, "settings": call.over(stored).to_json()}}
+        stored = layer_from_json((record.get("config") or {}).get("settings"))
+        # only the settings: the store keeps the rest of the config (the extraction counters
+        # other clients may be counting meanwhile)
+        changes: RecordChanges = {"settings": call.over(stored).to_json()}
         if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
         updated = self.memory_service.backend.update_record(thread_id, ["thread"], changes)

@@ -44,6 +44,7 @@ from oracleagentmemory.core.memory_service import (
     ServiceHolder,
     search_options,
 )
+from oracleagentmemory.core.message_batches import KnownTail, append_batch
 from oracleagentmemory.core.message_input import to_messages
 from oracleagentmemory.core.observation import (
     THREAD_OPERATIONS,
@@ -214,26 +215,16 @@ class OracleThread(IThread):
             settings=resolve_settings(layer.over(service.defaults)),
         ), value_or(metadata, None))
 
-    def _bind(self, context: ThreadContext, metadata: dict[str, Any] | None) -> None:
+    def _bind(self, context: ThreadContext, metadata: dict[str, Any] | None,
+              new: bool = False) -> None:
+        """``new``: the thread was just created, so it has no message yet."""
         self._context = context
         self._service = context.service
         self._metadata = metadata
-        self._persisted = context.persisted
-        """Opened from a stored thread record (create_thread, get_thread): its writes need
-        the record to still exist. A standalone OracleThread has no record to check."""
+        self._tail = KnownTail(known=new)
+        """The thread's last message as this handle knows it (``message_batches``)."""
         self.llm = unobserved(context.llm)
         """The LLM this thread extracts, summarises and links with (None: no LLM)."""
-
-    # -- writes of a thread that may have been deleted ----------------------------------
-
-    def _require_thread(self) -> None:
-        """A handle on a stored thread writes only while the thread exists: after
-        delete_thread (by this client, another one or another process) its records would
-        be orphans, found by user searches while get_thread says the thread is gone."""
-        if self._persisted and self._service.find(self.thread_id, ["thread"]) is None:
-            raise NotFoundError(
-                f"thread {self.thread_id!r} does not exist (it was deleted); this handle "
-                "can no longer write")
 
     # -- identity and settings ----------------------------------------------------------
 
@@ -338,9 +329,9 @@ class OracleThread(IThread):
         ttls = _per_message(ttl_days, count, "ttl_days")
         anchors = _per_message(ttl_anchor, count, "ttl_anchor")
         texts = [message.text for message in batch]
+        turns = [index_text.Turn(m.role, m.text, m.timestamp) for m in batch]
         vectors = self._service.embed(index_text.message_index_texts(
-            [index_text.Turn(m.role, m.text, m.timestamp) for m in batch],
-            self._last_turn()))
+            turns, self._tail.previous(self._context)))
         records: list[RecordIn] = []
         for index, message in enumerate(batch):
             message_id = message.id or new_id()
@@ -355,12 +346,12 @@ class OracleThread(IThread):
                 "embedding": vectors[index],
             })
             records.extend({**image, "message_id": message_id} for image in images)
-        self._require_thread()  # before the work; the write checks again, atomically
-        written = self._service.backend.write_records(records,
-                                                      thread_id=self._context.write_thread)
-        message_ids = [rid for rid, record in zip(written, records, strict=True)
+        # One store call: the thread checked, the batch written and counted, and what the
+        # extraction or summary it makes due reads, in one transaction.
+        written = append_batch(self._context, self._tail, records, turns)
+        message_ids = [rid for rid, record in zip(written["ids"], records, strict=True)
                        if record["record_type"] == "message"]
-        derived_memory.after_messages_added(self._context, message_ids)
+        derived_memory.after_messages_added(self._context, written)
         return message_ids
 
     def _caption(self, data: bytes, mime: ImageMimeType) -> str:
@@ -464,6 +455,12 @@ class OracleThread(IThread):
         reject_store_kwargs("update_message", kwargs)
         check_id(message_id, "message_id")
         changes = ttl_changes(ttl_days, ttl_anchor, self._service.retention)
+        stored: list[RecordOut] = []
+        if content is not NOT_SET_MARKER and (self._service.embedder is not None
+                                              or self._context.llm is not None):
+            # One read serves the new vector (the message before it) and the extraction
+            # window that ends at it.
+            stored = self._service.backend.list_messages(self.thread_id, None, None)
         if content is not NOT_SET_MARKER:
             message = to_messages([{"role": "user", "content": content}])[0]
             # Attached images always take their message's expiry (the store keeps it so).
@@ -478,7 +475,7 @@ class OracleThread(IThread):
                 if part["type"] == "image" and part["id"] not in new_ids
             ]
             changes["embedding"] = self._service.embed(
-                [self._index_text(message_id, message.text)])[0]
+                [self._index_text(stored, message_id, message.text)])[0]
         if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
         updated = self._service.backend.update_record(
@@ -487,24 +484,19 @@ class OracleThread(IThread):
             raise NotFoundError(
                 f"message {message_id!r} does not exist in thread {self.thread_id!r}")
         if "content" in changes:
-            derived_memory.after_message_updated(self._context, message_id)
+            self._tail.forget()  # it may have been the last message, which a batch answers
+            derived_memory.after_message_updated(
+                self._context, message_id,
+                [updated if record["id"] == message_id else record for record in stored])
         return updated["id"]
 
-    def _last_turn(self) -> index_text.Turn | None:
-        """The thread's last message, which the first message of a batch answers; not read
-        when there is no embedder (the store embeds the content alone)."""
-        if self._service.embedder is None:
-            return None
-        last = self._service.backend.list_messages(self.thread_id, -1, None)
-        return index_text.record_turn(last[0]) if last else None
-
-    def _index_text(self, message_id: str, text: str) -> str:
+    def _index_text(self, stored: list[RecordOut], message_id: str, text: str) -> str:
         """The index text of a stored message given new content: its stored role and
-        timestamp, and the message before it in the thread. The thread is not read when
-        there is no embedder (the store embeds the content alone)."""
+        timestamp, and the message before it in the thread (``stored``: the thread's
+        messages, none read when there is no embedder, since the store embeds the content
+        alone)."""
         if self._service.embedder is None:
             return text
-        stored = self._service.backend.list_messages(self.thread_id, None, None)
         position = next((i for i, record in enumerate(stored) if record["id"] == message_id),
                         None)
         if position is None:  # not in this thread: update_record reports it
@@ -532,6 +524,7 @@ class OracleThread(IThread):
         """
         check_id(message_id, "message_id")
         self._service.wait_for_threads([self.thread_id])
+        self._tail.forget()
         return self._service.backend.delete_records([message_id], ["message"], self.thread_id)
 
     # -- images -----------------------------------------------------------------------
@@ -597,7 +590,6 @@ class OracleThread(IThread):
             scope=self._context.scope, metadata=value_or(metadata, None),
             timestamp=value_or(timestamp, None),
             ttl=ttl_fields(ttl_days, ttl_anchor, self._service.retention))
-        self._require_thread()
         written = self._service.backend.write_records([record],
                                                       thread_id=self._context.write_thread)[0]
         return written
@@ -779,7 +771,6 @@ class OracleThread(IThread):
             content, scope, memory_id=memory_id, memory_type=memory_type,
             metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
             ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
-        self._require_thread()
         new_id = self._service.write_memory(record, links,
                                             thread_id=self._context.write_thread)
         linking = value_or(autonomous_linking, self.llm is not None)
@@ -1164,16 +1155,16 @@ class OracleThread(IThread):
 
 
 def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _NotSetMarker,
-                call: SettingsLayer) -> OracleThread:
+                call: SettingsLayer, *, new: bool = False) -> OracleThread:
     """A handle on a persisted thread: explicit call settings over its stored settings over
-    the client's defaults."""
+    the client's defaults. ``new``: the thread was just created (it has no message)."""
     stored = layer_from_json((record.get("config") or {}).get("settings"))
     thread = OracleThread.__new__(OracleThread)
     thread._bind(ThreadContext(
         service=service, thread_id=record["id"], user_id=record.get("user_id"),
         agent_id=record.get("agent_id"), llm=observed_llm(value_or(llm, service.llm)),
         settings=resolve_settings(call.over(stored).over(service.defaults)), persisted=True,
-    ), record.get("metadata"))
+    ), record.get("metadata"), new)
     return thread
 
 

@@ -1,9 +1,10 @@
 """Row rules for an end user, enforced around a backend that has none of its own.
 
 The Oracle backend enforces end-user rules in the database (VPD policies). The embedded
-backend has no such thing, so this guard sits in front of it: inside an end-user security
-context every contract operation sees and changes only the rows the policies granted to
-that end user allow. Outside a context it passes everything through.
+backend has no such thing, so this layer of its chain (``stores.guarded``) sits in front of
+it: inside an end-user security context every contract operation sees and changes only the
+rows the policies granted to that end user allow, and an operation touching rows that has
+no rule here is refused. Outside a context it passes everything through.
 
 Rules (policy names as stored):
 
@@ -21,24 +22,37 @@ from typing import Any
 from oracleagentmemory._end_user import EndUser, current_end_user
 from oracleagentmemory._vocabulary import MEMORY_TYPES, PRINCIPAL_KINDS, SECURITY_POLICIES
 from oracleagentmemory.stores.errors import AccessDeniedError
+from oracleagentmemory.stores.middleware import Layer
+from oracleagentmemory.stores.operations import (
+    AppendMessages,
+    DeleteCascade,
+    DeleteLinks,
+    DeleteRecords,
+    GetRecords,
+    ListLinks,
+    ListMessages,
+    Operation,
+    PurgeExpired,
+    R,
+    Runner,
+    Search,
+    UpdateLink,
+    UpdateRecord,
+    WriteRecords,
+)
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
     CascadeResult,
-    LinkChanges,
     LinkedHit,
-    LinkIn,
     LinkOut,
     LinkQuery,
-    LinkSelector,
-    OwnerType,
-    RecordChanges,
+    MessageBatchResult,
     RecordIn,
     RecordOut,
     RecordQuery,
     ScopeDimension,
     SearchHit,
     SearchRequest,
-    StoreBackend,
     within_limit,
 )
 
@@ -80,12 +94,11 @@ class Rules:
         return self.own_rows and record.get("user_id") == self.username
 
 
-class EndUserGuard:
-    """A contract backend that applies the current end user's rules to another one."""
+class EndUserGuard(Layer):
+    """A middleware layer that applies the current end user's rules to the backend below."""
 
-    def __init__(self, backend: StoreBackend,
-                 settings: Callable[[], SecuritySettings]) -> None:
-        self.inner = backend
+    def __init__(self, inner: Runner, settings: Callable[[], SecuritySettings]) -> None:
+        super().__init__(inner)
         self._settings = settings
 
     def _rules(self) -> Rules | None:
@@ -110,98 +123,114 @@ class EndUserGuard:
         test = rules.writable if writable else rules.visible
         allowed: set[str] = set()
         refused: set[str] = set()
-        for record in self.inner.get_records(query):
+        for record in self.below.get_records(query):
             (allowed if test(record) else refused).add(record["id"])
         return allowed - refused
 
-    # -- passthrough ------------------------------------------------------------------
+    def passed(self, operation: Operation[R]) -> R:
+        """An operation without a rule here: refused inside a context when it touches rows
+        (a new operation is closed to end users until it has its rule)."""
+        rules = self._rules()
+        if rules is not None and operation.touches_rows:
+            raise self._denied(rules, f"call {operation.name}")
+        return self.inner.run(operation)
 
-    def describe(self) -> dict[str, Any]:
-        return self.inner.describe()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def purge_expired(self) -> int:
+    def on_purge_expired(self, op: PurgeExpired) -> int:
         rules = self._rules()
         if rules is not None:
             raise self._denied(rules, "purge the store")
-        return self.inner.purge_expired()
+        return self.inner.run(op)
 
     # -- writes -----------------------------------------------------------------------
 
-    def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
-                      replace: bool = False, thread_id: str | None = None) -> list[str]:
+    def _check_writes(self, rules: Rules, records: Sequence[RecordIn],
+                      thread_id: str | None) -> None:
+        """Records go into threads the end user may change (the thread's owner counts, not
+        only the records' user_id), and are its own."""
+        named = [record.get("thread_id") for record in records
+                 if record.get("record_type") != "thread"] + [thread_id]
+        threads = sorted({name for name in named if isinstance(name, str)})
+        if threads and any(not rules.writable(found) for found in self.below.get_records(
+                {"ids": threads, "record_types": ["thread"]})):
+            raise self._denied(rules, "write into a thread it does not own")
+        if not all(rules.writable(record) for record in records):
+            raise self._denied(rules, "write records of another user or of no user")
+
+    def on_append_messages(self, op: AppendMessages) -> MessageBatchResult:
+        rules = self._rules()
+        if rules is None or not isinstance(op.batch, Mapping):  # the backend names the error
+            return self.inner.run(op)
+        records = op.batch.get("records") or []
+        self._check_writes(rules, records if isinstance(records, list) else [],
+                           op.batch.get("thread_id"))
+        result = self.inner.run(op)
+        last = result["last_message"]
+        return {**result, "messages": [m for m in result["messages"] if rules.visible(m)],
+                "last_message": last if last is None or rules.visible(last) else None}
+
+    def on_write_records(self, op: WriteRecords) -> list[str]:
         rules = self._rules()
         if rules is not None:
-            # Records go into threads the end user may change: the thread's owner counts,
-            # not only the records' user_id (issue 28, item 8).
-            named = [record.get("thread_id") for record in records
-                     if record.get("record_type") != "thread"] + [thread_id]
-            threads = sorted({name for name in named if isinstance(name, str)})
-            if threads and any(not rules.writable(found) for found in self.inner.get_records(
-                    {"ids": threads, "record_types": ["thread"]})):
-                raise self._denied(rules, "write into a thread it does not own")
-            if not all(rules.writable(record) for record in records):
-                raise self._denied(rules, "write records of another user or of no user")
-            ends = {end for link in links for end in (link.get("source_id"),
-                                                      link.get("target_id")) if end}
-            new = {record.get("id") for record in records
+            self._check_writes(rules, op.records, op.thread_id)
+            ends = {end for link in op.links for end in (link.get("source_id"),
+                                                         link.get("target_id")) if end}
+            new = {record.get("id") for record in op.records
                    if record.get("record_type") in MEMORY_TYPES}
             if ends - new - self._visible_ids(rules, ends - new, True, MEMORY_TYPES):
                 raise self._denied(rules, "link records it does not own")
-        return self.inner.write_records(records, links, replace, thread_id)
+        return self.inner.run(op)
 
-    def update_record(self, record_id: str, record_types: Sequence[str],
-                      changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
+    def on_update_record(self, op: UpdateRecord) -> RecordOut | None:
         rules = self._rules()
-        if rules is not None and not self._visible_ids(rules, [record_id], True, record_types,
-                                                       thread_id):
+        if rules is not None and not self._visible_ids(rules, [op.record_id], True,
+                                                       op.record_types, op.thread_id):
             return None
-        return self.inner.update_record(record_id, record_types, changes, thread_id)
+        return self.inner.run(op)
 
-    def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
-                       thread_id: str | None = None) -> int:
+    def on_delete_records(self, op: DeleteRecords) -> int:
         rules = self._rules()
         if rules is not None:
-            record_ids = sorted(self._visible_ids(rules, record_ids, True, record_types,
-                                                  thread_id))
-            if not record_ids:
-                return 0
-        return self.inner.delete_records(record_ids, record_types, thread_id)
-
-    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
-        rules = self._rules()
-        if rules is not None:
-            allowed = (owner_type == "user" and owner_id == rules.username and rules.own_rows
-                       or owner_type == "thread"
-                       and self._visible_ids(rules, [owner_id], True, ["thread"]))
+            allowed = sorted(self._visible_ids(rules, op.record_ids, True, op.record_types,
+                                               op.thread_id))
             if not allowed:
-                raise self._denied(rules, f"delete {owner_type} {owner_id!r}")
-        return self.inner.delete_cascade(owner_type, owner_id)
+                return 0
+            op = DeleteRecords(allowed, op.record_types, op.thread_id)
+        return self.inner.run(op)
+
+    def on_delete_cascade(self, op: DeleteCascade) -> CascadeResult:
+        rules = self._rules()
+        if rules is not None:
+            allowed = (op.owner_type == "user" and op.owner_id == rules.username
+                       and rules.own_rows
+                       or op.owner_type == "thread"
+                       and self._visible_ids(rules, [op.owner_id], True, ["thread"]))
+            if not allowed:
+                raise self._denied(rules, f"delete {op.owner_type} {op.owner_id!r}")
+        return self.inner.run(op)
 
     # -- reads ------------------------------------------------------------------------
 
-    def get_records(self, query: RecordQuery) -> list[RecordOut]:
+    def on_get_records(self, op: GetRecords) -> list[RecordOut]:
         rules = self._rules()
         if rules is None:
-            return self.inner.get_records(query)
-        found = [record for record in self.inner.get_records({**query, "limit": None})
+            return self.inner.run(op)
+        found = [record for record in self.below.get_records({**op.query, "limit": None})
                  if rules.visible(record)]
-        return within_limit(found, query)
+        return within_limit(found, op.query)
 
-    def list_messages(self, thread_id: str, start: int | None, end: int | None,
-                      include_bytes: bool = False) -> list[RecordOut]:
+    def on_list_messages(self, op: ListMessages) -> list[RecordOut]:
         rules = self._rules()
-        if rules is not None and not self._visible_ids(rules, [thread_id], False, ["thread"]):
+        if rules is not None and not self._visible_ids(rules, [op.thread_id], False,
+                                                       ["thread"]):
             return []
-        messages = self.inner.list_messages(thread_id, start, end, include_bytes)
+        messages = self.inner.run(op)
         return messages if rules is None else [m for m in messages if rules.visible(m)]
 
-    def search(self, request: SearchRequest) -> list[SearchHit]:
+    def on_search(self, op: Search) -> list[SearchHit]:
         rules = self._rules()
+        request = op.request
         if rules is None:
-            return self.inner.search(request)
+            return self.inner.run(op)
         hits: list[SearchHit] = []
         if rules.own_rows:
             hits += self._search_as(request, rules.username, request.get("record_types"))
@@ -223,7 +252,7 @@ class EndUserGuard:
             return []
         scope: dict[str, ScopeDimension] = {**(request.get("scope") or {}),
                                             "user_id": {"value": user_id, "exact": True}}
-        return self.inner.search({**request, "scope": scope,
+        return self.below.search({**request, "scope": scope,
                                   "record_types": record_types or []})
 
     # -- links ------------------------------------------------------------------------
@@ -242,36 +271,35 @@ class EndUserGuard:
     def _changeable_link(self, rules: Rules, query: LinkQuery) -> bool:
         """Is there a link matching ``query`` (an id or the endpoint tuple: at most one)
         that the user may change?"""
-        found = self.inner.list_links(query)
+        found = self.below.list_links(query)
         return bool(self._allowed_links(rules, found[:1], writable=True))
 
-    def list_links(self, query: LinkQuery) -> list[LinkOut]:
+    def on_list_links(self, op: ListLinks) -> list[LinkOut]:
         rules = self._rules()
-        links = self.inner.list_links(query)
+        links = self.inner.run(op)
         if rules is None:
             return links
         return self._allowed_links(rules, links, writable=False)
 
-    def update_link(self, relation_id: str, thread_id: str | None,
-                    changes: LinkChanges) -> int:
+    def on_update_link(self, op: UpdateLink) -> int:
         rules = self._rules()
-        if rules is not None and not self._changeable_link(rules, {"ids": [relation_id]}):
+        if rules is not None and not self._changeable_link(rules, {"ids": [op.relation_id]}):
             return 0
-        return self.inner.update_link(relation_id, thread_id, changes)
+        return self.inner.run(op)
 
-    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
+    def on_delete_links(self, op: DeleteLinks) -> int:
         rules = self._rules()
         if rules is not None:
             query: LinkQuery = {}
-            if "id" in selector:
-                query["ids"] = [selector["id"]]
+            if "id" in op.selector:
+                query["ids"] = [op.selector["id"]]
             else:
                 for key in ENDPOINT_KEYS:
-                    if key in selector:
-                        query[key] = selector[key]
+                    if key in op.selector:
+                        query[key] = op.selector[key]
             if not self._changeable_link(rules, query):
                 return 0
-        return self.inner.delete_links(selector, thread_id)
+        return self.inner.run(op)
 
 
 def _readable_linked(rules: Rules, hit: SearchHit) -> list[LinkedHit]:

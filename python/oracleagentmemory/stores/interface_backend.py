@@ -3,8 +3,9 @@
 A caller may give the client a store of their own (``IMemoryStore``). The client's code
 speaks the contract, so this one adapter translates every contract operation into calls of
 that interface. What the caller's store does not promise, this adapter cannot add: writes
-that span several interface calls (records and then links, several deletes) are not one
-transaction, and expiry is the store's business (``purge_expired`` removes nothing).
+that span several interface calls (records and then links, several deletes, a thread's
+messages and its counters) are not one transaction, and expiry is the store's business
+(``purge_expired`` removes nothing).
 
 Thread records travel with a mapping as their content: ``{"settings": ..., "state": ...}``
 (a thread's durable settings and its extraction state); the store keeps them as the
@@ -48,6 +49,16 @@ from oracleagentmemory.apis.records import (
 from oracleagentmemory.apis.relations import RecordRelation, RelationType
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.stores.errors import InvalidArgumentError, RecordNotFoundError
+from oracleagentmemory.stores.extraction_schedule import (
+    Due,
+    batch_thread,
+    check_batch_records,
+    check_schedule,
+    count_batch,
+    counted,
+    not_written,
+    stored_counters,
+)
 from oracleagentmemory.stores.protocol import (
     CascadeResult,
     LinkChanges,
@@ -55,6 +66,8 @@ from oracleagentmemory.stores.protocol import (
     LinkOut,
     LinkQuery,
     LinkSelector,
+    MessageBatch,
+    MessageBatchResult,
     OwnerType,
     RecordChanges,
     RecordIn,
@@ -203,6 +216,35 @@ class InterfaceBackend:
             )
         return ids
 
+    def append_messages(self, batch: MessageBatch) -> MessageBatchResult:
+        # The contract's steps one after the other: a store of your own has no transaction
+        # to hold them in, so the counters are read, then written back.
+        thread_id, required = batch_thread(batch)
+        records = check_batch_records(batch, thread_id)
+        schedule = check_schedule(batch.get("schedule"))
+        thread = self._find(thread_id, ["thread"], None)
+        if thread is None and required:
+            raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
+        if "after_message_id" in batch:
+            last = self.list_messages(thread_id, -1, None)
+            if (last[0]["id"] if last else None) != batch["after_message_id"]:
+                return not_written(last[0] if last else None)
+        ids = self.write_records(records)
+        config = thread.get("config") if thread is not None else None
+        added = sum(record["record_type"] == "message" for record in records)
+        due = Due(0, 0, stored_counters(config))
+        if schedule is not None:
+            due = count_batch(due.counters, added, schedule)
+            if thread is not None:
+                self.update_record(thread_id, ["thread"], {"config": counted(config, due)})
+        window = max(due.extraction_window, due.summary_window)
+        summary = self._find(thread_id, ["summary"], None) if window else None
+        return {"ids": ids, "written": True, "last_message": None,
+                "extraction_window": due.extraction_window,
+                "summary_window": due.summary_window,
+                "messages": self.list_messages(thread_id, -window, None) if window else [],
+                "thread_summary": summary["content"] if summary is not None else None}
+
     def update_record(self, record_id: str, record_types: Sequence[str],
                       changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
         found = self._find(record_id, record_types, thread_id)
@@ -219,6 +261,8 @@ class InterfaceBackend:
             given["embedding"] = _embedding(changes.get("embedding"))
         if "config" in changes:
             given["content"] = changes["config"]
+        if "settings" in changes:  # read above, written back: your store has no transaction
+            given["content"] = {**(found.get("config") or {}), "settings": changes["settings"]}
         if "status" in changes:
             given["status"] = RecordStatus(changes["status"])
         if "ttl_days" in changes:

@@ -3,8 +3,9 @@
 The embedded store checks its input itself; the Oracle backend hands JSON to PL/SQL, which
 checks sizes but neither the nesting depth nor Unicode validity the same way (Oracle allows
 1,000 levels, and python-oracledb fails with a ``UnicodeEncodeError`` on an unpaired
-surrogate). The client therefore puts this guard in front of every backend that does not
-declare ``checks_input_limits`` (the Oracle backend, a caller's own store), so a Python
+surrogate). The chain every path to a store passes (``stores.guarded``) therefore has this
+layer for every backend that does not declare ``checks_input_limits`` (the Oracle backend,
+a caller's own store), so a Python
 caller gets the same error, naming the same argument, from either backend, before anything
 is sent. Only values of the right type are checked here; the backend still reports the
 rest.
@@ -17,26 +18,21 @@ from typing import Any
 
 from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
-from oracleagentmemory.stores.protocol import (
-    CascadeResult,
-    LinkChanges,
-    LinkIn,
-    LinkOut,
-    LinkQuery,
-    LinkSelector,
-    OwnerType,
-    RecordChanges,
-    RecordIn,
-    RecordOut,
-    RecordQuery,
-    SearchHit,
-    SearchRequest,
-    StoreBackend,
+from oracleagentmemory.stores.middleware import Layer
+from oracleagentmemory.stores.operations import (
+    AppendMessages,
+    GetRecords,
+    ListLinks,
+    Search,
+    UpdateLink,
+    UpdateRecord,
+    WriteRecords,
 )
+from oracleagentmemory.stores.protocol import LinkOut, MessageBatchResult, RecordOut, SearchHit
 
 _ID_KEYS = ("id", "user_id", "agent_id", "thread_id", "message_id")
 _TEXT_KEYS = ("role", "mime_type", "timestamp")
-_JSON_KEYS = ("parts", "config")
+_JSON_KEYS = ("parts", "config", "settings")
 
 
 def check_record(record: Mapping[str, Any], where: str) -> None:
@@ -68,77 +64,61 @@ def check_link(link: Mapping[str, Any], where: str) -> None:
         limits.json_text(metadata, f"{where}.metadata", limits.MAX_METADATA_CHARS)
 
 
-class LimitsGuard:
-    """A contract backend that checks the input limits, then calls the inner backend."""
+class LimitsGuard(Layer):
+    """Checks the input limits of the operations that carry input, then passes them on."""
 
-    def __init__(self, backend: StoreBackend) -> None:
-        self.inner = backend
-
-    def describe(self) -> dict[str, Any]:
-        return self.inner.describe()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def purge_expired(self) -> int:
-        return self.inner.purge_expired()
-
-    def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
-                      replace: bool = False, thread_id: str | None = None) -> list[str]:
-        if isinstance(records, Sequence):
-            for index, record in enumerate(records):
+    def on_write_records(self, op: WriteRecords) -> list[str]:
+        if isinstance(op.records, Sequence):
+            for index, record in enumerate(op.records):
                 if isinstance(record, Mapping):
                     check_record(record, f"records[{index}]")
-        for index, link in enumerate(links or ()):
+        for index, link in enumerate(op.links or ()):
             if isinstance(link, Mapping):
                 check_link(link, f"links[{index}]")
-        if isinstance(thread_id, str):
-            limits.check_text(thread_id, "thread_id")
-        return self.inner.write_records(records, links, replace, thread_id)
+        if isinstance(op.thread_id, str):
+            limits.check_text(op.thread_id, "thread_id")
+        return self.inner.run(op)
 
-    def update_record(self, record_id: str, record_types: Sequence[str],
-                      changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
-        if isinstance(changes, Mapping):
-            check_record(changes, "changes")
-            for index, image in enumerate(changes.get("replace_images") or ()):
+    def on_append_messages(self, op: AppendMessages) -> MessageBatchResult:
+        if isinstance(op.batch, Mapping):
+            records = op.batch.get("records")
+            if isinstance(records, list):
+                for index, record in enumerate(records):
+                    if isinstance(record, Mapping):
+                        check_record(record, f"records[{index}]")
+            for key in ("thread_id", "after_message_id"):
+                value = op.batch.get(key)
+                if isinstance(value, str):
+                    limits.check_text(value, key)
+        return self.inner.run(op)
+
+    def on_update_record(self, op: UpdateRecord) -> RecordOut | None:
+        if isinstance(op.changes, Mapping):
+            check_record(op.changes, "changes")
+            for index, image in enumerate(op.changes.get("replace_images") or ()):
                 if isinstance(image, Mapping):
                     check_record(image, f"replace_images[{index}]")
-        return self.inner.update_record(record_id, record_types, changes, thread_id)
+        return self.inner.run(op)
 
-    def update_link(self, relation_id: str, thread_id: str | None,
-                    changes: LinkChanges) -> int:
-        if isinstance(changes, Mapping):
-            check_link(changes, "changes")
-        return self.inner.update_link(relation_id, thread_id, changes)
+    def on_update_link(self, op: UpdateLink) -> int:
+        if isinstance(op.changes, Mapping):
+            check_link(op.changes, "changes")
+        return self.inner.run(op)
 
-    def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
-                       thread_id: str | None = None) -> int:
-        return self.inner.delete_records(record_ids, record_types, thread_id)
+    def on_get_records(self, op: GetRecords) -> list[RecordOut]:
+        if isinstance(op.query, Mapping):
+            mf.validate_filter(op.query.get("metadata_filter"))
+        return self.inner.run(op)
 
-    def delete_cascade(self, owner_type: OwnerType, owner_id: str) -> CascadeResult:
-        return self.inner.delete_cascade(owner_type, owner_id)
+    def on_list_links(self, op: ListLinks) -> list[LinkOut]:
+        if isinstance(op.query, Mapping):
+            mf.validate_filter(op.query.get("metadata_filter"))
+        return self.inner.run(op)
 
-    def delete_links(self, selector: LinkSelector, thread_id: str | None) -> int:
-        return self.inner.delete_links(selector, thread_id)
-
-    def get_records(self, query: RecordQuery) -> list[RecordOut]:
-        if isinstance(query, Mapping):
-            mf.validate_filter(query.get("metadata_filter"))
-        return self.inner.get_records(query)
-
-    def list_messages(self, thread_id: str, start: int | None, end: int | None,
-                      include_bytes: bool = False) -> list[RecordOut]:
-        return self.inner.list_messages(thread_id, start, end, include_bytes)
-
-    def list_links(self, query: LinkQuery) -> list[LinkOut]:
-        if isinstance(query, Mapping):
-            mf.validate_filter(query.get("metadata_filter"))
-        return self.inner.list_links(query)
-
-    def search(self, request: SearchRequest) -> list[SearchHit]:
-        if isinstance(request, Mapping):
-            mf.validate_filter(request.get("metadata_filter"))
-            text = request.get("query_text")
+    def on_search(self, op: Search) -> list[SearchHit]:
+        if isinstance(op.request, Mapping):
+            mf.validate_filter(op.request.get("metadata_filter"))
+            text = op.request.get("query_text")
             if isinstance(text, str):
                 limits.check_text(text, "query")
-        return self.inner.search(request)
+        return self.inner.run(op)

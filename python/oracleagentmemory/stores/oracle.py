@@ -50,6 +50,8 @@ from oracleagentmemory.stores.protocol import (
     LinkOut,
     LinkQuery,
     LinkSelector,
+    MessageBatch,
+    MessageBatchResult,
     OwnerType,
     RecordChanges,
     RecordIn,
@@ -139,6 +141,10 @@ class OracleBackend:
         return self._caller.call_function("API.WRITE_RECORDS", p_records=list(records),
                                    p_links=list(links), p_replace=bool(replace),
                                    p_thread_id=thread_id, p_commit=True)
+
+    def append_messages(self, batch: MessageBatch) -> MessageBatchResult:
+        return self._caller.call_function("API.APPEND_MESSAGES", p_batch=dict(batch),
+                                          p_commit=True)
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
         return self._caller.call_function("API.GET_RECORDS", p_query=dict(query))

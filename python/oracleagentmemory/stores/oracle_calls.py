@@ -45,6 +45,7 @@ from oracleagentmemory.stores.errors import (
     StoreClosedError,
     StoreError,
 )
+from oracleagentmemory.stores.operations import NUMBER_MEMBERS
 from oracleagentmemory.stores.oracle_sql.render import DEFAULT_PREFIX, validate_prefix
 
 PACKAGE_ALIASES = {"API": "AGENT_MEMORY", "SESSION": "AGENT_MEMORY_SESSION",
@@ -60,11 +61,11 @@ END_USER_GROUPS_BIND = "am_end_user_groups"
 """The SESSION members and the binds that wrap a call of a store bound to an end user
 (tests/oracle_store checks them against the session package spec)."""
 
-RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED",
-                            "FILL_KEYWORD_TEXT"})
+RETURNS_NUMBER = NUMBER_MEMBERS | frozenset({"FILL_KEYWORD_TEXT"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
 RETURNS_TEXT = frozenset({"END_USER_ID", "DEEP_DATA_SECURITY", "RECORDED_EMBEDDING_MODEL"})
-"""Functions returning NUMBER, BOOLEAN or VARCHAR2; every other function returns JSON. A
+"""Functions returning NUMBER (the contract's, as ``stores.operations`` declares them, and
+an administration one), BOOLEAN or VARCHAR2; every other function returns JSON. A
 VARCHAR2 result is a ``DB_TYPE_VARCHAR`` variable of the driver's default size, 4000 for a
 string variable (python-oracledb ``Cursor.var``,
 https://python-oracledb.readthedocs.io/en/stable/api_manual/cursor.html): an end user's name

@@ -216,6 +216,10 @@ class RecordChanges(TypedDict, total=False):
     ttl_anchor: TtlAnchor
     parts: list[dict[str, Any]] | None
     config: dict[str, Any] | None
+    settings: dict[str, Any]
+    """Threads: replaces ``config["settings"]`` and keeps the rest of the config as stored
+    (the extraction counters ``append_messages`` keeps), in the update's transaction; not
+    with ``config``."""
     mime_type: str | None
     image_bytes: bytes | None
     replace_images: list[RecordIn]
@@ -254,6 +258,59 @@ class CascadeResult(TypedDict):
     owner: int
     records: int
     links: int
+
+
+class ExtractionSchedule(TypedDict, total=False):
+    """When a thread's extraction and summary refresh are due (its resolved settings): the
+    store counts a batch's messages toward them in the thread record, by the rule of
+    ``stores.extraction_schedule``."""
+
+    extraction_frequency: int | None
+    """None: extraction is off; <= 0: due at every batch; N: due once N messages arrived."""
+    extraction_window: int
+    """N > 0: extraction reads the N newest messages; <= 0: every message since the last."""
+    summary_frequency: int | None
+    """None: the summary refresh is off; <= 0: due at every check; N: due after N messages."""
+    unsummarised: int
+    """Messages given back to the summary counter (a refresh that failed). Default: 0."""
+
+
+class MessageBatch(TypedDict, total=False):
+    """A batch of one thread's messages for ``append_messages``; ``thread_id`` is required."""
+
+    thread_id: str
+    records: list[RecordIn]
+    """The messages and the images attached to them, all of ``thread_id``. Default: none."""
+    thread_required: bool
+    """The thread record must exist (default True); False for a thread without a record,
+    which then keeps no counters."""
+    after_message_id: str | None
+    """When present: the id of the message the caller expects to be the thread's last (None:
+    no message), the one the batch's first message was embedded against. When another one
+    is the last, nothing is written and the result names it."""
+    schedule: ExtractionSchedule | None
+    """When given: count the batch toward extraction and the summary refresh (the thread
+    record keeps the counters) and say what is due. Default: None (counters untouched)."""
+
+
+class MessageBatchResult(TypedDict):
+    """What ``append_messages`` did, and what the derived work it made due reads."""
+
+    ids: list[str]
+    """The records' ids in order (none when nothing was written)."""
+    written: bool
+    last_message: RecordOut | None
+    """When not written: the thread's last message now (None: it has none)."""
+    extraction_window: int
+    """The newest messages extraction is due for (0: none)."""
+    summary_window: int
+    """The newest messages the summary refresh is due for (0: none)."""
+    messages: list[RecordOut]
+    """When anything is due: the thread's last ``max(extraction_window, summary_window)``
+    messages after the write, oldest first; else empty."""
+    thread_summary: str | None
+    """When anything is due: the content of the thread's stored rolling summary (None:
+    none yet)."""
 
 
 @runtime_checkable
@@ -324,6 +381,35 @@ class StoreBackend(Protocol):
             DimensionMismatchError: A vector has another dimension than the store.
             AccessDeniedError: Inside an end-user security context, a record or link end
                 the end user may not change.
+        """
+
+    def append_messages(self, batch: MessageBatch) -> MessageBatchResult:
+        """Write a batch of one thread's messages, in one transaction with what one
+        ``add_messages`` needs: the thread's existence, the message the batch follows, the
+        extraction counters, and what the extraction or summary it makes due reads.
+
+        In that transaction: the thread record must exist unless ``thread_required`` is
+        False; with ``after_message_id`` the thread's last visible message must be that one
+        (else nothing is written: ``written`` False and ``last_message``); the records are
+        inserted as by ``write_records``; with a ``schedule`` the batch's messages are
+        counted in the thread record (when it exists) and what is due is returned with the
+        messages and the summary it reads. Inside an end-user security context, a thread
+        the end user may not change is refused as by ``write_records``.
+
+        Args:
+            batch: The thread, its new records, and the checks and counting to do.
+
+        Returns:
+            The ids, whether they were written, and what is due (``MessageBatchResult``).
+
+        Raises:
+            InvalidArgumentError: The batch is malformed, a record is not a message or
+                image of the thread, or a value is over an input limit.
+            RecordNotFoundError: The thread does not exist (and ``thread_required``).
+            DuplicateRecordError: An id is taken in its id space.
+            DimensionMismatchError: A vector has another dimension than the store.
+            AccessDeniedError: Inside an end-user security context, a record or thread the
+                end user may not change.
         """
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:

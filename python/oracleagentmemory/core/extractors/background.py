@@ -14,8 +14,9 @@ work must go somewhere bounded (memory stays capped when the LLM is slow) and ob
 - ``wait`` waits only for jobs accepted before it was called (optionally of some threads).
 - ``close`` waits for accepted jobs, logging progress. When its timeout ends first, the
   jobs still queued are dropped and the running ones cancelled (they stop at their next
-  step: :func:`job_cancelled`), with one WARNING line saying how many; what a cancelled
-  job does afterwards is logged at DEBUG only, since the store it writes to is closing.
+  step: :func:`job_cancelled`; an LLM or embedder call they are blocked in is interrupted:
+  ``core.cancellation``), with one WARNING line saying how many; what a cancelled job does
+  afterwards is logged at DEBUG only, since the store it writes to is closing.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from contextvars import copy_context
 from dataclasses import dataclass
 from typing import Any
 
+from oracleagentmemory.core.cancellation import CancelScope, current_scope, running_in
 from oracleagentmemory.core.extractors.memoryextractionconfig import (
     BackgroundExtractionQueueFullBehavior,
     ResolvedExtractionConfig,
@@ -46,14 +48,11 @@ DEFAULT_WAIT_TIMEOUT = 300.0
 PROGRESS_LOG_SECONDS = 10.0
 """While ``close`` waits, a progress line at most this often (and when a job finishes)."""
 
-_WORKER = threading.local()
-
-
 def job_cancelled() -> bool:
     """True inside a background job whose queue was closed with the job unfinished: the
     job should stop at its next step (its results could not be stored any more)."""
-    queue = getattr(_WORKER, "queue", None)
-    return queue is not None and queue.cancelled
+    scope = current_scope()
+    return scope is not None and scope.cancelled
 
 
 @dataclass
@@ -62,6 +61,7 @@ class _Job:
     thread_id: str
     run: Callable[[], Any]
     description: str
+    scope: CancelScope
 
 
 class BackgroundExtractionQueue:
@@ -80,6 +80,7 @@ class BackgroundExtractionQueue:
         self._queued: deque[_Job] = deque()
         self._busy_threads: set[str] = set()
         self._unfinished: dict[int, str] = {}
+        self._running: dict[int, CancelScope] = {}
         self._next_seq = 0
         self._closed = False
         self._cancelled = False
@@ -150,7 +151,7 @@ class BackgroundExtractionQueue:
             self._next_seq += 1
             # The job runs in the submitter's context: its end user and its listeners.
             self._queued.append(_Job(seq, thread_id, functools.partial(copy_context().run, job),
-                                     description))
+                                     description, CancelScope()))
             self._unfinished[seq] = thread_id
             self._start_workers()
             self._cond.notify_all()
@@ -177,6 +178,7 @@ class BackgroundExtractionQueue:
                     if job.thread_id not in self._busy_threads:
                         self._queued.remove(job)
                         self._busy_threads.add(job.thread_id)
+                        self._running[job.seq] = job.scope
                         self._cond.notify_all()  # room for waiting submitters
                         return job
                 if self._closed and not self._queued:
@@ -184,12 +186,12 @@ class BackgroundExtractionQueue:
                 self._cond.wait()
 
     def _work(self) -> None:
-        _WORKER.queue = self
         while (job := self._take()) is not None:
             self._local.seq = job.seq
             failed = False
             try:
-                job.run()
+                with running_in(job.scope):
+                    job.run()
             except Exception:
                 failed = True
                 if self._cancelled:  # the store is closing: expected, and said once
@@ -207,6 +209,7 @@ class BackgroundExtractionQueue:
                         self.completed += 1
                     self._busy_threads.discard(job.thread_id)
                     self._unfinished.pop(job.seq, None)
+                    self._running.pop(job.seq, None)
                     self._cond.notify_all()
 
     def wait(self, thread_ids: Iterable[str] | None = None,
@@ -265,7 +268,10 @@ class BackgroundExtractionQueue:
             self.dropped += queued
             running = len(self._unfinished)
             self._cancelled = True
+            scopes = list(self._running.values())
             self._cond.notify_all()
+        for scope in scopes:  # the running jobs stop, blocking calls included
+            scope.cancel()
         logger.warning("closing: %d background extraction job(s) dropped after waiting %gs "
                        "(%d queued, not started; %d running, cancelled); their messages are "
                        "stored, the memories and summaries they would have derived are not",

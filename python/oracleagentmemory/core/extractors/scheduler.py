@@ -1,7 +1,11 @@
-"""When extraction and summary refreshes are due, from plain counters the thread persists.
+"""When extraction and summary refreshes are due, from plain counters a thread keeps.
 
-Why pure functions over plain data: the decision must survive process restarts (the thread
-stores the counters with its record) and must be the same for INLINE and BACKGROUND runs.
+Why pure functions over plain data: the decision must survive process restarts and must be
+the same for INLINE and BACKGROUND runs. A thread's counters are kept by the store, which
+applies the rule in the transaction that writes a batch (``append_messages``: the rule is
+``stores.extraction_schedule``, also in PL/SQL); ``extraction_schedule`` turns a thread's
+resolved settings into what the store needs. ``plan_after_add`` applies the same rule to
+counters a caller keeps itself (``ThreadMemoryExtractor``).
 
 Rules (resolved :class:`ResolvedExtractionConfig`):
 
@@ -26,6 +30,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from oracleagentmemory.core.extractors.memoryextractionconfig import ResolvedExtractionConfig
+from oracleagentmemory.stores.extraction_schedule import Counters, count_batch
+from oracleagentmemory.stores.protocol import ExtractionSchedule
 
 
 @dataclass(frozen=True)
@@ -41,14 +47,8 @@ class ExtractionCounters:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> ExtractionCounters:
         """Counters from persisted JSON; missing or bad values count as 0."""
-        data = data or {}
-
-        def count(name: str) -> int:
-            value = data.get(name, 0)
-            return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
-                else 0
-
-        return cls(count("messages_since_extraction"), count("messages_since_summary"))
+        counters = Counters.from_dict(data)
+        return cls(counters.since_extraction, counters.since_summary)
 
 
 @dataclass(frozen=True)
@@ -81,35 +81,30 @@ def _summary_on(config: ResolvedExtractionConfig, has_llm: bool) -> bool:
     return bool(has_llm and config.enable_context_summary)
 
 
+def extraction_schedule(config: ResolvedExtractionConfig, *,
+                        has_llm: bool) -> ExtractionSchedule:
+    """What the store needs to count a thread's batches (a feature that is off has no
+    frequency)."""
+    return {
+        "extraction_frequency": (config.memory_extraction_frequency or -1)
+        if _extraction_on(config, has_llm) else None,
+        "extraction_window": config.memory_extraction_window or -1,
+        "summary_frequency": (config.context_summary_update_frequency or -1)
+        if _summary_on(config, has_llm) else None,
+    }
+
+
 def plan_after_add(counters: ExtractionCounters, batch_size: int,
                    config: ResolvedExtractionConfig, *, has_llm: bool) -> ExtractionPlan:
     """The plan after ``add_messages`` stored ``batch_size`` messages."""
     if batch_size < 0:
         raise ValueError(f"batch_size must not be negative, got {batch_size}")
-    extraction_on = _extraction_on(config, has_llm)
-    summary_on = _summary_on(config, has_llm)
-    if batch_size == 0:
-        return ExtractionPlan(0, 0, counters)
-    since_extraction = counters.messages_since_extraction + batch_size if extraction_on else 0
-    since_summary = counters.messages_since_summary + batch_size if summary_on else 0
-
-    extraction_window = 0
-    if extraction_on:
-        frequency = config.memory_extraction_frequency or -1
-        if frequency <= 0 or since_extraction >= frequency:
-            window = config.memory_extraction_window or -1
-            extraction_window = window if window > 0 else since_extraction
-            since_extraction = 0
-
-    summary_window = 0
-    checked = extraction_window > 0 if extraction_on else summary_on
-    if summary_on and checked:
-        frequency = config.context_summary_update_frequency or -1
-        if frequency <= 0 or since_summary >= frequency:
-            summary_window = since_summary
-            since_summary = 0
-    return ExtractionPlan(extraction_window, summary_window,
-                          ExtractionCounters(since_extraction, since_summary))
+    due = count_batch(Counters(counters.messages_since_extraction,
+                               counters.messages_since_summary),
+                      batch_size, extraction_schedule(config, has_llm=has_llm))
+    return ExtractionPlan(due.extraction_window, due.summary_window,
+                          ExtractionCounters(due.counters.since_extraction,
+                                             due.counters.since_summary))
 
 
 def plan_after_update(counters: ExtractionCounters, config: ResolvedExtractionConfig, *,

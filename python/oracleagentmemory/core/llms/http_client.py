@@ -19,16 +19,19 @@ import json
 import logging
 import os
 import random
+import socket
 import ssl
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any
 
 import certifi
 import httpx
 
+from oracleagentmemory.core.cancellation import CancelScope, current_scope
 from oracleagentmemory.core.llms.errors import (
     LlmConnectionError,
     LlmError,
@@ -50,6 +53,16 @@ MAX_CONNECT_TIMEOUT = 10.0
 not accept a connection in this time is down or overloaded."""
 FinalError = Callable[[int, str], bool]
 """``(status, error message) -> True`` when an error answer must not be retried."""
+_CONNECTED = frozenset({"connection.connect_tcp.complete", "connection.start_tls.complete"})
+"""The httpx ``trace`` request extension's events whose ``return_value`` is the new network
+stream (https://www.python-httpx.org/advanced/extensions/, "trace"); its
+``get_extra_info("socket")`` is the socket (https://www.encode.io/httpcore/extensions/)."""
+
+
+def _shut(sock: socket.socket) -> None:
+    """Shut a socket down, which wakes a thread blocked reading it (closing it does not)."""
+    with suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 @dataclass(frozen=True)
@@ -482,33 +495,80 @@ class HttpJsonClient:
         self._outcome(trial, None, final)
         return result
 
+    @contextmanager
+    def _call_client(self, scope: CancelScope | None
+                     ) -> Iterator[tuple[httpx.Client, dict[str, Any]]]:
+        """The client one call sends with, and the request extensions it passes.
+
+        Outside background work: the shared client, whose connections stay open for the
+        next call. Inside a job that may be given up on (``scope``): a client of its own,
+        whose sockets the scope shuts down when it is cancelled, so the job's blocked read
+        returns at once; closing a pool does not wake a thread blocked reading one of its
+        sockets. Only this call's sockets are shut: a model shared with another client
+        keeps serving it."""
+        if scope is None:
+            yield self._sync_client(), {}
+            return
+        sockets: list[socket.socket] = []
+
+        def trace(event: str, info: Mapping[str, Any]) -> None:
+            if event in _CONNECTED:
+                sock = info["return_value"].get_extra_info("socket")
+                if sock is not None:
+                    sockets.append(sock)
+                    if scope.cancelled:  # cancelled while connecting
+                        _shut(sock)
+
+        def interrupt() -> None:
+            for sock in list(sockets):
+                _shut(sock)
+
+        unregister = scope.on_cancel(interrupt)
+        try:
+            with httpx.Client(**self._client_options()) as client:
+                yield client, {"trace": trace}
+        finally:
+            unregister()
+
+    def _abandoned(self, client: httpx.Client, scope: CancelScope | None) -> bool:
+        """The call ended because its work was given up on, or its client closed."""
+        return scope.cancelled if scope is not None else client is not self._client
+
     def _send_loop(self, url: str, body: Mapping[str, Any],
                    read: Callable[[httpx.Response], Any], timeout: float | None,
                    final: FinalError | None) -> Any:
-        client = self._sync_client()
+        scope = current_scope()
         wait = httpx.USE_CLIENT_DEFAULT if timeout is None else self._timeout(timeout)
         retry_number = 0
-        while True:
-            try:
-                response = client.post(url, json=dict(body), timeout=wait)
-            except httpx.HTTPError as exc:
-                if client is not self._client:  # close() ended the call: no retry
-                    raise ClientClosedError(f"POST {url} abandoned: the client was closed "
-                                            "while it waited") from exc
-                decision = _decide_exception(exc, url, retry_number, self.retry, self._rng,
-                                             self.retry_timeouts, timeout or self.timeout)
-                cause: BaseException = exc
-            else:
-                if response.is_success:
-                    return read(response)
-                decision = _decide_response(response, retry_number, self.retry, self._rng,
-                                            final)
-                cause = decision.error
-            if not decision.retry:
-                raise decision.error from (None if cause is decision.error else cause)
-            self._log_retry(decision, retry_number)
-            self._sleep(decision.delay)
-            retry_number += 1
+        with self._call_client(scope) as (client, extensions):
+            while True:
+                if scope is not None and scope.cancelled:
+                    raise ClientClosedError(f"POST {url} abandoned: its work was cancelled")
+                try:
+                    response = client.post(url, json=dict(body), timeout=wait,
+                                           extensions=extensions)
+                except httpx.HTTPError as exc:
+                    if self._abandoned(client, scope):  # close() ended the call: no retry
+                        raise ClientClosedError(f"POST {url} abandoned: the client was "
+                                                "closed while it waited") from exc
+                    decision = _decide_exception(exc, url, retry_number, self.retry,
+                                                 self._rng, self.retry_timeouts,
+                                                 timeout or self.timeout)
+                    cause: BaseException = exc
+                else:
+                    if response.is_success:
+                        return read(response)
+                    decision = _decide_response(response, retry_number, self.retry,
+                                                self._rng, final)
+                    cause = decision.error
+                if not decision.retry:
+                    raise decision.error from (None if cause is decision.error else cause)
+                self._log_retry(decision, retry_number)
+                if scope is not None and self._sleep is time.sleep:
+                    scope.wait(decision.delay)  # a cancel ends the pause; the loop stops
+                else:
+                    self._sleep(decision.delay)
+                retry_number += 1
 
     async def _send_async(self, path: str, body: Mapping[str, Any],
                           read: Callable[[httpx.Response], Any], timeout: float | None = None,

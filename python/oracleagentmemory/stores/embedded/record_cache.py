@@ -11,7 +11,7 @@ latest version and the store epoch (``changelog.state``) inside the search's own
 transaction; if anything changed, through this store object or any other connection or
 process, it reloads the changed rows (or everything, when it fell behind the pruned log or
 the schema was recreated). It therefore always reflects exactly the snapshot the search
-reads. Callers serialise access (the store's lock).
+reads. Callers serialise access (the store's cache lock).
 
 Vectors live in ``vectors`` at row ``row[slot]``: rows follow slots after a reload from
 SQLite, and follow scopes in a vector file (grouped by user and thread), so a scoped search
@@ -58,7 +58,7 @@ def _prefetched(cursor: Any, size: int) -> Iterator[list[tuple]]:
     """The cursor's rows in chunks, the next chunk read by a helper thread while the caller
     decodes the current one: sqlite3 releases the GIL while it steps, so a full reload
     overlaps reading the file with filling the arrays. Only the helper touches the cursor
-    meanwhile, and the caller holds the store's lock throughout."""
+    meanwhile, and the caller holds the store's cache lock throughout."""
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="record-cache") as pool:
         pending = pool.submit(cursor.fetchmany, size)
         while True:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, TypedDict, get_args
 
 import numpy as np
@@ -124,21 +126,45 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
 
 
 def run_search(
-    conn: Any, request: Mapping[str, Any], cache: RecordCache, dimension: int | None, now: str
+    conn: Any, request: Mapping[str, Any], cache: RecordCache,
+    cache_lock: AbstractContextManager[Any], dimension: int | None, now: str,
 ) -> list[SearchHit]:
-    """Run a validated search inside ``conn``'s read transaction, ``cache`` synced to it.
+    """Run a search in ``conn``'s read transaction, begun but not yet read from.
+
+    The cache is used under ``cache_lock`` only: synced to the transaction's snapshot (its
+    first read happens under the lock, so snapshots follow the order the cache is synced
+    in), the candidates chosen and the vector distances computed, all copied out. The
+    keyword side, the records and their links are then read with the lock released, so a
+    slow search (a long query's keyword side) never holds up another one.
 
     Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
     metadata filter) before it is returned: a cache that disagrees (a vector file from
     another state of the database) is dropped, reloaded from SQLite, and the search run
     again on it."""
     req = check_search_request(request)
-    hits = _search(conn, req, cache, dimension, now, strict=True)
-    if hits is None:  # the cache disagreed with SQLite
-        cache.distrust()
-        hits = _search(conn, req, cache, dimension, now, strict=False)
-    assert hits is not None
-    return hits
+    for again in (False, True):
+        with cache_lock:
+            if again:  # the cache disagreed with SQLite
+                cache.distrust()
+            cache.sync(conn)
+            candidates = _candidates(conn, req, cache, now, dimension)
+        hits = _hits(conn, req, candidates, now, strict=not again)
+        if hits is not None:
+            return hits
+    return []
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """What a search takes from the cache, copied out so the cache can move on: the
+    candidates' seqs (ascending), how many non-exact scope dimensions each matches, the
+    vector distances of those with a vector, and the cache's size then."""
+
+    seqs: np.ndarray
+    affinity: np.ndarray | None
+    vector: tuple[np.ndarray, np.ndarray] | None
+    """(positions in ``seqs``, cosine distances), for VECTOR and HYBRID."""
+    cached: int
 
 
 def _matches(record: RecordOut, req: CheckedRequest, now: str) -> bool:
@@ -152,35 +178,28 @@ def _matches(record: RecordOut, req: CheckedRequest, now: str) -> bool:
             and mf.matches(req["metadata_filter"], record.get("metadata")))
 
 
-def _search(conn: Any, req: CheckedRequest, cache: RecordCache, dimension: int | None,
-            now: str, strict: bool) -> list[SearchHit] | None:
+def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
+          now: str, strict: bool) -> list[SearchHit] | None:
     """The hits; when a hit's row does not match what the cache said of it, None
     (``strict``), else the hits without it (a cache just read from SQLite: never a row the
     request may not return, whatever the cause)."""
-    cache.sync(conn)
-    slots = _candidates(conn, req, cache, now)
-    if not slots.shape[0]:
+    seqs = candidates.seqs
+    if not seqs.shape[0]:
         return []
-    query_vector = None
-    if req["strategy"] in ("VECTOR", "HYBRID"):
-        if req["query_vector"] is None:
-            raise InvalidArgumentError("VECTOR and HYBRID search need a query vector")
-        query_vector = np.frombuffer(encode_vector(req["query_vector"], dimension), dtype="<f4")
-    slots, ranking, distances = _score(conn, req, cache, slots, query_vector)
-    if not slots.shape[0]:
+    positions, ranking, distances = _score(conn, req, candidates)
+    if not positions.shape[0]:
         return []
-    affinity = _affinity(cache, slots, req)
-    if affinity is not None:
+    if candidates.affinity is not None:
         # Without affinity the float32 distances rank exactly like their float64 values.
-        ranking = ranking.astype(np.float64) - SCOPE_AFFINITY * affinity
-    best = _top(ranking, cache.seq, slots, req["max_results"])
-    seqs = [int(seq) for seq in cache.seq[slots[best]]]
-    records = _load_records(conn, seqs)
-    good = [seq in records and _matches(records[seq], req, now) for seq in seqs]
+        ranking = ranking.astype(np.float64) - SCOPE_AFFINITY * candidates.affinity[positions]
+    best = _top(ranking, seqs, positions, req["max_results"])
+    chosen = [int(seq) for seq in seqs[positions[best]]]
+    records = _load_records(conn, chosen)
+    good = [seq in records and _matches(records[seq], req, now) for seq in chosen]
     if strict and not all(good):
         return None
     hits: list[SearchHit] = []
-    for seq, distance, ok in zip(seqs, distances[best].tolist(), good, strict=True):
+    for seq, distance, ok in zip(chosen, distances[best].tolist(), good, strict=True):
         if not ok:
             continue
         record = records[seq]
@@ -191,8 +210,10 @@ def _search(conn: Any, req: CheckedRequest, cache: RecordCache, dimension: int |
     return hits
 
 
-def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str) -> np.ndarray:
-    """Cache slots passing type, status, expiry, exact scope and the metadata filter."""
+def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str,
+                store_dimension: int | None) -> _Candidates:
+    """The records passing type, status, expiry, exact scope and the metadata filter, with
+    what scoring needs from the cache (called under the cache's lock)."""
     exact = {
         index: dimension["value"]
         for index, column in enumerate(SCOPE_COLUMNS)
@@ -203,7 +224,19 @@ def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str) ->
         slots = cache.metadata.filter(
             req["metadata_filter"], slots, lambda: cache.metadata_rows(conn)
         )
-    return slots
+    vector = None
+    if req["strategy"] in ("VECTOR", "HYBRID") and slots.shape[0]:
+        if req["query_vector"] is None:
+            raise InvalidArgumentError("VECTOR and HYBRID search need a query vector")
+        query_vector = np.frombuffer(encode_vector(req["query_vector"], store_dimension),
+                                     dtype="<f4")
+        if cache.dimension is not None and query_vector.shape[0] != cache.dimension:
+            raise DimensionMismatchError(
+                f"query vector has {query_vector.shape[0]} dimensions, the store uses "
+                f"{cache.dimension}")
+        with_vector, distances = cache.distances(slots, query_vector)
+        vector = (np.searchsorted(slots, with_vector), distances)
+    return _Candidates(cache.seq[slots], _affinity(cache, slots, req), vector, cache.size)
 
 
 def _affinity(
@@ -234,36 +267,22 @@ def _top(ranking: np.ndarray, seq: np.ndarray, slots: np.ndarray, k: int) -> np.
     return chosen[order[:k]]
 
 
-def _score(
-    conn: Any,
-    req: CheckedRequest,
-    cache: RecordCache,
-    slots: np.ndarray,
-    query_vector: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(scored slots, their ranking values, their distances): vector, keyword, or both
-    fused; only HYBRID ranks by something else than the distance it reports."""
+def _score(conn: Any, req: CheckedRequest,
+           candidates: _Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scored positions in the candidates' seqs, their ranking values, their distances):
+    vector, keyword, or both fused; only HYBRID ranks by something else than the distance
+    it reports."""
     strategy = req["strategy"]
     if strategy == "VECTOR":
-        assert query_vector is not None
-        slots, distances = _vector_distances(cache, slots, query_vector)
-        return slots, distances, distances
-    keyword = _keyword_distances(conn, req["query_text"], req["scope"], cache, slots)
+        assert candidates.vector is not None
+        positions, distances = candidates.vector
+        return positions, distances, distances
+    keyword = _keyword_distances(conn, req["query_text"], req["scope"], candidates)
     if strategy == "KEYWORD":
         return keyword[0], keyword[1], keyword[1]
-    assert query_vector is not None
-    return _fuse(cache, _vector_distances(cache, slots, query_vector), keyword,
+    assert candidates.vector is not None
+    return _fuse(candidates.seqs, candidates.vector, keyword,
                  fusion_window(req["max_results"]))
-
-
-def _vector_distances(
-    cache: RecordCache, slots: np.ndarray, query: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    if cache.dimension is not None and query.shape[0] != cache.dimension:
-        raise DimensionMismatchError(
-            f"query vector has {query.shape[0]} dimensions, the store uses {cache.dimension}"
-        )
-    return cache.distances(slots, query)
 
 
 def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> str | None:
@@ -282,21 +301,21 @@ def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> s
 
 
 def _keyword_distances(
-    conn: Any, text: str, scope: Mapping[str, ScopeDimension], cache: RecordCache,
-    slots: np.ndarray,
+    conn: Any, text: str, scope: Mapping[str, ScopeDimension], candidates: _Candidates,
 ) -> tuple[np.ndarray, np.ndarray]:
     """FTS5 bm25 of the candidates that match any word, as a distance 1 / (1 + |bm25|)."""
+    seqs = candidates.seqs
     query = fts_query(text, scope)
     if query is None:
-        return slots[:0], np.zeros(0, dtype=np.float64)
+        return seqs[:0], np.zeros(0, dtype=np.float64)
     # bm25 weights: the keyword text column counts, the scope tokens do not.
-    if slots.shape[0] <= cache.size * FTS_FILTER_SHARE:
+    if seqs.shape[0] <= candidates.cached * FTS_FILTER_SHARE:
         # "+rowid" keeps the constraint out of FTS5 (which would re-run the query per rowid):
         # SQLite filters the matches and bm25 is only computed for candidates.
         rows = conn.execute(
             "SELECT rowid, bm25(records_fts, 1.0, 0.0) FROM records_fts"
             " WHERE records_fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))",
-            (query, json.dumps(cache.seq[slots].tolist())),
+            (query, json.dumps(seqs.tolist())),
         ).fetchall()
     else:
         rows = conn.execute(
@@ -304,28 +323,25 @@ def _keyword_distances(
             (query,),
         ).fetchall()
     if not rows:
-        return slots[:0], np.zeros(0, dtype=np.float64)
+        return seqs[:0], np.zeros(0, dtype=np.float64)
     found = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
     scores = np.fromiter((row[1] for row in rows), dtype=np.float64, count=len(rows))
-    inside = np.zeros(cache.size, dtype=bool)
-    inside[slots] = True
-    known = cache.seq[: cache.size]
-    at = np.minimum(np.searchsorted(known, found), cache.size - 1)
-    keep = (known[at] == found) & inside[at]
+    at = np.minimum(np.searchsorted(seqs, found), seqs.shape[0] - 1)
+    keep = seqs[at] == found
     return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
 
 
 def _fuse(
-    cache: RecordCache,
+    seqs: np.ndarray,
     vector: tuple[np.ndarray, np.ndarray],
     keyword: tuple[np.ndarray, np.ndarray],
     window: int,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """HYBRID (the rule and its reasons: ``stores.ranking``) as (slots, ranking values,
-    distances): every record with a vector, and the keyword window's best, each at its
-    vector distance less its keyword part (confidence x window share of |bm25|, back from
-    1 / (1 + |bm25|)) times the pull. Cutting the keyword list to its window keeps the long
-    tail of weak matches out."""
+    """HYBRID (the rule and its reasons: ``stores.ranking``) as (positions in ``seqs``,
+    ranking values, distances): every record with a vector, and the keyword window's best,
+    each at its vector distance less its keyword part (confidence x window share of |bm25|,
+    back from 1 / (1 + |bm25|)) times the pull. Cutting the keyword list to its window
+    keeps the long tail of weak matches out."""
     vector_slots, vector_distances = vector
     keyword_slots, keyword_distances = keyword
     spread = vector_spread(np.sort(vector_distances.astype(np.float64)), window)
@@ -334,7 +350,7 @@ def _fuse(
     parts = np.zeros(0, dtype=np.float64)
     if keyword_slots.shape[0]:
         scores = 1.0 / np.asarray(keyword_distances, dtype=np.float64) - 1.0
-        best_first = _top(keyword_distances, cache.seq, keyword_slots, window)
+        best_first = _top(keyword_distances, seqs, keyword_slots, window)
         windowed = keyword_slots[best_first]
         parts = ranking_confidence(scores) * window_shares(scores[best_first], window)
     slots = np.union1d(vector_slots, windowed)

@@ -1,12 +1,14 @@
 """EmbeddedBackend: the store contract over one SQLite file (or ``:memory:``).
 
-Two connections per store object on a file, each guarded by its own lock: every write is
-one ``BEGIN IMMEDIATE`` transaction on the write connection, so a batch is stored whole or
-not at all; every read (and the record cache searches use) runs in one transaction on the
-read connection, so readers never see half a batch, and a long read (a search evaluating a
-metadata filter) never holds up the writers of the same object (WAL lets one writer and
-readers proceed together). ``:memory:`` has one database per connection, so there both are
-the same connection and lock.
+On a file, one write connection under its lock, and read connections (one per reader at
+once, at most ``MAX_READERS``): every write is one ``BEGIN IMMEDIATE`` transaction on the
+write connection, so a batch is stored whole or not at all; every read runs in one
+transaction on a read connection of its own, so readers never see half a batch, and a long
+read (a huge query's keyword side, a metadata filter) holds up neither the writers nor the
+other readers of the same object (WAL lets one writer and many readers proceed together).
+The record cache searches share has its own lock, held only while a search syncs it and
+copies out what it needs. ``:memory:`` has one database per connection, so there reads and
+writes share the one connection and its lock.
 """
 
 from __future__ import annotations
@@ -51,6 +53,16 @@ from oracleagentmemory.stores.errors import (
     StorageError,
     StoreClosedError,
 )
+from oracleagentmemory.stores.extraction_schedule import (
+    Due,
+    batch_thread,
+    check_batch_records,
+    check_schedule,
+    count_batch,
+    counted,
+    not_written,
+    stored_counters,
+)
 from oracleagentmemory.stores.keyword_text import stored_keyword_text
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
@@ -60,6 +72,8 @@ from oracleagentmemory.stores.protocol import (
     LinkOut,
     LinkQuery,
     LinkSelector,
+    MessageBatch,
+    MessageBatchResult,
     OwnerType,
     RecordChanges,
     RecordIn,
@@ -71,6 +85,9 @@ from oracleagentmemory.stores.protocol import (
 from oracleagentmemory.stores.relations import check_label, opposite_label
 from oracleagentmemory.stores.timestamps import add_days, normalize, to_text, utc_now
 
+MAX_READERS = 8
+"""Read connections of one store object on a file at most (each keeps its own page cache);
+a ninth reader at once waits for one of them."""
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
 OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
@@ -212,6 +229,14 @@ def _rows_for_ids(conn: Any, sql: str, params: Sequence[Any],
     return [found[seq] for seq in sorted(found)]
 
 
+def _tail_seqs(conn: Any, thread_id: str, now: str, count: int) -> list[int]:
+    """The seqs of a thread's last ``count`` visible messages, ascending."""
+    return [row[0] for row in conn.execute(
+        "SELECT seq FROM records WHERE thread_id = ? AND record_type = 'message'"
+        " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq DESC LIMIT ?",
+        (thread_id, now, count))][::-1]
+
+
 def _rows_by_seq(conn: Any, seqs: Sequence[int]) -> list[Any]:
     """The ``records`` rows (RECORD_COLUMNS) of ``seqs``, in seq order."""
     found: list[Any] = []
@@ -219,6 +244,57 @@ def _rows_by_seq(conn: Any, seqs: Sequence[int]) -> list[Any]:
         found.extend(conn.execute(
             f"SELECT {RECORD_COLUMNS} FROM records WHERE seq IN ({marks(part)})", part))
     return sorted(found, key=lambda row: row[0])
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+
+
+class _ReadConnections:
+    """The read connections of one store file: one per reader at once, reused, at most
+    ``MAX_READERS`` (a reader beyond waits for one to come back)."""
+
+    def __init__(self, location: str) -> None:
+        self._location = location
+        self._lock = threading.Lock()
+        self._free = threading.BoundedSemaphore(MAX_READERS)
+        self._idle: list[sqlite3.Connection] = []
+        self._closed = False
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        self._free.acquire()
+        try:
+            with self._lock:
+                if self._closed:
+                    raise InvalidArgumentError("the store is closed")
+                conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                conn = schema.connect(self._location)
+            try:
+                yield conn
+            finally:
+                with self._lock:
+                    if self._closed:
+                        conn.close()
+                    else:
+                        self._idle.append(conn)
+        finally:
+            self._free.release()
+
+    def close(self) -> None:
+        """Close the idle connections; one in use is closed when its reader is done."""
+        with self._lock:
+            self._closed = True
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            conn.close()
 
 
 class EmbeddedBackend:
@@ -255,14 +331,12 @@ class EmbeddedBackend:
             self.embedding_dimension = self._settle_dimension(embedding_dimension)
             self._cache = RecordCache(self.embedding_dimension,
                                       self.location if vector_file else None)
-            self._read_lock: threading.RLock = self._lock
-            """Guards the read connection and the record cache."""
-            self._read_conn = self._conn
-            if self.location != ":memory:":
-                self._read_lock = threading.RLock()
-                self._read_conn = schema.connect(self.location)
+            self._cache_lock = threading.RLock()
+            """Guards the record cache."""
+            self._readers = None if self.location == ":memory:" else _ReadConnections(
+                self.location)
             if vector_file:  # map a usable vector file now: the first search only catches up
-                with self._read() as conn:
+                with self._read() as conn, self._cache_lock:
                     self._cache.open_file(conn)
 
     # -- lifecycle -------------------------------------------------------------------
@@ -357,12 +431,12 @@ class EmbeddedBackend:
                          "VALUES ('deep_data_security', ?)", (value,))
 
     def close(self) -> None:
-        with self._lock, self._read_lock:
+        with self._lock, self._cache_lock:
             if not self._closed:
                 self._closed = True
                 self._cache.retire()
-                if self._read_conn is not self._conn:
-                    self._read_conn.close()
+                if self._readers is not None:
+                    self._readers.close()
                 self._conn.close()
                 self._cache = RecordCache(self.embedding_dimension)
 
@@ -391,15 +465,17 @@ class EmbeddedBackend:
 
     @contextmanager
     def _read(self) -> Iterator[Any]:
-        with self._read_lock:
-            self._ensure_open()
-            with _translating(self.location):
-                self._read_conn.execute("BEGIN")
-                try:
-                    yield self._read_conn
-                finally:
-                    if self._read_conn.in_transaction:
-                        self._read_conn.execute("COMMIT")
+        """One read transaction, begun (its snapshot is taken at its first read)."""
+        if self._readers is None:
+            with self._lock:
+                self._ensure_open()
+                with _translating(self.location), _transaction(self._conn) as conn:
+                    yield conn
+            return
+        self._ensure_open()
+        with _translating(self.location), self._readers.connection() as reader, \
+                _transaction(reader) as conn:
+            yield conn
 
     def _ensure_open(self) -> None:
         if self._closed:
@@ -419,10 +495,7 @@ class EmbeddedBackend:
         if thread_id is not None:
             check_id(thread_id, "thread_id")
         now = self._now()
-        rows = [self._prepare_record(record, now, index) for index, record in enumerate(records)]
-        keys = [(row["id_space"], row["id"]) for row in rows]
-        if len(set(keys)) != len(keys):
-            raise DuplicateRecordError("records contains the same id twice")
+        rows = self._prepare_records(records, now)
         with self._write() as conn:
             if thread_id is not None:  # in the write lock: no deletion can come in between
                 _require_thread(conn, thread_id, now)
@@ -435,6 +508,62 @@ class EmbeddedBackend:
             self._insert_links(conn, links, now)
         self.embedding_dimension = self.embedding_dimension or settled
         return [row["id"] for row in rows]
+
+    def append_messages(self, batch: MessageBatch) -> MessageBatchResult:
+        thread_id, required = batch_thread(batch)
+        check_id(thread_id, "thread_id")
+        records = check_batch_records(batch, thread_id)
+        expects = "after_message_id" in batch
+        expected = check_optional_id(batch.get("after_message_id"), "after_message_id")
+        schedule = check_schedule(batch.get("schedule"))
+        now = self._now()
+        rows = self._prepare_records(records, now)
+        with self._write() as conn:
+            thread = conn.execute(
+                "SELECT seq, extra FROM records WHERE id_space = 'thread' AND id = ?"
+                " AND (expires_at IS NULL OR expires_at > ?)", (thread_id, now)).fetchone()
+            if thread is None and required:
+                raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
+            if expects:
+                last = self._last_messages(conn, thread_id, now, 1)
+                if (last[0]["id"] if last else None) != expected:
+                    return not_written(last[0] if last else None)
+            settled = self._settle_widths(conn, [row["embedding"] for row in rows])
+            self._insert_new_rows(conn, rows)
+            due = self._count(conn, thread, schedule, now,
+                              sum(row["record_type"] == "message" for row in rows))
+            window = max(due.extraction_window, due.summary_window)
+            messages = self._last_messages(conn, thread_id, now, window) if window else []
+            summary = conn.execute(
+                "SELECT content FROM records WHERE record_type = 'summary' AND id = ?"
+                " AND (expires_at IS NULL OR expires_at > ?)",
+                (thread_id, now)).fetchone() if window else None
+        self.embedding_dimension = self.embedding_dimension or settled
+        return {"ids": [row["id"] for row in rows], "written": True, "last_message": None,
+                "extraction_window": due.extraction_window,
+                "summary_window": due.summary_window, "messages": messages,
+                "thread_summary": summary[0] if summary else None}
+
+    @staticmethod
+    def _count(conn: Any, thread: Any, schedule: Any, now: str, added: int) -> Due:
+        """Inside the write: count ``added`` messages in the thread record's counters (a
+        thread without a record counts from zero and keeps nothing)."""
+        if schedule is None:
+            return Due(0, 0, stored_counters(None))
+        extra = load_json(thread[1]) if thread is not None else None
+        config = (extra or {}).get("config") if isinstance(extra, dict) else None
+        due = count_batch(stored_counters(config), added, schedule)
+        if thread is not None:
+            kept = {**(extra or {}), "config": counted(config, due)}
+            conn.execute("UPDATE records SET extra = ?, updated_at = ? WHERE seq = ?",
+                         (dump_json(kept, "config"), now, thread[0]))
+        return due
+
+    def _last_messages(self, conn: Any, thread_id: str, now: str,
+                       count: int) -> list[RecordOut]:
+        """The thread's last ``count`` visible messages, oldest first."""
+        return [row_to_record(row) for row in _rows_by_seq(conn, _tail_seqs(
+            conn, thread_id, now, count))]
 
     def _settle_widths(self, conn: Any, blobs: Sequence[bytes | None]) -> int | None:
         """A store opened without a dimension takes the one of the first vectors written,
@@ -485,6 +614,15 @@ class EmbeddedBackend:
             return
         for row in rows:
             self._insert_checked_row(conn, row)
+
+    def _prepare_records(self, records: Sequence[Any], now: str) -> list[dict[str, Any]]:
+        """Every record of a write checked (all before anything is written), none naming
+        an id of its id space twice."""
+        rows = [self._prepare_record(record, now, index) for index, record in enumerate(records)]
+        keys = [(row["id_space"], row["id"]) for row in rows]
+        if len(set(keys)) != len(keys):
+            raise DuplicateRecordError("records contains the same id twice")
+        return rows
 
     def _prepare_record(self, record: Mapping[str, Any], now: str,
                         index: int) -> dict[str, Any]:
@@ -772,10 +910,7 @@ class EmbeddedBackend:
             if start is not None and start < 0 and end is None:
                 # the last messages (the newest window, the turn before a new message):
                 # read only those, not every seq of a long thread
-                wanted = [row[0] for row in conn.execute(
-                    "SELECT seq FROM records WHERE thread_id = ? AND record_type = 'message'"
-                    " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq DESC LIMIT ?",
-                    (thread_id, self._now(), -start))][::-1]
+                wanted = _tail_seqs(conn, thread_id, self._now(), -start)
             else:
                 seqs = [
                     row[0]
@@ -910,7 +1045,7 @@ class EmbeddedBackend:
         params: list[Any] = []
         unknown = set(changes) - {
             "content", "embedding", "metadata", "timestamp", "status", "ttl_days", "ttl_anchor",
-            "parts", "config", "mime_type", "image_bytes", "replace_images",
+            "parts", "config", "settings", "mime_type", "image_bytes", "replace_images",
         }
         if unknown:
             raise InvalidArgumentError(f"unknown change fields: {', '.join(sorted(unknown))}")
@@ -949,6 +1084,15 @@ class EmbeddedBackend:
                 created_at, timestamp, "changes",
             ))
         extra_keys = [key for key in ("parts", "config", "mime_type") if key in changes]
+        if "settings" in changes:
+            if "config" in changes:
+                raise InvalidArgumentError("give config or settings, not both")
+            if not isinstance(changes["settings"], dict):
+                raise InvalidArgumentError("settings must be a JSON object")
+            # the stored config (read in this write transaction) keeps everything else
+            changes = {**changes, "config": {**(current.get("config") or {}),
+                                             "settings": changes["settings"]}}
+            extra_keys.append("config")
         if extra_keys:
             extra = {key: current.get(key) for key in ("parts", "config", "mime_type")}
             extra.update({key: changes[key] for key in extra_keys})
@@ -1080,7 +1224,8 @@ class EmbeddedBackend:
                 ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
         if seqs:  # an erasure: the deleted rows leave the vector file too, now
-            self._cache.erase_file()
+            with self._cache_lock:
+                self._cache.erase_file()
         return {"owner": owner, "records": len(seqs), "links": links}
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
@@ -1121,4 +1266,5 @@ class EmbeddedBackend:
 
     def search(self, request: SearchRequest) -> list[SearchHit]:
         with self._read() as conn:
-            return run_search(conn, request, self._cache, self.embedding_dimension, self._now())
+            return run_search(conn, request, self._cache, self._cache_lock,
+                              self.embedding_dimension, self._now())

@@ -306,13 +306,14 @@ def words(names: tuple[str, ...], last: str = ", ") -> str:
     return ", ".join(checked[:-1]) + last + checked[-1]
 
 
-def _vocabulary_context() -> dict[str, tuple[str, ...]]:
+def _vocabulary_context() -> dict[str, object]:
     """The record-type vocabulary (oracleagentmemory._vocabulary, the one source) for the
     templates: check constraints, the id-space rule and the PL/SQL lists render from it."""
     return {
         "memory_types": _vocabulary.MEMORY_TYPES,
         "searchable_types": _vocabulary.SEARCHABLE_TYPES,
         "all_types": _vocabulary.ALL_TYPES,
+        "summary_type": _vocabulary.SUMMARY_TYPE,
         "unembedded_types": tuple(t for t in _vocabulary.ALL_TYPES
                                   if t not in _vocabulary.SEARCHABLE_TYPES),
         "statuses": _vocabulary.STATUSES,

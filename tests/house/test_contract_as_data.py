@@ -1,0 +1,48 @@
+"""The store contract declared once (stores.operations) and the chain built from it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from oracleagentmemory.core.deepsec import OracleMemoryEndUserSecurityContext
+from oracleagentmemory.observability.event import OperationKind
+from oracleagentmemory.stores.embedded import EmbeddedBackend
+from oracleagentmemory.stores.end_user_guard import SecuritySettings
+from oracleagentmemory.stores.guarded import guarded
+from oracleagentmemory.stores.operations import OPERATIONS, Operation, StoreCalls
+from oracleagentmemory.stores.protocol import StoreBackend
+
+
+def test_every_protocol_method_is_one_declared_operation_and_one_typed_call():
+    methods = {name for name in vars(StoreBackend) if not name.startswith("_")}
+    assert {op.name for op in OPERATIONS} == methods
+    assert all(callable(getattr(StoreCalls, op.name)) for op in OPERATIONS)
+
+
+@dataclass(frozen=True)
+class Unruled(Operation[int]):
+    """An operation no layer has a rule for (as a newly added one would be)."""
+
+    name = "count_everything"
+    kind = OperationKind.READ
+
+    def send(self, backend: StoreBackend) -> int:
+        return len(backend.get_records({}))
+
+
+def test_an_operation_without_an_end_user_rule_passes_outside_a_context_only(tmp_path):
+    backend = EmbeddedBackend(tmp_path / "s.db", embedding_dimension=2)
+    backend.write_records([{"record_type": "memory", "id": "m", "user_id": "bob",
+                            "content": "bob's", "embedding": [1, 0]}])
+    backend.save_security_settings(SecuritySettings(
+        frozenset({"user_own_rows"}), frozenset({("local_user", "alice", "user_own_rows")})))
+    store = guarded(backend)
+    try:
+        assert store.runner.run(Unruled()) == 1
+        with OracleMemoryEndUserSecurityContext("alice"), \
+                pytest.raises(PermissionError, match="count_everything"):
+            store.runner.run(Unruled())
+    finally:
+        store.close()
