@@ -28,7 +28,6 @@ or lacks metadata-filter columns built since.
 from __future__ import annotations
 
 import contextlib
-import mmap
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -169,18 +168,9 @@ class RecordCache:
         if not os.path.exists(self._vector_path):
             return
         try:
-            adopted = self._adopt_file(conn, changelog.state(conn)[1])
+            self._adopt_file(conn, changelog.state(conn)[1])
         except Exception:  # no schema yet (NO_CHECK), an unreadable file: never fails an open
             self._version, self._epoch = -1, None
-            return
-        if adopted:
-            # The columns every search reads in full (a few bytes per record) are mapped
-            # now; vectors are mapped per scope as searches reach them.
-            n = self.size
-            for column in (self.seq[:n], self.type_code[:n], self.valid[:n],
-                           self.has_vector[:n], *self.scope[:, :n], self.row[:n],
-                           *((self.expires[:n],) if self.expiring else ())):
-                _touch(column)
 
     def sync(self, conn: Any) -> None:
         """Bring the cache to the snapshot of ``conn``'s open read transaction.
@@ -527,13 +517,6 @@ class RecordCache:
         else:
             similarity = _dots(np.take(self.vectors, rows, axis=0), unit)
         return slots, 1.0 - similarity
-
-
-def _touch(column: np.ndarray) -> None:
-    """Read one byte of every page of a mapped (contiguous) column, so its pages are
-    mapped."""
-    data = column.reshape(-1).view(np.uint8)
-    int(np.add.reduce(data[::mmap.PAGESIZE], dtype=np.uint64))
 
 
 def _dots(matrix: np.ndarray, unit: np.ndarray) -> np.ndarray:
