@@ -3,14 +3,15 @@
 Candidates are narrowed over the in-memory record cache (type, status, expiry, exact scope
 dimensions as numpy masks), then by the metadata filter over cached key columns, and only
 the survivors are scored: cosine distance as one matrix product over cached unit vectors for
-VECTOR, FTS5 bm25 for KEYWORD, confidence-weighted score fusion of both for HYBRID
+VECTOR, BM25 for KEYWORD (in memory over the scope's terms, ``scope_keywords``, or FTS5's
+bm25 when that cannot answer), confidence-weighted score fusion of both for HYBRID
 (``stores.hybrid_fusion``). Only the top hits and their links are read from SQLite.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, get_args
 
 import numpy as np
@@ -28,6 +29,7 @@ from oracleagentmemory.stores.embedded.codec import (
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
+from oracleagentmemory.stores.embedded.scope_keywords import ScopeKeywords
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
 from oracleagentmemory.stores.hybrid_fusion import (
     fused_distances,
@@ -123,18 +125,21 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
 
 
 def run_search(
-    conn: Any, request: Mapping[str, Any], cache: RecordCache, dimension: int | None, now: str
+    conn: Any, request: Mapping[str, Any], cache: RecordCache, keywords: ScopeKeywords,
+    dimension: int | None, now: str
 ) -> list[SearchHit]:
-    """Run a validated search inside ``conn``'s read transaction, ``cache`` synced to it.
+    """Run a validated search inside ``conn``'s read transaction, ``cache`` and
+    ``keywords`` synced to it.
 
     Every hit is checked against the row SQLite holds (type, exact scope, expiry, status)
     before it is returned: a cache that disagrees (a vector file from another state of the
     database) is dropped, reloaded from SQLite, and the search run again on it."""
     req = check_search_request(request)
-    hits = _search(conn, req, cache, dimension, now)
+    hits = _search(conn, req, cache, keywords, dimension, now)
     if hits is None:  # the cache disagreed with SQLite
         cache.distrust()
-        hits = _search(conn, req, cache, dimension, now) or []
+        keywords.reset()
+        hits = _search(conn, req, cache, keywords, dimension, now) or []
     return hits
 
 
@@ -148,8 +153,8 @@ def _matches(record: RecordOut, req: CheckedRequest, now: str) -> bool:
                     for column, dimension in req["scope"].items() if dimension["exact"]))
 
 
-def _search(conn: Any, req: CheckedRequest, cache: RecordCache, dimension: int | None,
-            now: str) -> list[SearchHit] | None:
+def _search(conn: Any, req: CheckedRequest, cache: RecordCache, keywords: ScopeKeywords,
+            dimension: int | None, now: str) -> list[SearchHit] | None:
     """The hits, or None when a hit's row does not match what the cache said of it."""
     cache.sync(conn)
     slots = _candidates(conn, req, cache, now)
@@ -160,7 +165,7 @@ def _search(conn: Any, req: CheckedRequest, cache: RecordCache, dimension: int |
         if req["query_vector"] is None:
             raise InvalidArgumentError("VECTOR and HYBRID search need a query vector")
         query_vector = np.frombuffer(encode_vector(req["query_vector"], dimension), dtype="<f4")
-    slots, distances = _score(conn, req, cache, slots, query_vector)
+    slots, distances = _score(conn, req, cache, keywords, slots, query_vector)
     if not slots.shape[0]:
         return []
     affinity = _affinity(cache, slots, req)
@@ -229,6 +234,7 @@ def _score(
     conn: Any,
     req: CheckedRequest,
     cache: RecordCache,
+    keywords: ScopeKeywords,
     slots: np.ndarray,
     query_vector: np.ndarray | None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -237,7 +243,7 @@ def _score(
     if strategy == "VECTOR":
         assert query_vector is not None
         return _vector_distances(cache, slots, query_vector)
-    keyword = _keyword_distances(conn, req["query_text"], req["scope"], cache, slots)
+    keyword = _keyword_distances(conn, req["query_text"], req["scope"], cache, keywords, slots)
     if strategy == "KEYWORD":
         return keyword
     assert query_vector is not None
@@ -255,14 +261,17 @@ def _vector_distances(
     return cache.distances(slots, query)
 
 
-def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> str | None:
-    """An FTS5 query that ORs the content words of free text (its keyword text's words, so
-    Han and Hangul as character bigrams, the way records are indexed), each quoted (no
-    injection), ANDed with the token of every exact scope dimension so FTS5 skips other
-    scopes."""
-    words = content_words(text[:limits.MAX_KEYWORD_QUERY_CHARS])
-    if not words:
-        return None
+def keyword_words(text: str) -> list[str]:
+    """The words a keyword query asks for: the content words (``stoplist.content_words``:
+    its keyword text's words, Han and Hangul as character bigrams, without stopwords) of
+    the query's first MAX_KEYWORD_QUERY_CHARS characters."""
+    return content_words(text[:limits.MAX_KEYWORD_QUERY_CHARS])
+
+
+def fts_query(words: Sequence[str], scope: Mapping[str, ScopeDimension] | None = None
+              ) -> str:
+    """An FTS5 query that ORs the words, each quoted (no injection, and one phrase), ANDed
+    with the token of every exact scope dimension so FTS5 skips other scopes."""
     query = "keyword_body : (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in words) + ")"
     for column, dimension in (scope or {}).items():
         if dimension["exact"]:
@@ -272,12 +281,34 @@ def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> s
 
 def _keyword_distances(
     conn: Any, text: str, scope: Mapping[str, ScopeDimension], cache: RecordCache,
+    keywords: ScopeKeywords, slots: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """BM25 of the candidates that match any word, as a distance 1 / (1 + |bm25|): from
+    the scope's terms in memory when ``keywords`` can answer, else from FTS5."""
+    words = keyword_words(text)
+    if not words:
+        return slots[:0], np.zeros(0, dtype=np.float64)
+    exact = {column: dimension["value"] for column, dimension in scope.items()
+             if dimension["exact"]}
+    scored = keywords.scores(conn, words, exact)
+    found, scores = scored if scored is not None else _fts_scores(conn, words, scope, cache,
+                                                                  slots)
+    if not found.shape[0] or not cache.size:
+        return slots[:0], np.zeros(0, dtype=np.float64)
+    inside = np.zeros(cache.size, dtype=bool)
+    inside[slots] = True
+    known = cache.seq[: cache.size]
+    at = np.minimum(np.searchsorted(known, found), cache.size - 1)
+    keep = (known[at] == found) & inside[at]
+    return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
+
+
+def _fts_scores(
+    conn: Any, words: Sequence[str], scope: Mapping[str, ScopeDimension], cache: RecordCache,
     slots: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """FTS5 bm25 of the candidates that match any word, as a distance 1 / (1 + |bm25|)."""
-    query = fts_query(text, scope)
-    if query is None:
-        return slots[:0], np.zeros(0, dtype=np.float64)
+    """(seq, bm25) of the records FTS5 matches, its statistics counting the whole store."""
+    query = fts_query(words, scope)
     # bm25 weights: the keyword text column counts, the scope tokens do not.
     if slots.shape[0] <= cache.size * FTS_FILTER_SHARE:
         # "+rowid" keeps the constraint out of FTS5 (which would re-run the query per rowid):
@@ -292,16 +323,9 @@ def _keyword_distances(
             "SELECT rowid, bm25(records_fts, 1.0, 0.0) FROM records_fts WHERE records_fts MATCH ?",
             (query,),
         ).fetchall()
-    if not rows:
-        return slots[:0], np.zeros(0, dtype=np.float64)
     found = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
     scores = np.fromiter((row[1] for row in rows), dtype=np.float64, count=len(rows))
-    inside = np.zeros(cache.size, dtype=bool)
-    inside[slots] = True
-    known = cache.seq[: cache.size]
-    at = np.minimum(np.searchsorted(known, found), cache.size - 1)
-    keep = (known[at] == found) & inside[at]
-    return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
+    return found, scores
 
 
 def _fuse(

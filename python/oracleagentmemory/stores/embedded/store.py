@@ -35,6 +35,7 @@ from oracleagentmemory.stores.embedded.codec import (
     row_to_record,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
+from oracleagentmemory.stores.embedded.scope_keywords import ScopeKeywords
 from oracleagentmemory.stores.embedded.search import run_search
 from oracleagentmemory.stores.embedded.storage_errors import translated
 from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
@@ -253,6 +254,7 @@ class EmbeddedBackend:
             self.embedding_dimension = self._settle_dimension(embedding_dimension)
             self._cache = RecordCache(self.embedding_dimension,
                                       self.location if vector_file else None)
+            self._keywords = ScopeKeywords()
             self._read_lock: threading.RLock = self._lock
             """Guards the read connection and the record cache."""
             self._read_conn = self._conn
@@ -360,6 +362,7 @@ class EmbeddedBackend:
                     self._read_conn.close()
                 self._conn.close()
                 self._cache = RecordCache(self.embedding_dimension)
+                self._keywords.reset()
 
     # -- transactions and time ------------------------------------------------------
 
@@ -1111,4 +1114,5 @@ class EmbeddedBackend:
 
     def search(self, request: SearchRequest) -> list[SearchHit]:
         with self._read() as conn:
-            return run_search(conn, request, self._cache, self.embedding_dimension, self._now())
+            return run_search(conn, request, self._cache, self._keywords,
+                              self.embedding_dimension, self._now())
