@@ -50,6 +50,9 @@ from oracleagentmemory.stores.embedded.schema import SCOPE_TOKEN_LETTERS
 
 SCOPE_COLUMNS: tuple[str, ...] = tuple(SCOPE_TOKEN_LETTERS)
 SCOPE_TOKENS = len(SCOPE_COLUMNS)
+COUNT_ORDER = (SCOPE_COLUMNS.index("thread_id"), SCOPE_COLUMNS.index("user_id"),
+               SCOPE_COLUMNS.index("agent_id"))
+"""Keys counted thread, user, agent (usually smallest first: later counts stop early)."""
 """Tokens of the scope column that FTS5 counts in every record's length."""
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -175,7 +178,9 @@ class ScopeKeywords:
 
     def __init__(self) -> None:
         self._scopes: OrderedDict[ScopeKey, ScopeTerms] = OrderedDict()
-        self._too_big: set[ScopeKey] = set()
+        self._too_big: dict[ScopeKey, int] = {}
+        """Keys found with more than MAX_SCOPE_RECORDS records (not counted again while
+        that limit stays below their count)."""
         self._term_ids: dict[str, int] = {}
         self._codes: dict[str | None, int] = {}
         self._version = -1
@@ -258,10 +263,11 @@ class ScopeKeywords:
             code = self._codes[value] = len(self._codes)
         return code
 
-    def _count(self, conn: Any, key: ScopeKey) -> int:
+    def _count(self, conn: Any, key: ScopeKey, cap: int) -> int:
+        """The key's records, counted up to ``cap``."""
         column = SCOPE_COLUMNS[key[0]]
-        row = conn.execute(f"SELECT count(*) FROM records WHERE {column} IS ?"
-                           f" AND record_type IN ({_TYPES})", (key[1],)).fetchone()
+        row = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM records WHERE {column} IS ?"
+                           f" AND record_type IN ({_TYPES}) LIMIT ?)", (key[1], cap)).fetchone()
         return int(row[0])
 
     def _build(self, conn: Any, key: ScopeKey) -> ScopeTerms:
@@ -285,19 +291,31 @@ class ScopeKeywords:
             total -= dropped.nbytes
 
     def _scope_for(self, conn: Any, exact: Mapping[str, str | None]) -> ScopeTerms | None:
-        keys = [(SCOPE_COLUMNS.index(column), value) for column, value in exact.items()]
+        """The smallest built key of the search, else the smallest key (built now), or None
+        when every key has more than MAX_SCOPE_RECORDS records."""
+        keys = sorted(((SCOPE_COLUMNS.index(column), value) for column, value in exact.items()),
+                      key=lambda key: COUNT_ORDER.index(key[0]))
         built = [self._scopes[key] for key in keys if key in self._scopes]
         if built:
             scope = min(built, key=lambda terms: terms.records)
         else:
-            sizes = {key: self._count(conn, key) for key in keys if key not in self._too_big}
-            if not sizes:
+            best: ScopeKey | None = None
+            smallest = MAX_SCOPE_RECORDS + 1
+            for key in keys:
+                known = self._too_big.get(key)
+                size = (known if known is not None and known > MAX_SCOPE_RECORDS
+                        else self._count(conn, key, cap=smallest))
+                if size < smallest:
+                    best, smallest = key, size
+                elif size > MAX_SCOPE_RECORDS:
+                    self._too_big[key] = size
+            if best is None:
                 return None
-            key = min(sizes, key=lambda k: sizes[k])
-            if sizes[key] > MAX_SCOPE_RECORDS:
-                self._too_big.update(k for k, size in sizes.items() if size > MAX_SCOPE_RECORDS)
-                return None
-            scope = self._build(conn, key)
+            scope = self._build(conn, best)
+        if scope.records > MAX_SCOPE_RECORDS:  # grown past the limit since it was built
+            del self._scopes[scope.key]
+            self._too_big[scope.key] = scope.records
+            return None
         self._scopes.move_to_end(scope.key)
         return scope
 
@@ -315,9 +333,11 @@ class ScopeKeywords:
         """(seq, BM25 score > 0) of each record of the scope matching any word, or None
         when FTS5 must answer (no exact dimension, too large a scope, another tokenizer).
         ``conn`` is in the search's read transaction."""
-        if not exact or not self._is_usable(conn):
+        if not exact:
             return None
         self.sync(conn)
+        if not self._is_usable(conn):
+            return None
         if self._tables_bytes() > MEMORY_BUDGET // 2:
             self._drop_keys()  # the terms of dropped keys linger in the table: start over
         scope = self._scope_for(conn, exact)
