@@ -102,18 +102,17 @@ class ScopeTerms:
             self.seqs, self.codes, self.lengths, self.alive, self.starts, self.terms,
             self._inverted_terms, self._term_starts, self._postings))
 
-    def append(self, seqs: Sequence[int], codes: Sequence[Sequence[int]],
-               terms: Sequence[np.ndarray]) -> None:
-        """Add records (``codes``: each record's scope codes) with their term ids."""
+    def append(self, seqs: Sequence[int], codes: np.ndarray, lengths: np.ndarray,
+               terms: np.ndarray) -> None:
+        """Add records: their scope codes (a row each), term counts, and all term ids."""
         if not seqs:
             return
-        lengths = np.fromiter((len(part) for part in terms), dtype=np.int64, count=len(terms))
         self.seqs = np.concatenate([self.seqs, np.asarray(seqs, dtype=np.int64)])
-        self.codes = np.concatenate([self.codes, np.asarray(codes, dtype=np.int32).T], axis=1)
+        self.codes = np.concatenate([self.codes, codes.T], axis=1)
         self.lengths = np.concatenate([self.lengths, lengths])
         self.alive = np.concatenate([self.alive, np.ones(len(seqs), dtype=bool)])
         self.starts = np.concatenate([self.starts, self.starts[-1] + np.cumsum(lengths)])
-        self.terms = np.concatenate([self.terms, *terms]).astype(np.int32, copy=False)
+        self.terms = np.concatenate([self.terms, terms])
         tail = self.terms.shape[0] - self._indexed
         if tail > max(MIN_TAIL, self.terms.shape[0] // 4):
             self._invert()
@@ -250,18 +249,22 @@ class ScopeKeywords:
         """Append rows (seq, the scope columns, keyword text) to ``scope``."""
         if not rows:
             return
-        term_ids = self._term_ids
-        terms = [np.fromiter((term_ids.setdefault(term, len(term_ids)) for term in tokens),
-                             dtype=np.int32, count=len(tokens))
-                 for tokens in TOKENS.tokens_of([row[-1] or "" for row in rows])]
-        codes = [[self._code(value) for value in row[1:1 + SCOPE_TOKENS]] for row in rows]
-        scope.append([row[0] for row in rows], codes, terms)
+        tokens = TOKENS.tokens_of([row[-1] or "" for row in rows])
+        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        flat = [term for record in tokens for term in record]
+        values = [value for row in rows for value in row[1:1 + SCOPE_TOKENS]]
+        codes = np.array(self._ids(self._codes, values), dtype=np.int32)
+        scope.append([row[0] for row in rows], codes.reshape(len(rows), SCOPE_TOKENS), lengths,
+                     np.array(self._ids(self._term_ids, flat), dtype=np.int32))
 
-    def _code(self, value: str | None) -> int:
-        code = self._codes.get(value)
-        if code is None:
-            code = self._codes[value] = len(self._codes)
-        return code
+    @staticmethod
+    def _ids(table: dict[Any, int], values: Sequence[Any]) -> list[int]:
+        """Each value's number in ``table``, new values numbered on (one pass over the new
+        ones, then one C-level lookup per value)."""
+        for value in dict.fromkeys(values):
+            if value not in table:
+                table[value] = len(table)
+        return list(map(table.__getitem__, values))
 
     def _count(self, conn: Any, key: ScopeKey, cap: int) -> int:
         """The key's records, counted up to ``cap``."""
