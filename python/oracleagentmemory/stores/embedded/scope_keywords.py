@@ -81,10 +81,14 @@ class ScopeTerms:
         self.key = key
         self.seqs = _EMPTY
         self.codes = np.zeros((SCOPE_TOKENS, 0), dtype=np.int32)
-        self.lengths = np.zeros(0, dtype=np.int64)
+        self.lengths = np.zeros(0, dtype=np.int32)
+        """Each record's term count."""
+        self.sizes = np.zeros(0, dtype=np.float64)
+        """Each record's length as FTS5's bm25 counts it (its terms and scope tokens)."""
         self.alive = np.zeros(0, dtype=bool)
-        self.starts = np.zeros(1, dtype=np.int64)
         self.terms = np.zeros(0, dtype=np.int32)
+        self.record_of = np.zeros(0, dtype=np.int32)
+        """The record (row of these arrays) each term of ``terms`` belongs to."""
         self.dead = 0
         self._inverted_terms = np.zeros(0, dtype=np.int32)
         self._term_starts = np.zeros(1, dtype=np.int64)
@@ -99,20 +103,23 @@ class ScopeTerms:
     @property
     def nbytes(self) -> int:
         return sum(array.nbytes for array in (
-            self.seqs, self.codes, self.lengths, self.alive, self.starts, self.terms,
-            self._inverted_terms, self._term_starts, self._postings))
+            self.seqs, self.codes, self.lengths, self.sizes, self.alive, self.terms,
+            self.record_of, self._inverted_terms, self._term_starts, self._postings))
 
     def append(self, seqs: Sequence[int], codes: np.ndarray, lengths: np.ndarray,
                terms: np.ndarray) -> None:
         """Add records: their scope codes (a row each), term counts, and all term ids."""
         if not seqs:
             return
+        first = self.seqs.shape[0]
         self.seqs = np.concatenate([self.seqs, np.asarray(seqs, dtype=np.int64)])
         self.codes = np.concatenate([self.codes, codes.T], axis=1)
-        self.lengths = np.concatenate([self.lengths, lengths])
+        self.lengths = np.concatenate([self.lengths, lengths.astype(np.int32)])
+        self.sizes = np.concatenate([self.sizes, lengths + float(SCOPE_TOKENS)])
         self.alive = np.concatenate([self.alive, np.ones(len(seqs), dtype=bool)])
-        self.starts = np.concatenate([self.starts, self.starts[-1] + np.cumsum(lengths)])
         self.terms = np.concatenate([self.terms, terms])
+        self.record_of = np.concatenate([self.record_of, np.repeat(
+            np.arange(first, first + len(seqs), dtype=np.int32), lengths)])
         tail = self.terms.shape[0] - self._indexed
         if tail > max(MIN_TAIL, self.terms.shape[0] // 4):
             self._invert()
@@ -134,8 +141,8 @@ class ScopeTerms:
         keep = self.alive
         self.terms = self.terms[np.repeat(keep, self.lengths)]
         self.seqs, self.codes = self.seqs[keep], self.codes[:, keep]
-        self.lengths = self.lengths[keep]
-        self.starts = np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64)
+        self.lengths, self.sizes = self.lengths[keep], self.sizes[keep]
+        self.record_of = np.repeat(np.arange(self.seqs.shape[0], dtype=np.int32), self.lengths)
         self.alive = np.ones(self.seqs.shape[0], dtype=bool)
         self.dead = 0
         self._invert()
@@ -161,12 +168,14 @@ class ScopeTerms:
 
     def phrase_records(self, phrase: Sequence[int]) -> np.ndarray:
         """The record (row of these arrays) of each place the phrase stands, ascending."""
-        first = self.positions(phrase[0]).astype(np.int64)
-        records = np.searchsorted(self.starts, first, side="right") - 1
+        first = self.positions(phrase[0])
+        if len(phrase) == 1:
+            return self.record_of[first]
+        first = first[first < self.terms.shape[0] - (len(phrase) - 1)]
+        records = self.record_of[first]
         for offset, term in enumerate(phrase[1:], 1):
             following = first + offset
-            ok = following < self.starts[records + 1]  # within the same record
-            ok[ok] = self.terms[following[ok]] == term
+            ok = (self.terms[following] == term) & (self.record_of[following] == records)
             first, records = first[ok], records[ok]
         return records
 
@@ -346,14 +355,14 @@ class ScopeKeywords:
         scope = self._scope_for(conn, exact)
         if scope is None:
             return None
-        inside = scope.alive.copy()
+        inside = scope.alive
         for column, value in exact.items():
             index = SCOPE_COLUMNS.index(column)
             if index != scope.key[0]:
                 code = self._codes.get(value)
                 if code is None:
                     return _EMPTY, np.zeros(0, dtype=np.float64)
-                inside &= scope.codes[index] == code
+                inside = inside & (scope.codes[index] == code)
         phrases = [[self._term_ids.get(term, -1) for term in tokens]
                    for tokens in TOKENS.tokens_of(list(words))]
         return bm25(scope, phrases, inside)
@@ -366,22 +375,28 @@ def bm25(scope: ScopeTerms, phrases: Sequence[Sequence[int]], inside: np.ndarray
     count = int(np.count_nonzero(inside))
     if not count:
         return _EMPTY, np.zeros(0, dtype=np.float64)
-    lengths = (scope.lengths + SCOPE_TOKENS).astype(np.float64)
-    average = float(lengths[inside].sum()) / count
-    score = np.zeros(scope.seqs.shape[0], dtype=np.float64)
+    average = float(scope.sizes[inside].sum()) / count
+    everyone = count == inside.shape[0]
+    score: np.ndarray | None = None
     for phrase in phrases:
         if not phrase or min(phrase) < 0:
             continue  # a term no record of the key holds: the phrase matches nothing
-        records = scope.phrase_records(phrase)
-        records = records[inside[records]]
-        if not records.shape[0]:
-            continue
-        matched, frequency = np.unique(records, return_counts=True)
+        frequency = np.bincount(scope.phrase_records(phrase), minlength=inside.shape[0])
+        if not everyone:
+            frequency *= inside
+        matched = np.flatnonzero(frequency)
         hits = matched.shape[0]
+        if not hits:
+            continue
         idf = math.log((count - hits + 0.5) / (hits + 0.5))
         if idf <= 0.0:
             idf = MIN_IDF
-        score[matched] += idf * (frequency * (BM25_K1 + 1.0)) / (
-            frequency + BM25_K1 * (1 - BM25_B + BM25_B * lengths[matched] / average))
-    found = np.flatnonzero(score > 0)
-    return scope.seqs[found], score[found]
+        found = frequency[matched].astype(np.float64)
+        if score is None:
+            score = np.zeros(inside.shape[0], dtype=np.float64)
+        score[matched] += idf * (found * (BM25_K1 + 1.0)) / (
+            found + BM25_K1 * (1 - BM25_B + BM25_B * scope.sizes[matched] / average))
+    if score is None:
+        return _EMPTY, np.zeros(0, dtype=np.float64)
+    matched = np.flatnonzero(score)
+    return scope.seqs[matched], score[matched]

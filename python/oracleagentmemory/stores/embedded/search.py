@@ -293,14 +293,12 @@ def _keyword_distances(
     scored = keywords.scores(conn, words, exact)
     found, scores = scored if scored is not None else _fts_scores(conn, words, scope, cache,
                                                                   slots)
-    if not found.shape[0] or not cache.size:
+    if not found.shape[0]:
         return slots[:0], np.zeros(0, dtype=np.float64)
-    inside = np.zeros(cache.size, dtype=bool)
-    inside[slots] = True
-    known = cache.seq[: cache.size]
-    at = np.minimum(np.searchsorted(known, found), cache.size - 1)
-    keep = (known[at] == found) & inside[at]
-    return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
+    candidates = cache.seq[slots]  # ascending: slots follow seq
+    at = np.minimum(np.searchsorted(candidates, found), slots.shape[0] - 1)
+    keep = candidates[at] == found
+    return slots[at[keep]], 1.0 / (1.0 + np.abs(scores[keep]))
 
 
 def _fts_scores(
