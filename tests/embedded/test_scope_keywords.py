@@ -315,19 +315,49 @@ def test_a_reused_rowid_and_a_recreated_schema(tmp_path: Path) -> None:
     reader.close()
 
 
-def test_many_changes_and_a_small_budget_rebuild_correctly(
+def test_many_changes_drop_the_keys_and_they_are_built_again(
         store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scope_keywords, "MAX_CHANGES", 3)
-    monkeypatch.setattr(scope_keywords, "MEMORY_BUDGET", 1)  # every search starts over
     store.write_records(every_text(("u1", "u2")))
     assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"}
     assert found(store, "Boston", user="u2") == {"u2-en1", "u2-en2"}
     store.write_records([memory(f"b{i}", "boston again") for i in range(5)])  # > MAX_CHANGES
     assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"} | {
         f"b{i}" for i in range(5)}
-    store.write_records([memory("c1", "boston once more", user="u2")])
+    store.write_records([memory("c1", "boston once more", user="u2")])  # followed
     assert found(store, "Boston", user="u2") == {"u2-en1", "u2-en2", "c1"}
     assert found(store, "Boston", thread="u2-t1") == {"u2-en1"}
+
+
+def test_the_memory_budget_holds(store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch,
+                                 fts5_calls: list[str]) -> None:
+    users = ("u1", "u2", "u3", "u4")
+    store.write_records(every_text(users))
+    assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"}
+    one_scope = store._keywords.held_bytes()
+    budget = one_scope * 3 // 2  # room for one user's terms, not two
+    monkeypatch.setattr(scope_keywords, "MEMORY_BUDGET", budget)
+    for user in users * 2:
+        assert found(store, "Boston", user=user) == {f"{user}-en1", f"{user}-en2"}
+        assert found(store, "台北", user=user) == {f"{user}-zh0", f"{user}-zh2"}
+        assert store._keywords.held_bytes() <= budget
+    assert not fts5_calls  # each user's terms built again when needed
+    monkeypatch.setattr(scope_keywords, "MEMORY_BUDGET", one_scope // 2)
+    assert found(store, "Boston", user="u2") == {"u2-en1", "u2-en2"}  # too big: FTS5
+    assert fts5_calls == ["boston"]
+    assert store._keywords.held_bytes() <= one_scope // 2
+
+
+def test_the_smallest_exact_dimension_is_held(store: EmbeddedBackend,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              fts5_calls: list[str]) -> None:
+    monkeypatch.setattr(scope_keywords, "MAX_SCOPE_RECORDS", 12)
+    store.write_records(every_text(("u1",)))  # 20 records: threads u1-t0 and u1-t1, 10 each
+    assert found(store, "Boston", user="u1", thread="u1-t1") == {"u1-en1"}
+    assert found(store, "Boston", thread="u1-t0", agent="a1") == {"u1-en2"}
+    assert not fts5_calls
+    assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"}  # 20 > 12: FTS5
+    assert fts5_calls == ["boston"]
 
 
 def test_appends_past_the_inverted_list_and_compaction(

@@ -28,9 +28,11 @@ when it fell behind the pruned log, many rows changed, or the schema was recreat
 key is dropped and built again on its next search.
 
 Bounds: the arrays of all keys and the term table together stay under ``MEMORY_BUDGET``
-(least recently searched keys dropped first); a key of more than ``MAX_SCOPE_RECORDS``
-records, a search without an exact dimension, and a keyword index made with another
-tokenizer are left to FTS5 (which then counts the whole store's rows).
+(least recently searched keys dropped first), whatever the store's size: about 190 bytes
+per record of twelve words (a key of 2,000 such records about 0.4 MB), so the budget holds
+some 350,000 records' terms. A key of more than ``MAX_SCOPE_RECORDS`` records or whose terms
+alone overflow the budget, a search without an exact dimension, and a keyword index made
+with another tokenizer are left to FTS5 (which then counts the whole store's rows).
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ MEMORY_BUDGET = 64 * 1024 * 1024
 """Bytes for the arrays of every key and the term table (an estimate per term)."""
 TERM_BYTES = 100
 """Estimated bytes per entry of the term and scope-value tables (a dict entry, a str)."""
+BUILD_ROWS = 5_000
+"""Rows read at a time when a key is built (the budget checked after each)."""
 MAX_CHANGES = 20_000
 """Rows changed since the last search above which every key is dropped, not updated."""
 MIN_TAIL = 4_096
@@ -186,9 +190,9 @@ class ScopeKeywords:
 
     def __init__(self) -> None:
         self._scopes: OrderedDict[ScopeKey, ScopeTerms] = OrderedDict()
-        self._too_big: dict[ScopeKey, int] = {}
+        self._too_big: dict[ScopeKey, float] = {}
         """Keys found with more than MAX_SCOPE_RECORDS records (not counted again while
-        that limit stays below their count)."""
+        that limit stays below their count), or whose terms overflow the budget (inf)."""
         self._term_ids: dict[str, int] = {}
         self._codes: dict[str | None, int] = {}
         self._version = -1
@@ -282,25 +286,43 @@ class ScopeKeywords:
                            f" AND record_type IN ({_TYPES}) LIMIT ?)", (key[1], cap)).fetchone()
         return int(row[0])
 
-    def _build(self, conn: Any, key: ScopeKey) -> ScopeTerms:
+    def _build(self, conn: Any, key: ScopeKey) -> ScopeTerms | None:
+        """Read the key's records (in chunks); None, the key marked too big, when their
+        terms alone would not fit in the budget."""
         column = SCOPE_COLUMNS[key[0]]
         scope = ScopeTerms(key)
-        self._add(scope, conn.execute(
+        cursor = conn.execute(
             f"SELECT seq, {', '.join(SCOPE_COLUMNS)}, keyword_body FROM records"
-            f" WHERE {column} IS ? AND record_type IN ({_TYPES})", (key[1],)).fetchall())
+            f" WHERE {column} IS ? AND record_type IN ({_TYPES})", (key[1],))
+        while rows := cursor.fetchmany(BUILD_ROWS):
+            self._add(scope, rows)
+            if scope.nbytes > MEMORY_BUDGET:
+                self._too_big[key] = math.inf
+                self._fit()
+                return None
         self._scopes[key] = scope
         self._fit()
-        return scope
+        return scope if key in self._scopes else None
 
     def _tables_bytes(self) -> int:
         return (len(self._term_ids) + len(self._codes)) * TERM_BYTES
 
+    def held_bytes(self) -> int:
+        """What the built keys hold: their arrays and the tables (an estimate per entry)."""
+        return self._tables_bytes() + sum(scope.nbytes for scope in self._scopes.values())
+
     def _fit(self) -> None:
-        """Drop the least recently searched keys (never the last one) while over budget."""
-        total = self._tables_bytes() + sum(scope.nbytes for scope in self._scopes.values())
-        while total > MEMORY_BUDGET and len(self._scopes) > 1:
-            _, dropped = self._scopes.popitem(last=False)
+        """Drop the least recently searched keys while over budget; the last one too (then
+        marked too big) when it does not fit alone, and with it the tables."""
+        total = self.held_bytes()
+        while total > MEMORY_BUDGET and self._scopes:
+            key, dropped = self._scopes.popitem(last=False)
             total -= dropped.nbytes
+            if not self._scopes:
+                self._too_big[key] = math.inf
+        if not self._scopes:  # the tables number the terms of held keys only
+            self._term_ids.clear()
+            self._codes.clear()
 
     def _scope_for(self, conn: Any, exact: Mapping[str, str | None]) -> ScopeTerms | None:
         """The smallest built key of the search, else the smallest key (built now), or None
@@ -312,18 +334,19 @@ class ScopeKeywords:
             scope = min(built, key=lambda terms: terms.records)
         else:
             best: ScopeKey | None = None
-            smallest = MAX_SCOPE_RECORDS + 1
+            smallest: float = MAX_SCOPE_RECORDS + 1
             for key in keys:
                 known = self._too_big.get(key)
                 size = (known if known is not None and known > MAX_SCOPE_RECORDS
-                        else self._count(conn, key, cap=smallest))
+                        else self._count(conn, key, cap=int(smallest)))
                 if size < smallest:
                     best, smallest = key, size
                 elif size > MAX_SCOPE_RECORDS:
                     self._too_big[key] = size
-            if best is None:
+            built_now = None if best is None else self._build(conn, best)
+            if built_now is None:
                 return None
-            scope = self._build(conn, best)
+            scope = built_now
         if scope.records > MAX_SCOPE_RECORDS:  # grown past the limit since it was built
             del self._scopes[scope.key]
             self._too_big[scope.key] = scope.records
