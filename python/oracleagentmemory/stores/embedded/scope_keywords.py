@@ -204,11 +204,12 @@ class ScopeKeywords:
         """Drop everything; the next search starts from SQLite alone (a search found the
         record cache disagreeing with SQLite, or the store closed)."""
         self._drop_keys()
+        self._too_big.clear()
         self._version, self._epoch, self._usable = -1, None, None
 
     def _drop_keys(self) -> None:
+        """Drop every built key (what was found too big stays known)."""
         self._scopes.clear()
-        self._too_big.clear()
         self._term_ids.clear()
         self._codes.clear()
 
@@ -222,6 +223,7 @@ class ScopeKeywords:
         try:
             if epoch != self._epoch:
                 self._usable = None
+                self._too_big.clear()
             if epoch != self._epoch or version < self._version or not self._scopes:
                 self._drop_keys()
             else:
