@@ -129,7 +129,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 """What each variant changes: ``index`` replaces ``message_index_texts`` for its ingestion,
 ``fusion_window`` the embedded store's HYBRID fusion window (the contract's 10,
-``stores.hybrid_fusion.FUSION_MIN_WINDOW``) for its searches, ``fts_tokenize`` the embedded
+``stores.ranking.FUSION_MIN_WINDOW``) for its searches, ``fts_tokenize`` the embedded
 keyword index's FTS5 tokenizer. An empty entry is the library as it is."""
 
 
@@ -193,10 +193,10 @@ def run_variant(name: str, variant: dict[str, Any], embedder: Any,
                 conversations: dict[str, list[Turn]], questions: Sequence[Question],
                 rows: Sequence[str]) -> dict[str, Any]:
     from oracleagentmemory.core import index_text
-    from oracleagentmemory.stores import hybrid_fusion
+    from oracleagentmemory.stores import ranking
     from oracleagentmemory.stores.embedded import schema
 
-    saved = (index_text.message_index_texts, hybrid_fusion.FUSION_MIN_WINDOW)
+    saved = (index_text.message_index_texts, ranking.FUSION_MIN_WINDOW)
     saved_ddl = schema.FTS_DDL
     table: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as workdir:
@@ -208,8 +208,8 @@ def run_variant(name: str, variant: dict[str, Any], embedder: Any,
                 schema.FTS_DDL = saved_ddl.replace("unicode61 remove_diacritics 2",
                                                    variant["fts_tokenize"])
             ingest(path, embedder, conversations)
-            hybrid_fusion.FUSION_MIN_WINDOW = variant.get("fusion_window",
-                                                          hybrid_fusion.FUSION_MIN_WINDOW)
+            ranking.FUSION_MIN_WINDOW = variant.get("fusion_window",
+                                                          ranking.FUSION_MIN_WINDOW)
             for row, arguments in configurations().items():
                 if row not in rows:
                     continue
@@ -223,7 +223,7 @@ def run_variant(name: str, variant: dict[str, Any], embedder: Any,
                       f"mrr {table[-1]['mrr']:.3f} p50 {table[-1]['search_ms_p50']:.1f} ms",
                       flush=True)
         finally:
-            index_text.message_index_texts, hybrid_fusion.FUSION_MIN_WINDOW = saved
+            index_text.message_index_texts, ranking.FUSION_MIN_WINDOW = saved
             schema.FTS_DDL = saved_ddl
     return {"index_text": name, "rows": table}
 

@@ -27,6 +27,11 @@
 --      Hangul, Han beyond the BMP): emptied here, filled again like version 4's once the
 --      packages are re-created. Checked: UPDATE,
 --      https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UPDATE.html
+--      Also in 5 (no table step): the re-created packages record the model of the store's vectors
+--      (AGENT_MEMORY.record_embedding_model, META key vector_model, written by the first
+--      client that opens the store) and give a model loaded as MULTILINGUAL_E5_SMALL its
+--      text prefixes. A store that holds vectors and records no model is read as one of
+--      all-MiniLM-L6-v2, the default before models were recorded.
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE

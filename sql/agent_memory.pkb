@@ -14,6 +14,22 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY AS
     RETURN AGENT_MEMORY_ADMIN.describe;
   END describe;
 
+  FUNCTION recorded_embedding_model RETURN VARCHAR2 IS
+  BEGIN
+    RETURN AGENT_MEMORY_ADMIN.recorded_embedding_model;
+  END recorded_embedding_model;
+
+  PROCEDURE record_embedding_model(p_name IN VARCHAR2, p_commit IN BOOLEAN DEFAULT TRUE) IS
+  BEGIN
+    SAVEPOINT am_record_embedding_model;
+    AGENT_MEMORY_ADMIN.record_embedding_model(p_name);
+    finish(p_commit);
+  EXCEPTION
+    WHEN OTHERS THEN
+      ROLLBACK TO SAVEPOINT am_record_embedding_model;
+      RAISE;
+  END record_embedding_model;
+
   FUNCTION write_records(p_records IN JSON, p_links IN JSON DEFAULT NULL,
                          p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE,
                          p_thread_id IN VARCHAR2 DEFAULT NULL)

@@ -29,6 +29,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   list_links           list_links(p_query)                        JSON array of LinkOut
    *   purge_expired        purge_expired(p_commit)                    NUMBER
    *   close                (client side: release the connection; no member)
+   *   recorded_embedding_  recorded_embedding_model                   VARCHAR2 or NULL
+   *     model
+   *   record_embedding_    record_embedding_model(p_name, p_commit)   -
+   *     model
    *   administration       check_schema, reset_store, sync_text_index, ensure_purge_job,
    *                        drop_purge_job, set_schema_version, fill_keyword_text
    *
@@ -50,7 +54,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" too (stored in UTC).
    *   - A RecordOut of a message carries "seq_no": its insertion sequence, increasing within a
    *     thread (not necessarily contiguous).
-   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20009 listed in AGENT_MEMORY_ERRORS.
+   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20010 listed in AGENT_MEMORY_ERRORS.
    *
    * AUTHID DEFINER, on purpose: the runtime user gets EXECUTE on this package only and no
    * privilege on any table; every internal package is ACCESSIBLE BY this facade (and each
@@ -94,6 +98,20 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --  "search_strategy", "vector_index", "sync_mode", "embedding_model", "purge_job"}.
   FUNCTION describe RETURN JSON;
 
+  -- The local embedding model whose vectors the store holds, so a client picks the same one:
+  -- the name recorded by record_embedding_model; else the model whose in-database form the
+  -- store was rendered with (none for this store); else
+  -- 'all-MiniLM-L6-v2' when the store holds vectors (a store made before models
+  -- were recorded, when that model was the only default); else NULL. Does no DML.
+  FUNCTION recorded_embedding_model RETURN VARCHAR2;
+
+  -- Record p_name as the model of the store's vectors unless one is recorded (the first
+  -- name stays; META key 'vector_model'). Any session may call it: a client
+  -- records the model it embeds with when it opens the store.
+  --   p_name    the model's name, 1 to 200 characters (-20001 otherwise)
+  --   p_commit  commit on success
+  PROCEDURE record_embedding_model(p_name IN VARCHAR2, p_commit IN BOOLEAN DEFAULT TRUE);
+
   -- Insert every record, then every link, atomically; returns the ids in input order
   -- (a generated id is a dashed version 4 UUID, xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx).
   --   p_records  JSON array of RecordIn (only record_type is required). Imports may add
@@ -123,8 +141,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
 
   -- Visible (non-expired) records matching a RecordQuery, oldest first.
   --   p_query  {"ids", "record_types", "user_id", "agent_id", "thread_id", "message_id",
-  --            "metadata_filter", "include_bytes", "limit"}; every key optional; a scope key
-  --            that is present matches exactly, null included. NULL = every visible record.
+  --            "metadata_filter", "include_bytes", "limit", "newest"}; every key optional;
+  --            a scope key that is present matches exactly, null included. "limit" keeps
+  --            the first matches, or with "newest": true the last ones (highest insertion
+  --            order), returned oldest first all the same. NULL = every visible record.
   FUNCTION get_records(p_query IN JSON DEFAULT NULL) RETURN JSON;
 
   -- Visible messages of one thread in insertion order, sliced like Python's [start:end].

@@ -81,5 +81,33 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
     END LOOP;
     RETURN l_total;
   END fill_keyword_text;
+  FUNCTION recorded_embedding_model RETURN VARCHAR2 IS
+    l_name    VARCHAR2(4000 CHAR) := meta('vector_model');
+    l_vectors NUMBER;
+  BEGIN
+    IF l_name IS NOT NULL THEN
+      RETURN l_name;
+    END IF;
+    -- a store made before models were recorded that holds vectors holds the old default's
+    SELECT COUNT(*) INTO l_vectors FROM AGENT_MEMORY_RECORDS r
+     WHERE r.embedding IS NOT NULL AND ROWNUM = 1;
+    RETURN CASE WHEN l_vectors > 0 THEN 'all-MiniLM-L6-v2' END;
+  END recorded_embedding_model;
+
+  -- Checked: MERGE ... WHEN NOT MATCHED THEN INSERT (a key already present is left as it is),
+  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/MERGE.html
+  PROCEDURE record_embedding_model(p_name IN VARCHAR2) IS
+  BEGIN
+    IF p_name IS NULL OR LENGTH(p_name) > 200 THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('p_name must be a model name of 1 to 200 characters');
+    END IF;
+    MERGE INTO AGENT_MEMORY_META m
+    USING (SELECT 'vector_model' AS k, p_name AS v FROM dual) s
+       ON (m.meta_key = s.k)
+     WHEN NOT MATCHED THEN INSERT (meta_key, meta_value) VALUES (s.k, s.v);
+  EXCEPTION
+    WHEN DUP_VAL_ON_INDEX THEN
+      NULL;  -- another session recorded a model between the MERGE's check and its insert
+  END record_embedding_model;
 END AGENT_MEMORY_ADMIN;
 /

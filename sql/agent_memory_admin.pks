@@ -25,5 +25,9 @@ AS
   -- Set keyword_text of the records that have none (stores from before version 4, or emptied by the upgrade to 5),
   -- p_batch rows per committed batch; the number of records set.
   FUNCTION fill_keyword_text(p_batch IN PLS_INTEGER) RETURN NUMBER;
+  -- The local model whose vectors the store holds (see the facade's member of that name).
+  FUNCTION recorded_embedding_model RETURN VARCHAR2;
+  -- Record p_name as that model unless one is recorded.
+  PROCEDURE record_embedding_model(p_name IN VARCHAR2);
 END AGENT_MEMORY_ADMIN;
 /

@@ -21,6 +21,9 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
    *                                                           something its policies do not allow, or a
    *                                                           user other than the owner administers
    *                                                           deep data security
+   *   -20010  e_link_end_not_found    LinkEndNotFoundError    a link's end is missing, expired or outside
+   *                                                           the link's thread (an InvalidLinkError and a
+   *                                                           RecordNotFoundError in Python)
    *
    * AUTHID DEFINER: the package touches no data; definer's rights keep it callable by the
    * runtime user through the facade without any grant on this package.
@@ -35,6 +38,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   c_schema_error       CONSTANT PLS_INTEGER := -20007;
   c_attached_image     CONSTANT PLS_INTEGER := -20008;
   c_access_denied      CONSTANT PLS_INTEGER := -20009;
+  c_link_end_not_found CONSTANT PLS_INTEGER := -20010;
 
   e_invalid_argument EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_invalid_argument, -20001);
@@ -54,6 +58,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   PRAGMA EXCEPTION_INIT(e_attached_image, -20008);
   e_access_denied EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_access_denied, -20009);
+  e_link_end_not_found EXCEPTION;
+  PRAGMA EXCEPTION_INIT(e_link_end_not_found, -20010);
 
   -- Raise one of the codes above with a message (cut to 2000 characters).
   -- Any other code is a programming error and is raised as -20001 naming the bad code.
@@ -69,5 +75,6 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   PROCEDURE schema_error(p_message IN VARCHAR2);
   PROCEDURE attached_image(p_message IN VARCHAR2);
   PROCEDURE access_denied(p_message IN VARCHAR2);
+  PROCEDURE link_end_not_found(p_message IN VARCHAR2);
 END AGENT_MEMORY_ERRORS;
 /

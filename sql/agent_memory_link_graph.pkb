@@ -126,7 +126,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     END IF;
     IF l_type IS NULL
        OR (p_thread_id IS NOT NULL AND (l_thread IS NULL OR l_thread <> p_thread_id)) THEN
-      AGENT_MEMORY_ERRORS.invalid_link(p_side || ' record ' || AGENT_MEMORY_CODEC.quoted(p_id)
+      AGENT_MEMORY_ERRORS.link_end_not_found(p_side || ' record ' || AGENT_MEMORY_CODEC.quoted(p_id)
         || ' does not exist'
         || CASE WHEN p_thread_id IS NOT NULL
                 THEN ' in thread ' || AGENT_MEMORY_CODEC.quoted(p_thread_id) END);

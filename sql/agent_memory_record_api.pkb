@@ -139,7 +139,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
   END check_size;
 
-  FUNCTION embed_text(p_text IN CLOB) RETURN CLOB IS
+  FUNCTION embed_text(p_text IN CLOB, p_is_query IN BOOLEAN DEFAULT FALSE) RETURN CLOB IS
   BEGIN
     -- rendered without an in-database model: callers pass client-side vectors
     RETURN NULL;
@@ -224,12 +224,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_filter    JSON;
     l_filter_doc CLOB;
     l_limit     NUMBER;
+    l_newest    BOOLEAN;
     l_flags     AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST(0, 0, 0, 0);
     l_values    AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST(NULL, NULL, NULL, NULL);
     l_columns   AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST('user_id', 'agent_id', 'thread_id', 'message_id');
     l_sql       VARCHAR2(32767);
     l_cursor    SYS_REFCURSOR;
     l_seqs      AGENT_MEMORY_NUMBER_LIST;
+    l_back      AGENT_MEMORY_NUMBER_LIST;
     l_empty     JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
     IF l_query.has('ids') THEN
@@ -268,6 +270,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     IF l_query.has('limit') AND NOT l_query.get('limit').is_null THEN
       l_limit := AGENT_MEMORY_CODEC.opt_integer(l_query, 'limit', 'limit', 1, NULL);
     END IF;
+    -- newest: the limit keeps the last matching rows (highest seq), still returned oldest
+    -- first; the rows are fetched newest first and put back in order below.
+    l_newest := NVL(AGENT_MEMORY_CODEC.opt_boolean(l_query, 'newest', 'newest'), FALSE);
     -- Dynamic SQL text of get_records: constant text plus AGENT_MEMORY_FILTER.prefilter(), whose
     -- only variable parts are field names matching AGENT_MEMORY_FILTER.c_safe_key; every value is
     -- a bind, each placeholder appears once (binds are positional). The id and type lists
@@ -275,8 +280,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_sql := 'WITH p AS (SELECT :b_now AS now_ts, :b_has_ids AS has_ids, :b_has_types AS has_types,'
           || ' :b_has_user AS has_user, :b_user AS user_id, :b_has_agent AS has_agent,'
           || ' :b_agent AS agent_id, :b_has_thread AS has_thread, :b_thread AS thread_id,'
-          || ' :b_has_message AS has_message, :b_message AS message_id, JSON(:b_filter) AS f'
-          || ' FROM dual)'
+          || ' :b_has_message AS has_message, :b_message AS message_id, JSON(:b_filter) AS f,'
+          || ' :b_newest AS newest FROM dual)'
           || ' SELECT r.seq FROM AGENT_MEMORY_RECORDS r CROSS JOIN p flt'
           || ' WHERE (r.expires_at IS NULL OR r.expires_at > flt.now_ts)'
           || ' AND (flt.has_ids = 0 OR r.id IN (SELECT i.COLUMN_VALUE FROM TABLE(:b_ids) i))'
@@ -287,14 +292,23 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
           || ' AND (flt.has_message = 0 OR DECODE(r.message_id, flt.message_id, 1, 0) = 1)'
           || ' AND (flt.f IS NULL OR (' || AGENT_MEMORY_FILTER.prefilter(l_filter) || '))'
           || ' AND (flt.f IS NULL OR AGENT_MEMORY_FILTER.matches(r.metadata, flt.f) = 1)'
-          || ' ORDER BY r.seq FETCH FIRST :b_limit ROWS ONLY';
+          || ' ORDER BY CASE WHEN flt.newest = 1 THEN -r.seq ELSE r.seq END'
+          || ' FETCH FIRST :b_limit ROWS ONLY';
     -- dynamic-sql: get_records candidates (text assembled above: literals + prefilter)
     OPEN l_cursor FOR l_sql
       USING l_now, l_has_ids, l_has_types, l_flags(1), l_values(1), l_flags(2), l_values(2),
-            l_flags(3), l_values(3), l_flags(4), l_values(4), l_filter_doc, l_ids, l_types,
-            NVL(l_limit, 2147483647);
+            l_flags(3), l_values(3), l_flags(4), l_values(4), l_filter_doc,
+            CASE WHEN l_newest THEN 1 ELSE 0 END, l_ids, l_types, NVL(l_limit, 2147483647);
     FETCH l_cursor BULK COLLECT INTO l_seqs;
     CLOSE l_cursor;
+    IF l_newest THEN  -- fetched newest first: back to oldest first
+      l_back := AGENT_MEMORY_NUMBER_LIST();
+      l_back.EXTEND(l_seqs.COUNT);
+      FOR i IN 1 .. l_seqs.COUNT LOOP
+        l_back(i) := l_seqs(l_seqs.COUNT - i + 1);
+      END LOOP;
+      l_seqs := l_back;
+    END IF;
     RETURN records_json(l_seqs,
                         NVL(AGENT_MEMORY_CODEC.opt_boolean(l_query, 'include_bytes', 'include_bytes'), FALSE)
                        ).to_json;

@@ -45,6 +45,8 @@ AS
 
   -- Embedding of a text with the in-database model as TO_VECTOR text, or NULL when the store
   -- was rendered without a model (none configured) or the text is empty.
-  FUNCTION embed_text(p_text IN CLOB) RETURN CLOB;
+  -- p_is_query: the text is a search query, not a stored text; a model that reads its input
+  -- with a prefix gets it here as the client gives it (none for this model).
+  FUNCTION embed_text(p_text IN CLOB, p_is_query IN BOOLEAN DEFAULT FALSE) RETURN CLOB;
 END AGENT_MEMORY_RECORD_API;
 /

@@ -14,6 +14,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SCOPE AUTHID DEFINER AS
    * AUTHID DEFINER and no ACCESSIBLE BY: pure functions over their arguments, callable from
    * any SQL statement; they read no table.
    */
+  -- rendered from oracleagentmemory/stores/ranking.py SCOPE_AFFINITY
   c_affinity CONSTANT NUMBER := 0.05;
 
   TYPE dimension_t IS RECORD (

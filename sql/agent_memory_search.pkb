@@ -154,7 +154,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     IF l_req.strategy IN ('VECTOR', 'HYBRID') THEN
       l_req.query_vector := AGENT_MEMORY_CODEC.vector_text(l_request, 'query_vector', 'embedding');
       IF l_req.query_vector IS NULL THEN
-        l_req.query_vector := AGENT_MEMORY_RECORD_API.embed_text(l_req.query_text);
+        l_req.query_vector := AGENT_MEMORY_RECORD_API.embed_text(l_req.query_text, p_is_query => TRUE);
       END IF;
       IF l_req.query_vector IS NULL THEN
         AGENT_MEMORY_ERRORS.invalid_argument('VECTOR and HYBRID search need a query vector');
@@ -226,17 +226,25 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   -- text and made JSON in SQL with JSON(:b) (a PL/SQL JSON value in USING is not documented;
   -- the JSON constructor is: https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON-Type-Constructor.html);
   -- lists are bound as the store's collection types and read with TABLE().
+  -- The candidates (cand) carry the vector distance (vd, a number), never the VECTOR
+  -- column: cand is referenced several times, and the optimizer may then treat a query name
+  -- as a temporary table (SELECT, subquery_factoring_clause: "either an inline view or a
+  -- temporary table", https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SELECT.html),
+  -- while VECTOR columns are not supported in global temporary tables (Restrictions for
+  -- Oracle AI Vector Search, https://docs.oracle.com/en/database/oracle/oracle-database/23/rnrdm/issues-all-platforms-2.html).
+  -- Each query name yields scored rows (seq, rv, d): rv ranks (scope affinity subtracted
+  -- in the final ORDER BY), d is the distance reported.
   FUNCTION ranking_sql(p_req IN request_t) RETURN VARCHAR2 IS
-    l_vec_cte VARCHAR2(4000 CHAR);
+    l_vd      VARCHAR2(4000 CHAR);
     l_kw_cte  VARCHAR2(4000 CHAR);
     l_scored  VARCHAR2(4000 CHAR);
     l_sql     VARCHAR2(32767);
   BEGIN
-    l_vec_cte := CASE WHEN p_req.strategy IN ('VECTOR', 'HYBRID') THEN
-        ' vec AS (SELECT c.seq, VECTOR_DISTANCE(c.embedding, TO_VECTOR(prm.qv, 384, FLOAT32), COSINE) AS d'
-        || ' FROM cand c CROSS JOIN p prm WHERE c.embedding IS NOT NULL),'
+    l_vd := CASE WHEN p_req.strategy IN ('VECTOR', 'HYBRID') THEN
+        ' CASE WHEN r.embedding IS NOT NULL'
+        || ' THEN VECTOR_DISTANCE(r.embedding, TO_VECTOR(flt.qv, 384, FLOAT32), COSINE) END AS vd'
       ELSE
-        ' vec AS (SELECT CAST(NULL AS NUMBER) AS seq, CAST(NULL AS NUMBER) AS d FROM dual WHERE 1 = 0),'
+        ' CAST(NULL AS NUMBER) AS vd'
       END;
     l_kw_cte := CASE WHEN p_req.strategy IN ('KEYWORD', 'HYBRID') AND p_req.text_query IS NOT NULL THEN
         ' kw AS (SELECT r.seq, 1 / (1 + ABS(SCORE(1))) AS d FROM AGENT_MEMORY_RECORDS r'
@@ -246,47 +254,47 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
         || ' WHERE :b_text IS NOT NULL AND 1 = 0),'
       END;
     l_scored := CASE p_req.strategy
-      WHEN 'VECTOR' THEN ' scored AS (SELECT vr.seq, vr.d FROM vr'
-        || ' UNION ALL SELECT kr.seq, kr.d FROM kr WHERE 1 = 0)'
-      WHEN 'KEYWORD' THEN ' scored AS (SELECT kr.seq, kr.d FROM kr'
-        || ' UNION ALL SELECT vr.seq, vr.d FROM vr WHERE 1 = 0)'
-      -- HYBRID: confidence-weighted score fusion (oracleagentmemory/stores/hybrid_fusion.py,
-      -- the embedded backend's rule). Per ranking, over all its rows: the score x (vector
-      -- 1 - d, the cosine similarity; keyword 1 / d - 1, the Text score), its confidence
-      -- (MAX - AVG) / STDDEV_POP (1 when STDDEV_POP is 0), and the window floor: x at rank
-      -- p.win, 0 when the ranking has fewer rows. Each of its best p.win rows gets
-      -- confidence * (x - floor) / (top - floor) (1 when top <= floor); the distance is
-      -- 1 - s / MAX(s) of the two parts' sum s (1 for all when MAX(s) is 0).
+      WHEN 'VECTOR' THEN ' scored AS (SELECT vr.seq, vr.d AS rv, vr.d FROM vr'
+        || ' UNION ALL SELECT kr.seq, kr.d, kr.d FROM kr WHERE 1 = 0)'
+      WHEN 'KEYWORD' THEN ' scored AS (SELECT kr.seq, kr.d AS rv, kr.d FROM kr'
+        || ' UNION ALL SELECT vr.seq, vr.d, vr.d FROM vr WHERE 1 = 0)'
+      -- HYBRID (oracleagentmemory/stores/ranking.py, the embedded backend's rule): every
+      -- candidate with a vector or in the keyword window, at its vector distance (1 without
+      -- a vector) less c_keyword_weight x its keyword part x spread / c_v. vs is the vector
+      -- side in one row: its best distance lo, its distance at rank p.win wd (NULL when it
+      -- has fewer rows: 1), mean and STDDEV_POP; spread = wd - lo (1 when not positive);
+      -- c_v = (mean - lo) / STDDEV_POP, the z-score of its best similarity (1 when
+      -- STDDEV_POP is 0 or there is no vector). kt is the keyword window: confidence
+      -- (MAX - AVG) / STDDEV_POP of the Text scores times each row's share of the window's
+      -- range (fusion_part). The reported distance is never below 0.
       -- Checked: STDDEV_POP (aggregate and analytic),
       --   https://docs.oracle.com/database/122/SQLRF/STDDEV_POP.htm
+      --   an aggregate without GROUP BY returns one row, NULL over no rows,
+      --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/Aggregate-Functions.html
       --   CASE evaluates conditions left to right and stops at the first true one (the
       --   divisions below are reached only when their divisor is not 0),
       --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CASE-Expressions.html
-      ELSE ' scored AS (SELECT f.seq, CASE WHEN MAX(f.s) OVER () > 0'
-        || ' THEN GREATEST(0, LEAST(1, 1 - f.s / MAX(f.s) OVER ())) ELSE 1 END AS d'
-        || ' FROM (SELECT NVL(vt.seq, kt.seq) AS seq, NVL(vt.part, 0) + NVL(kt.part, 0) AS s'
-        || ' FROM (' || 'SELECT w.seq, CASE WHEN w.sd > 0 THEN (w.hi - w.mu) / w.sd ELSE 1 END'
-        || ' * CASE WHEN w.hi <= NVL(w.wlast, 0) THEN 1'
-        || ' ELSE GREATEST(0, LEAST(1, (w.x - NVL(w.wlast, 0)) / (w.hi - NVL(w.wlast, 0)))) END AS part'
-        || ' FROM (SELECT r.seq, r.rk, 1 - r.d AS x, MAX(1 - r.d) OVER () AS hi,'
-        || ' AVG(1 - r.d) OVER () AS mu, STDDEV_POP(1 - r.d) OVER () AS sd,'
-        || ' MAX(CASE WHEN r.rk = pw.win THEN 1 - r.d END) OVER () AS wlast'
-        || ' FROM vr r CROSS JOIN p pw) w CROSS JOIN p pl WHERE w.rk <= pl.win' || ') vt'
-        || ' FULL OUTER JOIN (' || 'SELECT w.seq, CASE WHEN w.sd > 0 THEN (w.hi - w.mu) / w.sd ELSE 1 END'
+      ELSE ' scored AS (SELECT h.seq, h.rv, GREATEST(0, h.rv) AS d FROM (SELECT c.seq,'
+        || ' NVL(c.vd, 1) - 0.8 * NVL(kt.part, 0)'
+        || ' * CASE WHEN NVL(vs.wd, 1) - NVL(vs.lo, 1) > 0 THEN NVL(vs.wd, 1) - NVL(vs.lo, 1) ELSE 1 END'
+        || ' / CASE WHEN vs.sd > 0 THEN (vs.mu - vs.lo) / vs.sd ELSE 1 END AS rv'
+        || ' FROM cand c CROSS JOIN (SELECT MIN(vr.d) AS lo, AVG(vr.d) AS mu, STDDEV_POP(vr.d) AS sd,'
+        || ' MAX(CASE WHEN vr.rk = pw.win THEN vr.d END) AS wd FROM vr CROSS JOIN p pw) vs'
+        || ' LEFT OUTER JOIN (' || 'SELECT w.seq, CASE WHEN w.sd > 0 THEN (w.hi - w.mu) / w.sd ELSE 1 END'
         || ' * CASE WHEN w.hi <= NVL(w.wlast, 0) THEN 1'
         || ' ELSE GREATEST(0, LEAST(1, (w.x - NVL(w.wlast, 0)) / (w.hi - NVL(w.wlast, 0)))) END AS part'
         || ' FROM (SELECT r.seq, r.rk, 1 / r.d - 1 AS x, MAX(1 / r.d - 1) OVER () AS hi,'
         || ' AVG(1 / r.d - 1) OVER () AS mu, STDDEV_POP(1 / r.d - 1) OVER () AS sd,'
         || ' MAX(CASE WHEN r.rk = pw.win THEN 1 / r.d - 1 END) OVER () AS wlast'
-        || ' FROM kr r CROSS JOIN p pw) w CROSS JOIN p pl WHERE w.rk <= pl.win' || ') kt'
-        || ' ON vt.seq = kt.seq) f)'
+        || ' FROM kr r CROSS JOIN p pw) w CROSS JOIN p pl WHERE w.rk <= pl.win' || ') kt ON kt.seq = c.seq'
+        || ' WHERE c.vd IS NOT NULL OR kt.seq IS NOT NULL) h)'
       END;
     l_sql := 'WITH p AS (SELECT :b_now AS now_ts, :b_invalid AS incl_invalid,'
           || ' :b_ue AS u_exact, :b_un AS u_nonexact, :b_uv AS u_val,'
           || ' :b_ae AS a_exact, :b_an AS a_nonexact, :b_av AS a_val,'
           || ' :b_te AS t_exact, :b_tn AS t_nonexact, :b_tv AS t_val,'
           || ' JSON(:b_filter) AS f, :b_qv AS qv, :b_win AS win, :b_has_near AS has_near FROM dual),'
-          || ' cand AS (SELECT r.seq, r.user_id, r.agent_id, r.thread_id, r.embedding'
+          || ' cand AS (SELECT r.seq, r.user_id, r.agent_id, r.thread_id,' || l_vd
           || ' FROM AGENT_MEMORY_RECORDS r CROSS JOIN p flt'
           || ' WHERE r.record_type IN (SELECT t.COLUMN_VALUE FROM TABLE(:b_types) t)'
           || ' AND (r.expires_at IS NULL OR r.expires_at > flt.now_ts)'
@@ -297,13 +305,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
           || ' AND (flt.t_exact = 0 OR DECODE(r.thread_id, flt.t_val, 1, 0) = 1)'
           || ' AND (flt.f IS NULL OR (' || AGENT_MEMORY_FILTER.prefilter(p_req.filter_json) || '))'
           || ' AND (flt.f IS NULL OR AGENT_MEMORY_FILTER.matches(r.metadata, flt.f) = 1)),'
-          || l_vec_cte
+          || ' vec AS (SELECT c.seq, c.vd AS d FROM cand c WHERE c.vd IS NOT NULL),'
           || l_kw_cte
           || ' vr AS (SELECT vec.seq, vec.d, ROW_NUMBER() OVER (ORDER BY vec.d, vec.seq) AS rk FROM vec),'
           || ' kr AS (SELECT kw.seq, kw.d, ROW_NUMBER() OVER (ORDER BY kw.d, kw.seq) AS rk FROM kw),'
           || l_scored
           || ' SELECT s.seq, s.d FROM scored s JOIN cand c ON c.seq = s.seq CROSS JOIN p prm'
-          || ' ORDER BY s.d - ' || TO_CHAR(AGENT_MEMORY_SCOPE.c_affinity, 'FM0.999999') || ' * ('
+          || ' ORDER BY s.rv - ' || TO_CHAR(AGENT_MEMORY_SCOPE.c_affinity, 'FM0.999999') || ' * ('
           || ' CASE WHEN prm.u_nonexact = 1 AND DECODE(c.user_id, prm.u_val, 1, 0) = 1 THEN 1 ELSE 0 END'
           || ' + CASE WHEN prm.a_nonexact = 1 AND DECODE(c.agent_id, prm.a_val, 1, 0) = 1 THEN 1 ELSE 0 END'
           || ' + CASE WHEN prm.t_nonexact = 1 AND DECODE(c.thread_id, prm.t_val, 1, 0) = 1 THEN 1 ELSE 0 END),'

@@ -12,5 +12,7 @@ DISTRIBUTION = "agentmemory-plsql"
 
 
 def install_hint(extra: str) -> str:
-    """The command that installs an extra, e.g. ``pip install 'agentmemory-plsql[mcp]'``."""
-    return f"pip install '{DISTRIBUTION}[{extra}]'"
+    """How to install an extra, with a command that works today: the distribution is not on
+    the package index yet, so it is installed from a checkout (or a wheel built there)."""
+    return (f"pip install '.[{extra}]' in a checkout of {DISTRIBUTION}, or "
+            f"pip install '<its wheel>[{extra}]'")

@@ -38,4 +38,21 @@ def oracle_connection(dsn: str, user: str, password_variable: str, *,
             raise InvalidArgumentError(f"no password for {user}: set the environment variable "
                                        f"{password_variable}")
         password = ask(f"password for {user}: ")
-    return oracledb.connect(user=user, password=password, dsn=dsn)
+    try:
+        return oracledb.connect(user=user, password=password, dsn=dsn)
+    except oracledb.DatabaseError as error:
+        if not str(error).startswith(_NOT_A_CONNECT_STRING):
+            raise
+        raise InvalidArgumentError(
+            f"connect string {dsn!r} is not host:port/service (Easy Connect) and no "
+            "tnsnames.ora directory is set to look it up as an alias (set TNS_ADMIN); "
+            f"e.g. localhost:1521/FREEPDB1 ({_NOT_A_CONNECT_STRING})") from None
+
+
+_NOT_A_CONNECT_STRING = "DPY-4027"
+"""python-oracledb's error for a connect string it could only take as a tnsnames.ora alias,
+with no configuration directory to find one in ("no configuration directory specified").
+An Easy Connect string is ``[//]host[:port][/service_name]`` (Oracle Net Services
+Administrator's Guide 26, "Understanding the Easy Connect Naming Method",
+https://docs.oracle.com/en/database/oracle/oracle-database/26/netag/understanding-easy-connect-naming-method.html);
+an alias is looked up in the tnsnames.ora of ``TNS_ADMIN`` or ``config_dir``."""

@@ -14,6 +14,7 @@ __all__ = [
     "AccessDeniedError",
     "AgentMemoryError",
     "ArgumentTypeError",
+    "ClosedError",
     "InvalidArgumentError",
     "MissingFieldError",
     "ModelUnavailableError",
@@ -39,11 +40,13 @@ class InvalidArgumentError(AgentMemoryError, ValueError):
     """
 
 
-class ArgumentTypeError(AgentMemoryError, TypeError):
+class ArgumentTypeError(AgentMemoryError, TypeError, ValueError):
     """An argument has the wrong type, or a keyword argument is unknown.
 
-    Raised before anything is done, naming the argument. Also a ``TypeError``, so
-    ``except TypeError`` works.
+    Raised before anything is done, naming the argument. Also a ``TypeError`` and a
+    ``ValueError``: Python's habit is ``TypeError``, and code written for the reference
+    product catches ``ValueError`` for the same mistakes (``search(123)``), so either
+    ``except`` works.
     """
 
 
@@ -74,6 +77,15 @@ class OperationTimeoutError(AgentMemoryError, TimeoutError):
     embedded store's write lock held by another process past the busy timeout.
 
     Also a ``TimeoutError``, so ``except TimeoutError`` works.
+    """
+
+
+class ClosedError(AgentMemoryError, RuntimeError):
+    """The client (or the store under it) was closed: nothing more can be done with it.
+
+    Raised by every call of an ``OracleAgentMemory`` after ``close()``
+    ("OracleAgentMemory is closed.", the reference's words), and by a store closed under a
+    thread. Also a ``RuntimeError``, as the reference raises.
     """
 
 

@@ -7,6 +7,11 @@ creation and expiry times (vectors are recomputed by the target client's embedde
 text ``thread.add_messages`` embeds for a message), then
 the links, so the target holds the same records, links and bytes. An import that stopped
 on an error (which names the input line) is resumed with ``skip_existing``.
+
+A record whose ``expires_at`` has passed by the time it is imported is not written (every
+read would hide it and the next purge remove it), nor are the links to it; the counts say
+how many. So a resumed import does not stumble on a record that expired since the first
+run: the store still holds it, hidden, and writing it again would be a duplicate.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import datetime
 from typing import IO, Any, Literal
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
@@ -23,6 +29,7 @@ from oracleagentmemory.core.index_text import Turn, message_index_text, record_t
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.errors import AgentMemoryError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import LinkIn, RecordIn
+from oracleagentmemory.stores.timestamps import parse_iso, utc_now
 
 FORMAT_VERSION = 1
 BATCH_SIZE = 256
@@ -66,30 +73,42 @@ def export_store(client: OracleAgentMemory, out: IO[str], progress: Progress = _
 
 
 def import_store(client: OracleAgentMemory, lines: Iterable[str],
-                 progress: Progress = _quiet, *, skip_existing: bool = False) -> dict[str, int]:
+                 progress: Progress = _quiet, *, skip_existing: bool = False,
+                 counts: dict[str, int] | None = None) -> dict[str, int]:
     """Write an export into ``client``'s store; returns how many records and links were
-    written (and, with ``skip_existing``, how many were already there).
+    written, how many were left out because they had expired (``expired_records``, and
+    ``expired_links`` to them) and, with ``skip_existing``, how many were already there.
 
     Records are written in batches of BATCH_SIZE, each in one transaction, then the links.
     An error names the line of the input it comes from (``line 281: ...``); the records of
     the batches before it stay written, so after fixing the line the same import is run
     again with ``skip_existing=True``: records and links whose id the store already holds
-    are skipped (not compared, not replaced) and the rest is written.
+    are skipped (not compared, not replaced) and the rest is written. ``counts``, when
+    given, is filled as the import goes, so a caller sees how far an interrupted one got.
     """
     batch: list[tuple[int, RecordIn]] = []
     links: list[tuple[int, LinkIn]] = []
-    counts = {"records": 0, "links": 0, "skipped_records": 0, "skipped_links": 0}
+    counts = {} if counts is None else counts
+    counts.update(records=0, links=0, skipped_records=0, skipped_links=0, expired_records=0,
+                  expired_links=0)
     last_turns: dict[str, Turn] = {}
+    expired: set[Any] = set()
+    now = utc_now()
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         kind, value = _parse_line(line, number)
-        if kind == "record":
+        if kind == "record" and _has_expired(value, now):
+            expired.add(value.get("id"))
+            counts["expired_records"] += 1
+        elif kind == "record":
             batch.append((number, value))
             if len(batch) >= BATCH_SIZE:
                 _write(client, batch, counts, skip_existing, last_turns)
                 progress("records", counts["records"])
                 batch = []
+        elif kind == "link" and {value.get("source_id"), value.get("target_id")} & expired:
+            counts["expired_links"] += 1
         elif kind == "link":
             links.append((number, value))
     _write(client, batch, counts, skip_existing, last_turns)
@@ -98,6 +117,17 @@ def import_store(client: OracleAgentMemory, lines: Iterable[str],
         _write_links(client, links[start:start + BATCH_SIZE], counts, skip_existing)
         progress("links", counts["links"])
     return counts
+
+
+def is_export_header(line: str) -> bool:
+    """True for the first line of an export (of any version: a version this library does
+    not read is reported by the import, naming the line)."""
+    try:
+        item = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(item, dict) and item.get("kind") == "header" \
+        and item.get("format") == "oracleagentmemory-export"
 
 
 def _parse_line(line: str, number: int) -> tuple[str, Any]:
@@ -128,6 +158,18 @@ def _parse_line(line: str, number: int) -> tuple[str, Any]:
         return kind, _restorable(value)
     except (ValueError, TypeError) as error:
         raise InvalidArgumentError(f"line {number}: {error}") from None
+
+
+def _has_expired(record: RecordIn, now: datetime) -> bool:
+    """True when the record's expiry is a valid time that has passed (a malformed one is
+    left for the store to refuse, naming the line)."""
+    expires_at = record.get("expires_at")
+    if expires_at is None:
+        return False
+    try:
+        return parse_iso(expires_at, "expires_at") <= now
+    except ValueError:
+        return False
 
 
 def _restorable(record: Mapping[str, Any]) -> RecordIn:

@@ -28,9 +28,18 @@ def add(thread, *texts, role="user"):
                                 for text in texts])
 
 
+SHOWN_T0 = "2026-01-01T00:00:00+00:00"
+"""T0 as the text a model reads writes it (the reference's form)."""
+
+
 def line(text, role="user"):
-    """One line of the transcript fallback: ``- role (timestamp): text``."""
-    return f"- {role} ({T0}): {text}"
+    """One message of the transcript fallback: ``role (timestamp): text``."""
+    return f"{role} ({SHOWN_T0}): {text}"
+
+
+def transcript(*texts):
+    """The transcript of messages: every line after the first starts with ``- ``."""
+    return "\n- ".join(line(text) for text in texts)
 
 
 def test_summary_is_a_transcript_capped_at_4000_characters(thread):
@@ -54,7 +63,7 @@ def test_summary_token_budget_cuts_at_a_word_boundary_within_3_5_characters_per_
 
 def test_summary_except_last(thread):
     add(thread, "first", "second", "third")
-    assert thread.get_summary(except_last=1).content == f"{line('first')}\n{line('second')}"
+    assert thread.get_summary(except_last=1).content == transcript("first", "second")
     assert thread.get_summary(except_last=3).content == ""
     with pytest.raises(ValueError, match="except_last"):
         thread.get_summary(except_last=-1)
@@ -63,9 +72,9 @@ def test_summary_except_last(thread):
 def test_card_summary_uses_the_last_five_messages_by_default(thread):
     add(thread, *[f"m{i}" for i in range(8)])
     card = thread.get_context_card()
-    assert card.summary == "\n".join(line(f"m{i}") for i in range(3, 8))
+    assert card.summary == transcript(*(f"m{i}" for i in range(3, 8)))
     assert thread.get_context_card(fallback_message_count=2).summary == \
-        f"{line('m6')}\n{line('m7')}"
+        transcript("m6", "m7")
     assert card.recent_messages == []
     assert "<recent_messages>" not in card.content
 
@@ -106,7 +115,7 @@ def test_card_includes_memories_of_other_threads_of_the_same_user(client, thread
 def test_except_last_messages_styles(thread):
     add(thread, "one", "two", "three", "four")
     external = thread.get_context_card(except_last_messages=2)
-    assert external.summary == f"{line('one')}\n{line('two')}"
+    assert external.summary == transcript("one", "two")
     assert external.recent_messages == []
     standalone = thread.get_context_card(except_last_messages=2, max_recent_messages=2)
     assert [m.content for m in standalone.recent_messages] == ["three", "four"]
@@ -137,18 +146,19 @@ def test_card_token_budget_and_invalid_filter(thread):
 
 
 def test_card_without_an_llm_has_one_element_per_record(thread):
-    """<context_card> with empty <topics/>, the transcript summary, and each relevant
+    """<context_card> with empty <topics></topics>, the transcript summary, and each relevant
     record as an element named after its type."""
     [message_id] = add(thread, "I like pizza")
     thread.add_memory("User likes pizza", memory_type="fact", memory_id="f1")
     content = thread.get_context_card().content
     assert content.startswith("<context_card>") and content.endswith("</context_card>")
-    assert "<topics/>" in content
+    assert "<topics></topics>" in content
     assert f"<summary>{line('I like pizza')}</summary>" in content
     assert "<fact>\n  <record_id>f1</record_id>" in content
     assert "<content>User likes pizza</content>" in content
-    assert f"<message>\n  <record_id>{message_id}</record_id>\n  <timestamp>{T0}</timestamp>" \
-        "\n  <role>user</role>\n  <status>valid</status>" in content
+    assert (f"<message>\n  <record_id>{message_id}</record_id>\n"
+            f"  <timestamp>{SHOWN_T0}</timestamp>"
+            "\n  <role>user</role>\n  <status>valid</status>") in content
 
 
 def test_card_escapes_stored_text(thread):

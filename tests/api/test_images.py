@@ -107,9 +107,9 @@ def test_message_with_image_parts(thread):
     with pytest.raises(ValueError, match="update_message"):
         thread.update_image("pic", ttl_days=3)
 
-    thread.update_message(message_id, content=[TextContent(text="now a photo"),
-                                               ImageContent(bytes=JPEG, mime_type=None,
-                                                            id="photo")])
+    thread.update_message(message_id, content=[
+        TextContent(text="now a photo"),
+        ImageContent(bytes=JPEG, mime_type=ImageMimeType.JPEG, id="photo")])
     assert [img.id for img in thread.list_images()] == ["photo"]
     thread.update_message(message_id, ttl_days=5)
     backend = thread._service.backend

@@ -16,6 +16,7 @@ from oracleagentmemory.core import (
     PruningMemorySearchConfig,
     TopKMemorySearchConfig,
 )
+from oracleagentmemory.core.embedders import Embedder
 from oracleagentmemory.observability import (
     AgentMemoryCompletedEvent,
     AgentMemoryStartedEvent,
@@ -30,6 +31,7 @@ from oracleagentmemory.observability import (
     ThreadStartedEvent,
     register_event_listeners,
 )
+from tests.support.llm_server import embeddings
 
 
 class Collect(EventListener):
@@ -92,7 +94,8 @@ def test_every_layer_reports_a_started_and_a_paired_completed_event(client):
     assert ThreadStartedEvent in kinds and ThreadCompletedEvent in kinds
     assert AgentMemoryStartedEvent in kinds and AgentMemoryCompletedEvent in kinds
     assert MemoryStoreStartedEvent in kinds
-    assert EmbedderStartedEvent in kinds and EmbedderCompletedEvent in kinds
+    # the test's own embedder emits no events (as in the reference); ours do, below
+    assert EmbedderStartedEvent not in kinds and EmbedderCompletedEvent not in kinds
     started = {event.event_id: event for event in collect.events
                if "started" in event.event_name}
     completed = [event for event in collect.events if "completed" in event.event_name]
@@ -125,7 +128,7 @@ def test_nothing_is_reported_outside_the_listener_context(client):
     assert collect.events == []
 
 
-def test_a_users_own_embedder_is_observed_too(embedder):
+def test_a_users_own_embedder_is_not_observed_ours_is(embedder, llm_server):
     class Wrapped(IEmbedder):
         def embed(self, texts, *, is_query=False):
             return np.asarray(embedder.embed(texts, is_query=is_query))
@@ -133,13 +136,33 @@ def test_a_users_own_embedder_is_observed_too(embedder):
         async def embed_async(self, texts, *, is_query=False):
             return self.embed(texts, is_query=is_query)
 
-    client = OracleAgentMemory(connection=":memory:", embedder=Wrapped())
     collect = Collect()
-    with register_event_listeners([collect]):
+    with OracleAgentMemory(connection=":memory:", embedder=Wrapped()) as client, \
+            register_event_listeners([collect]):
+        client.search("anything", user_id="u")
+    assert not [e for e in collect.events if isinstance(e, EmbedderCompletedEvent)]
+
+    ours = Embedder("embed-model", api_base=llm_server.base_url, embedding_dimension=3,
+                    max_retries=0, trust_env=False)  # no proxy between us and the loopback
+    llm_server.enqueue(embeddings([[1.0, 0.0, 0.0]]))
+    with OracleAgentMemory(connection=":memory:", embedder=ours) as client, \
+            register_event_listeners([collect]):
         client.search("anything", user_id="u")
     [done] = [e for e in collect.events if isinstance(e, EmbedderCompletedEvent)]
-    assert (done.concrete_class, done.is_query, done.input_count) == ("Wrapped", True, 1)
-    client.close()
+    assert (done.concrete_class, done.is_query, done.input_count) == ("Embedder", True, 1)
+
+
+def test_a_thread_search_is_also_an_agent_memory_search(client):
+    collect = Collect()
+    thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
+    with register_event_listeners([collect]):
+        thread.search("tea")
+    names = [(type(event).__name__, event.method) for event in collect.events
+             if isinstance(event, (ThreadStartedEvent, ThreadCompletedEvent,
+                                   AgentMemoryStartedEvent, AgentMemoryCompletedEvent))]
+    assert names == [("ThreadStartedEvent", "search"), ("AgentMemoryStartedEvent", "search"),
+                     ("AgentMemoryCompletedEvent", "search"),
+                     ("ThreadCompletedEvent", "search")]
 
 
 def test_a_reranker_reorders_the_candidates_a_search_fetches(embedder):

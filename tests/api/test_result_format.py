@@ -25,7 +25,7 @@ def link(source, target, relation_type, opposite):
 
 def test_default_rendering_is_one_element_named_after_the_record_type():
     assert OracleSearchResult(0.12345, MESSAGE).formatted_content == (
-        "<message>\n  <record_id>m1</record_id>\n  <timestamp>2026-01-01T00:00:00Z</timestamp>"
+        "<message>\n  <record_id>m1</record_id>\n  <timestamp>2026-01-01T00:00:00+00:00</timestamp>"
         "\n  <role>user</role>\n  <status>valid</status>\n"
         '  <content>Tea &lt;with&gt; milk &amp; "sugar"</content>\n</message>')
 
@@ -46,10 +46,15 @@ def test_every_option_switched_on_and_off():
         show_thread_id=True, show_distance=True, show_timestamp=True, show_role=True,
         show_user_id=True, show_agent_id=True, show_status=True, show_metadata=True)
     rendered = OracleSearchResult(0.12345, MESSAGE).format_content(everything)
-    for line in ("<thread_id>t1</thread_id>", "<user_id>u1</user_id>",
-                 "<agent_id>a1</agent_id>", "<distance>0.1235</distance>",
-                 '<metadata>{"topic": "drinks"}</metadata>'):
-        assert line in rendered
+    # the reference's order (its format config's), relevance 1 - distance, and each
+    # metadata entry as an element
+    assert rendered == (
+        "<message>\n  <record_id>m1</record_id>\n  <thread_id>t1</thread_id>\n"
+        "  <estimated_relevance>0.8765</estimated_relevance>\n"
+        "  <timestamp>2026-01-01T00:00:00+00:00</timestamp>\n  <role>user</role>\n"
+        "  <user_id>u1</user_id>\n  <agent_id>a1</agent_id>\n  <status>valid</status>\n"
+        "  <metadata>\n    <topic>drinks</topic>\n  </metadata>\n"
+        '  <content>Tea &lt;with&gt; milk &amp; "sugar"</content>\n</message>')
     nothing = OracleSearchResultFormatConfig(show_timestamp=False, show_role=False,
                                              show_status=False)
     assert OracleSearchResult(0.1, MESSAGE).format_content(nothing) == (
@@ -66,6 +71,19 @@ def test_invalid_records_can_be_left_out():
     assert "likes coffee" not in parent.format_content(hidden)
     configured = OracleSearchResult(0.1, STALE, format_config=hidden)
     assert configured.formatted_content == ""
+
+
+def test_metadata_entries_are_elements_in_their_own_order_and_cannot_forge_one():
+    record = FactRecord(id="f9", content="x", metadata={
+        "zeta": 1, "alpha": True, "tags": ["a", "b"], "bad key</x>": "<v>", "2nd": None})
+    shown = OracleSearchResult(0.0, record).format_content(
+        OracleSearchResultFormatConfig(show_metadata=True, show_timestamp=False,
+                                       show_status=False))
+    assert shown == (
+        "<fact>\n  <record_id>f9</record_id>\n  <metadata>\n    <zeta>1</zeta>\n"
+        "    <alpha>true</alpha>\n    <tags>[\"a\", \"b\"]</tags>\n"
+        "    <bad_key__x_>&lt;v&gt;</bad_key__x_>\n    <_2nd>null</_2nd>\n  </metadata>\n"
+        "  <content>x</content>\n</fact>")
 
 
 def test_options_must_be_bools():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from oracleagentmemory.apis.message import ImageContent
+from oracleagentmemory.apis.message import ImageContent, ImageMimeType
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.errors import AgentMemoryError
 from tests.support.embedders import HashingEmbedder
@@ -61,7 +61,7 @@ def test_the_answer_does_not_depend_on_whose_id_it_is(client):
     for taken in ("bob-img", "alice-img"):
         with pytest.raises(ValueError) as refused:
             alice.update_message(alice_message, content=[
-                ImageContent(bytes=JPEG, mime_type=None, id=taken)])
+                ImageContent(bytes=JPEG, mime_type=ImageMimeType.JPEG, id=taken)])
         answers.append((type(refused.value), str(refused.value).replace(taken, "<id>")))
     assert answers[0] == answers[1]
     [own] = alice.list_images(image_id="alice-img", include_bytes=True)

@@ -71,7 +71,8 @@ def test_a_failed_import_names_the_line_and_resumes_with_skip_existing(export, t
     with open_client(target) as client:
         counts = import_store(client, export, skip_existing=True)
     assert counts == {"records": RECORDS - len(written), "links": 2,
-                      "skipped_records": len(written), "skipped_links": 0}
+                      "skipped_records": len(written), "skipped_links": 0,
+                      "expired_records": 0, "expired_links": 0}
     assert snapshot(target) == snapshot(tmp_path / "source.db")
     with open_client(target) as client:  # a third run writes nothing and changes nothing
         assert import_store(client, export, skip_existing=True)["records"] == 0

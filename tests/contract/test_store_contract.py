@@ -135,6 +135,20 @@ def test_get_records_matches_present_scope_keys_exactly_including_null(store):
     assert [r["id"] for r in store.get_records({"user_id": "u1", "agent_id": "a1"})] == ["u1-a1"]
 
 
+def test_a_limit_keeps_the_first_or_with_newest_the_last_matches_oldest_first(store):
+    store.write_records([memory(f"m{i}", user_id="u", metadata={"even": i % 2 == 0})
+                         for i in range(5)])
+
+    def listed(**query):
+        return [r["id"] for r in store.get_records({"user_id": "u", **query})]
+
+    assert listed(limit=2) == ["m0", "m1"]
+    assert listed(limit=2, newest=True) == ["m3", "m4"]
+    assert listed(limit=2, newest=True, metadata_filter={"even": True}) == ["m2", "m4"]
+    assert listed(limit=9, newest=True) == ["m0", "m1", "m2", "m3", "m4"]
+    assert listed(newest=True) == ["m0", "m1", "m2", "m3", "m4"]
+
+
 def test_list_messages_uses_python_slice_semantics(store):
     store.write_records([
         {"record_type": "message", "id": f"m{i}", "thread_id": "t", "role": "user",
@@ -311,12 +325,25 @@ def test_hybrid_search_fuses_vector_and_keyword_ranks(store):
     assert ids(hits)[0] == "both"
     assert hits[0]["distance"] == pytest.approx(0.0, abs=1e-9)
     assert set(ids(hits)) == {"both", "vector-only", "keyword-only"}
+    # a record no query word matches reads its plain cosine distance
+    distance = {hit["record"]["id"]: hit["distance"] for hit in hits}
+    assert distance["vector-only"] == pytest.approx(1 - 1 / math.sqrt(1.09), abs=1e-6)
 
 
-def test_hybrid_fuses_only_the_best_of_each_ranking(store):
-    """Each ranking takes part with its best max(max_results, 10), weighted by how far its
-    top stands out (z-score of its best score) and scored by each record's share of its
-    window's range: a keyword match at vector rank 12 gets keyword credit only."""
+def hybrid_pull(cosines, window):
+    """The contract's HYBRID pull of a keyword part of 1 over these vector cosines:
+    0.8 x spread / c_v, spread the window's last distance less the best (last: 1 when the
+    list is shorter than the window), c_v the z-score of the best cosine."""
+    distances = sorted(1 - c for c in cosines)
+    last = distances[window - 1] if len(distances) >= window else 1.0
+    confidence = (max(cosines) - statistics.mean(cosines)) / statistics.pstdev(cosines)
+    return 0.8 * (last - distances[0]) / confidence
+
+
+def test_hybrid_distance_is_the_vector_distance_less_the_keyword_pull(store):
+    """HYBRID reports a distance to the query: each record's cosine distance, less the pull
+    of its keyword part (the keyword side's confidence x the record's share of the keyword
+    window) measured in spreads of the vector window; never below 0."""
     store.write_records([
         memory(f"r{i}", [1, 0.1 * i, 0, 0]) | {"content": "zebra note" if i == 11 else "note"}
         for i in range(12)
@@ -324,39 +351,58 @@ def test_hybrid_fuses_only_the_best_of_each_ranking(store):
     hits = search(store, E1, query_text="zebra", strategy="HYBRID", max_results=11)
     distance = {hit["record"]["id"]: hit["distance"] for hit in hits}
     cosines = [1 / math.sqrt(1 + (0.1 * i) ** 2) for i in range(12)]
-    vector_weight = (max(cosines) - statistics.mean(cosines)) / statistics.pstdev(cosines)
-    floor = cosines[10]                                     # the vector window's last (11th)
-    # r0: the vector's top (share 1) times its weight, no keyword; r11: the one keyword
-    # match (weight 1, share 1), outside the vector window; the best gets distance 0.
-    assert vector_weight > 1
-    assert distance["r0"] == pytest.approx(0.0, abs=1e-9)
-    assert distance["r11"] == pytest.approx(1 - 1 / vector_weight, abs=1e-6)
-    assert distance["r1"] == pytest.approx(1 - (cosines[1] - floor) / (1 - floor), abs=1e-6)
-    # r10 is the vector window's floor (share 0) and no keyword match: it scored nothing,
-    # so the 11 that did fill the results
-    assert "r10" not in distance
-    assert ids(hits)[:5] == ["r0", "r1", "r2", "r3", "r11"]
-    assert all(0.0 <= d <= 1.0 for d in distance.values())
+    # r11, the one keyword match (confidence 1, share 1 of a one-record list), is pulled
+    # closer by the whole pull; every other record keeps its cosine distance
+    expected = [1 - c for c in cosines]
+    expected[11] -= hybrid_pull(cosines, 11)
+    assert 0 < expected[11] < expected[10]                  # r11 passes r10 (and is kept)
+    assert distance == pytest.approx(
+        {f"r{i}": expected[i] for i in range(12) if i != 10}, abs=1e-6)
+    assert ids(hits) == sorted(distance, key=distance.get)  # best first, by that distance
     plain = search(store, E1, query_text="what is it", strategy="HYBRID", max_results=3)
     assert ids(plain) == ["r0", "r1", "r2"]                 # no content word: vector alone
+    assert [hit["distance"] for hit in plain] == pytest.approx(expected[:3], abs=1e-6)
 
 
-def test_hybrid_keeps_a_strong_keyword_first_over_a_flat_vector_ranking(store):
-    """A vector ranking whose top does not stand out (cosines evenly spread within 0.001,
-    z-score of its top about 1.6) must not drag down a keyword ranking whose top does (one
-    match of two rare words over five equal matches of a common one: z-score sqrt(5)).
-    Reciprocal-rank fusion put the vector's first first here."""
-    flat = [[1, 0.004 * i, 0, 0] for i in range(12)]
+def test_hybrid_keyword_match_passes_closer_records_by_its_confidence(store):
+    """A keyword match that stands out (one match of two rare words over five matches of a
+    common one: confidence sqrt(5)) passes vector neighbours within its pull, and a record
+    the words barely match (share 0.1 of the list's top) moves a tenth as far."""
+    vectors = [[1, 0.05 * i, 0, 0] for i in range(12)]
     store.write_records(
-        [memory(f"f{i}", flat[i]) | {"content": "plain words"} for i in range(6)]
-        + [memory(f"n{i}", flat[6 + i]) | {"content": "note words"} for i in range(5)]
-        + [memory("answer", flat[11]) | {"content": "zebra crossing"}])
+        [memory(f"v{i}", vectors[i]) | {"content": "plain words"} for i in range(12)
+         if i not in (3, 5, 6, 7, 8, 9)]
+        + [memory(f"v{i}", vectors[i]) | {"content": "note words"} for i in range(5, 10)]
+        + [memory("v3", vectors[3]) | {"content": "zebra crossing"}])
     hits = search(store, E1, query_text="zebra crossing note", strategy="HYBRID",
-                  max_results=3)
-    assert ids(hits)[0] == "answer"                         # the vector's last, keyword's first
-    assert hits[0]["distance"] == pytest.approx(0.0, abs=1e-9)
-    assert ids(hits)[1] == "f0"                             # then the vector's first
-    assert all(0.0 <= hit["distance"] <= 1.0 for hit in hits)
+                  max_results=4)
+    cosines = [1 / math.sqrt(1 + (0.05 * i) ** 2) for i in range(12)]
+    # keyword scores: v3 matches two words, v5..v9 one common word each; whatever bm25
+    # gives, five equal weak scores and one strong one have a top z-score of sqrt(5), and
+    # the weak ones a share s of the list's top (short list: floor 0) with s < 1
+    pull = hybrid_pull(cosines, 10) * math.sqrt(5)
+    assert ids(hits)[0] == "v3"
+    assert hits[0]["distance"] == pytest.approx(max(0.0, 1 - cosines[3] - pull), abs=1e-6)
+    assert ids(hits)[1:3] == ["v0", "v1"]                   # plain vector distances
+    assert hits[1]["distance"] == pytest.approx(1 - cosines[0], abs=1e-6)
+    assert hits[2]["distance"] == pytest.approx(1 - cosines[1], abs=1e-6)
+
+
+def test_a_query_that_matches_nothing_reads_farther_than_a_good_match(store):
+    """Issue 29 item 11: the distance is one a user can threshold on. A nonsense query's
+    best hit (its vector orthogonal to every record, no word matched) is at cosine distance
+    1; a query that means and names a stored memory finds it close."""
+    store.write_records([
+        memory("pizza", E1) | {"content": "User loves pizza with olives"},
+        memory("tea", E2) | {"content": "User drinks green tea"},
+    ])
+    for strategy in ("HYBRID", "VECTOR"):
+        good = search(store, [1, 0.2, 0, 0], query_text="pizza", strategy=strategy)
+        nonsense = search(store, E4, query_text="xyzzy", strategy=strategy)
+        assert ids(good)[0] == "pizza"
+        assert good[0]["distance"] < 0.05
+        assert nonsense[0]["distance"] == pytest.approx(1.0, abs=1e-6)
+        assert nonsense[0]["distance"] > good[0]["distance"] + 0.5
 
 
 def test_metadata_filter_applies_in_search_and_get(store):

@@ -260,7 +260,10 @@ def test_member_is_documented(member: Member | Exception) -> None:
             check_raises(doc)
         return
     if member.kind == "callable":
-        assert documented_arguments(doc) == parameters(function)
+        # A twin documents its sync method's arguments; one shaped as the reference's twin
+        # (update_thread_async) takes some of them through **kwargs.
+        documented = inspect.unwrap(function) if is_twin(member) else function
+        assert documented_arguments(doc) == parameters(documented)
         if returns_something(function):
             assert section(doc, "Returns") is not None, "Returns: missing"
     if is_twin(member):

@@ -259,7 +259,7 @@ def test_invalid_namespaces_are_refused_like_in_memory_store(
 
 
 def test_index_config_is_checked(client: OracleAgentMemory) -> None:
-    with pytest.raises(ValueError, match="embedder"):
+    with pytest.raises(ValueError, match=r"index\['dims'\] must be .* when index\['embed'\]"):
         OracleAgentMemoryStore(client, index={"embed": lambda texts: texts})
     with pytest.raises(ValueError, match="dims"):
         OracleAgentMemoryStore(client, index={"dims": 3})

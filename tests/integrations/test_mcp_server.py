@@ -436,20 +436,25 @@ def test_memories_in_scope_can_be_listed_read_corrected_and_forgotten(
     refused = call(server, *[(tool, {"memory_id": other, **extra})
                              for other in (bob_memory, private, "no-such-memory")
                              for tool, extra in (("get_memory", {}),
-                                                 ("update_memory", {"content": "x"}),
-                                                 ("delete_memory", {}))])
+                                                 ("update_memory", {"content": "x"}))])
     for result in refused:
         assert "in this server's scope" in error_text(result)
+    not_deleted = call(server, *[("delete_memory", {"memory_id": other})
+                                 for other in (bob_memory, private, "no-such-memory")])
+    assert [structured(result)["deleted"] for result in not_deleted] == [False] * 3
     def stored(memory_id: str) -> str:
         return client.memory_service.backend.get_records({"ids": [memory_id]})[0]["content"]
 
     assert stored(bob_memory) == "Bob likes trains"
     assert stored(private) == "Alice private diary about trains to Lyon"
 
-    deleted, gone = call(server, ("delete_memory", {"memory_id": memory_id}),
-                         ("get_memory", {"memory_id": memory_id}))
-    assert structured(deleted) == {"deleted": memory_id}
+    deleted, gone, again = call(server, ("delete_memory", {"memory_id": memory_id}),
+                                ("get_memory", {"memory_id": memory_id}),
+                                ("delete_memory", {"memory_id": memory_id}))
+    assert structured(deleted) == {"memory_id": memory_id, "deleted": True}
     assert "in this server's scope" in error_text(gone)
+    # annotated idempotent: a repeat changes nothing and is not an error
+    assert structured(again) == {"memory_id": memory_id, "deleted": False}
     assert structured(threaded)["thread_id"] == "t-allowed"
 
 
@@ -569,3 +574,55 @@ def test_an_oracle_store_is_served_with_dsn(monkeypatch: pytest.MonkeyPatch) -> 
     assert any("MEM." in block for block, _ in connection.calls)
     client.close()
     assert closed == []  # the connection is the caller's to close, after the client
+
+
+# -- what a model reads: version, descriptions, argument mistakes -----------------------
+
+
+def test_the_server_names_its_version_and_its_descriptions_read_as_prose(
+        client: OracleAgentMemory) -> None:
+    from oracleagentmemory import __version__
+
+    config = McpServerConfig(db="unused", user_id="alice", session_thread=True)
+    server = build_server(client, config)
+    versions: list[str] = []
+
+    async def session() -> None:
+        async with Client(server) as mcp_client:
+            versions.append(mcp_client.server_info.version)
+
+    run(session)
+    assert versions == [__version__] and __version__
+    for tool in listed_tools(server):
+        assert "\n" not in tool.description and "  " not in tool.description, tool.name
+    search = {tool.name: tool for tool in listed_tools(server)}["search_memories"]
+    assert "distance" in search.description
+
+
+@pytest.mark.parametrize(("arguments", "named"), [
+    ({"query": "trains", "max_results": 500}, "max_results: Input should be less than or "
+                                              "equal to 100"),
+    ({"query": "trains", "metadata_filtre": {"topic": "x"}},
+     "metadata_filtre: not an argument of this tool (it takes query, max_results, "),
+    ({}, "query: Field required"),
+])
+def test_an_argument_mistake_is_one_line_naming_the_argument(
+        client: OracleAgentMemory, arguments: dict[str, Any], named: str) -> None:
+    config = McpServerConfig(db="unused", user_id="alice", session_thread=True)
+    (result,) = call(build_server(client, config), ("search_memories", arguments))
+    text = error_text(result)
+    assert named in text
+    assert "\n" not in text and "http" not in text and "pydantic" not in text
+
+
+def test_delete_thread_defaults_to_the_session_thread_like_the_other_tools(
+        client: OracleAgentMemory) -> None:
+    config = McpServerConfig(db="unused", user_id="alice", agent_id="bot",
+                             session_thread=True)
+    server = build_server(client, config)
+    added, deleted, again = call(
+        server, ("add_messages", {"messages": [{"role": "user", "content": "hello"}]}),
+        ("delete_thread", {}), ("delete_thread", {}))
+    session = structured(added)["thread_id"]
+    assert structured(deleted) == {"thread_id": session, "deleted": True}
+    assert structured(again) == {"thread_id": session, "deleted": False}

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from oracleagentmemory.apis.message import ImageContent, Message, TextContent
+from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
 from oracleagentmemory.core.extractors import ExtractedMemory, MemoryExtractor
 from oracleagentmemory.core.extractors.memoryextractionconfig import (
     ResolvedExtractionConfig as MemoryExtractionConfig,
@@ -192,7 +192,7 @@ def test_a_failed_condensing_falls_back_to_cutting(llm_server, make_llm, caplog)
 
 def test_image_descriptions_reach_the_prompt():
     message = Message("user", [TextContent(text="Look at this"),
-                               ImageContent(bytes=b"x", mime_type=None,
+                               ImageContent(bytes=b"x", mime_type=ImageMimeType.PNG,
                                             description="a red bicycle")])
     assert prompt_text(message) == "Look at this\n[image: a red bicycle]"
 

@@ -55,6 +55,19 @@ def test_extracted_duplicates_of_stored_memories_are_not_stored_again(make_clien
     assert memories(thread).count(("preference", "The user loves pizza.")) == 1
 
 
+def test_a_second_thread_of_the_user_gets_its_own_memory(make_client, script):
+    """The reference keeps extracted memories per thread: what the user said in one thread
+    and says again in another is stored in both (deduplication looks in the thread)."""
+    script.set("extract", chat(json.dumps(PIZZA)))
+    client = make_client()
+    first = client.create_thread(thread_id="t1", user_id="u", agent_id="a")
+    second = client.create_thread(thread_id="t2", user_id="u", agent_id="a")
+    for thread in (first, second):
+        thread.add_messages([{"role": "user", "content": "I live in Rome and love pizza"}])
+    assert memories(second) == memories(first) == [
+        ("fact", "The user lives in Rome."), ("preference", "The user loves pizza.")]
+
+
 def test_stored_memories_are_compared_by_their_stored_vectors(make_client, script):
     reworded = {"memories": [{"content": "Pizza the user loves", "type": "preference",
                               "source_messages": [1]}]}
@@ -212,7 +225,8 @@ def test_card_falls_back_to_the_transcript_when_the_llm_fails(make_client, scrip
     with pytest.warns(UserWarning, match="context card summary"):
         card = thread.get_context_card()
     [message] = thread.get_messages()
-    assert card.summary == f"- user ({message.timestamp}): plain text"
+    assert message.timestamp.endswith("Z")  # the record's form; prompts write +00:00
+    assert card.summary == f"user ({message.timestamp[:-1]}+00:00): plain text"
 
 
 def test_autonomous_linking_writes_proposed_links_and_keeps_memory_on_failure(make_client,

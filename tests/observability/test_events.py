@@ -106,7 +106,8 @@ def test_json_dump_of_raw_values_never_fails():
     assert raw["arguments"] == {"image": "<3 bytes>", "vector": [1.5, 2.0], "kind": "read"}
 
 
-def test_observability_dict_leaves_out_unset_fields_and_names_the_class():
+def test_observability_dict_has_every_field_as_the_reference_has():
     data = llm_started().to_observability_dict()
-    assert data["event_type"] == "LlmGenerationStartedEvent"
-    assert "tools" not in data and "metadata" not in data
+    assert "event_type" not in data
+    assert data["tools"] is None and data["metadata"] is None
+    assert set(data) == set(type(llm_started()).model_fields)

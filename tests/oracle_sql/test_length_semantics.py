@@ -57,7 +57,9 @@ def test_every_id_column_holds_512_characters():
 def test_the_model_text_reaches_the_embedding_as_a_clob():
     body = dict(render_install(embedding_model="DOC_MODEL"))["agent_memory_record_api.pkb"]
     embed = body[body.index("FUNCTION embed_text"):body.index("END embed_text")]
-    assert "DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING(\n                           p_text," in embed
+    # the text (with the model's prefix, if any) stays a CLOB all the way
+    assert re.search(r"^\s+l_text\s+CLOB;", embed, re.MULTILINE)
+    assert "DBMS_VECTOR_CHAIN.UTL_TO_EMBEDDING(\n                           l_text," in embed
     assert "DBMS_LOB.SUBSTR" not in embed
     # chunks small enough for 4000 bytes in AL32UTF8 (at most 4 bytes a character)
     assert re.search(r'"by": "chars", "max": (\d+)', embed).group(1) == "1000"

@@ -234,7 +234,7 @@ def test_the_errors_package_lists_exactly_the_contract_codes():
     constants = {int(code) for code in re.findall(r"CONSTANT PLS_INTEGER := (-200\d\d);", spec)}
     exceptions = {int(code) for code in re.findall(r"EXCEPTION_INIT\(\w+, (-200\d\d)\)", spec)}
     contract = set(ERRORS_BY_CODE)
-    assert constants == exceptions == contract == set(range(-20009, -20000))
+    assert constants == exceptions == contract == set(range(-20010, -20000))
 
 
 DYNAMIC_SQL = re.compile(
@@ -276,7 +276,7 @@ def test_dynamic_sql_text_is_built_only_from_literals_and_whitelisted_fragments(
     allowed = {
         "AGENT_MEMORY_FILTER.prefilter(l_filter)",
         "AGENT_MEMORY_FILTER.prefilter(p_req.filter_json)",
-        "l_vec_cte",
+        "l_vd",
         "l_kw_cte",
         "l_scored",
         "TO_CHAR(AGENT_MEMORY_SCOPE.c_affinity, '')",  # the format literal is blanked
@@ -292,7 +292,7 @@ def test_dynamic_sql_text_is_built_only_from_literals_and_whitelisted_fragments(
     search = package_files()["agent_memory_search.pkb"]
     # the strategy fragments are constant CASE branches (no variable concatenated into them):
     # what follows each THEN / ELSE, up to the next WHEN / ELSE / END, is literals only
-    for fragment in ("l_vec_cte", "l_kw_cte"):
+    for fragment in ("l_vd", "l_kw_cte"):
         body = re.search(rf"{fragment} := CASE(.*?)END;", search, flags=re.S).group(1)
         body = re.sub(r"'(?:[^']|'')*'", "''", body)
         results = re.findall(r"(?:THEN|ELSE)(.*?)(?=WHEN|ELSE|$)", body, flags=re.S)
@@ -413,3 +413,53 @@ def test_the_plsql_timestamp_grammar_is_the_python_one():
 
     template = (Path(render.__file__).parent / "sql" / "templates" / "codec.pkb.j2").read_text()
     assert f"'{ISO_PATTERN}'" in template
+
+
+def ranking_statement() -> str:
+    """ranking_sql of the rendered search body, comments stripped."""
+    body = strip_comments(rendered_default()["agent_memory_search.pkb"])
+    return re.search(r"FUNCTION ranking_sql.*?END ranking_sql;", body, flags=re.S).group(0)
+
+
+def test_the_search_candidates_carry_a_distance_not_the_vector_column():
+    # Issue 26 item 6: cand is referenced several times, so Oracle may materialize it as a
+    # temporary table, where a VECTOR column is not supported. cand selects the distance
+    # (vd) and no query name reads an embedding column but cand itself.
+    statement = ranking_statement()
+    cand = re.search(r"cand AS \(SELECT (.*?) FROM AGENT_MEMORY_RECORDS r", statement,
+                     flags=re.S).group(1)
+    assert "l_vd" in cand and "embedding" not in re.sub(r"'[^']*'", "", cand)
+    selected = re.sub(r"'\s*\|\|\s*l_vd\s*\|\|\s*'", " VD ", cand)
+    assert not re.search(r"\br\.embedding\b", selected)
+    assert "VECTOR_DISTANCE(r.embedding" in statement  # computed inside cand (l_vd)
+    assert "c.embedding" not in statement               # nothing reads it through cand
+    assert "c.vd" in statement
+
+
+def test_the_ranking_numbers_in_the_packages_are_the_python_ones():
+    from oracleagentmemory.stores import limits, ranking
+
+    scripts = rendered_default()
+    search_spec = scripts["agent_memory_search.pks"]
+    scope_spec = scripts["agent_memory_scope.pks"]
+
+    def constant(text: str, name: str) -> float:
+        return float(re.search(rf"\b{name}\s+CONSTANT \w+ := ([\d.]+);", text).group(1))
+
+    assert constant(search_spec, "c_fusion_window") == ranking.FUSION_MIN_WINDOW
+    assert constant(search_spec, "c_keyword_weight") == ranking.KEYWORD_WEIGHT
+    assert constant(search_spec, "c_max_hops") == limits.MAX_HOPS
+    assert constant(scope_spec, "c_affinity") == ranking.SCOPE_AFFINITY
+    # the HYBRID branch subtracts the same keyword weight as a literal
+    pull = re.search(r"NVL\(c\.vd, 1\) - ([\d.]+) \* NVL\(kt\.part, 0\)", ranking_statement())
+    assert pull and float(pull.group(1)) == ranking.KEYWORD_WEIGHT
+    # another value in Python renders another package (not a copy that happens to match)
+    saved = ranking.KEYWORD_WEIGHT, ranking.SCOPE_AFFINITY
+    try:
+        ranking.KEYWORD_WEIGHT, ranking.SCOPE_AFFINITY = 0.35, 0.125
+        other = dict(render.render_install())
+        assert constant(other["agent_memory_search.pks"], "c_keyword_weight") == 0.35
+        assert constant(other["agent_memory_scope.pks"], "c_affinity") == 0.125
+        assert "NVL(c.vd, 1) - 0.35 * NVL(kt.part, 0)" in other["agent_memory_search.pkb"]
+    finally:
+        ranking.KEYWORD_WEIGHT, ranking.SCOPE_AFFINITY = saved

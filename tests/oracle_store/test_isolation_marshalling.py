@@ -15,7 +15,9 @@ oracledb = pytest.importorskip("oracledb", reason="the oracle extra is not insta
 from oracleagentmemory.stores.errors import (  # noqa: E402
     DuplicateRecordError,
     InvalidArgumentError,
+    LinkEndNotFoundError,
     SchemaError,
+    StoreClosedError,
     StoreError,
 )
 from oracleagentmemory.stores.oracle import PACKAGE_ALIASES, OracleBackend  # noqa: E402
@@ -145,3 +147,24 @@ def test_a_unique_key_met_under_isolation_is_a_duplicate_record_error():
     with pytest.raises(DuplicateRecordError, match="already in use") as raised:
         store.write_records([{"record_type": "memory", "id": "taken", "content": "x"}])
     assert "AGENT_MEMORY_RECORDS_PK" not in str(raised.value)
+
+
+def test_a_missing_link_end_is_a_key_error_and_a_value_error():
+    # the link_graph package raises -20010 for an end that does not exist (issue 25)
+    missing = database_error(20010, "source record 'nope' does not exist")
+    store, _ = open_store(WRITE_RECORDS=missing)
+    with pytest.raises(LinkEndNotFoundError, match="does not exist") as raised:
+        store.write_records([], links=[{"source_id": "nope", "source_type": "memory",
+                                        "target_id": "m", "target_type": "memory",
+                                        "relation_type": "supports"}])
+    assert isinstance(raised.value, KeyError) and isinstance(raised.value, ValueError)
+
+
+def test_a_closed_store_refuses_with_a_runtime_error_before_any_call():
+    store, pool = open_store()
+    store.close()
+    pool.log.clear()
+    with pytest.raises(StoreClosedError) as raised:
+        store.get_records({})
+    assert isinstance(raised.value, RuntimeError)
+    assert pool.log == []

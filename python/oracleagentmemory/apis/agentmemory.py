@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from oracleagentmemory._async_twins import AsyncTwins
+from oracleagentmemory._async_twins import AsyncTwins, keyword_only_after, named_only
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 
 if TYPE_CHECKING:
@@ -348,3 +348,5 @@ class IAgentMemory(ABC, AsyncTwins):
         "update_thread",
         "wait_for_memory_extraction",
     )
+    _async_twin_shapes = {"update_memory": keyword_only_after(1),
+                          "update_thread": named_only("thread_id", "metadata")}

@@ -415,7 +415,8 @@ class IMemoryStore(ABC):
                include_invalid_results: bool = True) -> builtins.list[tuple[Record, float]]:
         """The ``k`` best records with their distances (smaller is closer).
 
-        The store's search strategy (vector, keyword or hybrid) decides how records rank.
+        The store's search strategy (vector, keyword or hybrid) decides how records rank
+        and what the distance is (``OracleSearchResult`` says which).
         A scope dimension with a value or an exact flag restricts or ranks by it; one
         without either is unconstrained.
 

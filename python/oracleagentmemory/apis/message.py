@@ -28,8 +28,10 @@ def new_id() -> str:
 class ImageMimeType(str, Enum):
     """MIME types accepted for image content. Animated PNG and WebP are not supported."""
 
-    JPEG = "image/jpeg"
+    # The reference's order (its pages name them "PNG, JPEG and WEBP"): list(ImageMimeType)
+    # shows the same choices in the same order.
     PNG = "image/png"
+    JPEG = "image/jpeg"
     WEBP = "image/webp"
 
 
@@ -83,19 +85,20 @@ class ImageContent(MessageContent):
 
     Attributes:
         bytes: The PNG, JPEG or WebP bytes, or None.
-        mime_type: The image's type (a str is turned into ``ImageMimeType``), or None.
+        mime_type: The image's type (a str is turned into ``ImageMimeType``).
         description: The image's searchable text. Default: None (a caption by the LLM
             when it is stored, if there is one).
 
     Raises:
-        ArgumentTypeError: ``bytes`` or ``description`` of the wrong type.
+        ArgumentTypeError: ``bytes`` or ``description`` of the wrong type, or no
+            ``mime_type`` (None), as the reference refuses it.
         InvalidArgumentError: A ``mime_type`` that is not PNG, JPEG or WebP (a
             ``ValueError``).
     """
 
     type: ClassVar[str] = "image"
     bytes: bytes | None
-    mime_type: ImageMimeType | None
+    mime_type: ImageMimeType
     description: str | None = None
     _validated_image: Any = field(default=None, init=False, repr=False, compare=False)
 
@@ -104,18 +107,18 @@ class ImageContent(MessageContent):
             raise ArgumentTypeError("ImageContent.bytes must be bytes or None")
         if self.description is not None and not isinstance(self.description, str):
             raise ArgumentTypeError("ImageContent.description must be a str or None")
-        if self.mime_type is not None:
-            try:
-                object.__setattr__(self, "mime_type", ImageMimeType(self.mime_type))
-            except ValueError:
-                raise InvalidArgumentError(
-                    f"mime_type {self.mime_type!r} is not supported; use image/png, "
-                    "image/jpeg or image/webp"
-                ) from None
+        if self.mime_type is None:
+            raise ArgumentTypeError("ImageContent.mime_type must be an ImageMimeType, got None")
+        try:
+            object.__setattr__(self, "mime_type", ImageMimeType(self.mime_type))
+        except ValueError:
+            raise InvalidArgumentError(
+                f"mime_type {self.mime_type!r} is not supported; use image/png, "
+                "image/jpeg or image/webp"
+            ) from None
 
     def _to_dict(self) -> dict[str, Any]:
-        mime = self.mime_type.value if self.mime_type is not None else None
-        return {"type": "image", "id": self.id, "mime_type": mime,
+        return {"type": "image", "id": self.id, "mime_type": self.mime_type.value,
                 "description": self.description, "timestamp": self.timestamp}
 
 

@@ -75,7 +75,7 @@ class Record:
     timestamp: str | None = None
     metadata: MetadataValue = None
     status: RecordStatus = RecordStatus.VALID
-    linked_results: Sequence[tuple[RecordRelation, Record]] = field(default_factory=list)
+    linked_results: Sequence[tuple[RecordRelation, Record]] = field(default_factory=tuple)
 
 
 @dataclass(frozen=True, slots=True)

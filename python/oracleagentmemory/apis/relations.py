@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from oracleagentmemory import _vocabulary
+from oracleagentmemory.errors import InvalidArgumentError
+
 __all__ = [
     "MemoryLink",
     "MemoryLinkOppositeType",
@@ -30,6 +33,18 @@ memory_link_type_opposite_mapping: dict[str, str] = {
     "duplicates": "duplicates",
 }
 """Each built-in label and the label seen when the relation is walked target to source."""
+
+INVALID_MEMORY_LINK_TYPE = "Invalid memory link type."
+"""The reference's words for a memory link that is not one of the built-in labels between
+two memory-like records (code written for it may match them)."""
+
+
+def check_memory_link_type(link_type: object) -> str:
+    """A built-in memory link label (``"supports"``...), else InvalidArgumentError."""
+    if not isinstance(link_type, str) or link_type not in memory_link_type_opposite_mapping:
+        raise InvalidArgumentError(INVALID_MEMORY_LINK_TYPE)
+    return link_type
+
 
 @dataclass(frozen=True, slots=True)
 class RecordRelation:
@@ -65,7 +80,19 @@ class RecordRelation:
 
 @dataclass(frozen=True, slots=True)
 class MemoryLink(RecordRelation):
-    """A relation between two memory-like records (memory, fact, guideline, preference)."""
+    """A relation between two memory-like records (memory, fact, guideline, preference)
+    with a built-in label (``MemoryLinkType``).
+
+    Raises:
+        InvalidArgumentError: Another label, or an end that is not memory-like (a
+            message...): "Invalid memory link type." (a ``ValueError``).
+    """
+
+    def __post_init__(self) -> None:
+        check_memory_link_type(self.relation_type)
+        if not {self.source_record_type, self.target_record_type} <= set(
+                _vocabulary.MEMORY_TYPES):
+            raise InvalidArgumentError(INVALID_MEMORY_LINK_TYPE)
 
     @property
     def link_type(self) -> str:

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from oracleagentmemory._async_twins import AsyncTwins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
+from oracleagentmemory.apis.message import Message  # the reference's pages show it here too
 
 if TYPE_CHECKING:
     from oracleagentmemory.apis.contextcard import ContextCard
-    from oracleagentmemory.apis.message import ImageMimeType, Message
+    from oracleagentmemory.apis.message import ImageMimeType
     from oracleagentmemory.apis.records import (
         ImageRecord,
         MemoryRecordType,

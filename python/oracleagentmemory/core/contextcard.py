@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from oracleagentmemory.apis.contextcard import ContextCard
 from oracleagentmemory.apis.message import Message
 from oracleagentmemory.apis.searchresult import SearchResult
-from oracleagentmemory.core.rendering import render, xml_text
+from oracleagentmemory.core.rendering import prompt_time, render, xml_text
 from oracleagentmemory.errors import ArgumentTypeError
 
 __all__ = ["OracleContextCard"]
@@ -62,7 +62,9 @@ class OracleContextCard(ContextCard):
             "context_card.xml.j2",
             summary=self.summary,
             topics=self.topics or [],
-            relevant=[result.formatted_content for result in self.relevant_results or []],
+            # searched and nothing found: an empty section, as the reference keeps it
+            relevant=None if self.relevant_results is None else [
+                result.formatted_content for result in self.relevant_results],
             recent=[self._render_message(m) for m in self.recent_messages or []],
         )
 
@@ -74,7 +76,7 @@ class OracleContextCard(ContextCard):
     def _render_message(self, message: Message) -> str:
         return self.message_format.format(
             role=xml_text(message.role),
-            timestamp=xml_text(message.timestamp or ""),
+            timestamp=xml_text(prompt_time(message.timestamp or "")),
             content=xml_text(message.text),
         )
 

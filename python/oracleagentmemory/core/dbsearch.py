@@ -15,10 +15,11 @@ class SearchStrategy(Enum):
     VECTOR = "vector"
     """Cosine distance between the query's embedding and each record's."""
     KEYWORD = "keyword"
-    """Full-text match of the query's content words."""
+    """Full-text match of the query's content words; distance ``1 / (1 + |bm25|)``."""
     HYBRID = "hybrid"
-    """Fusion of the vector and keyword rankings' scores, each ranking weighted by how far
-    its best score stands out (docs/store-contract.md)."""
+    """The cosine distance, less a pull toward the query for records that match its words
+    (larger when the keyword ranking's best stands out more than the vector ranking's);
+    the distance reported is that one, never below 0 (docs/store-contract.md)."""
 
     _missing_ = classmethod(case_insensitive_lookup)
 

@@ -47,6 +47,7 @@ from oracleagentmemory.core.extractors.topics import extract_topics
 from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.core.thread_context import ThreadContext
+from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.protocol import LinkIn, RecordIn, RecordOut
 
 logger = logging.getLogger(__name__)
@@ -221,7 +222,9 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
     """Store what survives deduplication; returns (id, memory type, content) of each.
 
     Each candidate is embedded once: its vector finds its stored neighbours, decides
-    duplicates and is stored with it."""
+    duplicates and is stored with it. Duplicates are looked for in this thread only: the
+    memories are the thread's, and as in the reference a second thread of the same user
+    gets its own copy of what the first already knows (a search of the user finds both)."""
     if not extracted:
         return []
     vectors = ctx.service.embed([item.content for item in extracted])
@@ -229,10 +232,11 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
         neighbours = {result.content for item in extracted for result in ctx.search(
             item.content, {"record_types": list(MEMORY_TYPES),
                            "max_results": DEDUP_NEIGHBOURS, "num_hops": 0,
-                           "token_budget": 0, "soft_token_budget": 0})}
+                           "token_budget": 0, "soft_token_budget": 0}, exact_thread=True)}
         dedup = MemoryDeduplicator(None).deduplicate(list(extracted), sorted(neighbours))
     else:
-        nearest = [ctx.nearest(vector, MEMORY_TYPES, DEDUP_NEIGHBOURS) for vector in vectors]
+        nearest = [ctx.nearest(vector, MEMORY_TYPES, DEDUP_NEIGHBOURS, exact_thread=True)
+                   for vector in vectors]
         dedup = MemoryDeduplicator(ctx.service.embedder).deduplicate(
             list(extracted), [text for found in nearest for text, _ in found],
             candidate_vectors=np.asarray(vectors), nearest_existing=nearest)
@@ -354,7 +358,9 @@ def link_autonomously(ctx: ThreadContext, memory_id: str, content: str,
             "target_type": types[target_id], "relation_type": relation_type}
         try:
             ctx.service.backend.write_records([], links=[link])
-        except (ValueError, KeyError) as error:  # e.g. the pair is already linked
+        # The store's refusals (the pair already linked, an end gone meanwhile); a wrong
+        # type is a bug and is not hidden (ArgumentTypeError is a ValueError too).
+        except (InvalidArgumentError, NotFoundError) as error:
             logger.info("autonomous link %s -%s-> %s skipped: %s", memory_id, relation_type,
                         target_id, error)
 

@@ -23,12 +23,12 @@ from oracleagentmemory.apis.records import Record
 from oracleagentmemory.apis.relations import RecordRelation
 from oracleagentmemory.apis.searchresult import SearchResult
 from oracleagentmemory.core.arguments import (
-    check_content,
     check_flag,
     check_id,
     check_memory_type,
     check_optional_int,
     check_status,
+    check_stored_text,
     check_text,
 )
 from oracleagentmemory.core.dbsearch import SearchStrategy
@@ -57,7 +57,7 @@ from oracleagentmemory.core.searchconfig import SDK_DEFAULTS as SEARCH_CONFIG_DE
 from oracleagentmemory.core.searchconfig import MemorySearchConfig, TopKMemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.core.thread_settings import SettingsLayer
-from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
 from oracleagentmemory.stores.guarded import guarded
 from oracleagentmemory.stores.metadata_filter import validate_filter
 from oracleagentmemory.stores.protocol import (
@@ -151,7 +151,11 @@ def _record_types(value: Any) -> tuple[str, ...]:
     if isinstance(value, str) or not isinstance(value, (list, tuple, set, frozenset)):
         raise InvalidArgumentError(
             f"record_types must be a list of record type names, got {value!r}")
-    types = tuple(contract_record_type(str(name)) for name in value)
+    for name in value:
+        if not isinstance(name, str):
+            raise ArgumentTypeError(
+                f"record_types must hold record type names (str), got {name!r}")
+    types = tuple(contract_record_type(name) for name in value)
     unknown = sorted(set(types) - set(SEARCHABLE_TYPES))
     if unknown:
         raise InvalidArgumentError(
@@ -262,8 +266,10 @@ class MemoryService:
                       ttl_days: Any = NOT_SET_MARKER, ttl_anchor: Any = NOT_SET_MARKER,
                       status: Any = NOT_SET_MARKER,
                       embedding: np.ndarray | None = None) -> RecordIn:
-        """A checked memory-like record ready to write (embedded unless given a vector)."""
-        check_content(content, "content")
+        """A checked memory-like record ready to write (embedded unless given a vector).
+
+        Empty or blank content is stored as given, as the reference stores it."""
+        check_stored_text(content, "content")
         if memory_id is not NOT_SET_MARKER and memory_id is not None:
             check_id(memory_id, "memory_id")
         return {
@@ -296,7 +302,7 @@ class MemoryService:
         check_id(memory_id, "memory_id")
         changes = ttl_changes(ttl_days, ttl_anchor, self.retention)
         if content is not NOT_SET_MARKER:
-            changes["content"] = check_content(content, "content")
+            changes["content"] = check_stored_text(content, "content")
             changes["embedding"] = self.embed([content])[0]
         if metadata is not NOT_SET_MARKER:
             stored = self.find(memory_id, MEMORY_TYPES, thread_id)

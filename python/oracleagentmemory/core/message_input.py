@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from oracleagentmemory.apis.message import ImageContent, Message, MessageContent, TextContent
+from oracleagentmemory.apis.message import (
+    ImageContent,
+    ImageMimeType,
+    Message,
+    MessageContent,
+    TextContent,
+)
 from oracleagentmemory.core.arguments import check_stored_text, check_text
+from oracleagentmemory.core.images import detect_mime_type
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, MissingFieldError
 
 _MESSAGE_KEYS = frozenset({"role", "content", "id", "timestamp", "metadata"})
@@ -72,6 +79,15 @@ def _to_message(item: Any, index: int) -> Message:
         raise type(error)(f"messages[{index}]: {error}") from None
 
 
+def _detected(data: Any, index: int, position: int) -> ImageMimeType:
+    """The type of an image part given as a dict without ``mime_type``: read from its bytes
+    (an ``ImageContent`` itself needs one)."""
+    if not isinstance(data, (bytes, bytearray)) or not data:
+        raise InvalidArgumentError(
+            f"messages[{index}].content[{position}] needs bytes or a mime_type")
+    return detect_mime_type(bytes(data))
+
+
 def _to_parts(content: Any, index: int) -> list[MessageContent]:
     if not isinstance(content, Sequence) or isinstance(content, (bytes, bytearray)):
         raise ArgumentTypeError(
@@ -88,9 +104,10 @@ def _to_parts(content: Any, index: int) -> list[MessageContent]:
         if kind == "text":
             parts.append(TextContent(text=part.get("text", ""), **extra))
         elif kind == "image":
+            data = part.get("bytes", part.get("image"))
             parts.append(ImageContent(
-                bytes=part.get("bytes", part.get("image")),
-                mime_type=part.get("mime_type"),
+                bytes=data,
+                mime_type=part.get("mime_type") or _detected(data, index, position),
                 description=part.get("description"),
                 **extra,
             ))

@@ -158,7 +158,7 @@ class ObservedBackend:
 
 
 class ObservedEmbedder(IEmbedder):
-    """An embedder (ours or the caller's) whose calls emit embedder events."""
+    """One of our embedders, whose calls emit embedder events."""
 
     def __init__(self, inner: IEmbedder) -> None:
         self.inner = inner
@@ -189,7 +189,7 @@ class ObservedEmbedder(IEmbedder):
 
 
 class ObservedLlm(ILlm):
-    """An LLM (ours or the caller's) whose calls emit LLM generation events."""
+    """One of our LLMs, whose calls emit LLM generation events."""
 
     def __init__(self, inner: ILlm) -> None:
         self.inner = inner
@@ -227,9 +227,20 @@ class ObservedLlm(ILlm):
 _OBSERVED_LLMS: weakref.WeakKeyDictionary[ILlm, ObservedLlm] = weakref.WeakKeyDictionary()
 
 
+_OUR_MODEL_ADAPTERS = ("oracleagentmemory.core.llms", "oracleagentmemory.core.embedders")
+
+
+def ours(model: object) -> bool:
+    """One of this library's model adapters (``Llm``, ``Embedder``, the local and in-database
+    embedders) or a subclass of one. Only these emit LLM and embedder events: around a
+    caller's own ``ILlm`` or ``IEmbedder`` the reference emits none, and neither do we."""
+    return any(cls.__module__.startswith(_OUR_MODEL_ADAPTERS) for cls in type(model).__mro__)
+
+
 def observed_llm(llm: ILlm | None) -> ILlm | None:
-    """The observed stand-in of an LLM, one per LLM (per-LLM caches keep working)."""
-    if llm is None or isinstance(llm, ObservedLlm):
+    """The observed stand-in of one of our LLMs, one per LLM (per-LLM caches keep working);
+    a caller's own LLM as it is."""
+    if llm is None or isinstance(llm, ObservedLlm) or not ours(llm):
         return llm
     wrapper = _OBSERVED_LLMS.get(llm)
     if wrapper is None:
@@ -243,6 +254,7 @@ def unobserved(llm: ILlm | None) -> ILlm | None:
 
 
 def observed_embedder(embedder: IEmbedder | None) -> IEmbedder | None:
-    if embedder is None or isinstance(embedder, ObservedEmbedder):
+    """The observed stand-in of one of our embedders; a caller's own embedder as it is."""
+    if embedder is None or isinstance(embedder, ObservedEmbedder) or not ours(embedder):
         return embedder
     return ObservedEmbedder(embedder)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from oracleagentmemory._async_twins import named_only
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.agentmemory import IAgentMemory
@@ -21,14 +23,17 @@ from oracleagentmemory.apis.records import (
     ThreadRecord,
     UserProfileRecord,
 )
+from oracleagentmemory.apis.relations import check_memory_link_type
 from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.arguments import (
     check_flag,
     check_id,
-    check_optional_id,
+    check_timeout,
     reject_store_kwargs,
+    scope_id,
+    thread_key,
 )
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
@@ -65,13 +70,22 @@ from oracleagentmemory.core.thread_settings import (
     layer_from_arguments,
     layer_from_json,
 )
-from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, NotFoundError
+from oracleagentmemory.errors import (
+    ArgumentTypeError,
+    ClosedError,
+    InvalidArgumentError,
+    NotFoundError,
+)
+from oracleagentmemory.stores.errors import LinkEndNotFoundError
 from oracleagentmemory.stores.protocol import RecordChanges, RecordIn, RecordOut, RecordScope
 
 __all__ = ["DbStoreBackend", "OracleAgentMemory"]
 
 DbStoreBackend = OracleDBMemoryStore
 """The store a client opens over a database connection (the reference's older name)."""
+
+IMAGE_OWNER_SCOPE_REQUIRED = "An image owner scope is required."
+"""The reference's words when ``list_images`` is given no owner (no user, agent or thread)."""
 
 _THREAD_SETTINGS = ("max_message_token_length", "message_shortening_input_token_limit",
                     "context_card_token_limit", "context_card_type_search_concurrency",
@@ -92,8 +106,32 @@ def _call_layer(method: str, arguments: dict[str, Any]) -> SettingsLayer:
                                  "memory_extraction_config": extraction})
 
 
+CLOSED = "OracleAgentMemory is closed."
+"""The reference's words for a call made after ``close()``."""
+
+
+def _refused_when_closed(cls: type[OracleAgentMemory]) -> type[OracleAgentMemory]:
+    """Every operation but ``close`` raises ``ClosedError`` (a ``RuntimeError``) once the
+    client is closed, before it looks at its arguments: the reference does, and a closed
+    store would otherwise answer with whatever the call reached first."""
+    for name in AGENT_MEMORY_OPERATIONS:
+        if name != "close":
+            setattr(cls, name, _open_only(getattr(cls, name)))
+    return cls
+
+
+def _open_only(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def guarded(self: OracleAgentMemory, *args: Any, **kwargs: Any) -> Any:
+        if self._closed:
+            raise ClosedError(CLOSED)
+        return method(self, *args, **kwargs)
+    return guarded
+
+
 @observe_methods("agent_memory", AGENT_MEMORY_OPERATIONS,
                  result_names={"add_memory": "memory_id"})
+@_refused_when_closed
 class OracleAgentMemory(IAgentMemory):
     """Agent memory client backed by Oracle AI Database, an embedded file, or a
     caller-provided store.
@@ -354,7 +392,8 @@ class OracleAgentMemory(IAgentMemory):
 
         Args:
             thread_id: The thread's id. Default: a new UUID.
-            user_id: The user the thread belongs to (None: no user). Default: a new UUID.
+            user_id: The user the thread belongs to (None: no user; an int is taken as its
+                text, as for every user, agent and thread id). Default: a new UUID.
             agent_id: The agent the thread belongs to (None: no agent). Default: a new
                 UUID.
             metadata: A JSON object stored with the thread. Default: None.
@@ -402,10 +441,10 @@ class OracleAgentMemory(IAgentMemory):
         call = _call_layer("create_thread", arguments)
         record: RecordIn = {
             "record_type": "thread",
-            "id": check_id(value_or(thread_id, None) or new_id(), "thread_id"),
-            "user_id": check_optional_id(user_id, "user_id") if user_id is not NOT_SET_MARKER
+            "id": new_id() if value_or(thread_id, None) in (None, "") else thread_key(thread_id),
+            "user_id": scope_id(user_id, "user_id") if user_id is not NOT_SET_MARKER
             else new_id(),
-            "agent_id": check_optional_id(agent_id, "agent_id")
+            "agent_id": scope_id(agent_id, "agent_id")
             if agent_id is not NOT_SET_MARKER else new_id(),
             "metadata": value_or(metadata, None),
             "config": {"settings": call.to_json(), "state": {}},
@@ -538,6 +577,7 @@ class OracleAgentMemory(IAgentMemory):
         """
         reject_store_kwargs("update_thread", kwargs)
         call = _call_layer("update_thread", dict(locals()))
+        thread_id = thread_key(thread_id)
         record = self._load_thread(thread_id)
         config = record.get("config") or {}
         stored = layer_from_json(config.get("settings"))
@@ -565,17 +605,18 @@ class OracleAgentMemory(IAgentMemory):
 
         Raises:
             InvalidArgumentError: An empty ``thread_id`` (a ``ValueError``).
-            ArgumentTypeError: A ``thread_id`` that is not a str.
+            ArgumentTypeError: A ``thread_id`` that is neither a str nor an int.
             OperationTimeoutError: The wait for background extraction ran out (300 s).
         """
-        check_id(thread_id, "thread_id")
+        thread_id = thread_key(thread_id)
         self.memory_service.wait_for_threads([thread_id])
         return self.memory_service.backend.delete_cascade("thread", thread_id)["owner"]
 
     def _load_thread(self, thread_id: Any) -> RecordOut:
-        found = self.memory_service.find(check_id(thread_id, "thread_id"), ["thread"])
+        key = thread_key(thread_id)
+        found = self.memory_service.find(key, ["thread"])
         if found is None:
-            raise NotFoundError(f"thread {thread_id!r} does not exist")
+            raise NotFoundError(f"thread {key!r} does not exist")
         return found
 
     # -- memories ---------------------------------------------------------------------
@@ -633,9 +674,11 @@ class OracleAgentMemory(IAgentMemory):
             The memory's id.
 
         Raises:
-            InvalidArgumentError: A value that is not allowed, an id already taken
-                (``DuplicateRecordError``), a ``memory_id_to_link`` that is not a stored
-                memory (each a ``ValueError``).
+            InvalidArgumentError: A value that is not allowed, a ``link_type`` that is not
+                a built-in ``MemoryLinkType`` ("Invalid memory link type."), an id already
+                taken (``DuplicateRecordError``); each a ``ValueError``.
+            LinkEndNotFoundError: A ``memory_id_to_link`` that is not a stored memory (a
+                ``KeyError`` and a ``ValueError``).
             ArgumentTypeError: A value of the wrong type, or an unknown keyword.
         """
         reject_store_kwargs("add_memory", store_kwargs)
@@ -644,10 +687,11 @@ class OracleAgentMemory(IAgentMemory):
         scope = _explicit_scope(user_id, agent_id, thread_id)
         links = []
         if memory_id_to_link is not NOT_SET_MARKER:
+            check_memory_link_type(link_type)
             target = self.memory_service.find(check_id(memory_id_to_link, "memory_id_to_link"),
                                               MEMORY_TYPES)
             if target is None:
-                raise InvalidArgumentError(f"memory_id_to_link {memory_id_to_link!r} is not a "
+                raise LinkEndNotFoundError(f"memory_id_to_link {memory_id_to_link!r} is not a "
                                            "stored memory")
             scope = _filled_scope(scope, target)
             links.append(new_link(None, source=None,
@@ -863,7 +907,11 @@ class OracleAgentMemory(IAgentMemory):
         include_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[ImageRecord]:
-        """Images, oldest first; a given scope id matches exactly (None too).
+        """Images of an owner, oldest first; a given scope id matches exactly (None too).
+
+        Give at least one of ``user_id``, ``agent_id`` and ``thread_id`` (None counts: it
+        selects images without one), or ``image_id``: a listing of every image of the store
+        is refused, as the reference refuses it.
 
         Args:
             image_id: Only this image. Default: any.
@@ -880,21 +928,27 @@ class OracleAgentMemory(IAgentMemory):
             The images, each with its description and (when asked) its bytes.
 
         Raises:
-            InvalidArgumentError: ``include_bytes=True`` without ``image_id``, an empty
-                id or a malformed filter (each a ``ValueError``).
+            InvalidArgumentError: No owner scope and no ``image_id`` ("An image owner
+                scope is required."), ``include_bytes=True`` without ``image_id``, an
+                empty id or a malformed filter (each a ``ValueError``).
             ArgumentTypeError: A value of the wrong type.
         """
-        return list_images(self.memory_service, _given_scope(user_id, agent_id, thread_id),
-                           image_id, metadata_filter, include_bytes, limit)
+        scope = _given_scope(user_id, agent_id, thread_id)
+        if not scope and image_id is NOT_SET_MARKER:
+            raise InvalidArgumentError(IMAGE_OWNER_SCOPE_REQUIRED)
+        return list_images(self.memory_service, scope, image_id, metadata_filter,
+                           include_bytes, limit)
 
     # -- listing ----------------------------------------------------------------------
 
     def _list(self, record_types: Sequence[str], scope: RecordScope, metadata_filter: Any,
-              limit: Any, include_bytes: bool = False) -> list[Any]:
+              limit: Any, newest: bool = False) -> list[Any]:
+        """Records of a list call, oldest first; with ``newest`` a limit keeps the most
+        recent ones (the reference's messages, threads and memories lists do)."""
         records = self.memory_service.backend.get_records({
             "record_types": list(record_types), **scope,
             "metadata_filter": value_or(metadata_filter, None),
-            "include_bytes": include_bytes, "limit": list_limit(limit)})
+            "limit": list_limit(limit), "newest": newest})
         return [to_record(record) for record in records]
 
     def list_threads(
@@ -904,14 +958,15 @@ class OracleAgentMemory(IAgentMemory):
         metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[ThreadRecord]:
-        """Threads of a user (and agent, when given), oldest first.
+        """Threads of a user (and agent, when given), oldest first; a ``limit`` keeps the
+        newest.
 
         Args:
             user_id: The user whose threads to list (None: threads without a user).
             agent_id: Only threads of this agent (None: without one). Default: any agent.
             metadata_filter: Entries the thread's metadata must match. Default: no
                 filter.
-            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+            limit: How many at most (the most recent), 1 to 10,000. Default (or None): 10,000.
 
         Returns:
             The thread records, with their stored settings.
@@ -922,7 +977,7 @@ class OracleAgentMemory(IAgentMemory):
             ArgumentTypeError: A value of the wrong type.
         """
         return self._list(["thread"], _given_scope(user_id, agent_id, NOT_SET_MARKER),
-                          metadata_filter, limit)
+                          metadata_filter, limit, newest=True)
 
     def list_users(self, metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
                    limit: int | None | _NotSetMarker = NOT_SET_MARKER
@@ -973,7 +1028,8 @@ class OracleAgentMemory(IAgentMemory):
         metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[MemoryRecord]:
-        """Memory-like records (memories, facts, preferences, guidelines), oldest first.
+        """Memory-like records (memories, facts, preferences, guidelines), oldest first; a
+        ``limit`` keeps the newest.
 
         Args:
             user_id: Only records of this user (None: without a user). Default: any.
@@ -981,7 +1037,7 @@ class OracleAgentMemory(IAgentMemory):
             thread_id: Only records of this thread (None: without one). Default: any.
             metadata_filter: Entries the record's metadata must match. Default: no
                 filter.
-            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+            limit: How many at most (the most recent), 1 to 10,000. Default (or None): 10,000.
 
         Returns:
             The records, each of the class of its type (``FactRecord``...).
@@ -992,7 +1048,7 @@ class OracleAgentMemory(IAgentMemory):
             ArgumentTypeError: A value of the wrong type.
         """
         return self._list(MEMORY_TYPES, _given_scope(user_id, agent_id, thread_id),
-                          metadata_filter, limit)
+                          metadata_filter, limit, newest=True)
 
     def list_messages(
         self,
@@ -1003,7 +1059,7 @@ class OracleAgentMemory(IAgentMemory):
         limit: int | None | _NotSetMarker = NOT_SET_MARKER,
         include_image_bytes: bool | _NotSetMarker = NOT_SET_MARKER,
     ) -> list[MessageRecord]:
-        """Raw messages of any thread in scope, oldest first.
+        """Raw messages of any thread in scope, oldest first; a ``limit`` keeps the newest.
 
         Args:
             user_id: Only messages of this user (None: without a user). Default: any.
@@ -1011,7 +1067,7 @@ class OracleAgentMemory(IAgentMemory):
             thread_id: Only messages of this thread (None: without one). Default: any.
             metadata_filter: Entries the message's metadata must match. Default: no
                 filter.
-            limit: How many at most, 1 to 10,000. Default (or None): 10,000.
+            limit: How many at most (the most recent), 1 to 10,000. Default (or None): 10,000.
             include_image_bytes: Accepted for compatibility; the listed messages never
                 carry image bytes (``OracleThread.get_messages`` loads them).
 
@@ -1024,7 +1080,7 @@ class OracleAgentMemory(IAgentMemory):
             ArgumentTypeError: A value of the wrong type.
         """
         return self._list(["message"], _given_scope(user_id, agent_id, thread_id),
-                          metadata_filter, limit)
+                          metadata_filter, limit, newest=True)
 
     # -- links ------------------------------------------------------------------------
 
@@ -1060,8 +1116,10 @@ class OracleAgentMemory(IAgentMemory):
             The relation's id.
 
         Raises:
-            InvalidLinkError: A missing endpoint or one of the wrong type, a record linked
-                to itself, an empty or overlong label (a ``ValueError``).
+            LinkEndNotFoundError: An endpoint that does not exist (a ``KeyError`` and a
+                ``ValueError``).
+            InvalidLinkError: An endpoint of the wrong type, a record linked to itself, an
+                empty or overlong label (a ``ValueError``).
             InvalidArgumentError: An empty ``relation_id``, or an id already taken
                 (``DuplicateRecordError``); each a ``ValueError``.
             ArgumentTypeError: An id that is not a str.
@@ -1194,8 +1252,9 @@ class OracleAgentMemory(IAgentMemory):
             scope: A prebuilt ``SearchScope`` instead of the six scope arguments.
 
         Returns:
-            The results, best first (smallest ``distance``), each with its record and
-            the records linked to it.
+            The results, best first (smallest ``distance``: the cosine distance to the
+            query, brought closer by matching words with the hybrid strategy; see
+            ``OracleSearchResult``), each with its record and the records linked to it.
 
         Raises:
             InvalidArgumentError: A value that is not allowed (a ``ValueError``): a
@@ -1257,9 +1316,11 @@ class OracleAgentMemory(IAgentMemory):
             timeout: Seconds to wait for background work; None: no limit. Default: 300.
 
         Raises:
-            InvalidArgumentError: A negative ``timeout`` once background extraction has
-                run in this client (a ``ValueError``).
+            InvalidArgumentError: A negative ``timeout`` (a ``ValueError``), checked also
+                when the client is closed already.
+            ArgumentTypeError: A ``timeout`` that is not a number or None.
         """
+        timeout = check_timeout(timeout)
         if self._closed:
             return
         self._closed = True
@@ -1272,25 +1333,26 @@ class OracleAgentMemory(IAgentMemory):
         self.close()
 
     _async_twins = (*IAgentMemory._async_twins, "close")
+    _async_twin_shapes = {"update_thread": named_only("thread_id", "metadata")}
 
 
 def _given_scope(user_id: object, agent_id: object, thread_id: object) -> RecordScope:
     """The scope keys a list call was given (None included: it selects unscoped records)."""
     scope: RecordScope = {}
     if user_id is not NOT_SET_MARKER:
-        scope["user_id"] = check_optional_id(user_id, "user_id")
+        scope["user_id"] = scope_id(user_id, "user_id")
     if agent_id is not NOT_SET_MARKER:
-        scope["agent_id"] = check_optional_id(agent_id, "agent_id")
+        scope["agent_id"] = scope_id(agent_id, "agent_id")
     if thread_id is not NOT_SET_MARKER:
-        scope["thread_id"] = check_optional_id(thread_id, "thread_id")
+        scope["thread_id"] = scope_id(thread_id, "thread_id")
     return scope
 
 
 def _explicit_scope(user_id: object, agent_id: object, thread_id: object) -> RecordScope:
     """Every scope dimension of a new record: the given id, or None when omitted."""
-    return {"user_id": check_optional_id(value_or(user_id, None), "user_id"),
-            "agent_id": check_optional_id(value_or(agent_id, None), "agent_id"),
-            "thread_id": check_optional_id(value_or(thread_id, None), "thread_id")}
+    return {"user_id": scope_id(value_or(user_id, None), "user_id"),
+            "agent_id": scope_id(value_or(agent_id, None), "agent_id"),
+            "thread_id": scope_id(value_or(thread_id, None), "thread_id")}
 
 
 def _filled_scope(scope: RecordScope, stored: RecordOut) -> RecordScope:

@@ -53,7 +53,7 @@ from oracleagentmemory.core.records import (
     to_record,
 )
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
-from oracleagentmemory.errors import InvalidArgumentError
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 from oracleagentmemory.stores.guarded import guarded
 from oracleagentmemory.stores.opening import open_backend
 from oracleagentmemory.stores.protocol import (
@@ -552,7 +552,10 @@ def list_limit(limit: Any) -> int:
     value = value_or(limit, None)
     if value is None:
         return MAX_LIST_LIMIT
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LIST_LIMIT:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(
+            f"limit must be an integer from 1 to {MAX_LIST_LIMIT}, or None; got {value!r}")
+    if not 1 <= value <= MAX_LIST_LIMIT:
         raise InvalidArgumentError(
             f"limit must be an integer from 1 to {MAX_LIST_LIMIT}, or None; got {value!r}")
     return value

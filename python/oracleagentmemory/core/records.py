@@ -19,7 +19,11 @@ from oracleagentmemory._vocabulary import (
 )
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
 from oracleagentmemory.apis.records import Record, RecordStatus, build_record
-from oracleagentmemory.apis.relations import MemoryLink, RecordRelation
+from oracleagentmemory.apis.relations import (
+    MemoryLink,
+    RecordRelation,
+    memory_link_type_opposite_mapping,
+)
 from oracleagentmemory.core.dbsearch import SearchStrategy
 from oracleagentmemory.stores.protocol import LinkOut, RecordOut, StoreBackend, Strategy
 from oracleagentmemory.stores.timestamps import shown
@@ -84,7 +88,7 @@ def to_record(data: RecordOut | Mapping[str, Any],
               linked: Sequence[tuple[RecordRelation, Record]] = ()) -> Record:
     """The public record object for a contract RecordOut."""
     record_type = public_record_type(data["record_type"])
-    extra: dict[str, Any] = {"linked_results": list(linked)}
+    extra: dict[str, Any] = {"linked_results": tuple(linked)}
     content: Any = data.get("content")
     if record_type == "message":
         extra["seq_no"] = data.get("seq_no", 0)
@@ -111,8 +115,10 @@ def to_record(data: RecordOut | Mapping[str, Any],
 
 
 def relation_of(link: LinkOut | Mapping[str, Any]) -> RecordRelation:
-    """A stored link as a MemoryLink (both ends memory-like) or a plain RecordRelation."""
-    memory_link = (link["source_type"] in _MEMORY_TYPES and link["target_type"] in _MEMORY_TYPES)
+    """A stored link as a MemoryLink (both ends memory-like, a built-in label) or a plain
+    RecordRelation (a label of the caller's own, given to ``link_records``)."""
+    memory_link = (link["source_type"] in _MEMORY_TYPES and link["target_type"] in _MEMORY_TYPES
+                   and link["relation_type"] in memory_link_type_opposite_mapping)
     relation_class = MemoryLink if memory_link else RecordRelation
     return relation_class(
         id=link["id"],

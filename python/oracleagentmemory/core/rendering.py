@@ -25,6 +25,12 @@ def xml_attr(value: Any) -> str:
     return str(value).translate(_ATTR)
 
 
+def prompt_time(timestamp: str) -> str:
+    """A stored UTC time as the text a model reads writes it: ``+00:00``, not ``Z`` (the
+    reference's prompts carry Python's ISO form, and prompts tuned on them carry over)."""
+    return timestamp[:-1] + "+00:00" if timestamp.endswith("Z") else timestamp
+
+
 @lru_cache(maxsize=1)
 def environment() -> Environment:
     env = Environment(

@@ -50,8 +50,14 @@ def _max_days(retention: MemoryRetentionConfig) -> int | None:
 
 
 def check_ttl_days(value: Any, argument: str = "ttl_days") -> int | None:
+    """Whole days, or None. A float with no fraction (``2.0``) counts as its int, as the
+    reference accepts it; a fraction is refused, since TTLs are kept in whole days."""
     if value is None:
         return None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    elif isinstance(value, float):
+        raise InvalidArgumentError(f"{argument} must be a whole number of days, got {value}")
     if isinstance(value, bool) or not isinstance(value, int):
         raise ArgumentTypeError(f"{argument} must be an int or None, got {type(value).__name__}")
     if value < 0:

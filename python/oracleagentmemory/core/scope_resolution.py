@@ -14,6 +14,7 @@ from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.searchscope import SearchScope
+from oracleagentmemory.core.arguments import scope_id
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import ScopeDimension
 
@@ -40,7 +41,10 @@ def scope_arguments(scope: Any, explicit: dict[str, Any]) -> dict[str, Any]:
                 f"(got scope and {', '.join(sorted(given))})"
             )
         values = {name: getattr(scope, name) for name in explicit}
-    # Validate types through SearchScope's own checks.
+    for id_name, _ in DIMENSIONS:  # integer ids as their text, as everywhere in scope
+        if values[id_name] is not NOT_SET_MARKER:
+            values[id_name] = scope_id(values[id_name], id_name)
+    # Validate the flags through SearchScope's own checks.
     SearchScope(**values)
     return values
 

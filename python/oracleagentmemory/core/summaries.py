@@ -10,6 +10,7 @@ from oracleagentmemory.apis.message import Message
 from oracleagentmemory.core.arguments import check_count, check_optional_int
 from oracleagentmemory.core.derived_memory import llm_summary
 from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
+from oracleagentmemory.core.rendering import prompt_time
 from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.thread_context import ThreadContext
 
@@ -20,27 +21,32 @@ SUMMARY_SOURCE_MESSAGES = 200
 """How many recent messages the transcript fallback reads at most."""
 
 
-def transcript_line(message: Message) -> str:
-    """``- role (timestamp): text``, the transcript's line for one message."""
-    when = f" ({message.timestamp})" if message.timestamp else ""
-    return f"- {message.role}{when}: {message.text}"
+LINE_BREAK = "\n- "
+"""What separates the transcript's lines: each line after the first starts with ``- `` (the
+first has none), as the reference writes its transcript."""
+
+
+def transcript_entry(message: Message) -> str:
+    """``role (timestamp): text``, the transcript's entry for one message."""
+    when = f" ({prompt_time(message.timestamp)})" if message.timestamp else ""
+    return f"{message.role}{when}: {message.text}"
 
 
 def transcript(messages: Sequence[Message], limit: int = TRANSCRIPT_CHAR_LIMIT) -> str:
-    """One line per message, oldest first; when the limit forces dropping lines, the
-    oldest go first."""
-    lines: list[str] = []
+    """One entry per message, oldest first, joined by :data:`LINE_BREAK`; when the limit
+    forces dropping entries, the oldest go first."""
+    entries: list[str] = []
     used = 0
     for message in reversed(messages):
-        line = transcript_line(message)
-        cost = len(line) + (1 if lines else 0)
+        entry = transcript_entry(message)
+        cost = len(entry) + (len(LINE_BREAK) if entries else 0)
         if used + cost > limit:
-            if not lines:
-                lines.append(line[-limit:])
+            if not entries:
+                entries.append(entry[-limit:])
             break
-        lines.append(line)
+        entries.append(entry)
         used += cost
-    return "\n".join(reversed(lines))
+    return LINE_BREAK.join(reversed(entries))
 
 
 def thread_summary(ctx: ThreadContext, except_last: Any, token_budget: Any) -> OracleSummary:

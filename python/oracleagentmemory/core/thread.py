@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from oracleagentmemory._async_twins import positional_or_keyword
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import ImageMimeType, Message, new_id
 from oracleagentmemory.apis.records import ImageRecord, RecordStatus, ThreadRecordType
+from oracleagentmemory.apis.relations import check_memory_link_type
 from oracleagentmemory.apis.searchscope import SearchScope
 from oracleagentmemory.apis.thread import (
     IThread,
@@ -23,9 +25,9 @@ from oracleagentmemory.core import derived_memory, index_text, scope_resolution
 from oracleagentmemory.core.arguments import (
     check_flag,
     check_id,
-    check_optional_id,
     check_optional_int,
     reject_store_kwargs,
+    scope_id,
 )
 from oracleagentmemory.core.context_cards import build_context_card
 from oracleagentmemory.core.contextcard import OracleContextCard
@@ -68,6 +70,9 @@ from oracleagentmemory.core.thread_settings import (
     resolve_settings,
 )
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
+from oracleagentmemory.observability.event import OperationKind
+from oracleagentmemory.observability.instrumentation import observe_operation
+from oracleagentmemory.stores.errors import LinkEndNotFoundError
 from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordQuery, RecordScope
 
 __all__ = [
@@ -198,7 +203,7 @@ class OracleThread(IThread):
             "image_input_limit_config": image_input_limit_config,
             "search_config": search_config,
         })
-        generated = {name: check_optional_id(value, name) if value is not NOT_SET_MARKER
+        generated = {name: scope_id(value, name) if value is not NOT_SET_MARKER
                      else new_id()
                      for name, value in (("thread_id", thread_id), ("user_id", user_id),
                                          ("agent_id", agent_id))}
@@ -534,7 +539,7 @@ class OracleThread(IThread):
     def _check_scope_claims(self, **claims: Any) -> None:
         """Scope arguments of image calls may only restate the thread's own scope."""
         for name, value in claims.items():
-            if value is not NOT_SET_MARKER and value != getattr(self, name):
+            if value is not NOT_SET_MARKER and scope_id(value, name) != getattr(self, name):
                 raise InvalidArgumentError(
                     f"{name}={value!r} does not match this thread's {name} "
                     f"{getattr(self, name)!r}"
@@ -742,9 +747,11 @@ class OracleThread(IThread):
 
         Raises:
             InvalidArgumentError: A value not allowed, ``memory_id_to_link`` without
-                ``link_type`` or the reverse, a ``memory_id_to_link`` that is not a memory
-                of this thread, an id already taken (``DuplicateRecordError``); each a
-                ``ValueError``.
+                ``link_type`` or the reverse, a ``link_type`` that is not a built-in
+                ``MemoryLinkType`` ("Invalid memory link type."), an id already taken
+                (``DuplicateRecordError``); each a ``ValueError``.
+            LinkEndNotFoundError: A ``memory_id_to_link`` that is not a memory of this
+                thread (a ``KeyError`` and a ``ValueError``).
             NotFoundError: The thread was deleted (a ``KeyError``).
             ArgumentTypeError: A value of the wrong type, or an unknown keyword.
         """
@@ -754,6 +761,7 @@ class OracleThread(IThread):
         if (memory_id_to_link is NOT_SET_MARKER) != (link_type is NOT_SET_MARKER):
             raise InvalidArgumentError("memory_id_to_link and link_type must be given together")
         if memory_id_to_link is not NOT_SET_MARKER:
+            check_memory_link_type(link_type)
             target = self._owned_memory(memory_id_to_link, "memory_id_to_link")
             scope = {"user_id": target.get("user_id"), "agent_id": target.get("agent_id"),
                      "thread_id": target.get("thread_id")}
@@ -762,11 +770,11 @@ class OracleThread(IThread):
                 relation_type=link_type, relation_id=link_id,
                 timestamp=value_or(link_timestamp, None), metadata=value_or(link_metadata, None)))
         if not isinstance(user_id, _NotSetMarker):
-            scope["user_id"] = user_id
+            scope["user_id"] = scope_id(user_id, "user_id")
         if not isinstance(agent_id, _NotSetMarker):
-            scope["agent_id"] = agent_id
+            scope["agent_id"] = scope_id(agent_id, "agent_id")
         if not isinstance(thread_id, _NotSetMarker):
-            scope["thread_id"] = thread_id
+            scope["thread_id"] = scope_id(thread_id, "thread_id")
         record = self._service.memory_record(
             content, scope, memory_id=memory_id, memory_type=memory_type,
             metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
@@ -783,7 +791,7 @@ class OracleThread(IThread):
     def _owned_memory(self, memory_id: Any, argument: str) -> RecordOut:
         found = self._service.find(check_id(memory_id, argument), MEMORY_TYPES, self.thread_id)
         if found is None:
-            raise InvalidArgumentError(
+            raise LinkEndNotFoundError(
                 f"{argument} {memory_id!r} is not a memory of thread {self.thread_id!r}")
         return found
 
@@ -900,8 +908,9 @@ class OracleThread(IThread):
             scope: A prebuilt ``SearchScope`` instead of the six scope arguments.
 
         Returns:
-            The results, best first (smallest ``distance``), each with its record and
-            the records linked to it.
+            The results, best first (smallest ``distance``: the cosine distance to the
+            query, brought closer by matching words with the hybrid strategy; see
+            ``OracleSearchResult``), each with its record and the records linked to it.
 
         Raises:
             InvalidArgumentError: A value that is not allowed (a ``ValueError``): a
@@ -923,7 +932,14 @@ class OracleThread(IThread):
             "max_linked_results": max_linked_results,
             "include_invalid_results": include_invalid_results,
         }, self.settings.search_config)
-        return self._service.search(query, dims, options)
+        # The search itself is a memory operation, observed as the reference observes it:
+        # an AgentMemory search pair inside the thread's.
+        with observe_operation("agent_memory", "search", operation_kind=OperationKind.READ,
+                               concrete_class="OracleAgentMemory",
+                               arguments={"query": query, **values}) as operation:
+            results = self._service.search(query, dims, options)
+            operation.set_result(results)
+            return results
 
     # -- links ------------------------------------------------------------------------
 
@@ -958,9 +974,10 @@ class OracleThread(IThread):
             The relation's id.
 
         Raises:
-            InvalidLinkError: An endpoint missing, of the wrong type or of another
-                thread, a record linked to itself, an empty or overlong label (a
-                ``ValueError``).
+            LinkEndNotFoundError: An endpoint missing or of another thread (a
+                ``KeyError`` and a ``ValueError``).
+            InvalidLinkError: An endpoint of the wrong type, a record linked to itself, an
+                empty or overlong label (a ``ValueError``).
             InvalidArgumentError: An empty ``relation_id`` or one already taken
                 (``DuplicateRecordError``); each a ``ValueError``.
             ArgumentTypeError: An id that is not a str.
@@ -1143,6 +1160,7 @@ class OracleThread(IThread):
         "update_record_link", "delete_record_link", "get_summary", "get_context_card",
         "wait_for_memory_extraction",
     )
+    _async_twin_shapes = {"get_messages": positional_or_keyword}
 
 
 def open_thread(service: MemoryService, record: RecordOut, llm: ILlm | None | _NotSetMarker,

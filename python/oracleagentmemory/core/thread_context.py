@@ -57,12 +57,15 @@ class ThreadContext:
         return self.service.search(query, scope, options, query_vector=query_vector,
                                    exclude_ids=exclude_ids)
 
-    def nearest(self, vector: Any, record_types: Sequence[str],
-                count: int) -> list[tuple[str, float]]:
-        """Stored records of the thread's default scope closest to a known vector, as
-        (content, cosine similarity), best first."""
-        scope = scope_resolution.thread_scope(dict(scope_resolution.OMITTED), self.user_id,
-                                              self.agent_id, self.thread_id)
+    def nearest(self, vector: Any, record_types: Sequence[str], count: int, *,
+                exact_thread: bool = False) -> list[tuple[str, float]]:
+        """Stored records of the thread's default scope (or of this thread only) closest to
+        a known vector, as (content, cosine similarity), best first."""
+        values = dict(scope_resolution.OMITTED)
+        if exact_thread:
+            values["exact_thread_match"] = True
+        scope = scope_resolution.thread_scope(values, self.user_id, self.agent_id,
+                                              self.thread_id)
         return self.service.nearest(vector, scope, record_types, count)
 
     def recent_messages(self, count: int, except_last: int = 0) -> list[Message]:

@@ -11,6 +11,7 @@ it is stricter in one corner: JSON ``true`` never equals ``1``).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from oracleagentmemory.errors import InvalidArgumentError
@@ -21,7 +22,12 @@ _OPERATORS = ("$eq", "$ne", *_COMPARISONS)
 
 
 def _scalar(value: Any) -> bool:
-    return isinstance(value, (str, int, float, bool))
+    """A value the store's filter compares as LangGraph does: NaN and the infinities are
+    not (JSON has no such numbers), so only Python checks them: ``$eq`` NaN matches
+    nothing, ``$ne`` NaN everything, as in LangGraph's stores."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, (str, int, bool))
 
 
 def _translate(expected: Any) -> Any | None:

@@ -6,11 +6,16 @@ exactly and the rest of the memory system sees them under the scope the namespac
 (see :mod:`oracleagentmemory.integrations.langgraph_namespaces`). Semantic search uses the
 client's embedder on the texts the index ``fields`` select, one vector per text (extra
 texts are stored as extra records of the item; the best one ranks it, as LangGraph's
-in-memory store does). Needs ``pip install 'agentmemory-plsql[langgraph]'``.
+in-memory store does). Needs the ``langgraph`` extra.
 
-Differences from LangGraph's ``InMemoryStore``: semantic search is always on (vectors come
-from the client's embedder; ``index`` may only select ``fields`` and check ``dims``);
-without a query, items come oldest-write first.
+The index is configured as for every LangGraph store: ``index={"embed": ..., "dims": ...,
+"fields": [...]}``, ``embed`` being a LangChain ``Embeddings``, a function or a
+``"provider:model"`` string (``store.embeddings``); without ``embed`` the client's embedder
+indexes. :meth:`OracleAgentMemoryStore.from_conn_string` opens a store on an embedded file
+the way LangGraph's SQLite store does. Differences from LangGraph's ``InMemoryStore``:
+semantic search is always on; scores are cosine similarities (``distance_type`` other
+than ``"cosine"`` is refused); without a query, items come oldest-write first; an expired
+item is never read, whatever ``omit_expired`` says.
 
 TTL (``supports_ttl``, as LangGraph's Postgres store): ``put(..., ttl=minutes)`` (or the
 ``ttl`` config's ``default_ttl``) gives an item an expiry; an expired item is invisible to
@@ -36,13 +41,17 @@ import concurrent.futures
 import json
 import logging
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
+
+import numpy as np
 
 from oracleagentmemory._distribution import install_hint
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.records import contract_strategy
 from oracleagentmemory.core.retention import ttl_fields
@@ -82,6 +91,7 @@ try:
         get_text_at_path,
         tokenize_path,
     )
+    from langgraph.store.base.embed import ensure_embeddings
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(f"the LangGraph store needs LangGraph: {install_hint('langgraph')}"
                       ) from error
@@ -111,6 +121,10 @@ _TtlSeen = dict[str, tuple[float, int]]
 """Item id -> (TTL in minutes, number of records) of the items a batch read."""
 _MINUTES_PER_DAY = 24 * 60
 
+_DISTANCE_TYPES = ("cosine",)
+"""The ``index['distance_type']`` values honoured: the store ranks by cosine distance and
+scores ``1 - distance`` (LangGraph's Postgres store also offers "l2" and "inner_product")."""
+
 _MAX_FETCH = 10_000
 """Upper bound on records one search reads while refilling after Python-side filtering."""
 
@@ -125,11 +139,14 @@ class OracleAgentMemoryStore(BaseStore):
     those listed there. ``put(..., ttl=minutes)`` gives an item an expiry.
 
     Args:
-        client: The memory client whose store keeps the items and whose embedder indexes
-            them; the caller keeps and closes it.
-        index: LangGraph's ``IndexConfig``, only ``fields`` (the paths to embed, default
-            ``["$"]``: the whole value) and ``dims`` (checked against the client's
-            embedder). None (the default): every item is indexed on its whole value.
+        client: The memory client whose store keeps the items (and whose embedder indexes
+            them when ``index`` has no ``embed``); the caller keeps and closes it.
+        index: LangGraph's ``IndexConfig``: ``embed`` (a LangChain ``Embeddings``, a
+            function from texts to vectors, or a ``"provider:model"`` string as
+            ``init_embeddings`` takes; it needs ``dims``, which must be the dimension of
+            the client's store), ``dims``, ``fields`` (the paths to embed, default
+            ``["$"]``: the whole value) and ``distance_type`` (only ``"cosine"``). None
+            (the default): the client's embedder indexes every item on its whole value.
         namespace_mapper: Turns a namespace into the scope its items get. Default:
             ``default_namespace_mapper`` (the label after ``"users"`` is the user id, after
             ``"agents"`` the agent id, after ``"threads"`` the thread id).
@@ -140,13 +157,16 @@ class OracleAgentMemoryStore(BaseStore):
             client's retention, and no sweeper runs.
 
     Raises:
-        InvalidArgumentError: ``memory_type`` is not a memory type, ``index`` has an
-            ``embed`` function (vectors come from the client's embedder), or ``dims``
-            differs from the embedder's dimension or there is no embedder (a
-            ``ValueError``).
+        InvalidArgumentError: ``memory_type`` is not a memory type; ``index`` has ``embed``
+            without ``dims``, a ``dims`` other than the dimension of the client's store
+            (or, without ``embed``, of its embedder), or a ``distance_type`` other than
+            ``"cosine"`` (a ``ValueError``).
     """
 
     supports_ttl = True
+    embeddings: Any
+    """The LangChain ``Embeddings`` made from ``index["embed"]``, or None when the client's
+    embedder indexes the items."""
 
     def __init__(self, client: OracleAgentMemory, *, index: IndexConfig | None = None,
                  namespace_mapper: NamespaceMapper = default_namespace_mapper,
@@ -154,18 +174,13 @@ class OracleAgentMemoryStore(BaseStore):
         if memory_type not in MEMORY_TYPES:
             raise InvalidArgumentError(f"memory_type must be one of {', '.join(MEMORY_TYPES)}")
         config: dict[str, Any] = dict(index or {})
-        if config.get("embed") is not None:
-            raise InvalidArgumentError("index['embed'] is not used: vectors come from the client's "
-                             "embedder; pass only 'fields' (and optionally 'dims')")
-        dims = config.get("dims")
-        if dims is not None:
-            if client.embedder is None:
-                raise InvalidArgumentError(f"index['dims'] is {dims} but the client has no "
-                                           "embedder to check it against; leave it out")
-            if dims != client.embedder.embedding_dimension:
-                raise InvalidArgumentError(
-                    f"index['dims'] is {dims} but the client's embedder has "
-                    f"{client.embedder.embedding_dimension} dimensions")
+        distance_type = config.get("distance_type", "cosine")
+        if distance_type not in _DISTANCE_TYPES:
+            raise InvalidArgumentError(
+                f"index['distance_type'] {distance_type!r} is not supported: this store ranks "
+                "by cosine distance and scores 1 - distance; leave it out or give 'cosine'")
+        self._index_model = _checked_index(client, config)
+        self.embeddings = None if self._index_model is None else self._index_model.embeddings
         self.client = client
         self.index_config = config
         self.fields = _index_paths(config.get("fields") or ["$"])
@@ -176,6 +191,51 @@ class OracleAgentMemoryStore(BaseStore):
                              threading.Event] | None = None
         if ttl and ttl.get("sweep_interval_minutes"):
             self.start_ttl_sweeper()
+
+    @classmethod
+    @contextmanager
+    def from_conn_string(cls, conn_string: str, *, index: IndexConfig | None = None,
+                         ttl: TTLConfig | None = None,
+                         namespace_mapper: NamespaceMapper = default_namespace_mapper,
+                         memory_type: str = "memory") -> Iterator[OracleAgentMemoryStore]:
+        """A store on an embedded file (or ``":memory:"``), as LangGraph's SQLite store
+        opens one: its own client, closed when the ``with`` block ends. With
+        ``index["embed"]``, that model is the client's embedder too, so the client's own
+        searches of these items use the same vectors.
+
+        Args:
+            conn_string: The embedded store's file, or ``":memory:"``.
+            index: As for the constructor. None (the default): the library's default model
+                indexes every item on its whole value.
+            ttl: As for the constructor.
+            namespace_mapper: As for the constructor.
+            memory_type: As for the constructor.
+
+        Returns:
+            A context manager giving the store; the sweeper thread, if ``ttl`` started one,
+            stops when it ends.
+
+        Raises:
+            InvalidArgumentError: As for the constructor (a ``ValueError``).
+        """
+        embed = (index or {}).get("embed")
+        embedder: Any = NOT_SET_MARKER
+        if embed is not None:
+            embedder = LangChainEmbedder(ensure_embeddings(embed), _dims(index or {}))
+        with OracleAgentMemory(connection=conn_string, embedder=embedder) as client:
+            store = cls(client, index=index, ttl=ttl, namespace_mapper=namespace_mapper,
+                        memory_type=memory_type)
+            try:
+                yield store
+            finally:
+                store.stop_ttl_sweeper()
+
+    def _embed(self, texts: list[str], *, is_query: bool = False) -> list[np.ndarray | None]:
+        """The vectors of ``texts``: from ``index["embed"]`` when given, else from the
+        client's embedder."""
+        if self._index_model is None:
+            return self.client.memory_service.embed(texts, is_query=is_query)
+        return list(self._index_model.embed(texts, is_query=is_query)) if texts else []
 
     # -- batches ----------------------------------------------------------------------
 
@@ -322,8 +382,7 @@ class OracleAgentMemoryStore(BaseStore):
         text."""
         service = self.client.memory_service
         strategy = contract_strategy(service.strategy) if service.strategy_given else "VECTOR"
-        vector = None if strategy == "KEYWORD" else self.client.memory_service.embed(
-            [query], is_query=True)[0]
+        vector = None if strategy == "KEYWORD" else self._embed([query], is_query=True)[0]
         wanted = op.offset + op.limit
         fetch = max(wanted, 1) * 2
         while True:
@@ -496,7 +555,7 @@ class OracleAgentMemoryStore(BaseStore):
         records: list[RecordIn] = []
         texts = {id(op): self._texts(op) for op in puts if op.value is not None}
         flat = [text for op_texts in texts.values() for text in op_texts]
-        vectors = iter(self.client.memory_service.embed(flat))
+        vectors = iter(self._embed(flat))
         now = to_text(utc_now())
         retention = ttl_fields(NOT_SET_MARKER, NOT_SET_MARKER,
                                self.client.memory_service.retention)
@@ -545,6 +604,72 @@ class OracleAgentMemoryStore(BaseStore):
             backend.write_records([*records, *retired], replace=True)
         if retired:
             backend.delete_records([record["id"] for record in retired], [self.memory_type])
+
+
+class LangChainEmbedder(IEmbedder):
+    """A LangChain ``Embeddings`` as the library's embedder, its vectors checked against
+    ``dims`` (a store's vectors are all of one size)."""
+
+    def __init__(self, embeddings: Any, dims: int) -> None:
+        self.embeddings = embeddings
+        self._dims = dims
+
+    @property
+    def embedding_dimension(self) -> int:
+        return self._dims
+
+    def _checked(self, vectors: Any, count: int) -> np.ndarray:
+        array = np.asarray(vectors, dtype=np.float32)
+        if array.shape != (count, self._dims):
+            raise InvalidArgumentError(f"index['embed'] returned vectors of shape "
+                                       f"{array.shape}, expected ({count}, {self._dims})")
+        return array
+
+    def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        if is_query:
+            return self._checked([self.embeddings.embed_query(t) for t in texts], len(texts))
+        return self._checked(self.embeddings.embed_documents(list(texts)), len(texts))
+
+    async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        if is_query:
+            return self._checked([await self.embeddings.aembed_query(t) for t in texts],
+                                 len(texts))
+        return self._checked(await self.embeddings.aembed_documents(list(texts)), len(texts))
+
+
+def _dims(config: Any) -> int:
+    """``index["dims"]``, which ``embed`` needs: a positive int."""
+    dims = config.get("dims")
+    if isinstance(dims, bool) or not isinstance(dims, int) or dims < 1:
+        raise InvalidArgumentError(f"index['dims'] must be the embedding's dimension (a "
+                                   f"positive int) when index['embed'] is given, got {dims!r}")
+    return dims
+
+
+def _checked_index(client: OracleAgentMemory, config: dict[str, Any]
+                   ) -> LangChainEmbedder | None:
+    """The model of ``config["embed"]`` (None without one), once its
+    ``dims`` (or, without ``embed``, the client's embedder) fits the client's store."""
+    dims = config.get("dims")
+    if config.get("embed") is None:
+        if dims is not None and client.embedder is None:
+            raise InvalidArgumentError(f"index['dims'] is {dims} but the client has no "
+                                       "embedder to check it against; leave it out")
+        if dims is not None and client.embedder is not None \
+                and dims != client.embedder.embedding_dimension:
+            raise InvalidArgumentError(
+                f"index['dims'] is {dims} but the client's embedder has "
+                f"{client.embedder.embedding_dimension} dimensions; give index['embed'] "
+                "for a model of that size")
+        return None
+    dims = _dims(config)
+    stored = client.memory_service.backend.describe().get("embedding_dimension")
+    if stored is not None and stored != dims:
+        raise InvalidArgumentError(
+            f"index['dims'] is {dims} but the client's store keeps {stored}-dimensional "
+            "vectors: open the store with OracleAgentMemoryStore.from_conn_string, or the "
+            f"client with an embedder of {dims} dimensions")
+    return LangChainEmbedder(ensure_embeddings(config["embed"]), dims)
 
 
 def _index_paths(paths: Iterable[str]) -> list[tuple[str, Any]]:

@@ -150,7 +150,7 @@ class McpServerConfig(BaseModel):
         """Load from command-line flags; flags not given fall back to the environment.
 
         Args:
-            argv: The flags (``--db`` or ``--dsn`` with ``--db-user``, ``--password-env``
+            argv: The flags (``--db`` or ``--dsn`` with ``--user``, ``--password-env``
                 and ``--store-id``; ``--user-id``, ``--agent-id``, ``--thread-id``...,
                 ``--session-thread``, ``--max-results``, ``--embedder``). None (the
                 default): ``sys.argv[1:]``.
@@ -229,7 +229,9 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--db", help="embedded store file (or ':memory:')")
     where.add_argument("--dsn", help="Oracle connect string of a store installed with "
                                      "'oracleagentmemory install'")
-    where.add_argument("--db-user", dest="db_user", help="database user (with --dsn)")
+    # --user as every other command spells it; --db-user, its first name, still works.
+    where.add_argument("--user", "--db-user", dest="db_user",
+                       help="database user (with --dsn)")
     where.add_argument("--password-env", dest="password_env",
                        help="environment variable holding the password (default "
                             "ORACLEAGENTMEMORY_PASSWORD)")

@@ -198,9 +198,14 @@ class McpScope:
         self.client.update_memory(memory_id, **changes)
         return self.memory(memory_id)
 
-    def delete_memory(self, memory_id: str) -> None:
-        self.memory(memory_id)
-        self.client.delete_memory(memory_id)
+    def delete_memory(self, memory_id: str) -> bool:
+        """Delete a memory in scope; False when there is none (missing, deleted already, or
+        out of scope: the same answer, so it tells nothing about other records)."""
+        try:
+            self.memory(memory_id)
+        except NotFoundError:
+            return False
+        return bool(self.client.delete_memory(memory_id))
 
     def search(self, query: str, max_results: int, metadata_filter: dict[str, Any] | None,
                memory_types: list[str] | None, thread_id: str | None

@@ -1,6 +1,6 @@
 """MCP server over stdio: a model keeps, finds, corrects and forgets the user's memories.
 
-Built on the official MCP Python SDK (``pip install 'agentmemory-plsql[mcp]'``). Tool
+Built on the official MCP Python SDK (the ``mcp`` extra). Tool
 arguments never carry ``user_id`` or ``agent_id``: who the server acts for, and which
 threads it may touch, come from :class:`McpServerConfig`, so a client cannot widen its
 scope (docs/mcp.md). Run it with::
@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from oracleagentmemory import __version__
 from oracleagentmemory._distribution import install_hint
 from oracleagentmemory._oracle_connection import oracle_connection
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
@@ -80,6 +82,15 @@ INSTRUCTIONS = (
     "search_memories; correct with update_memory and forget with delete_memory when the "
     "user asks. Metadata filters are JSON objects, e.g. {\"topic\": \"travel\"}."
 )
+
+DISTANCE_HELP = (
+    "Each result's distance says how far it is from the query (smaller is closer, 0 the "
+    "same meaning): with the default model a close match is usually below 0.15 and "
+    "unrelated text reads 0.2 to 0.3, and a memory that also shares the query's words is "
+    "brought closer; when nothing relevant is stored every result is a poor match, so read "
+    "the distance before relying on one."
+)
+"""What ``distance`` means, as the search tool tells a model (one sentence)."""
 
 ThreadId = Annotated[str | None, Field(description=THREAD_HELP)]
 MemoryId = Annotated[str, Field(min_length=1, description="Id of a memory (as returned by "
@@ -191,18 +202,21 @@ class _Tools:
         return _guarded(call)
 
     def delete_memory(self, memory_id: MemoryId) -> dict[str, Any]:
-        """Forget a memory for good."""
+        """Forget a memory for good. deleted is false when there was no such memory in
+        scope (already deleted, for one), so calling it again changes nothing."""
         def call() -> dict[str, Any]:
-            self.scope.delete_memory(memory_id)
-            return {"deleted": memory_id}
+            return {"memory_id": memory_id, "deleted": self.scope.delete_memory(memory_id)}
         return _guarded(call)
 
-    def delete_thread(self, thread_id: Annotated[str, Field(min_length=1, description=(
-            "The allowed thread to delete, with all its messages and memories."))]
+    def delete_thread(self, thread_id: Annotated[str | None, Field(description=(
+            "The allowed thread to delete, with all its messages and memories. Omit it for "
+            "the session thread, or the only allowed thread."))] = None
                       ) -> dict[str, Any]:
-        """Delete a thread with its messages, memories, summary and links, for good."""
+        """Delete a thread with its messages, memories, summary and links, for good.
+        deleted is false when the thread did not exist (yet, or any more)."""
         def call() -> dict[str, Any]:
-            return {"thread_id": thread_id, "deleted": self.scope.delete_thread(thread_id)}
+            resolved, _ = self.scope.existing_thread(thread_id)
+            return {"thread_id": resolved, "deleted": self.scope.delete_thread(resolved)}
         return _guarded(call)
 
     # -- reads ------------------------------------------------------------------------
@@ -218,7 +232,7 @@ class _Tools:
                             "Only this allowed thread's memories; omitted: the user's "
                             "memories and those of every allowed thread."))] = None
                         ) -> dict[str, Any]:
-        """Find the user's memories relevant to a query, best first (smaller distance)."""
+        """Find the user's memories relevant to a query, best first."""
         def call() -> dict[str, Any]:
             found = self.scope.search(query, max_results, metadata_filter,
                                       list(memory_types) if memory_types else None, thread_id)
@@ -291,6 +305,40 @@ ANNOTATIONS: dict[str, ToolAnnotations] = {
 """Every tool and its annotations (the order is the order clients list them in)."""
 
 
+class _ReadableTool(Tool):
+    """A tool whose argument mistakes read as one line naming each argument (pydantic's
+    own text spans lines and links to its website), so a model can correct its call."""
+
+    async def run(self, arguments: dict[str, Any], context: Any,
+                  convert_result: bool = False) -> Any:
+        try:
+            self.fn_metadata.validate_arguments(arguments)
+        except ValidationError as error:
+            raise ToolError(f"Error executing tool {self.name}: "
+                            f"{_argument_mistakes(error, self.parameters)}") from error
+        return await super().run(arguments, context, convert_result)
+
+
+def _argument_mistakes(error: ValidationError, schema: dict[str, Any]) -> str:
+    """``max_results: must be at most 100; metadata_filtre: not an argument of this tool
+    (it takes query, max_results, ...)``."""
+    takes = ", ".join(schema.get("properties", {}))
+    mistakes = []
+    for problem in error.errors(include_url=False):
+        where = ".".join(str(part) for part in problem["loc"]) or "arguments"
+        if problem["type"] == "extra_forbidden":
+            mistakes.append(f"{where}: not an argument of this tool (it takes {takes})")
+        else:
+            mistakes.append(f"{where}: {problem['msg']}")
+    return "; ".join(mistakes)
+
+
+def _description(function: Callable[..., Any], name: str) -> str:
+    """The tool's docstring without its indentation, and what distance means for search."""
+    text = inspect.cleandoc(function.__doc__ or "").replace("\n", " ")
+    return f"{text} {DISTANCE_HELP}" if name == "search_memories" else text
+
+
 def _strict(tool: Tool) -> Tool:
     """The tool with an argument the tool does not have refused (``additionalProperties``
     false in its schema) instead of silently dropped: a misspelt ``metadata_filtre`` must
@@ -306,7 +354,9 @@ def _strict(tool: Tool) -> Tool:
 
 
 def _tools(tools: _Tools) -> list[Tool]:
-    return [_strict(Tool.from_function(getattr(tools, name), annotations=annotations))
+    return [_strict(_ReadableTool.from_function(
+                getattr(tools, name), annotations=annotations,
+                description=_description(getattr(tools, name), name)))
             for name, annotations in ANNOTATIONS.items()]
 
 
@@ -323,13 +373,13 @@ def build_server(client: OracleAgentMemory, config: McpServerConfig) -> MCPServe
     Returns:
         The server (``mcp.server.mcpserver.MCPServer``), its tools registered.
     """
-    return MCPServer(config.server_name, instructions=INSTRUCTIONS, log_level="WARNING",
-                     tools=_tools(_Tools(McpScope(client, config))))
+    return MCPServer(config.server_name, version=__version__, instructions=INSTRUCTIONS,
+                     log_level="WARNING", tools=_tools(_Tools(McpScope(client, config))))
 
 
 def build_failed_server(reason: str, name: str = "oracleagentmemory") -> MCPServer:
     """A server that could not start: the same tools, each answering ``reason``."""
-    return MCPServer(name, log_level="WARNING",
+    return MCPServer(name, version=__version__, log_level="WARNING",
                      instructions=f"This memory server could not start: {reason}",
                      tools=_tools(_Tools(None, failure=reason)))
 

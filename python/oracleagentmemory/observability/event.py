@@ -103,10 +103,10 @@ class Event(BaseModel):
         return super().model_dump_json(context=context, **kwargs)
 
     def to_observability_dict(self, mask_sensitive_information: bool = True) -> dict[str, Any]:
-        """A JSON-ready dict for exporters: unset (None) fields left out, ``event_type`` added."""
-        data = self.model_dump(mask_sensitive_information=mask_sensitive_information,
-                               mode="json", exclude_none=True)
-        return {"event_type": type(self).__name__, **data}
+        """A JSON-ready dict for exporters: every field, unset ones as None (as the
+        reference's: ``error_type`` and ``metadata`` are there on success too)."""
+        return self.model_dump(mask_sensitive_information=mask_sensitive_information,
+                               mode="json")
 
 
 class ApiOperationStartedEvent(Event):

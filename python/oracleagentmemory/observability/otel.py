@@ -1,4 +1,4 @@
-"""OpenTelemetry bridge: one span per operation (``pip install 'agentmemory-plsql[otel]'``).
+"""OpenTelemetry bridge: one span per operation (the ``otel`` extra).
 
 A started event opens a span named ``<api_class>.<method>`` (``IThread.search``) and makes
 it current, so the embedder, LLM and store operations it triggers become child spans; the

@@ -39,6 +39,7 @@ from oracleagentmemory.stores.protocol import (
     SearchHit,
     SearchRequest,
     StoreBackend,
+    within_limit,
 )
 
 OWN_ROWS, GLOBAL_MEMORIES = SECURITY_POLICIES
@@ -185,10 +186,9 @@ class EndUserGuard:
         rules = self._rules()
         if rules is None:
             return self.inner.get_records(query)
-        limit = query.get("limit")
         found = [record for record in self.inner.get_records({**query, "limit": None})
                  if rules.visible(record)]
-        return found[:limit] if limit else found
+        return within_limit(found, query)
 
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
                       include_bytes: bool = False) -> list[RecordOut]:

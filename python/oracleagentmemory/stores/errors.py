@@ -65,6 +65,16 @@ class InvalidLinkError(InvalidArgumentError):
     code = -20005
 
 
+class LinkEndNotFoundError(InvalidLinkError, RecordNotFoundError):
+    """A relation's end does not exist, is expired, or is not in the link's thread (-20010).
+
+    Both a ``ValueError`` (an ``InvalidLinkError``, as every refused link) and a
+    ``KeyError`` (a ``RecordNotFoundError``, as the reference product raises for an unknown
+    id), so either ``except`` works."""
+
+    code = -20010
+
+
 class DimensionMismatchError(InvalidArgumentError):
     """A vector does not have the store's dimension (-20006), usually an embedder other
     than the one the store was made with. A ``ValueError``."""
@@ -100,6 +110,12 @@ class AccessDeniedError(StoreError, errors.AccessDeniedError):
     code = -20009
 
 
+class StoreClosedError(StoreError, errors.ClosedError):
+    """The store was closed (by ``close()`` of the client that opened it). No PL/SQL code:
+    raised by the Python side of either backend before it reaches the database. Also a
+    ``RuntimeError``."""
+
+
 class StorageError(StoreError, OSError):
     """The embedded store's file cannot be opened or written: a missing directory, no
     permission, a read-only file, a full disk. The message names the file. Embedded only
@@ -119,5 +135,6 @@ ERRORS_BY_CODE: dict[int, type[StoreError]] = {
         SchemaError,
         AttachedImageError,
         AccessDeniedError,
+        LinkEndNotFoundError,
     )
 }

@@ -30,7 +30,13 @@ from oracleagentmemory.apis.memorystore import (
     PerRecordEmbeddingsInput,
     RecordContentInput,
 )
-from oracleagentmemory.apis.message import ImageContent, MetadataValue, TextContent, part_to_dict
+from oracleagentmemory.apis.message import (
+    ImageContent,
+    ImageMimeType,
+    MetadataValue,
+    TextContent,
+    part_to_dict,
+)
 from oracleagentmemory.apis.records import (
     ImageRecord,
     MessageRecord,
@@ -58,6 +64,7 @@ from oracleagentmemory.stores.protocol import (
     SearchHit,
     SearchRequest,
     Vector,
+    within_limit,
 )
 from oracleagentmemory.stores.relations import BUILTIN_OPPOSITES
 
@@ -277,15 +284,16 @@ class InterfaceBackend:
                 outs = [record_out(r) for r in records if r is not None]
                 outs = [o for o in outs if all(o.get(k) == v for k, v in scope.items())]
             else:
+                # The store's own limit keeps its first records: the newest are cut here.
                 outs = [record_out(r) for r in self.store.list(
-                    _public(record_type), limit=query.get("limit"), **scope,
+                    _public(record_type),
+                    limit=None if query.get("newest") else query.get("limit"), **scope,
                     metadata_filter=query.get("metadata_filter"),
                     include_bytes=include_bytes)]
             if "message_id" in query:
                 outs = [o for o in outs if o.get("message_id") == query["message_id"]]
             found.extend(outs)
-        limit = query.get("limit")
-        return found[:limit] if limit else found
+        return within_limit(found, query)
 
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
                       include_bytes: bool = False) -> list[RecordOut]:
@@ -366,7 +374,8 @@ def _batch(record: RecordIn) -> PendingRecordBatch:
     if record["record_type"] == "image":
         content = record.get("image_bytes")
     elif record.get("parts"):
-        content = [ImageContent(bytes=None, mime_type=part.get("mime_type"),
+        content = [ImageContent(bytes=None,
+                                mime_type=part.get("mime_type") or ImageMimeType.PNG,
                                 description=part.get("description"), id=part["id"])
                    if part.get("type") == "image"
                    else TextContent(text=part.get("text", ""), id=part["id"])

@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from oracleagentmemory.errors import ArgumentTypeError
 from oracleagentmemory.stores.errors import InvalidArgumentError, InvalidFilterError
 
 MAX_ID_LENGTH = 512
@@ -37,6 +38,10 @@ reads). A question is a sentence; a context card without an LLM searches with it
 messages, which may be long. Past this the words are not looked up: the full-text match grew
 faster than the query (a 4.7 MB query took 76 s), and Oracle reads the same first 4,000
 characters (its text query is built in a VARCHAR2)."""
+
+MAX_HOPS = 5
+"""Link hops a search may expand from each hit (``num_hops`` 0..5): each hop is one query
+over the relations of the frontier, and five reach far beyond what a context card shows."""
 
 MAX_JSON_DEPTH = 64
 """Nesting levels of objects and arrays in ``metadata``, ``config``, ``parts``, link
@@ -121,7 +126,8 @@ def json_text(value: Any, argument: str, max_chars: int | None = None) -> str:
 def check_json(value: Any, argument: str) -> None:
     """Reject what JSON cannot hold exactly (non-string keys, NaN, other Python types) and
     nesting deeper than MAX_JSON_DEPTH. A loop over a work list, not recursion: it must
-    answer with a ValueError for a value nested 10,000 levels deep."""
+    answer with a ValueError for a value nested 10,000 levels deep. A value of a type JSON
+    has not is an ArgumentTypeError (a TypeError and a ValueError)."""
     pending: list[tuple[Any, int]] = [(value, 0)]
     while pending:
         item, depth = pending.pop()
@@ -141,13 +147,14 @@ def check_json(value: Any, argument: str) -> None:
             if isinstance(item, Mapping):
                 for key in item:
                     if not isinstance(key, str):
-                        raise InvalidArgumentError(
+                        raise ArgumentTypeError(
                             f"{argument} keys must be strings, got {key!r}")
                 pending.extend((child, depth + 1) for child in item.values())
             else:
                 pending.extend((child, depth + 1) for child in item)
         elif not isinstance(item, (str, int)):
-            raise InvalidArgumentError(
+            # A TypeError (json.dumps says the same) and a ValueError, as the reference.
+            raise ArgumentTypeError(
                 f"{argument} holds a value of type {type(item).__name__}, which is not JSON"
             )
 

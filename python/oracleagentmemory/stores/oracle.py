@@ -48,12 +48,14 @@ import numpy as np
 
 from oracleagentmemory._end_user import current_end_user
 from oracleagentmemory._vocabulary import PRINCIPAL_KINDS, SECURITY_POLICIES
+from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
 from oracleagentmemory.stores.errors import (
     ERRORS_BY_CODE,
     AccessDeniedError,
     DuplicateRecordError,
     InvalidArgumentError,
     SchemaError,
+    StoreClosedError,
     StoreError,
 )
 from oracleagentmemory.stores.oracle_sql.render import (
@@ -101,7 +103,7 @@ END_USER_GROUPS_BIND = "am_end_user_groups"
 RETURNS_NUMBER = frozenset({"DELETE_RECORDS", "UPDATE_LINK", "DELETE_LINKS", "PURGE_EXPIRED",
                             "FILL_KEYWORD_TEXT"})
 RETURNS_BOOLEAN = frozenset({"ENSURE_PURGE_JOB"})
-RETURNS_TEXT = frozenset({"END_USER_ID"})
+RETURNS_TEXT = frozenset({"END_USER_ID", "RECORDED_EMBEDDING_MODEL"})
 """Functions returning NUMBER, BOOLEAN or VARCHAR2; every other function returns JSON. A
 VARCHAR2 result is a ``DB_TYPE_VARCHAR`` variable of the driver's default size, 4000 for a
 string variable (python-oracledb ``Cursor.var``,
@@ -279,7 +281,7 @@ class OracleBackend:
     @contextmanager
     def _connection(self) -> Iterator[Any]:
         if self._closed:
-            raise StoreError("the store is closed")
+            raise StoreClosedError("the store is closed")
         if hasattr(self._source, "acquire"):
             with self._source.acquire() as conn:
                 yield conn
@@ -719,6 +721,25 @@ class OracleBackend:
 
     def describe(self) -> dict[str, Any]:
         return self._call_function("API.DESCRIBE")
+
+    def recorded_embedding_model(self) -> str | None:
+        """The facade's ``recorded_embedding_model``; all-MiniLM-L6-v2 (the only default
+        before models were recorded) when the store's packages predate it (a store opened
+        without a schema check) or the call fails."""
+        try:
+            name = self._call_function("API.RECORDED_EMBEDDING_MODEL")
+        except StoreError:
+            return LEGACY_EMBEDDING_MODEL
+        return str(name) if name else None
+
+    def record_embedding_model(self, name: str) -> None:
+        """The facade's ``record_embedding_model`` (the first name stays). Best effort, as
+        the embedded store's: a store that cannot record it (packages older than schema
+        version 5) is left as it is."""
+        try:
+            self._call("API.RECORD_EMBEDDING_MODEL", p_name=name, p_commit=True)
+        except StoreError:
+            return
 
     def write_records(self, records: Sequence[RecordIn], links: Sequence[LinkIn] = (),
                       replace: bool = False, thread_id: str | None = None) -> list[str]:

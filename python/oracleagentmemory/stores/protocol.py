@@ -179,7 +179,9 @@ class SearchHit(TypedDict):
 
 class RecordQuery(TypedDict, total=False):
     """Selector of ``get_records``. A scope key that is present matches exactly (None too);
-    an empty ``ids`` matches nothing."""
+    an empty ``ids`` matches nothing. ``limit`` keeps the first matching records, or with
+    ``newest`` the last ones (the most recently written); either way they come oldest
+    first."""
 
     ids: list[str]
     record_types: list[str]
@@ -190,6 +192,16 @@ class RecordQuery(TypedDict, total=False):
     metadata_filter: dict[str, Any] | None
     include_bytes: bool
     limit: int | None
+    newest: bool
+
+
+def within_limit(records: list[RecordOut], query: RecordQuery) -> list[RecordOut]:
+    """Matching ``records`` (oldest first) cut to the query's ``limit``: its first ones, or
+    with ``newest`` its last ones, still oldest first."""
+    limit = query.get("limit")
+    if not limit or len(records) <= limit:
+        return records
+    return records[-limit:] if query.get("newest") else records[:limit]
 
 
 class RecordChanges(TypedDict, total=False):
@@ -306,15 +318,17 @@ class StoreBackend(Protocol):
             RecordNotFoundError: ``thread_id`` names no existing thread; nothing is written.
             DuplicateRecordError: An id is taken in its id space, or a second relation
                 joins the same two records.
-            InvalidLinkError: A link's ends are missing, expired, not memory-like or
-                outside its thread.
+            LinkEndNotFoundError: A link's end is missing, expired or outside its thread
+                (an ``InvalidLinkError`` and a ``RecordNotFoundError``).
+            InvalidLinkError: A link's end is not memory-like, or a label is not allowed.
             DimensionMismatchError: A vector has another dimension than the store.
             AccessDeniedError: Inside an end-user security context, a record or link end
                 the end user may not change.
         """
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
-        """Visible (non-expired) records matching the selector, oldest first.
+        """Visible (non-expired) records matching the selector, oldest first; with a
+        ``limit``, the first ones, or the last ones with ``newest``.
 
         Args:
             query: The selector; every key is optional, a present scope key matches
@@ -419,8 +433,8 @@ class StoreBackend(Protocol):
 
         KEYWORD reads the first ``limits.MAX_KEYWORD_QUERY_CHARS`` characters of the query,
         cut as records are indexed (``stores.keyword_text``: Han and Hangul as character
-        bigrams); HYBRID fuses both rankings' scores, each weighted by how far its top score
-        stands out (``stores.hybrid_fusion``; docs/store-contract.md).
+        bigrams); HYBRID ranks by the cosine distance less a keyword pull, each side weighted by
+        how far its top score stands out (``stores.ranking``; docs/store-contract.md).
 
         Args:
             request: The search; every key is optional (strategy ``VECTOR``, 10 results,
@@ -428,7 +442,9 @@ class StoreBackend(Protocol):
                 type, no scope, no filter).
 
         Returns:
-            The hits, best first, each with its distance and linked records.
+            The hits, best first, each with its distance and linked records: VECTOR the
+            cosine distance, HYBRID that distance less the keyword pull (never below 0),
+            KEYWORD ``1 / (1 + |bm25|)``; comparable across searches of one strategy.
 
         Raises:
             InvalidArgumentError: The request is malformed, or ``VECTOR`` / ``HYBRID``
@@ -496,4 +512,30 @@ class StoreBackend(Protocol):
 
     def close(self) -> None:
         """Release the backend's resources. Idempotent.
+        """
+
+
+@runtime_checkable
+class RecordsEmbeddingModel(Protocol):
+    """The contract's optional pair of operations naming the model a store's vectors were
+    made with (docs/store-contract.md, "The model of the vectors"), so a client opening the
+    store again embeds with the same model. Both built-in backends implement it; a store of
+    your own may leave it out (its default embedder is then all-MiniLM-L6-v2, the model of
+    stores made before models were recorded)."""
+
+    def recorded_embedding_model(self) -> str | None:
+        """The name recorded by :meth:`record_embedding_model`; else the model of a store
+        made before names were recorded that holds vectors (all-MiniLM-L6-v2) or, on Oracle,
+        the model whose in-database form the store embeds with; else None.
+
+        Returns:
+            The model's name, or None when the store neither records one nor holds vectors.
+        """
+
+    def record_embedding_model(self, name: str) -> None:
+        """Record ``name`` as the model of the store's vectors unless one is recorded (the
+        first name stays). Best effort: a store that cannot record it is left as it is.
+
+        Args:
+            name: The model's name (``IEmbedder.model_name``), 1 to 200 characters.
         """

@@ -46,9 +46,11 @@ def default_embedder(*, load: bool = False, model: str = DEFAULT_EMBEDDING_MODEL
 
 def settle_default_embedder(backend: Any, embedder: IEmbedder | None) -> IEmbedder | None:
     """The embedder to use with ``backend``: a default one (from :func:`default_embedder`)
-    becomes the model the store's vectors were made with (all-MiniLM-L6-v2 on Oracle, and in
-    an embedded store made before names were recorded), and the model's name is recorded in
-    an embedded store that has none yet. Any other embedder is the caller's choice, kept."""
+    becomes the model the store's vectors were made with, as the store reports it
+    (:class:`~oracleagentmemory.stores.protocol.RecordsEmbeddingModel`: all-MiniLM-L6-v2 in
+    a store made before names were recorded that holds vectors, and in a store that cannot
+    say), and the model's name is recorded in a store that has none yet, on both backends.
+    Any other embedder is the caller's choice, kept (and recorded where none is)."""
     if embedder is None:
         return None
     recorded_model = getattr(backend, "recorded_embedding_model", None)

@@ -20,7 +20,11 @@ from oracleagentmemory.apis.embedders.embedder import DIMENSION_PROBE_TEXT, IEmb
 from oracleagentmemory.core.embedders.minilm_numpy import l2_normalize
 from oracleagentmemory.core.llms.errors import LlmHttpError, LlmResponseError
 from oracleagentmemory.core.llms.model_arguments import flag, optional_value, positive_int
-from oracleagentmemory.core.llms.providers import endpoint_client, resolve_endpoint
+from oracleagentmemory.core.llms.providers import (
+    endpoint_client,
+    location_argument,
+    resolve_endpoint,
+)
 from oracleagentmemory.core.llms.structured_output import REJECTION_STATUSES
 from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
 
@@ -71,7 +75,8 @@ class Embedder(IEmbedder):
     fixed-size, and a silent mismatch would corrupt search. Extra keyword arguments
     (``default_kwargs``) are request fields, except the client options ``timeout``
     (seconds, default 60), ``max_retries`` (default 3) and ``batch_size`` (texts per
-    request, default 64).
+    request, default 64). ``base_url`` is taken as ``api_base``; any other keyword naming a
+    location is refused (as for ``Llm``).
 
     Args:
         model: ``provider/name`` as for ``Llm`` (``openai/text-embedding-3-small``,
@@ -120,6 +125,8 @@ class Embedder(IEmbedder):
         trust_env: bool | _NotSetMarker = NOT_SET_MARKER,
         **default_kwargs: Any,
     ) -> None:
+        default_kwargs = dict(default_kwargs)
+        api_base = location_argument(api_base, default_kwargs)
         endpoint = resolve_endpoint(model, api_base, api_key)
         self.model = model
         self._wire_model = endpoint.model

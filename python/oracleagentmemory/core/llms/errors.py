@@ -54,6 +54,15 @@ class LlmConnectionError(LlmError, ConnectionError):
     """
 
 
+class LlmMissingKeyError(LlmError):
+    """Not sent: the provider's own URL needs a key, and none was given or found in its
+    environment variable (``OPENAI_API_KEY``). The message names the variable.
+
+    Raised at the first request, before anything is sent: a request without the key could
+    only fail, after retries, with an answer that does not say which variable to set.
+    """
+
+
 class LlmResponseError(LlmError):
     """The endpoint answered 2xx but the body is not the protocol's JSON shape.
 

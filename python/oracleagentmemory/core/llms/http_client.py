@@ -33,6 +33,7 @@ from oracleagentmemory.core.llms.errors import (
     LlmConnectionError,
     LlmError,
     LlmHttpError,
+    LlmMissingKeyError,
     LlmResponseError,
     LlmTimeoutError,
     LlmUnavailableError,
@@ -352,7 +353,9 @@ class HttpJsonClient:
     Why: retries on 429, 408/409/425, every 5xx, timeouts and dropped connections, with
     exponential backoff and jitter (or the server's ``Retry-After``); other statuses raise
     :class:`LlmHttpError` at once. ``retry_timeouts=False`` never resends a request that
-    timed out; ``breaker`` stops calling after failed calls. A call may give its own
+    timed out; ``breaker`` stops calling after failed calls; ``missing_key`` (the reason
+    the endpoint cannot be used without a key) fails every call at once, sending nothing
+    (:class:`LlmMissingKeyError`). A call may give its own
     ``timeout`` and a ``final`` test for error answers that retrying cannot fix.
     ``sleep``/``async_sleep``/``rng`` are injectable so tests can observe waits without
     waiting. The sync client is shared (thread-safe); the async client is made per call,
@@ -374,6 +377,7 @@ class HttpJsonClient:
         rng: random.Random | None = None,
         retry_timeouts: bool = True,
         breaker: CircuitBreaker | None = None,
+        missing_key: str | None = None,
     ) -> None:
         if not isinstance(base_url, str) or not base_url.strip().lower().startswith(
                 ("http://", "https://")):
@@ -398,6 +402,7 @@ class HttpJsonClient:
             raise TypeError(f"retry_timeouts must be a bool, got {type(retry_timeouts).__name__}")
         self.retry_timeouts = retry_timeouts
         self.breaker = breaker
+        self.missing_key = missing_key
 
     def url(self, path: str) -> str:
         return f"{self.base_url}/{path.lstrip('/')}"
@@ -445,6 +450,8 @@ class HttpJsonClient:
         return await self._send_async(path, body, _decode_events, timeout, final)
 
     def _guard(self, url: str) -> bool:
+        if self.missing_key is not None:
+            raise LlmMissingKeyError(self.missing_key)
         return self.breaker.before_call(url) if self.breaker is not None else False
 
     def _outcome(self, trial: bool, error: BaseException | None,

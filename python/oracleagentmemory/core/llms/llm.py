@@ -30,7 +30,11 @@ from oracleagentmemory.core.llms.errors import LlmHttpError
 from oracleagentmemory.core.llms.http_client import CircuitBreaker
 from oracleagentmemory.core.llms.model_arguments import flag, optional_value, positive_int
 from oracleagentmemory.core.llms.prompt import to_messages
-from oracleagentmemory.core.llms.providers import endpoint_client, resolve_endpoint
+from oracleagentmemory.core.llms.providers import (
+    endpoint_client,
+    location_argument,
+    resolve_endpoint,
+)
 from oracleagentmemory.core.llms.structured_output import (
     OutputMode,
     best_output,
@@ -90,7 +94,9 @@ class Llm(ILlm):
     True; False never asks for JSON or schema output), ``max_tokens_by_task`` and
     ``timeout_by_task`` (a mapping of task name to value), ``circuit_breaker_threshold``
     (failed calls that stop further calls, default 1; 0: never) and
-    ``circuit_breaker_cooldown`` (seconds, default 30).
+    ``circuit_breaker_cooldown`` (seconds, default 30). ``base_url`` (the OpenAI SDK's and
+    LiteLLM's name) is taken as ``api_base``; any other keyword naming a location
+    (``api_url``, ``host``...) is refused, so requests only go where ``api_base`` says.
 
     Args:
         model: ``provider/name`` (``openai/gpt-4o-mini``, ``ollama/llama3.1``,
@@ -99,7 +105,8 @@ class Llm(ILlm):
         api_base: Base URL of the server. Omitted: the provider's default URL
             (``https://api.openai.com/v1``, ``http://localhost:11434/v1`` for Ollama...).
         api_key: Bearer key. Omitted: the provider's key variable (``OPENAI_API_KEY``),
-            read only when the URL is the provider's own; None sends no key.
+            read only when the URL is the provider's own (unset there, every call raises
+            ``LlmMissingKeyError`` naming it, sending nothing); None sends no key.
         api_type: Request shape, an :class:`LlmApiType` or its value. Omitted:
             ``CHAT_COMPLETIONS``.
         stream: Receive the answer as server-sent events (the same text comes back).
@@ -127,7 +134,8 @@ class Llm(ILlm):
     Raises:
         ValueError: An argument or client option has a value that is not allowed (an empty
             model, an unknown provider without ``api_base``, an unknown ``api_type``, a
-            non-positive number, a file that does not exist); the message names it.
+            non-positive number, a file that does not exist, ``api_base`` and ``base_url``
+            naming two servers, a keyword naming a location); the message names it.
         TypeError: An argument or client option has the wrong type (a string for a flag, an
             ``image_input_limit_config`` that is not an ``ImageInputLimitConfig``).
     """
@@ -153,6 +161,8 @@ class Llm(ILlm):
         trust_env: bool | _NotSetMarker = NOT_SET_MARKER,
         **default_kwargs: Any,
     ) -> None:
+        default_kwargs = dict(default_kwargs)
+        api_base = location_argument(api_base, default_kwargs)
         endpoint = resolve_endpoint(model, api_base, api_key)
         try:
             self.api_type = LlmApiType(value_or(api_type, LlmApiType.CHAT_COMPLETIONS))
@@ -312,6 +322,7 @@ class Llm(ILlm):
             LlmTimeoutError: No answer within the timeout.
             LlmConnectionError: The connection failed or dropped.
             LlmUnavailableError: The circuit breaker is open after failed calls.
+            LlmMissingKeyError: The provider's URL needs a key and none was given.
             LlmResponseError: The answer is not the protocol's shape, or a refusal.
         """
         messages = self._messages(prompt)

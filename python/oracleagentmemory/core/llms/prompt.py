@@ -47,8 +47,6 @@ def image_data_url(image: ImageContent) -> str:
     """``data:<mime>;base64,<bytes>``, the form OpenAI-compatible servers accept for images."""
     if image.bytes is None:
         raise ValueError("an image part without bytes cannot be sent to an LLM")
-    if image.mime_type is None:
-        raise ValueError("an image part needs its mime_type to be sent to an LLM")
     encoded = base64.b64encode(bytes(image.bytes)).decode("ascii")
     return f"data:{ImageMimeType(image.mime_type).value};base64,{encoded}"
 

@@ -21,10 +21,11 @@ as a LiteLLM proxy); without ``api_base`` it is an error naming the missing extr
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from oracleagentmemory._distribution import install_hint
+from oracleagentmemory._distribution import DISTRIBUTION
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.core.llms.http_client import (
     CircuitBreaker,
@@ -34,7 +35,7 @@ from oracleagentmemory.core.llms.http_client import (
 )
 from oracleagentmemory.core.llms.model_arguments import positive_seconds
 
-LITELLM_EXTRA = install_hint("litellm")
+LITELLM_EXTRA = f"{DISTRIBUTION}[litellm]"
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 3
 
@@ -77,6 +78,38 @@ class Endpoint:
     base_url: str
     api_key: str | None
     max_tokens_field: str = "max_tokens"
+    missing_key: str | None = None
+    """Why no request can succeed: the provider's own URL needs a key and none was given
+    (the variable to set is named); None when the endpoint has what it needs."""
+
+
+_LOCATION_WORD = re.compile(r"(?:^|_)(?:url|uri|base|host|endpoint|server|address)(?:_|$)",
+                            re.IGNORECASE)
+"""A keyword naming where to send requests (``api_url``, ``openai_api_base``, ``host``...)
+rather than a request field: none of the OpenAI request fields has one of these words."""
+
+
+def location_argument(api_base: Any, options: dict[str, Any]) -> Any:
+    """``api_base``, or ``base_url`` (popped from the extra keywords ``options``) when that
+    is how the caller named the server, as the OpenAI SDK and LiteLLM spell it.
+
+    Why: extra keywords are request fields, so a server named any other way would go into
+    the body while the requests (and the provider's key) went to the provider's default
+    URL. A keyword that names a location is refused instead, so requests only ever go where
+    ``api_base`` says. Raises ValueError naming the keyword.
+    """
+    if "base_url" in options:
+        base_url = options.pop("base_url")
+        if api_base is not NOT_SET_MARKER and api_base != base_url:
+            raise ValueError(f"api_base {api_base!r} and base_url {base_url!r} name two "
+                             "servers; give one (base_url is another name for api_base)")
+        api_base = base_url
+    for name in options:
+        if _LOCATION_WORD.search(name):
+            raise ValueError(f"unknown argument {name!r}: name the server with api_base (or "
+                             "base_url); other arguments are request fields and never change "
+                             "where requests go")
+    return api_base
 
 
 def resolve_endpoint(model: Any, api_base: Any = NOT_SET_MARKER,
@@ -112,11 +145,15 @@ def resolve_endpoint(model: Any, api_base: Any = NOT_SET_MARKER,
         provider = CUSTOM_SERVER
     url = base_url or provider.base_url
     own_url = url.rstrip("/") == provider.base_url
+    missing_key = None
     if api_key is NOT_SET_MARKER:
         api_key = (os.environ.get(provider.api_key_env) or None
                    if provider.api_key_env and own_url else None)
+        if provider.api_key_env and own_url and api_key is None:
+            missing_key = (f"no API key for {url} (model {model!r}): set "
+                           f"{provider.api_key_env}, or pass api_key (None sends no key)")
     return Endpoint(provider, model, url, api_key or None,
-                    provider.max_tokens_field if own_url else "max_tokens")
+                    provider.max_tokens_field if own_url else "max_tokens", missing_key)
 
 
 def endpoint_client(endpoint: Endpoint, options: dict[str, Any], *, key_file: Any,
@@ -139,4 +176,5 @@ def endpoint_client(endpoint: Endpoint, options: dict[str, Any], *, key_file: An
     )
     return HttpJsonClient(endpoint.base_url, api_key=endpoint.api_key, timeout=timeout,
                           retry=RetryPolicy(max_retries=retries), connection=connection,
-                          retry_timeouts=retry_timeouts, breaker=breaker)
+                          retry_timeouts=retry_timeouts, breaker=breaker,
+                          missing_key=endpoint.missing_key)

@@ -4,8 +4,8 @@ Candidates are narrowed over the in-memory record cache (type, status, expiry, e
 dimensions as numpy masks), then by the metadata filter over cached key columns, and only
 the survivors are scored: cosine distance as one matrix product over cached unit vectors for
 VECTOR, BM25 for KEYWORD (in memory over the scope's terms, ``scope_keywords``, or FTS5's
-bm25 when that cannot answer), confidence-weighted score fusion of both for HYBRID
-(``stores.hybrid_fusion``). Only the top hits and their links are read from SQLite.
+bm25 when that cannot answer), the vector distance less a confidence-weighted keyword pull
+for HYBRID (``stores.ranking``). Only the top hits and their links are read from SQLite.
 """
 
 from __future__ import annotations
@@ -31,12 +31,6 @@ from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.embedded.scope_keywords import ScopeKeywords
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
-from oracleagentmemory.stores.hybrid_fusion import (
-    fused_distances,
-    fusion_window,
-    ranking_confidence,
-    window_shares,
-)
 from oracleagentmemory.stores.protocol import (
     LinkedHit,
     RecordOut,
@@ -45,15 +39,21 @@ from oracleagentmemory.stores.protocol import (
     Strategy,
     Vector,
 )
+from oracleagentmemory.stores.ranking import (
+    SCOPE_AFFINITY,
+    fusion_window,
+    hybrid_distances,
+    keyword_pull,
+    ranking_confidence,
+    vector_spread,
+    window_shares,
+)
 from oracleagentmemory.stores.stoplist import content_words
 
 STRATEGIES = get_args(Strategy)
 SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
-SCOPE_AFFINITY = 0.05
-"""Ranking bonus (in distance units) per non-exact scope dimension the record matches."""
 FTS_FILTER_SHARE = 0.5
 """Below this share of all records, bm25 is computed for the candidates only."""
-MAX_HOPS = 5
 
 
 class CheckedRequest(TypedDict):
@@ -92,8 +92,8 @@ def check_search_request(request: Mapping[str, Any]) -> CheckedRequest:
             )
     max_results = _check_int(request.get("max_results", 10), "max_results", minimum=1)
     num_hops = _check_int(request.get("num_hops", 0), "num_hops", minimum=0)
-    if num_hops > MAX_HOPS:
-        raise InvalidArgumentError(f"num_hops must be between 0 and {MAX_HOPS}")
+    if num_hops > limits.MAX_HOPS:
+        raise InvalidArgumentError(f"num_hops must be between 0 and {limits.MAX_HOPS}")
     max_linked = _check_int(request.get("max_linked_results", 100), "max_linked_results", 0)
     scope = request.get("scope") or {}
     for key, dimension in scope.items():
@@ -165,13 +165,13 @@ def _search(conn: Any, req: CheckedRequest, cache: RecordCache, keywords: ScopeK
         if req["query_vector"] is None:
             raise InvalidArgumentError("VECTOR and HYBRID search need a query vector")
         query_vector = np.frombuffer(encode_vector(req["query_vector"], dimension), dtype="<f4")
-    slots, distances = _score(conn, req, cache, keywords, slots, query_vector)
+    slots, ranking, distances = _score(conn, req, cache, keywords, slots, query_vector)
     if not slots.shape[0]:
         return []
     affinity = _affinity(cache, slots, req)
-    # Without affinity the float32 distances rank exactly like their float64 values.
-    ranking = distances if affinity is None else (
-        distances.astype(np.float64) - SCOPE_AFFINITY * affinity)
+    if affinity is not None:
+        # Without affinity the float32 distances rank exactly like their float64 values.
+        ranking = ranking.astype(np.float64) - SCOPE_AFFINITY * affinity
     best = _top(ranking, cache.seq, slots, req["max_results"])
     seqs = [int(seq) for seq in cache.seq[slots[best]]]
     records = _load_records(conn, seqs)
@@ -237,15 +237,17 @@ def _score(
     keywords: ScopeKeywords,
     slots: np.ndarray,
     query_vector: np.ndarray | None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(scored slots, their distances): vector, keyword, or both fused."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scored slots, their ranking values, their distances): vector, keyword, or both
+    fused; only HYBRID ranks by something else than the distance it reports."""
     strategy = req["strategy"]
     if strategy == "VECTOR":
         assert query_vector is not None
-        return _vector_distances(cache, slots, query_vector)
+        slots, distances = _vector_distances(cache, slots, query_vector)
+        return slots, distances, distances
     keyword = _keyword_distances(conn, req["query_text"], req["scope"], cache, keywords, slots)
     if strategy == "KEYWORD":
-        return keyword
+        return keyword[0], keyword[1], keyword[1]
     assert query_vector is not None
     return _fuse(cache, _vector_distances(cache, slots, query_vector), keyword,
                  fusion_window(req["max_results"]))
@@ -331,27 +333,30 @@ def _fuse(
     vector: tuple[np.ndarray, np.ndarray],
     keyword: tuple[np.ndarray, np.ndarray],
     window: int,
-) -> tuple[np.ndarray, np.ndarray]:
-    """Confidence-weighted score fusion of each ranking's best ``window`` (the rule and its
-    reasons: ``stores.hybrid_fusion``), as (slots, distances). The vector scores are
-    1 - cosine distance, the keyword ones |bm25| back from 1 / (1 + |bm25|). Cutting the
-    lists keeps the long tail of weak keyword matches out."""
-    parts = []
-    for (part_slots, part_distances), is_keyword in ((vector, False), (keyword, True)):
-        if not part_slots.shape[0]:
-            continue
-        distances = np.asarray(part_distances, dtype=np.float64)
-        scores = 1.0 / distances - 1.0 if is_keyword else 1.0 - distances
-        best_first = _top(distances, cache.seq, part_slots, window)
-        shares = window_shares(scores[best_first], window)
-        parts.append((part_slots[best_first], ranking_confidence(scores) * shares))
-    if not parts:
-        return vector[0][:0], np.zeros(0, dtype=np.float64)
-    slots = np.union1d(parts[0][0], parts[-1][0])
-    fused = np.zeros(slots.shape[0], dtype=np.float64)
-    for part_slots, part_scores in parts:
-        fused[np.searchsorted(slots, part_slots)] += part_scores
-    return slots, fused_distances(fused)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """HYBRID (the rule and its reasons: ``stores.ranking``) as (slots, ranking values,
+    distances): every record with a vector, and the keyword window's best, each at its
+    vector distance less its keyword part (confidence x window share of |bm25|, back from
+    1 / (1 + |bm25|)) times the pull. Cutting the keyword list to its window keeps the long
+    tail of weak matches out."""
+    vector_slots, vector_distances = vector
+    keyword_slots, keyword_distances = keyword
+    spread = vector_spread(np.sort(vector_distances.astype(np.float64)), window)
+    pull = keyword_pull(ranking_confidence(1.0 - vector_distances.astype(np.float64)), spread)
+    windowed = keyword_slots[:0]
+    parts = np.zeros(0, dtype=np.float64)
+    if keyword_slots.shape[0]:
+        scores = 1.0 / np.asarray(keyword_distances, dtype=np.float64) - 1.0
+        best_first = _top(keyword_distances, cache.seq, keyword_slots, window)
+        windowed = keyword_slots[best_first]
+        parts = ranking_confidence(scores) * window_shares(scores[best_first], window)
+    slots = np.union1d(vector_slots, windowed)
+    distances = np.full(slots.shape[0], np.nan)
+    distances[np.searchsorted(slots, vector_slots)] = vector_distances
+    keyword_parts = np.zeros(slots.shape[0], dtype=np.float64)
+    keyword_parts[np.searchsorted(slots, windowed)] = parts
+    ranking, reported = hybrid_distances(distances, keyword_parts, pull)
+    return slots, ranking, reported
 
 
 def _load_records(conn: Any, seqs: list[int]) -> dict[int, RecordOut]:

@@ -46,9 +46,11 @@ from oracleagentmemory.stores.errors import (
     DuplicateRecordError,
     InvalidArgumentError,
     InvalidLinkError,
+    LinkEndNotFoundError,
     RecordNotFoundError,
     SchemaError,
     StorageError,
+    StoreClosedError,
 )
 from oracleagentmemory.stores.keyword_text import stored_keyword_text
 from oracleagentmemory.stores.protocol import (
@@ -304,7 +306,7 @@ class EmbeddedBackend:
             "search_strategy": self.search_strategy,
         }
 
-    # -- the embedding model (not part of the contract: the client's choice) ---------
+    # -- the model of the vectors (the contract's optional RecordsEmbeddingModel) -------
 
     def recorded_embedding_model(self) -> str | None:
         """The name of the model whose vectors the store holds: the one recorded, else
@@ -401,7 +403,7 @@ class EmbeddedBackend:
 
     def _ensure_open(self) -> None:
         if self._closed:
-            raise InvalidArgumentError("the store is closed")
+            raise StoreClosedError("the store is closed")
 
     # -- writes -----------------------------------------------------------------------
 
@@ -622,7 +624,7 @@ class EmbeddedBackend:
                 found = endpoints.get(rid)
                 if found is None or (thread_id is not None and found[1] != thread_id):
                     where = f" in thread {thread_id!r}" if thread_id is not None else ""
-                    raise InvalidLinkError(f"{side} record {rid!r} does not exist{where}")
+                    raise LinkEndNotFoundError(f"{side} record {rid!r} does not exist{where}")
                 if found[0] != rtype:
                     raise InvalidLinkError(f"{side} record {rid!r} is a {found[0]}, not a {rtype}")
                 threads.append(found[1])
@@ -723,17 +725,22 @@ class EmbeddedBackend:
                 params.append(value)
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         limit = _check_limit(query.get("limit"))
+        newest = query.get("newest", False)
+        if not isinstance(newest, bool):
+            raise InvalidArgumentError("newest must be a bool")
         sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)}"
         with self._read() as conn:
             rows = _rows_for_ids(conn, sql, params, ids)
             records = []
-            for row in rows:
+            for row in reversed(rows) if newest else rows:
                 record = row_to_record(row)
                 if not mf.matches(metadata_filter, record["metadata"]):
                     continue
                 records.append((row[0], record))
                 if limit is not None and len(records) >= limit:
                     break
+            if newest:
+                records.reverse()
             if query.get("include_bytes"):
                 self._attach_bytes(conn, records)
         return [record for _, record in records]

@@ -21,7 +21,13 @@ from typing import get_args
 import jinja2
 
 from oracleagentmemory import _vocabulary
-from oracleagentmemory.stores import hybrid_fusion, limits
+from oracleagentmemory.stores import limits, ranking
+from oracleagentmemory.stores.embedding_models import (
+    IN_DATABASE_MODELS,
+    LEGACY_EMBEDDING_MODEL,
+    TEXT_PREFIXES,
+    VECTOR_MODEL_KEY,
+)
 from oracleagentmemory.stores.errors import InvalidArgumentError
 from oracleagentmemory.stores.keyword_text import HAN_RANGES, HANGUL_RANGES
 from oracleagentmemory.stores.protocol import Strategy
@@ -34,7 +40,10 @@ types <prefix>_NUMBER_LIST and <prefix>_TEXT_LIST; 3: deep data security, the ta
 to end users and groups); 4: <prefix>_RECORDS.keyword_text (Han and Hangul as character
 bigrams, the package <prefix>_KEYWORD) and the text index over it with a BASIC_LEXER;
 5: keyword_text computed again (NFKC, single Han and Hangul characters, Han apart from
-Hangul, Han beyond the Basic Multilingual Plane).
+Hangul, Han beyond the Basic Multilingual Plane);
+the store records the model of its vectors (META key vector_model, written by the
+facade's record_embedding_model; no table step) and embeds in SQL with the text prefixes of
+multilingual-e5-small's in-database form.
 install/upgrade.sql and OracleBackend.upgrade move a store from one to the next."""
 DEFAULT_PREFIX = "AGENT_MEMORY"
 DEFAULT_DIMENSION = 384
@@ -322,6 +331,7 @@ def _context(options: StoreOptions) -> dict[str, object]:
         "sync_mode": options.sync_mode,
         "maintenance_clause": MAINTENANCE_CLAUSES[options.sync_mode],
         "embedding_model": options.embedding_model,
+        **_embedding_model_context(options.embedding_model),
         "schema_version": SCHEMA_VERSION,
         "stop_word_lines": _stop_word_lines(),
         "han_ranges": HAN_RANGES,
@@ -331,14 +341,43 @@ def _context(options: StoreOptions) -> dict[str, object]:
     }
 
 
-def _limits_context() -> dict[str, int]:
-    """The contract's size limits (oracleagentmemory.stores.limits, the one source) for the
-    packages that check them again for PL/SQL callers, and the HYBRID fusion window
-    (oracleagentmemory.stores.hybrid_fusion) for the search package."""
+def _embedding_model_context(in_database: str | None) -> dict[str, str]:
+    """What the packages know of the models: the local model the in-database one is a form
+    of (empty when it is none of this project's), the text prefixes it reads its input with,
+    and the model of a store made before models were recorded. The prefixes are fixed
+    literals of ``embedding_models.TEXT_PREFIXES``, checked to be plain words before they
+    reach SQL."""
+    model = IN_DATABASE_MODELS.get(in_database or "", "")
+    query, passage = TEXT_PREFIXES.get(model, ("", ""))
+    for value in (model, query, passage, LEGACY_EMBEDDING_MODEL):
+        if not re.fullmatch(r"[A-Za-z0-9 :._-]*", value):
+            raise ValueError(f"{value!r} cannot be rendered into SQL")
+    return {"vector_model": model, "query_prefix": query, "passage_prefix": passage,
+            "legacy_vector_model": LEGACY_EMBEDDING_MODEL,
+            "vector_model_key": VECTOR_MODEL_KEY}
+
+
+def _limits_context() -> dict[str, object]:
+    """The contract's limits (oracleagentmemory.stores.limits, the one source) for the
+    packages that check them again for PL/SQL callers, and the ranking numbers
+    (oracleagentmemory.stores.ranking: fusion window, keyword weight, scope affinity) for
+    the search and scope packages, so both backends rank by the same values."""
     return {"max_content_chars": limits.MAX_CONTENT_CHARS,
             "max_metadata_chars": limits.MAX_METADATA_CHARS,
             "max_keyword_query_chars": limits.MAX_KEYWORD_QUERY_CHARS,
-            "fusion_min_window": hybrid_fusion.FUSION_MIN_WINDOW}
+            "max_hops": limits.MAX_HOPS,
+            "fusion_min_window": ranking.FUSION_MIN_WINDOW,
+            "keyword_weight": sql_number(ranking.KEYWORD_WEIGHT),
+            "scope_affinity": sql_number(ranking.SCOPE_AFFINITY)}
+
+
+def sql_number(value: float) -> str:
+    """A ranking number as a SQL numeric literal (``0.8``; never an exponent, which a
+    NUMBER literal would read but the tests could not compare)."""
+    text = f"{value:.6f}".rstrip("0")
+    if not 0 <= value < 10 or float(text) != value:
+        raise ValueError(f"ranking number {value!r} does not render as a short SQL literal")
+    return text
 
 
 STOP_WORD_PATTERN = re.compile(r"^[a-z\u00e0-\u00ff\u0153]+$")
