@@ -341,8 +341,12 @@ def _fuse(
     tail of weak matches out."""
     vector_slots, vector_distances = vector
     keyword_slots, keyword_distances = keyword
-    spread = vector_spread(np.sort(vector_distances.astype(np.float64)), window)
-    pull = keyword_pull(ranking_confidence(1.0 - vector_distances.astype(np.float64)), spread)
+    similar = vector_distances.astype(np.float64)
+    # The spread reads the best and the window-th best distance: sort only the window.
+    head = (np.partition(similar, window - 1)[:window] if similar.shape[0] > window
+            else similar)
+    spread = vector_spread(np.sort(head), window)
+    pull = keyword_pull(ranking_confidence(1.0 - similar), spread)
     windowed = keyword_slots[:0]
     parts = np.zeros(0, dtype=np.float64)
     if keyword_slots.shape[0]:
@@ -350,11 +354,18 @@ def _fuse(
         best_first = _top(keyword_distances, cache.seq, keyword_slots, window)
         windowed = keyword_slots[best_first]
         parts = ranking_confidence(scores) * window_shares(scores[best_first], window)
-    slots = np.union1d(vector_slots, windowed)
-    distances = np.full(slots.shape[0], np.nan)
-    distances[np.searchsorted(slots, vector_slots)] = vector_distances
+    # Both lists' slots ascend (candidates follow seq); the keyword window is usually
+    # among the records with a vector, and then those are the records that take part.
+    at = np.searchsorted(vector_slots, windowed)
+    if (at < vector_slots.shape[0]).all() and (vector_slots[at] == windowed).all():
+        slots, distances = vector_slots, similar
+    else:
+        slots = np.union1d(vector_slots, windowed)
+        distances = np.full(slots.shape[0], np.nan)
+        distances[np.searchsorted(slots, vector_slots)] = similar
+        at = np.searchsorted(slots, windowed)
     keyword_parts = np.zeros(slots.shape[0], dtype=np.float64)
-    keyword_parts[np.searchsorted(slots, windowed)] = parts
+    keyword_parts[at] = parts
     ranking, reported = hybrid_distances(distances, keyword_parts, pull)
     return slots, ranking, reported
 
