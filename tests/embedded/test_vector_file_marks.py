@@ -229,10 +229,24 @@ def test_a_backup_restored_into_the_live_file_is_read_again(tmp_path: Path) -> N
     branch(live, QUERY_A, later_changes=2)
     branch(other, QUERY_B, later_changes=8)
     want = reference(other)
+    reader = EmbeddedBackend(other, vector_file=False)
+    want_words = keyword_ids(reader)
+    reader.close()
     store = EmbeddedBackend(live)
     try:
         assert search(store, QUERY_A)[0][0] == CHANGED  # the live history's vector
+        assert len(keyword_ids(store)) == 2  # the live history's two changed contents
         copy_store(other, live)  # restored while the store is open
         assert {"a": search(store, QUERY_A), "b": search(store, QUERY_B)} == want
+        assert keyword_ids(store) == want_words and len(want_words) == 8
     finally:
         store.close()
+
+
+def keyword_ids(store: EmbeddedBackend) -> list[str]:
+    """The records of user u1 whose content says "changed" (the keyword side's own index
+    follows the change log too)."""
+    hits = store.search({"query_text": "changed", "strategy": "KEYWORD",
+                         "scope": {"user_id": {"value": "u1", "exact": True}},
+                         "max_results": 20})
+    return sorted(hit["record"]["id"] for hit in hits)

@@ -11,7 +11,7 @@ SQLite.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, TypedDict, get_args
@@ -31,6 +31,7 @@ from oracleagentmemory.stores.embedded.codec import (
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
+from oracleagentmemory.stores.embedded.scope_keywords import ScopeKeywords
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import (
     LinkedHit,
@@ -126,16 +127,18 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
 
 
 def run_search(
-    conn: Any, request: Mapping[str, Any], cache: RecordCache,
+    conn: Any, request: Mapping[str, Any], cache: RecordCache, keywords: ScopeKeywords,
     cache_lock: AbstractContextManager[Any], dimension: int | None, now: str,
 ) -> list[SearchHit]:
     """Run a search in ``conn``'s read transaction, begun but not yet read from.
 
-    The cache is used under ``cache_lock`` only: synced to the transaction's snapshot (its
-    first read happens under the lock, so snapshots follow the order the cache is synced
-    in), the candidates chosen and the vector distances computed, all copied out. The
-    keyword side, the records and their links are then read with the lock released, so a
-    slow search (a long query's keyword side) never holds up another one.
+    The cache and the scope keywords are used under ``cache_lock`` only: synced to the
+    transaction's snapshot (its first read happens under the lock, so snapshots follow the
+    order the cache is synced in), the candidates chosen, the vector distances and the
+    in-memory keyword scores computed, all copied out (a query is cut to
+    MAX_KEYWORD_QUERY_CHARS, so that part is bounded). An FTS5 keyword side (no exact
+    scope, a huge scope), the records and their links are then read with the lock
+    released, so a slow search never holds up another one.
 
     Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
     metadata filter) before it is returned: a cache that disagrees (a vector file from
@@ -146,8 +149,9 @@ def run_search(
         with cache_lock:
             if again:  # the cache disagreed with SQLite
                 cache.distrust()
+                keywords.reset()
             cache.sync(conn)
-            candidates = _candidates(conn, req, cache, now, dimension)
+            candidates = _candidates(conn, req, cache, keywords, now, dimension)
         hits = _hits(conn, req, candidates, now, strict=not again)
         if hits is not None:
             return hits
@@ -158,12 +162,16 @@ def run_search(
 class _Candidates:
     """What a search takes from the cache, copied out so the cache can move on: the
     candidates' seqs (ascending), how many non-exact scope dimensions each matches, the
-    vector distances of those with a vector, and the cache's size then."""
+    vector distances of those with a vector, the in-memory keyword scores, and the cache's
+    size then."""
 
     seqs: np.ndarray
     affinity: np.ndarray | None
     vector: tuple[np.ndarray, np.ndarray] | None
     """(positions in ``seqs``, cosine distances), for VECTOR and HYBRID."""
+    keyword: tuple[np.ndarray, np.ndarray] | None
+    """(seqs, bm25) of the scope's matching records from ``ScopeKeywords``, for KEYWORD and
+    HYBRID; None when FTS5 answers instead."""
     cached: int
 
 
@@ -210,10 +218,11 @@ def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
     return hits
 
 
-def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str,
-                store_dimension: int | None) -> _Candidates:
+def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, keywords: ScopeKeywords,
+                now: str, store_dimension: int | None) -> _Candidates:
     """The records passing type, status, expiry, exact scope and the metadata filter, with
-    what scoring needs from the cache (called under the cache's lock)."""
+    what scoring needs from the cache and the scope keywords (called under the cache's
+    lock)."""
     exact = {
         index: dimension["value"]
         for index, column in enumerate(SCOPE_COLUMNS)
@@ -236,7 +245,14 @@ def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str,
                 f"{cache.dimension}")
         with_vector, distances = cache.distances(slots, query_vector)
         vector = (np.searchsorted(slots, with_vector), distances)
-    return _Candidates(cache.seq[slots], _affinity(cache, slots, req), vector, cache.size)
+    keyword = None
+    if req["strategy"] in ("KEYWORD", "HYBRID") and slots.shape[0]:
+        words = keyword_words(req["query_text"])
+        exact_values = {column: dimension["value"] for column, dimension in req["scope"].items()
+                        if dimension["exact"]}
+        keyword = keywords.scores(conn, words, exact_values) if words else None
+    return _Candidates(cache.seq[slots], _affinity(cache, slots, req), vector, keyword,
+                       cache.size)
 
 
 def _affinity(
@@ -285,14 +301,17 @@ def _score(conn: Any, req: CheckedRequest,
                  fusion_window(req["max_results"]))
 
 
-def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> str | None:
-    """An FTS5 query that ORs the content words of free text (its keyword text's words, so
-    Han and Hangul as character bigrams, the way records are indexed), each quoted (no
-    injection), ANDed with the token of every exact scope dimension so FTS5 skips other
-    scopes."""
-    words = content_words(text[:limits.MAX_KEYWORD_QUERY_CHARS])
-    if not words:
-        return None
+def keyword_words(text: str) -> list[str]:
+    """The words a keyword query asks for: the content words (``stoplist.content_words``:
+    its keyword text's words, Han and Hangul as character bigrams, without stopwords) of
+    the query's first MAX_KEYWORD_QUERY_CHARS characters."""
+    return content_words(text[:limits.MAX_KEYWORD_QUERY_CHARS])
+
+
+def fts_query(words: Sequence[str], scope: Mapping[str, ScopeDimension] | None = None
+              ) -> str:
+    """An FTS5 query that ORs the words, each quoted (no injection, and one phrase), ANDed
+    with the token of every exact scope dimension so FTS5 skips other scopes."""
     query = "keyword_body : (" + " OR ".join('"' + w.replace('"', '""') + '"' for w in words) + ")"
     for column, dimension in (scope or {}).items():
         if dimension["exact"]:
@@ -303,11 +322,28 @@ def fts_query(text: str, scope: Mapping[str, ScopeDimension] | None = None) -> s
 def _keyword_distances(
     conn: Any, text: str, scope: Mapping[str, ScopeDimension], candidates: _Candidates,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """FTS5 bm25 of the candidates that match any word, as a distance 1 / (1 + |bm25|)."""
+    """BM25 of the candidates that match any word, as a distance 1 / (1 + |bm25|): the
+    scope's in-memory scores when there are, else FTS5's."""
     seqs = candidates.seqs
-    query = fts_query(text, scope)
-    if query is None:
+    words = keyword_words(text)
+    if not words:
         return seqs[:0], np.zeros(0, dtype=np.float64)
+    found, scores = (candidates.keyword if candidates.keyword is not None
+                     else _fts_scores(conn, words, scope, candidates))
+    if not found.shape[0]:
+        return seqs[:0], np.zeros(0, dtype=np.float64)
+    at = np.minimum(np.searchsorted(seqs, found), seqs.shape[0] - 1)
+    keep = seqs[at] == found
+    return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
+
+
+def _fts_scores(
+    conn: Any, words: Sequence[str], scope: Mapping[str, ScopeDimension],
+    candidates: _Candidates,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(seq, bm25) of the records FTS5 matches, its statistics counting the whole store."""
+    seqs = candidates.seqs
+    query = fts_query(words, scope)
     # bm25 weights: the keyword text column counts, the scope tokens do not.
     if seqs.shape[0] <= candidates.cached * FTS_FILTER_SHARE:
         # "+rowid" keeps the constraint out of FTS5 (which would re-run the query per rowid):
@@ -322,13 +358,9 @@ def _keyword_distances(
             "SELECT rowid, bm25(records_fts, 1.0, 0.0) FROM records_fts WHERE records_fts MATCH ?",
             (query,),
         ).fetchall()
-    if not rows:
-        return seqs[:0], np.zeros(0, dtype=np.float64)
     found = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
     scores = np.fromiter((row[1] for row in rows), dtype=np.float64, count=len(rows))
-    at = np.minimum(np.searchsorted(seqs, found), seqs.shape[0] - 1)
-    keep = seqs[at] == found
-    return at[keep], 1.0 / (1.0 + np.abs(scores[keep]))
+    return found, scores
 
 
 def _fuse(
@@ -344,8 +376,12 @@ def _fuse(
     keeps the long tail of weak matches out."""
     vector_slots, vector_distances = vector
     keyword_slots, keyword_distances = keyword
-    spread = vector_spread(np.sort(vector_distances.astype(np.float64)), window)
-    pull = keyword_pull(ranking_confidence(1.0 - vector_distances.astype(np.float64)), spread)
+    similar = vector_distances.astype(np.float64)
+    # The spread reads the best and the window-th best distance: sort only the window.
+    head = (np.partition(similar, window - 1)[:window] if similar.shape[0] > window
+            else similar)
+    spread = vector_spread(np.sort(head), window)
+    pull = keyword_pull(ranking_confidence(1.0 - similar), spread)
     windowed = keyword_slots[:0]
     parts = np.zeros(0, dtype=np.float64)
     if keyword_slots.shape[0]:
@@ -353,11 +389,18 @@ def _fuse(
         best_first = _top(keyword_distances, seqs, keyword_slots, window)
         windowed = keyword_slots[best_first]
         parts = ranking_confidence(scores) * window_shares(scores[best_first], window)
-    slots = np.union1d(vector_slots, windowed)
-    distances = np.full(slots.shape[0], np.nan)
-    distances[np.searchsorted(slots, vector_slots)] = vector_distances
+    # Both lists' positions ascend (candidates follow seq); the keyword window is usually
+    # among the records with a vector, and then those are the records that take part.
+    at = np.searchsorted(vector_slots, windowed)
+    if (at < vector_slots.shape[0]).all() and (vector_slots[at] == windowed).all():
+        slots, distances = vector_slots, similar
+    else:
+        slots = np.union1d(vector_slots, windowed)
+        distances = np.full(slots.shape[0], np.nan)
+        distances[np.searchsorted(slots, vector_slots)] = similar
+        at = np.searchsorted(slots, windowed)
     keyword_parts = np.zeros(slots.shape[0], dtype=np.float64)
-    keyword_parts[np.searchsorted(slots, windowed)] = parts
+    keyword_parts[at] = parts
     ranking, reported = hybrid_distances(distances, keyword_parts, pull)
     return slots, ranking, reported
 
