@@ -58,10 +58,11 @@ def search(store: EmbeddedBackend, query: list[float]) -> list[tuple[str, str, f
 
 
 def branch(location: Path, embedding: list[float], later_changes: int = 0,
-           early: Path | None = None) -> None:
+           early: Path | None = None, first_changed: int = 0) -> None:
     """One history: CHANGED gets ``embedding``, then ``later_changes`` other records change;
     each close writes the vector file of the state reached. ``early``: where to copy the
-    store and its file as they were right after the first change."""
+    store and its file as they were right after the first change; ``first_changed``: the
+    number of the first record whose content changes (every other one after it)."""
     store = EmbeddedBackend(location)
     store.update_record(CHANGED, TYPES, {"embedding": embedding})
     search(store, QUERY_A)
@@ -72,7 +73,8 @@ def branch(location: Path, embedding: list[float], later_changes: int = 0,
         shutil.copy(f"{location}.vectors", f"{early}.vectors")
     store = EmbeddedBackend(location)
     for number in range(later_changes):
-        store.update_record(f"m{number * 2}", TYPES, {"content": f"changed {number}"})
+        store.update_record(f"m{first_changed + number * 2}", TYPES,
+                            {"content": f"changed {number}"})
     search(store, QUERY_A)
     store.close()
 
@@ -226,7 +228,7 @@ def test_a_backup_restored_into_the_live_file_is_read_again(tmp_path: Path) -> N
     for path in (live, other):
         path.parent.mkdir()
         copy_store(base, path)
-    branch(live, QUERY_A, later_changes=2)
+    branch(live, QUERY_A, later_changes=2, first_changed=1000)
     branch(other, QUERY_B, later_changes=8)
     want = reference(other)
     reader = EmbeddedBackend(other, vector_file=False)
