@@ -14,12 +14,10 @@ Issue 23's target: the default stays usable on two cores, at least 30 turns/s.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shlex
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 from benchmarks import machine
@@ -27,25 +25,15 @@ from benchmarks.embedder_onnx import (
     SHORT_QUERIES,
     TURN_WORDS,
     latency_ms,
-    real_sentences,
     summary,
-    turns_of,
+    turn_run_arguments,
 )
 from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder
 from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", type=Path, nargs="?", help="LoCoMo folder (real sentences)")
-    parser.add_argument("--turns", type=int, default=256, help="20-word turns per round")
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--query-repeat", type=int, default=10)
-    parser.add_argument("--out", type=Path)
-    args = parser.parse_args()
-    started = machine.describe()
-    texts, source = real_sentences(args.data, 4000)
-    turns = turns_of(texts, TURN_WORDS, args.turns)
+    args, started, turns, source = turn_run_arguments(__doc__ or "", rounds=4, query_repeat=10)
     models: dict[str, Any] = {
         "multilingual-e5-small": LocalE5Embedder(runtime="onnxruntime", query_cache_size=0),
         "all-MiniLM-L6-v2": LocalMiniLMEmbedder(runtime="onnxruntime", query_cache_size=0)}

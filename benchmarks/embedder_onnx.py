@@ -69,6 +69,23 @@ def real_sentences(folder: Path | None, count: int) -> tuple[list[str], str]:
     return sample_messages(count), "generated conversation turns (benchmarks/conversations.py)"
 
 
+def turn_run_arguments(doc: str, rounds: int, query_repeat: int
+                       ) -> tuple[argparse.Namespace, dict[str, Any], list[str], str]:
+    """The command line of a paired turns-and-queries run (LoCoMo folder, ``--turns``,
+    ``--rounds``, ``--query-repeat``, ``--out``): the arguments, the machine at the start, the
+    20-word turns and where their words came from."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("data", type=Path, nargs="?", help="LoCoMo folder (real sentences)")
+    parser.add_argument("--turns", type=int, default=256, help="20-word turns per round")
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--query-repeat", type=int, default=query_repeat)
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    started = machine.describe()
+    texts, source = real_sentences(args.data, 4000)
+    return args, started, turns_of(texts, TURN_WORDS, args.turns), source
+
+
 def turns_of(texts: list[str], words: int, count: int) -> list[str]:
     """``count`` texts of exactly ``words`` words, cut from the running text of ``texts``."""
     stream = " ".join(texts).split()

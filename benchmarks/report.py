@@ -47,6 +47,14 @@ def _f(x: float | None, digits: int = 2) -> str:
     return f"{x:,.{digits}f}"
 
 
+def _load_cpu(facts: dict[str, Any] | None) -> str:
+    """"load a→b | CPU s" of a timed phase (older results without them: dashes)."""
+    if not facts or "load_average" not in facts or "cpu_seconds" not in facts:
+        return "– | –"
+    start, end = facts["load_average"]
+    return f"{start:.1f}→{end:.1f} | {facts['cpu_seconds']:,.1f}"
+
+
 def _run(results: dict[str, Any], size: int, backend: str) -> dict[str, Any] | None:
     for run in results["runs"]:
         if run["size"] == size and run["backend"] == backend:
@@ -187,11 +195,13 @@ def write(results: dict[str, Any], out: Path) -> None:
     add("Precomputed vectors: ours through the store contract (`write_records`, batches of "
         "1,000 records with their links, one transaction each); peers through their own batch "
         "APIs. Only the store calls are timed (building the input rows is not). Disk is the "
-        "size of everything the system wrote.")
+        "size of everything the system wrote. *load* is the machine's 1-minute load average "
+        "at the start and end of the phase (2 cores: above 2, other work shared them); *CPU s* "
+        "the CPU time the process used in it (the data set generation excluded).")
     add("")
     add("| records | system | records/s | ours ÷ theirs (time) | store time s | disk MB | "
-        "peak RSS MB |")
-    add("|---|---|---|---|---|---|---|")
+        "peak RSS MB | load | CPU s |")
+    add("|---|---|---|---|---|---|---|---|---|")
     for size in sizes:
         ours = _run(results, size, "embedded")
         ours_rate = ours["ingest"]["records_per_second"] if ours and ours.get("ingest") else None
@@ -201,12 +211,12 @@ def write(results: dict[str, Any], out: Path) -> None:
                 continue
             ing = run.get("ingest")
             if not ing:
-                add(f"| {_size(size)} | {backend} | failed, see run.log | | | | |")
+                add(f"| {_size(size)} | {backend} | failed, see run.log | | | | | | |")
                 continue
             ratio = ours_rate and ing["records_per_second"] / ours_rate
             add(f"| {_size(size)} | {backend} | {ing['records_per_second']:,.0f} | "
                 f"{_f(ratio)} | {ing['store_seconds']:.1f} | {_mb(ing['disk_bytes'])} | "
-                f"{_mb(ing['peak_rss_bytes'])} |")
+                f"{_mb(ing['peak_rss_bytes'])} | {_load_cpu(ing)} |")
     add("")
     add("Peak RSS of ingestion includes the generated data set held by the harness "
         "(N x 384 float32 plus columns). numpy's 'ingest' is saving the matrix to disk.")
@@ -216,9 +226,11 @@ def write(results: dict[str, Any], out: Path) -> None:
     if e2e_rows:
         add("### End to end with the default local embedder")
         add("")
+        source = e2e_rows[0][2].get("source", "generated one-role messages")
         add(f"Ours: the public client (`OracleAgentMemory(connection=<the file above>)` with "
-            f"`LocalMiniLMEmbedder`): `thread.add_messages` of 32 realistic chat messages per "
-            f"call, {results['limits']['e2e_sample']} messages added to the store already "
+            f"`LocalMiniLMEmbedder`): `thread.add_messages` of up to 32 messages per call "
+            f"({source}; one thread per conversation session), "
+            f"{e2e_rows[0][2]['messages']} messages added to the store already "
             "holding N records, then `client.search(text, user_id=...)` (what a user gets with "
             "nothing set: hybrid). Peers: the same messages embedded by the same model in "
             "batches of 32 and added through their own API (mem0 one message per `add`, "
@@ -229,8 +241,9 @@ def write(results: dict[str, Any], out: Path) -> None:
         add("")
         add("| records in store | system | messages/s end to end | embedding share | "
             "search p50 / p95 ms (query embedded) | embedding share of search | "
-            "store share (contract rate) | extrapolated time for N |")
-        add("|---|---|---|---|---|---|---|---|")
+            "store share (contract rate) | extrapolated time for N | load (adding) | "
+            "CPU s (adding) |")
+        add("|---|---|---|---|---|---|---|---|---|---|")
         for size, backend, e2e, ing in e2e_rows:
             store_share = (1.0 / ing["records_per_second"]) / (
                 e2e["wall_seconds"] / e2e["messages"])
@@ -240,7 +253,7 @@ def write(results: dict[str, Any], out: Path) -> None:
                         f"{found['embedding_share'] * 100:.0f} %" if found else "– | –")
             add(f"| {_size(size)} | {backend} | {e2e['messages_per_second']:,.1f} | "
                 f"{(1 - e2e['non_embedding_share']) * 100:.1f} % | {searched} | "
-                f"{store_share * 100:.2f} % | {hours:,.1f} h |")
+                f"{store_share * 100:.2f} % | {hours:,.1f} h | {_load_cpu(e2e)} |")
         add("")
 
     add("## Search latency")
@@ -251,14 +264,16 @@ def write(results: dict[str, Any], out: Path) -> None:
         f"up to {limits['queries']} queries or {limits['seconds_per_workload']:g} s "
         "per workload (at least 20). 50 users, so a user scope keeps 2 % of the records and "
         "the topic filter 10 % of those. The numpy floor scans a matrix pre-sliced to exactly "
-        "the rows in scope. *recall@10 vs exact* is the overlap with the numpy exact top 10.")
+        "the rows in scope. *recall@10 vs exact* is the overlap with the numpy exact top 10. "
+        "*load* and *CPU s*: the load average at the workload's start and end, the CPU time "
+        "the process used for it.")
     add("")
     for size in sizes:
         add(f"### {_size(size)} records")
         add("")
         add("| workload | system | p50 ms | p95 ms | p99 ms | n | ÷ numpy floor (p50) | "
-            "÷ ours (p50) | recall@10 vs exact |")
-        add("|---|---|---|---|---|---|---|---|---|")
+            "÷ ours (p50) | recall@10 vs exact | load | CPU s |")
+        add("|---|---|---|---|---|---|---|---|---|---|---|")
         for workload, label in WORKLOAD_LABELS.items():
             ours = _workload(results, size, "embedded", workload)
             floor = _workload(results, size, "numpy", workload)
@@ -274,7 +289,7 @@ def write(results: dict[str, Any], out: Path) -> None:
                     extra = f" ({w['linked_per_query']:.1f} linked/query)"
                 add(f"| {label}{extra} | {backend} | {w['p50_ms']:.2f} | {w['p95_ms']:.2f} | "
                     f"{w['p99_ms']:.2f} | {w['count']} | {_f(vs_floor)} | {_f(vs_ours)} | "
-                    f"{_f(rec, 3)} |")
+                    f"{_f(rec, 3)} | {_load_cpu(w)} |")
         add("")
 
     add("## Memory and cold start")
@@ -464,8 +479,7 @@ def side_runs(out: Path) -> list[str]:
             add(f"| {row['strategy'].lower()} | {row['refinement']} | {row['recall@5']:.3f} "
                 f"| {row['recall@10']:.3f} | {row['recall@10'] / base:.2f}x |")
         add("")
-    cold_file = out / "cold_start.json"
-    if cold_file.exists():
+    for cold_file in sorted(out.glob("cold_start*.json")):  # one per size measured
         from benchmarks.cold_start import report_section
 
         lines.extend(report_section(json.loads(cold_file.read_text())))
@@ -480,6 +494,11 @@ def side_runs(out: Path) -> list[str]:
     embedder_file = out / "embedder_onnx.json"
     if embedder_file.exists():
         lines.extend(_embedder_section(json.loads(embedder_file.read_text())))
+    fusion_file = out / "encoder_fusion.json"
+    if fusion_file.exists():
+        from benchmarks.encoder_fusion import report_section as fusion_section
+
+        lines.extend(fusion_section(json.loads(fusion_file.read_text())))
     overhead_file = out / "observability_overhead.json"
     if overhead_file.exists():
         overhead = json.loads(overhead_file.read_text())

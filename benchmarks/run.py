@@ -99,6 +99,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--mem0-max-size", type=int, default=10_000)
     parser.add_argument("--e2e-sample", type=int, default=512,
                         help="messages added through the client API with the local embedder")
+    parser.add_argument("--e2e-turns", type=Path, default=None,
+                        help="LoCoMo folder: the end-to-end phase adds its real turns "
+                             "(alternating roles) instead of generated one-role messages")
     parser.add_argument("--blas", choices=("native", "inherit"), default="native")
     parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / ".work")
     parser.add_argument("--no-quality", action="store_true")
@@ -131,7 +134,8 @@ def main(argv: list[str] | None = None) -> None:
         "sizes": sizes, "runs": [], "skipped": skipped, "limits": {
             "chroma": args.chroma_max_size, "mem0": args.mem0_max_size,
             "seconds_per_workload": args.seconds, "queries": args.queries,
-            "e2e_sample": args.e2e_sample},
+            "e2e_sample": args.e2e_sample,
+            "e2e_turns": None if args.e2e_turns is None else args.e2e_turns.name},
     }
     results["versions"] = _versions()
     for size in sizes:
@@ -157,8 +161,10 @@ def main(argv: list[str] | None = None) -> None:
                     env, workdir.parent / f"{backend}-search.json", log)
             e2e = None
             if backend != "numpy" and ingest is not None and args.e2e_sample:
+                turns = [] if args.e2e_turns is None else [
+                    "--turns-from", str(args.e2e_turns.resolve())]
                 e2e = run_child("benchmarks.worker",
-                                ["e2e", *common, "--sample", str(args.e2e_sample)],
+                                ["e2e", *common, "--sample", str(args.e2e_sample), *turns],
                                 env, workdir.parent / f"{backend}-e2e.json", log)
             results["runs"].append({"size": size, "backend": backend, "ingest": ingest,
                                     "search": search, "e2e": e2e})

@@ -50,3 +50,25 @@ def test_a_cache_that_lies_about_expiry_returns_no_expired_row(tmp_path):
         assert [hit["record"]["id"] for hit in hits] == ["kept"]
     finally:
         store.close()
+
+
+def test_a_hit_the_reloaded_cache_still_disagrees_on_is_dropped_not_every_hit(
+        tmp_path, monkeypatch):
+    """After a reload from SQLite alone, a hit whose row still fails the check (a semantic
+    difference, not staleness) is left out; the others are returned, not an empty list."""
+    from oracleagentmemory.stores.embedded import search
+
+    store = EmbeddedBackend(tmp_path / "d.db", embedding_dimension=2)
+    try:
+        store.write_records([{"record_type": "memory", "id": f"m{i}", "user_id": "u",
+                              "content": f"note {i}", "embedding": [1, i / 10]}
+                             for i in range(5)])
+        real = search._matches
+        monkeypatch.setattr(search, "_matches",
+                            lambda record, req, now: record["id"] != "m2"
+                            and real(record, req, now))
+        hits = store.search({"query_text": "", "query_vector": [1, 0], "strategy": "VECTOR",
+                             "max_results": 10})
+        assert sorted(hit["record"]["id"] for hit in hits) == ["m0", "m1", "m3", "m4"]
+    finally:
+        store.close()

@@ -112,15 +112,43 @@ def check_content(value: str, argument: str) -> str:
     return check_length(value, argument, MAX_CONTENT_CHARS)
 
 
+_COMPACT_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+"""One encoder for every call (``json.dumps`` with options builds a new one each time)."""
+
+
 def json_text(value: Any, argument: str, max_chars: int | None = None) -> str:
     """Compact JSON of an object argument (metadata, config, parts) after checking it holds
     only JSON (string keys, finite numbers), nests at most MAX_JSON_DEPTH levels, is valid
     Unicode and, with ``max_chars``, serialises to at most that many characters."""
     check_json(value, argument)
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    text = _COMPACT_JSON.encode(value)
     if max_chars is None:
         return check_text(text, argument)
     return check_length(text, argument, max_chars, " as JSON")
+
+
+_PLAIN_SCALARS = frozenset((str, int, bool, type(None)))
+
+
+def _plain_scalar(item: Any) -> bool:
+    kind = type(item)
+    return kind in _PLAIN_SCALARS or (kind is float and math.isfinite(item))
+
+
+def _flat(value: Any) -> bool:
+    """A dict of string keys whose values are JSON scalars or lists of them: the common
+    metadata, accepted without the general walk (ingestion checks one per record)."""
+    if type(value) is not dict:
+        return False
+    for key, item in value.items():
+        if type(key) is not str:
+            return False
+        if type(item) is list:
+            if not all(_plain_scalar(part) for part in item):
+                return False
+        elif not _plain_scalar(item):
+            return False
+    return True
 
 
 def check_json(value: Any, argument: str) -> None:
@@ -128,6 +156,8 @@ def check_json(value: Any, argument: str) -> None:
     nesting deeper than MAX_JSON_DEPTH. A loop over a work list, not recursion: it must
     answer with a ValueError for a value nested 10,000 levels deep. A value of a type JSON
     has not is an ArgumentTypeError (a TypeError and a ValueError)."""
+    if _flat(value):
+        return
     pending: list[tuple[Any, int]] = [(value, 0)]
     while pending:
         item, depth = pending.pop()

@@ -383,10 +383,13 @@ def _sentencepiece_tokenizer(g: _Graph, spec: SentencePieceSpec,
 def build_model(form: Form, config: BertConfig, tensors: Mapping[str, Any],
                 tokenizer: TokenizerSpec | SentencePieceSpec | None = None, *, doc: str = "",
                 metadata: Mapping[str, str] | None = None,
-                name: str = "all_minilm_l6_v2") -> onnx.ModelProto:
+                name: str = "all_minilm_l6_v2",
+                fused_attention: bool = True) -> onnx.ModelProto:
     """The ModelProto of ``form`` (see the module docstring); ``oracle`` needs ``tokenizer``.
 
     ``metadata`` goes into the model's ``metadata_props`` (sorted, for stable bytes).
+    ``fused_attention=False`` gives the batch form with attention in standard operators, as
+    builder version 1 made it (what benchmarks hand to onnxruntime's transformer optimizer).
     Raises ImportError when the ``onnx`` package is missing.
     """
     from onnx import TensorProto, checker, helper
@@ -402,7 +405,8 @@ def build_model(form: Form, config: BertConfig, tensors: Mapping[str, Any],
                                                 ["batch", "sequence"]),
                   helper.make_tensor_value_info("attention_mask", TensorProto.INT64,
                                                 ["batch", "sequence"])]
-        unit = _encoder(g, config, tensors, "input_ids", "attention_mask", fused=True)
+        unit = _encoder(g, config, tensors, "input_ids", "attention_mask",
+                        fused=fused_attention)
         g.op("Identity", [unit], output=EMBEDDING_OUTPUT)
         outputs = [helper.make_tensor_value_info(EMBEDDING_OUTPUT, TensorProto.FLOAT,
                                                  ["batch", dim])]

@@ -6,6 +6,12 @@ it). ``version`` is AUTOINCREMENT, hence never reused: a reader that has seen ev
 to version V asks for the ``seq`` values logged after V and reloads just those rows. Old
 entries are pruned; a reader that fell behind the pruned prefix reloads everything. The
 ``epoch`` in ``store_meta`` changes when the schema is recreated, which also forces a reload.
+
+Each entry carries a ``mark``: 8 random bytes SQLite draws when the entry is written, in the
+transaction that changed the row. A version number alone does not name a state: a restored
+backup (or a file that lost its last commits) reaches the same numbers again with other rows.
+(version, mark) does: a copy made from this database at version V (the vector file) proves
+it in one lookup by comparing the mark it kept with the one logged at V.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ from typing import Any
 DDL = """
 CREATE TABLE IF NOT EXISTS record_changes (
     version INTEGER PRIMARY KEY AUTOINCREMENT,
-    seq     INTEGER NOT NULL
+    seq     INTEGER NOT NULL,
+    mark    BLOB NOT NULL DEFAULT (randomblob(8))
 );
 CREATE TRIGGER IF NOT EXISTS record_changes_insert AFTER INSERT ON records BEGIN
     INSERT INTO record_changes (seq) VALUES (new.seq);
@@ -28,6 +35,8 @@ CREATE TRIGGER IF NOT EXISTS record_changes_delete AFTER DELETE ON records BEGIN
     INSERT INTO record_changes (seq) VALUES (old.seq);
 END;
 """
+
+TRIGGERS = ("record_changes_insert", "record_changes_update", "record_changes_delete")
 
 KEEP = 50_000
 """Entries kept after a prune; a reader more than this far behind reloads fully."""
@@ -44,6 +53,13 @@ def state(conn: Any) -> tuple[int, str | None]:
     """(latest version, epoch) as seen by the connection's current transaction."""
     version, epoch = conn.execute(_STATE).fetchone()
     return int(version or 0), epoch
+
+
+def mark_at(conn: Any, version: int) -> bytes | None:
+    """The mark logged at ``version`` (None: no such entry, or pruned)."""
+    row = conn.execute("SELECT mark FROM record_changes WHERE version = ?",
+                       (version,)).fetchone()
+    return None if row is None else bytes(row[0])
 
 
 def oldest_version(conn: Any) -> int | None:

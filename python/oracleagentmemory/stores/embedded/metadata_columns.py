@@ -89,11 +89,13 @@ class KeyColumn:
 
     @classmethod
     def restored(cls, key: str, codes: np.ndarray, values: list[Any],
-                 complex_values: dict[int, Any]) -> KeyColumn:
-        """A column as ``values`` and ``complex`` left it (read back from a vector file)."""
+                 complex_values: dict[int, Any], size: int | None = None) -> KeyColumn:
+        """A column as ``values`` and ``complex`` left it (read back from a vector file);
+        the codes of its first ``size`` slots (all when None) are checked, in one pass (a
+        negative code reads as a huge unsigned one)."""
         column = cls(key, 0)
-        if codes.shape[0] and (int(codes.min()) < 0
-                               or int(codes.max()) >= FIRST_SCALAR + len(values)):
+        used = codes[:size]
+        if used.shape[0] and int(used.view(np.uint32).max()) >= FIRST_SCALAR + len(values):
             raise ValueError(f"the column of {key!r} has codes that stand for nothing")
         column.codes, column.complex, column._values = codes, complex_values, list(values)
         for index, value in enumerate(column._values):

@@ -13,9 +13,14 @@ process, it reloads the changed rows (or everything, when it fell behind the pru
 the schema was recreated). It therefore always reflects exactly the snapshot the search
 reads. Callers serialise access (the store's cache lock).
 
+Vectors live in ``vectors`` at row ``row[slot]``: rows follow slots after a reload from
+SQLite, and follow scopes in a vector file (grouped by user and thread), so a scoped search
+reads one contiguous run of a mapped file.
+
 Cold start: for a store file, the first sync maps the vector file beside it
 (``vector_file``: these columns as of one change-log version) instead of reading every row,
-catches up through the change log, and checks sampled rows against SQLite; a full reload
+once the change log holds the file's mark at the file's version (one lookup: the file holds
+a state this database went through), and catches up through the change log; a full reload
 writes a new vector file, and so does ``retire`` (on close) when the file lags far behind
 or lacks metadata-filter columns built since.
 """
@@ -24,7 +29,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -87,7 +91,9 @@ class RecordCache:
         self._ids: dict[str | None, int] = {None: 0}
         self._vector_path = None if location is None else vector_file.path_for(location)
         self._location = None if self._vector_path is None else os.path.abspath(str(location))
-        self._warm_up: vector_file.WarmUp | None = None
+        self._prefetch: vector_file.Prefetch | None = None
+        self._mark: bytes | None = None
+        """Change-log mark at ``_version`` (what a vector file written now names)."""
         self._file_version: int | None = None
         """Change-log version of the vector file this cache last read or wrote (same epoch)."""
         self._file_keys: set[str] = set()
@@ -109,6 +115,7 @@ class RecordCache:
         self.expires = np.full(capacity, NEVER, dtype="S32")
         self.expiring = 0
         self.has_vector = np.zeros(capacity, dtype=bool)
+        self.row = np.arange(capacity, dtype=np.int32)
         self.vectors = np.zeros((capacity, self.dimension or 0), dtype=np.float32)
         self.metadata.clear(capacity)
 
@@ -135,6 +142,7 @@ class RecordCache:
         self.valid = grown(self.valid, False)
         self.expires = grown(self.expires, NEVER)
         self.has_vector = grown(self.has_vector, False)
+        self.row = grown(self.row)
         self.vectors = grown(self.vectors)
         self.metadata.grow(new)
 
@@ -151,30 +159,49 @@ class RecordCache:
 
     # -- synchronisation ----------------------------------------------------------------
 
+    def open_file(self, conn: Any) -> None:
+        """When the store opens: map the vector file if there is a usable one (cheap: no row
+        is read), so the first search only catches up. Nothing else: a store without a
+        usable file reads SQLite at its first search, not here."""
+        if self._version >= 0 or self._vector_path is None:
+            return
+        if not os.path.exists(self._vector_path):
+            return
+        try:
+            self._adopt_file(conn, changelog.state(conn)[1])
+        except Exception:  # no schema yet (NO_CHECK), an unreadable file: never fails an open
+            self._version, self._epoch = -1, None
+
     def sync(self, conn: Any) -> None:
-        """Bring the cache to the snapshot of ``conn``'s open read transaction."""
+        """Bring the cache to the snapshot of ``conn``'s open read transaction.
+
+        The change log must still hold, at the cache's version, the mark the cache saw there:
+        a database whose history changed under it (a backup restored into the live file)
+        is read again from SQLite, not caught up through another history's log."""
         version, epoch = changelog.state(conn)
         if version == self._version and epoch == self._epoch:
             return
         try:
-            mapped = self._version < 0 and self._adopt_file(epoch)
+            if self._version < 0:
+                self._adopt_file(conn, epoch)
             reload = epoch != self._epoch or version < self._version or self._version < 0
+            if not reload and changelog.mark_at(conn, self._version) != self._mark:
+                reload = True
             if not reload and self._version < version:
                 oldest = changelog.oldest_version(conn)
                 behind = oldest is None or oldest > self._version + 1
                 reload = behind or version - self._version > max(50_000, self.size // 4)
                 if not reload:
                     self._apply(conn, changelog.changed_since(conn, self._version))
-            if mapped and not reload and not self._agrees(conn):
-                reload = True
             if reload:
                 self._full_reload(conn)
         except BaseException:
-            # Half caught up, a mapped file not yet checked, or half reloaded: the next
-            # sync starts over (and ``retire`` writes nothing meanwhile).
+            # Half caught up or half reloaded: the next sync starts over (and ``retire``
+            # writes nothing meanwhile).
             self._version, self._epoch = -1, None
             raise
         self._version, self._epoch = version, epoch
+        self._mark = changelog.mark_at(conn, version)
         if reload and self.size >= vector_file.MIN_RECORDS:
             self._save()
 
@@ -197,20 +224,25 @@ class RecordCache:
         self._file_version = None
         self.distrust()
 
-    def _adopt_file(self, epoch: str | None) -> bool:
-        """Take the columns of the vector file of ``epoch``, if there is a usable one."""
+    def _adopt_file(self, conn: Any, epoch: str | None) -> bool:
+        """Take the columns of the vector file of ``epoch``, if there is a usable one that
+        holds a state of this database: the change log holds the file's mark at the file's
+        version (a file from a restored backup's other future, or ahead of it, does not)."""
         if self._vector_path is None or self._distrusted:
             return False
         try:
             snapshot = vector_file.load(self._vector_path, epoch, _FILE_TAG)
             key_columns = [] if snapshot is None else [
-                KeyColumn.restored(column.key, column.codes, column.values, column.complex)
+                KeyColumn.restored(column.key, column.codes, column.values, column.complex,
+                                   snapshot.size)
                 for column in snapshot.metadata]
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError,
                 MemoryError):
             snapshot = None  # a cache file that cannot be read never fails a search
         if snapshot is None or (self.dimension is not None
                                 and snapshot.dimension not in (None, self.dimension)):
+            return False
+        if changelog.mark_at(conn, snapshot.version) != snapshot.mark:
             return False
         if snapshot.dimension is None and self.dimension is not None and snapshot.size:
             return False  # its records have no vectors, this store's have
@@ -219,12 +251,13 @@ class RecordCache:
         self.seq, self.type_code = columns["seq"], columns["type_code"]
         self.valid, self.has_vector = columns["valid"], columns["has_vector"]
         self.expires, self.scope = columns["expires"], columns["scope"]
+        self.row = columns["row"]
         self.live = np.zeros(snapshot.capacity, dtype=bool)
         self.live[: snapshot.size] = True
         if snapshot.dimension is not None:
             self.dimension = snapshot.dimension
             self.vectors = columns["vectors"]
-            self._warm_up = snapshot.warm_up
+            self._prefetch = snapshot.prefetch
         else:
             self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
         self.metadata.clear(snapshot.capacity)
@@ -232,64 +265,28 @@ class RecordCache:
         self._file_keys = {column.key for column in snapshot.metadata}
         self._ids = {value: code for code, value in enumerate(snapshot.scope_values)}
         self._version, self._epoch = snapshot.version, epoch
+        self._mark = snapshot.mark
         self._file_version = snapshot.version
         return True
 
-    def _agrees(self, conn: Any, samples: int = 16) -> bool:
-        """Whether sampled live slots and the newest searchable row match SQLite exactly
-        (a last guard after catching up from a vector file)."""
-        live = np.flatnonzero(self.live[: self.size])
-        newest = conn.execute(
-            f"SELECT seq FROM records WHERE +record_type IN ({_TYPE_LIST})"
-            " ORDER BY seq DESC LIMIT 1").fetchone()
-        if not live.shape[0]:
-            return newest is None
-        if newest is None or int(self.seq[live[-1]]) != newest[0]:
-            return False
-        count = min(samples, live.shape[0])
-        picks = np.array(sorted({*live[np.linspace(0, live.shape[0] - 1, count).astype(int)],
-                                 *live[random.sample(range(live.shape[0]), count)]}))
-        seqs = [int(seq) for seq in self.seq[picks]]
-        rows = {row[0]: row for row in conn.execute(  # by rowid, not by the type index
-            f"SELECT {_COLUMNS}, metadata FROM records WHERE seq IN ({marks(seqs)})"
-            f" AND +record_type IN ({_TYPE_LIST})", seqs)}
-        for column in self.metadata.columns:
-            for slot, seq in zip(picks.tolist(), seqs, strict=True):
-                if seq in rows and column.token(slot) != column.token_of(rows[seq][8]):
-                    return False
-        probe = RecordCache(self.dimension)
-        probe._ids = dict(self._ids)
-        if len(rows) != len(seqs):
-            return False
-        probe._append([rows[seq][:8] for seq in seqs])
-        if probe._ids != self._ids:
-            return False  # a scope value the cache never interned
-        n = len(seqs)
-        return bool(
-            (probe.type_code[:n] == self.type_code[picks]).all()
-            and (probe.scope[:, :n] == self.scope[:, picks]).all()
-            and (probe.valid[:n] == self.valid[picks]).all()
-            and (probe.expires[:n] == self.expires[picks]).all()
-            and (probe.has_vector[:n] == self.has_vector[picks]).all()
-            and (np.abs(probe.vectors[:n] - self.vectors[picks]) <= 1e-6).all())
-
     def _save(self) -> None:
         """Write the vector file of the cache as it is (version ``self._version``)."""
-        if self._vector_path is None or self._epoch is None or self._version < 0:
-            return
+        if (self._vector_path is None or self._epoch is None or self._version < 0
+                or self._mark is None):
+            return  # no mark at this version (e.g. no change yet): nothing to prove with
         keep = np.flatnonzero(self.live[: self.size]) if self.dead else None
         scope_values = list(self._ids)  # codes are given in insertion order (_intern)
         columns: dict[str, np.ndarray] = {
             "seq": self.seq, "type_code": self.type_code, "valid": self.valid,
             "has_vector": self.has_vector, "expires": self.expires, "scope": self.scope,
-            "vectors": self.vectors}
+            "row": self.row, "vectors": self.vectors}
         metadata = [vector_file.KeyCodes(column.key, column.codes, column.values,
                                          column.complex) for column in self.metadata.columns]
         assert self._location is not None
         try:
             saved = vector_file.save(self._vector_path, self._location, _FILE_TAG, self._epoch,
-                                     self._version, self.dimension, columns, self.size, keep,
-                                     self.expiring, scope_values, metadata)
+                                     self._version, self._mark, self.dimension, columns,
+                                     self.size, keep, self.expiring, scope_values, metadata)
         except (OSError, ValueError, TypeError, MemoryError):
             return  # a cache file that cannot be written never fails a search or a close
         if saved:
@@ -331,9 +328,15 @@ class RecordCache:
     def _write(self, slots: np.ndarray | slice, rows: Sequence[tuple]) -> None:
         """Store rows (RecordCache column order) into ``slots``, column by column.
 
-        ``slots`` is a slice when appending (a full reload): plain slice assignments, and
-        unit vectors divided straight into the cache, no temporary copies."""
+        ``slots`` is a slice when appending (new slots take the vector rows of the same
+        numbers): plain slice assignments, and unit vectors divided straight into the cache,
+        no temporary copies. Otherwise the slots exist and keep their vector rows."""
         count = len(rows)
+        if isinstance(slots, slice):
+            self.row[slots] = np.arange(slots.start, slots.stop, dtype=np.int32)
+            targets: np.ndarray | slice = slots
+        else:
+            targets = self.row[slots]
         self.live[slots] = True
         self.seq[slots] = np.fromiter((row[0] for row in rows), dtype=np.int64, count=count)
         self.type_code[slots] = [_TYPE_CODES[row[1]] for row in rows]
@@ -357,9 +360,10 @@ class RecordCache:
         self.has_vector[slots] = ok
         if ok.all():
             matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(count, self.dimension)
-            target = slots
+            target = targets
         else:
-            index = np.arange(slots.start, slots.stop) if isinstance(slots, slice) else slots
+            index = (np.arange(targets.start, targets.stop) if isinstance(targets, slice)
+                     else targets)
             self.vectors[index[~ok]] = 0.0
             matrix = np.frombuffer(
                 b"".join(blob for blob, good in zip(blobs, ok, strict=True) if good), dtype="<f4"
@@ -434,7 +438,8 @@ class RecordCache:
         self.expires[n:] = NEVER
         self.has_vector[:n] = self.has_vector[order]
         self.has_vector[n:] = False
-        self.vectors[:n] = self.vectors[order]
+        self.vectors[:n] = self.vectors[self.row[order]]  # rows follow slots again
+        self.row[:] = np.arange(self.row.shape[0], dtype=np.int32)
         self.size, self.dead = n, 0
         self.metadata.clear(self.seq.shape[0])
 
@@ -489,24 +494,33 @@ class RecordCache:
                     yield slot, text
 
     def distances(self, slots: np.ndarray, query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(slots with a vector, cosine distances to ``query``) for the given slots."""
-        whole = slots.shape[0] == self.size and self.size > 0
-        if not (whole and self.has_vector[: self.size].all()):
+        """(slots with a vector, cosine distances to ``query``) for the given slots.
+
+        The slots' vector rows are scored where they lie when they fill most of their span
+        (a scope of a vector file: one run, read as a view, no copy; every record), else
+        gathered first."""
+        if not (slots.shape[0] == self.size and self.has_vector[: self.size].all()):
             slots = slots[self.has_vector[slots]]
-            whole = slots.shape[0] == self.size and self.size > 0
+        if not slots.shape[0]:
+            return slots, np.zeros(0, dtype=np.float32)
         norm = float(np.linalg.norm(query))
         unit = (query / norm if norm > 0 else np.zeros_like(query)).astype(np.float32)
-        warm_up = self._warm_up
-        if warm_up is not None:
-            if warm_up.done or warm_up.vectors is not self.vectors:
-                warm_up = self._warm_up = None
-            elif not whole:
-                warm_up.prefetch(slots)
-        matrix = self.vectors[: self.size] if whole else np.take(self.vectors, slots, axis=0)
-        if matrix.shape[0] <= SINGLE_THREAD_ROWS:
-            similarity = _row_dots(matrix, unit)
+        rows = self.row[slots]
+        first, last = int(rows.min()), int(rows.max())
+        prefetch = self._prefetch
+        if prefetch is not None and prefetch.vectors is not self.vectors:
+            prefetch = self._prefetch = None  # the vectors were copied out of the map
+        if last - first + 1 <= 2 * rows.shape[0]:
+            if prefetch is not None:
+                prefetch.rows(first, last + 1)
+            similarity = _dots(self.vectors[first:last + 1], unit)[rows - first]
         else:
-            similarity = matrix @ unit
-        if warm_up is not None:
-            warm_up.start()  # after the first search, which ran alone
+            similarity = _dots(np.take(self.vectors, rows, axis=0), unit)
         return slots, 1.0 - similarity
+
+
+def _dots(matrix: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """``matrix @ unit``: single-threaded for small matrices (SINGLE_THREAD_ROWS)."""
+    if matrix.shape[0] <= SINGLE_THREAD_ROWS:
+        return _row_dots(matrix, unit)
+    return matrix @ unit

@@ -16,7 +16,8 @@ be null (a relation made through the client between memories of different thread
 4: records.keyword_text (Han and Hangul cut into character bigrams, see
 stores/keyword_text.py) and a keyword index over it; 5: keyword_text computed again (NFKC
 folding, single Han and Hangul characters indexed, Han apart from Hangul, Han beyond the
-Basic Multilingual Plane). Older files are upgraded on open, one step per version."""
+Basic Multilingual Plane), and record_changes.mark (a random mark per change-log entry, see
+changelog.py). Older files are upgraded on open, one step per version."""
 
 SCOPE_TOKEN_LETTERS = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
 SCOPE_TOKENS_SQL = " || ".join(
@@ -358,8 +359,37 @@ def _fill_keyword_text(conn: sqlite3.Connection) -> None:
     _rebuild_keyword_index(conn, FTS_DDL)
 
 
+def _mark_change_log(conn: sqlite3.Connection) -> None:
+    """4 -> 5, second part: the change log gains its ``mark`` column. SQLite cannot add a
+    column whose default is not a constant, so the log is copied into a new table (each
+    entry kept gets a mark of its own) and the AUTOINCREMENT counter carried over, so no
+    version is reused."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(record_changes)")}
+    if not columns or "mark" in columns:
+        return  # no log yet (ensure_change_log makes it with the mark) or already marked
+    latest, _ = changelog.state(conn)
+    for trigger in changelog.TRIGGERS:
+        conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+    conn.execute("ALTER TABLE record_changes RENAME TO record_changes_v4")
+    for statement in _statements(changelog.DDL):
+        conn.execute(statement)
+    conn.execute("INSERT INTO record_changes (version, seq)"
+                 " SELECT version, seq FROM record_changes_v4")
+    conn.execute("DROP TABLE record_changes_v4")
+    conn.execute("DELETE FROM sqlite_sequence WHERE name = 'record_changes'")
+    conn.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('record_changes', ?)",
+                 (latest,))
+
+
+def _upgrade_to_5(conn: sqlite3.Connection) -> None:
+    """4 -> 5: keyword_text computed again, then the change log marked (after the fill, so
+    the entries the fill logged are marked too)."""
+    _fill_keyword_text(conn)
+    _mark_change_log(conn)
+
+
 MIGRATIONS = {1: _add_scope_tokens, 2: _nullable_relation_thread, 3: _add_keyword_text,
-              4: _fill_keyword_text}
+              4: _upgrade_to_5}
 """The embedded backend's one migration list: version N -> the step to N + 1 (``upgrade``
 runs each in its own transaction). The Oracle backend's list is
 ``stores/oracle_sql/migrations.py``."""

@@ -197,6 +197,8 @@ class ScopeKeywords:
         self._codes: dict[str | None, int] = {}
         self._version = -1
         self._epoch: str | None = None
+        self._mark: bytes | None = None
+        """Change-log mark at ``_version``: caught up only while the log still holds it."""
         self._usable: bool | None = None
         """Does the store's keyword index use the tokenizer mirrored here (None: not read)."""
 
@@ -224,8 +226,9 @@ class ScopeKeywords:
             if epoch != self._epoch:
                 self._usable = None
                 self._too_big.clear()
-            if epoch != self._epoch or version < self._version or not self._scopes:
-                self._drop_keys()
+            if (epoch != self._epoch or version < self._version or not self._scopes
+                    or changelog.mark_at(conn, self._version) != self._mark):
+                self._drop_keys()  # (another history at our version: a restored backup)
             else:
                 oldest = changelog.oldest_version(conn)
                 behind = oldest is None or oldest > self._version + 1
@@ -238,6 +241,7 @@ class ScopeKeywords:
             self.reset()
             raise
         self._version, self._epoch = version, epoch
+        self._mark = changelog.mark_at(conn, version)
 
     def _apply(self, conn: Any, seqs: list[int]) -> None:
         """Reload the changed rows into every built key they belong to."""

@@ -140,9 +140,10 @@ def run_search(
     scope, a huge scope), the records and their links are then read with the lock
     released, so a slow search never holds up another one.
 
-    Every hit is checked against the row SQLite holds (type, exact scope, expiry, status)
-    before it is returned: a cache that disagrees (a vector file from another state of the
-    database) is dropped, reloaded from SQLite, and the search run again on it."""
+    Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
+    metadata filter) before it is returned: a cache that disagrees (a vector file from
+    another state of the database) is dropped, reloaded from SQLite, and the search run
+    again on it."""
     req = check_search_request(request)
     for again in (False, True):
         with cache_lock:
@@ -151,7 +152,7 @@ def run_search(
                 keywords.reset()
             cache.sync(conn)
             candidates = _candidates(conn, req, cache, keywords, now, dimension)
-        hits = _hits(conn, req, candidates, now)
+        hits = _hits(conn, req, candidates, now, strict=not again)
         if hits is not None:
             return hits
     return []
@@ -181,12 +182,15 @@ def _matches(record: RecordOut, req: CheckedRequest, now: str) -> bool:
             and (expires is None or expires > now)
             and (req["include_invalid"] or record.get("status") == "VALID")
             and all(record.get(column) == dimension["value"]
-                    for column, dimension in req["scope"].items() if dimension["exact"]))
+                    for column, dimension in req["scope"].items() if dimension["exact"])
+            and mf.matches(req["metadata_filter"], record.get("metadata")))
 
 
 def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
-          now: str) -> list[SearchHit] | None:
-    """The hits, or None when a hit's row does not match what the cache said of it."""
+          now: str, strict: bool) -> list[SearchHit] | None:
+    """The hits; when a hit's row does not match what the cache said of it, None
+    (``strict``), else the hits without it (a cache just read from SQLite: never a row the
+    request may not return, whatever the cause)."""
     seqs = candidates.seqs
     if not seqs.shape[0]:
         return []
@@ -199,10 +203,13 @@ def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
     best = _top(ranking, seqs, positions, req["max_results"])
     chosen = [int(seq) for seq in seqs[positions[best]]]
     records = _load_records(conn, chosen)
-    if any(seq not in records or not _matches(records[seq], req, now) for seq in chosen):
+    good = [seq in records and _matches(records[seq], req, now) for seq in chosen]
+    if strict and not all(good):
         return None
     hits: list[SearchHit] = []
-    for seq, distance in zip(chosen, distances[best].tolist(), strict=True):
+    for seq, distance, ok in zip(chosen, distances[best].tolist(), good, strict=True):
+        if not ok:
+            continue
         record = records[seq]
         linked: list[LinkedHit] = []
         if req["num_hops"] and req["max_linked_results"] and record["record_type"] in MEMORY_TYPES:

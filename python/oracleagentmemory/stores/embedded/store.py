@@ -337,6 +337,9 @@ class EmbeddedBackend:
             """Guards the record cache."""
             self._readers = None if self.location == ":memory:" else _ReadConnections(
                 self.location)
+            if vector_file:  # map a usable vector file now: the first search only catches up
+                with self._read() as conn, self._cache_lock:
+                    self._cache.open_file(conn)
 
     # -- lifecycle -------------------------------------------------------------------
 

@@ -3,27 +3,35 @@
 Why: the first search of a process used to read every searchable row from SQLite and
 normalise its vector before it could score anything (seconds per million records). The
 vector file ``<store file>.vectors`` holds the record cache's columns (seq, type, scope
-codes, status, expiry, unit vectors), the scope strings and the metadata-filter key columns
-built so far (``MetadataColumns``) as they were at one change-log ``version`` of one schema
-``epoch``; a new process maps it copy-on-write instead, catches up
-through the change log like any cache does, and is searching in milliseconds. Pages of the
-map are read from the file as a search touches them, so resident memory grows with what
-searches look at, never beyond the file.
+codes, status, expiry, the row of each slot's vector, unit vectors), the scope strings and
+the metadata-filter key columns built so far (``MetadataColumns``) as they were at one
+change-log ``version`` of one schema ``epoch``; a new process maps it copy-on-write instead,
+catches up through the change log like any cache does, and is searching in milliseconds.
+
+Vectors are laid out by scope: grouped by user, then thread, then seq (``row`` gives each
+slot's vector row). Pages of the map are read from the file as a search touches them, so a
+user-scoped search reads its user's vectors, one contiguous run, and resident memory grows
+with the scopes searched, never beyond the file.
 
 SQLite stays the source of truth; the file is a cache that is used only when it provably
-reflects a state of the SQLite file:
+holds a state of this SQLite file:
 
+- it names the change-log ``version`` it holds and the ``mark`` logged at that version
+  (``changelog``: random bytes written in the transaction that made the change). A reader
+  uses it only when the change log holds the same mark at that version: one lookup by key,
+  whatever the store's size. A file from another state of the database (beside a restored
+  backup, older or newer, that went on to other writes; after a crash that lost commits the
+  file had seen) names a version whose mark differs or is absent, and is not used;
 - it is never modified in place: a writer writes a new file under a temporary name, fsyncs
   it, renames it over the old one (atomic) and fsyncs the directory, so a reader sees the
   old complete file or the new complete file, never a mix; a temporary file a killed writer
   left behind is never read, and is removed by the next writer;
-- before writing, the SQLite file and its write-ahead log are fsynced, so the ``version``
-  the file names is durable and cannot be rolled back and reused by a power loss;
-- the reader checks the magic, format, byte order, a CRC of the header and of the scope
-  table, the exact file length, the epoch, the dimension, and that the version is not ahead
-  of SQLite and still within the change log; the cache then catches up and compares sampled
-  rows and the newest row with SQLite (``RecordCache``). Anything else: the file is ignored,
-  the cache is rebuilt from SQLite and a new file written.
+- before writing, the SQLite file and its write-ahead log are fsynced, so the version the
+  file names is durable;
+- the reader checks the magic, format, byte order, a CRC of the header and of the scope and
+  metadata tables, the exact file length, the epoch, the dimension and what its codes mean.
+  Anything else: the file is ignored, the cache is rebuilt from SQLite and a new file
+  written. Every search hit is still checked against its SQLite row (``search``).
 
 The map is private (copy-on-write): a process applying changes to its cache never touches
 the file others read. Used on POSIX systems with a little-endian CPU for file stores of at
@@ -40,7 +48,6 @@ import os
 import signal
 import struct
 import sys
-import threading
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,7 +58,8 @@ import numpy as np
 
 SUFFIX = ".vectors"
 MAGIC = b"OAMVEC01"
-FORMAT = 1
+FORMAT = 2
+"""2: the change-log mark of the version held, and vectors grouped by scope (``row``)."""
 HEADER_BYTES = 4096
 _HEAD = struct.Struct("<8sII")
 """magic, length of the JSON header, CRC-32 of the JSON header."""
@@ -73,10 +81,13 @@ FAULT_STEPS = ("vector-file-begin", "vector-file-half", "vector-file-written",
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("seq", "<i8"), ("type_code", "i1"), ("valid", "?"), ("has_vector", "?"),
-    ("expires", "S32"), ("scope", "<i4"), ("vectors", "<f4"),
+    ("expires", "S32"), ("scope", "<i4"), ("row", "<i4"), ("vectors", "<f4"),
 )
 """Columns in file order; ``scope`` holds three runs of ``capacity`` codes (user, agent,
-thread), ``vectors`` ``capacity`` rows of ``dimension`` floats."""
+thread), ``row`` the vector row of each slot, ``vectors`` ``capacity`` rows of
+``dimension`` floats."""
+GROUP_DIMENSIONS = (0, 2)
+"""Vector rows are ordered by these scope dimensions (user, then thread), then by slot."""
 
 
 def fault_point(step: str) -> None:
@@ -97,18 +108,19 @@ def path_for(location: str) -> str | None:
 @dataclass
 class Snapshot:
     """A vector file mapped copy-on-write: the cache's columns with ``capacity`` slots, the
-    first ``size`` of them live and in seq order."""
+    first ``size`` of them live and in seq order, their vectors in rows ``[0, size)``."""
 
     epoch: str
     version: int
+    mark: bytes
     dimension: int | None
     size: int
     capacity: int
     expiring: int
     columns: dict[str, np.ndarray]
     scope_values: list[str | None]
-    warm_up: WarmUp
     metadata: list[KeyCodes]
+    prefetch: Prefetch
 
 
 @dataclass
@@ -122,60 +134,36 @@ class KeyCodes:
     complex: dict[int, Any]
 
 
-class WarmUp:
-    """Maps the vector pages of a freshly loaded file, in a background thread.
+class Prefetch:
+    """Asks the kernel to read a run of vector rows of the map at once, once.
 
-    A search touching pages nobody touched yet faults them in one at a time: tens of
-    milliseconds per scope when the file is in the page cache, seconds when it must come
-    from the disk. So after the first search (which runs alone) a thread walks the vectors
-    in order (one value per page, the kernel reading ahead, numpy releasing the GIL) and
-    later searches find them mapped; until the walk is done, ``prefetch`` asks the kernel
-    to read a search's own rows at once (``MADV_WILLNEED``: many reads in flight instead
-    of one fault after another)."""
+    A search touching pages of the map nobody touched yet faults them in one after another;
+    when they must come from the disk (a file not in the page cache), ``MADV_WILLNEED`` on
+    the run puts many reads in flight instead. The rows of one scope are one run. Each
+    ``CHUNK_BYTES`` of the map is advised at most once, so searches of a scope already read
+    make no system call."""
 
-    def __init__(self, mapped: mmap.mmap, offset: int, vectors: np.ndarray, size: int) -> None:
-        self._mapped, self._offset, self._size = mapped, offset, size
-        self.vectors = vectors
-        self._row_bytes = vectors.shape[1] * vectors.itemsize if vectors.ndim == 2 else 0
-        self._thread: threading.Thread | None = None
-        self.done = not (self._row_bytes and size and hasattr(mmap, "MADV_WILLNEED"))
+    CHUNK_BYTES = 1 << 20
 
-    def start(self) -> None:
-        if self._thread is None and not self.done:
-            self._thread = threading.Thread(target=self._walk, daemon=True,
-                                            name="vector-file-warm-up")
-            self._thread.start()
+    def __init__(self, mapped: mmap.mmap | None, offset: int, row_bytes: int) -> None:
+        self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
+        self.vectors: np.ndarray | None = None
+        """The mapped matrix this applies to (the cache drops it once it copied them)."""
+        size = 0 if mapped is None else len(mapped)
+        self._advised = np.zeros(size // self.CHUNK_BYTES + 1, dtype=bool)
 
-    def _walk(self) -> None:
-        step = max(1, (8 << 20) // self._row_bytes)
-        try:
-            for start in range(0, self._size, step):
-                stop = min(start + step, self._size)
-                self._advise(self._offset + start * self._row_bytes,
-                             (stop - start) * self._row_bytes)
-                float(np.add.reduce(self.vectors[start:stop, 0]))
-        finally:
-            self.done = True
-
-    def _advise(self, start: int, length: int) -> None:
-        first = start // mmap.PAGESIZE * mmap.PAGESIZE
-        with contextlib.suppress(OSError, ValueError):
-            self._mapped.madvise(mmap.MADV_WILLNEED, first, start + length - first)
-
-    def prefetch(self, slots: np.ndarray) -> None:
-        """Until the walk is done: have the kernel read the rows of ``slots`` now."""
-        if self.done or not slots.shape[0]:
+    def rows(self, first: int, stop: int) -> None:
+        if self._mapped is None or stop <= first or not hasattr(mmap, "MADV_WILLNEED"):
             return
-        page = mmap.PAGESIZE
-        starts = (self._offset + slots.astype(np.int64) * self._row_bytes) // page
-        stops = (self._offset + (slots.astype(np.int64) + 1) * self._row_bytes - 1) // page + 1
-        breaks = np.flatnonzero(starts[1:] > stops[:-1]) + 1  # merge touching page runs
-        firsts = starts[np.concatenate(([0], breaks))] * page
-        lasts = stops[np.concatenate((breaks - 1, [starts.shape[0] - 1]))] * page
-        advise, willneed = self._mapped.madvise, mmap.MADV_WILLNEED
+        start = self._offset + first * self._row_bytes
+        end = self._offset + stop * self._row_bytes
+        chunks = self._advised[start // self.CHUNK_BYTES:(end - 1) // self.CHUNK_BYTES + 1]
+        if chunks.all():
+            return
+        chunks[:] = True
+        begin = start // mmap.PAGESIZE * mmap.PAGESIZE
         with contextlib.suppress(OSError, ValueError):
-            for first, last in zip(firsts.tolist(), lasts.tolist(), strict=True):
-                advise(willneed, first, last - first)
+            self._mapped.madvise(mmap.MADV_WILLNEED, begin, end - begin)
 
 
 def _layout(capacity: int, dimension: int) -> tuple[dict[str, tuple[int, int]], int]:
@@ -210,7 +198,8 @@ def _shape(name: str, capacity: int, dimension: int) -> tuple[int, ...]:
 def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     """The vector file at ``path`` mapped copy-on-write, or None when it is missing, of
     another epoch or ``tag`` (what its codes mean), or not a complete, well-formed file of
-    this format."""
+    this format. Whether it holds a state of this database is the caller's check (its
+    ``version`` and ``mark`` against the change log)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(HEADER_BYTES)
@@ -227,6 +216,7 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                 return None
             capacity, size = int(header["capacity"]), int(header["size"])
             dimension = header["dimension"]
+            mark = bytes.fromhex(header["mark"])
             offsets, scope_at = _layout(capacity, dimension or 0)
             scope_bytes, scope_crc = int(header["scope_bytes"]), int(header["scope_crc"])
             code_offsets, table_at = _metadata_layout(
@@ -234,7 +224,7 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
             metadata_bytes = int(header["metadata_bytes"])
             if (header["scope_at"] != scope_at or header["offsets"] != {
                     name: list(value) for name, value in offsets.items()}
-                    or not 0 <= size <= capacity
+                    or not 0 <= size <= capacity or len(mark) != 8
                     or os.fstat(handle.fileno()).st_size != table_at + metadata_bytes):
                 return None
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
@@ -260,11 +250,18 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                          offset=offsets[name][0])
         for name, dtype in COLUMNS
     }
-    warm_up = WarmUp(mapped, offsets["vectors"][0], columns["vectors"], size)
-    return Snapshot(epoch=epoch, version=int(header["version"]), dimension=dimension,
-                    size=size, capacity=capacity, expiring=int(header["expiring"]),
-                    columns=columns, scope_values=scope_values, warm_up=warm_up,
-                    metadata=metadata)
+    prefetch = Prefetch(mapped, offsets["vectors"][0], (dimension or 0) * 4)
+    prefetch.vectors = columns["vectors"]
+    return Snapshot(epoch=epoch, version=int(header["version"]), mark=mark,
+                    dimension=dimension, size=size, capacity=capacity,
+                    expiring=int(header["expiring"]), columns=columns,
+                    scope_values=scope_values, metadata=metadata, prefetch=prefetch)
+
+
+def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
+    """``slots`` ordered as their vectors are laid out: by user, thread, then slot."""
+    keys = [slots] + [scope[dimension, slots] for dimension in GROUP_DIMENSIONS[::-1]]
+    return slots[np.lexsort(keys)]
 
 
 def make_durable(location: str) -> None:
@@ -290,6 +287,7 @@ def save(
     tag: str,
     epoch: str,
     version: int,
+    mark: bytes,
     dimension: int | None,
     columns: Mapping[str, np.ndarray],
     size: int,
@@ -298,11 +296,14 @@ def save(
     scope_values: list[str | None],
     metadata: Sequence[KeyCodes] = (),
 ) -> bool:
-    """Write a vector file of the cache ``columns`` (RecordCache arrays) and its metadata
-    key columns at ``version``: their first ``size`` slots, or only the slots ``keep`` (live
-    ones, in seq order). Returns False (nothing replaced) when the file cannot be written."""
+    """Write a vector file of the cache ``columns`` (RecordCache arrays, ``vectors`` read
+    through ``row``) and its metadata key columns at ``version`` (whose change-log mark is
+    ``mark``): their first ``size`` slots, or only the slots ``keep`` (live ones, in seq
+    order), the vectors grouped by scope. Returns False (nothing replaced) when the file
+    cannot be written."""
     fault_point("vector-file-begin")
-    live = size if keep is None else int(keep.shape[0])
+    kept = np.arange(size) if keep is None else keep
+    live = int(kept.shape[0])
     capacity = live + max(4096, live // 4)
     """Room to append new records in place (a sparse, unwritten tail of the file)."""
     offsets, scope_at = _layout(capacity, dimension or 0)
@@ -314,7 +315,7 @@ def save(
     ]).encode()
     header = json.dumps({
         "format": FORMAT, "byteorder": "little", "tag": tag, "epoch": epoch,
-        "version": version,
+        "version": version, "mark": mark.hex(),
         "dimension": dimension, "size": live, "capacity": capacity, "expiring": expiring,
         "offsets": {name: list(value) for name, value in offsets.items()},
         "scope_at": scope_at, "scope_bytes": len(table), "scope_crc": zlib.crc32(table),
@@ -323,6 +324,11 @@ def save(
     }).encode()
     if _HEAD.size + len(header) > HEADER_BYTES:
         return False
+    # File row r holds the vector of new slot ``order[r]``; that slot's ``row`` is r.
+    order = grouped_order(np.ascontiguousarray(columns["scope"][:, kept]), np.arange(live))
+    rows = np.empty(live, dtype="<i4")
+    rows[order] = np.arange(live, dtype="<i4")
+    sources = np.asarray(columns["row"])[kept[order]]
     directory = os.path.dirname(os.path.abspath(path))
     _remove_leftovers(path)
     temporary = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
@@ -333,15 +339,22 @@ def save(
         with open(descriptor, "wb") as handle:
             handle.write(_HEAD.pack(MAGIC, len(header), zlib.crc32(header)) + header)
             for name, _ in COLUMNS:
-                runs = list(columns[name]) if name == "scope" else [columns[name]]
-                for index, run in enumerate(runs):
-                    handle.seek(offsets[name][0] + index * capacity * run.dtype.itemsize)
-                    _write_rows(handle, run, size, keep, halfway=name == "vectors")
+                handle.seek(offsets[name][0])
+                if name == "row":
+                    handle.write(rows.data)
+                elif name == "vectors":
+                    _write_rows(handle, columns[name], sources, halfway=True)
+                elif name == "scope":
+                    for index, run in enumerate(columns[name]):
+                        handle.seek(offsets[name][0] + index * capacity * run.dtype.itemsize)
+                        _write_rows(handle, run, kept, halfway=False)
+                else:
+                    _write_rows(handle, columns[name], kept, halfway=False)
             handle.seek(scope_at)
             handle.write(table)
             for column, at in zip(metadata, code_offsets, strict=True):
                 handle.seek(at)
-                _write_rows(handle, column.codes, size, keep, halfway=False)
+                _write_rows(handle, column.codes, kept, halfway=False)
             handle.seek(table_at)
             handle.write(metadata_table)
             handle.flush()
@@ -376,13 +389,10 @@ def _moved(values: dict[int, Any], keep: np.ndarray | None) -> list[list[Any]]:
     return pairs
 
 
-def _write_rows(handle: Any, array: np.ndarray, size: int, keep: np.ndarray | None,
-                halfway: bool) -> None:
-    """Write rows ``[0, size)`` of ``array`` (or rows ``keep``) at the handle's position."""
-    rows = size if keep is None else int(keep.shape[0])
-    for start in range(0, rows, _CHUNK_ROWS):
-        stop = min(start + _CHUNK_ROWS, rows)
-        part = array[start:stop] if keep is None else np.take(array, keep[start:stop], axis=0)
+def _write_rows(handle: Any, array: np.ndarray, rows: np.ndarray, halfway: bool) -> None:
+    """Write ``array[rows]`` at the handle's position, a chunk at a time."""
+    for start in range(0, rows.shape[0], _CHUNK_ROWS):
+        part = np.take(array, rows[start:start + _CHUNK_ROWS], axis=0)
         handle.write(np.ascontiguousarray(part).data)
         if halfway and start == 0:
             fault_point("vector-file-half")
