@@ -260,22 +260,26 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
         || ' UNION ALL SELECT vr.seq, vr.d, vr.d FROM vr WHERE 1 = 0)'
       -- HYBRID (oracleagentmemory/stores/ranking.py, the embedded backend's rule): every
       -- candidate with a vector or in the keyword window, at its vector distance (1 without
-      -- a vector) less c_keyword_weight x its keyword part x spread / c_v. vs is the vector
-      -- side in one row: its best distance lo, its distance at rank p.win wd (NULL when it
-      -- has fewer rows: 1), mean and STDDEV_POP; spread = wd - lo (1 when not positive);
+      -- a vector; for a row of the keyword window at most the vector window's edge wd)
+      -- less c_keyword_weight x its keyword part x spread / c_v. vs is the vector
+      -- side in one row: its best distance lo, its distance at rank p.win wd (the edge;
+      -- NULL when it has fewer rows: 1), mean and STDDEV_POP; spread = wd - lo (1 when not positive);
       -- c_v = (mean - lo) / STDDEV_POP, the z-score of its best similarity (1 when
       -- STDDEV_POP is 0 or there is no vector). kt is the keyword window: confidence
       -- (MAX - AVG) / STDDEV_POP of the Text scores times each row's share of the window's
       -- range (fusion_part). The reported distance is never below 0.
       -- Checked: STDDEV_POP (aggregate and analytic),
       --   https://docs.oracle.com/database/122/SQLRF/STDDEV_POP.htm
+      --   LEAST of numbers returns the least (its arguments are never NULL here: NVL),
+      --   https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/LEAST.html
       --   an aggregate without GROUP BY returns one row, NULL over no rows,
       --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/Aggregate-Functions.html
       --   CASE evaluates conditions left to right and stops at the first true one (the
       --   divisions below are reached only when their divisor is not 0),
       --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CASE-Expressions.html
       ELSE ' scored AS (SELECT h.seq, h.rv, GREATEST(0, h.rv) AS d FROM (SELECT c.seq,'
-        || ' NVL(c.vd, 1) - 0.8 * NVL(kt.part, 0)'
+        || ' CASE WHEN kt.seq IS NULL THEN NVL(c.vd, 1)'
+        || ' ELSE LEAST(NVL(c.vd, 1), NVL(vs.wd, 1)) END - 0.15 * NVL(kt.part, 0)'
         || ' * CASE WHEN NVL(vs.wd, 1) - NVL(vs.lo, 1) > 0 THEN NVL(vs.wd, 1) - NVL(vs.lo, 1) ELSE 1 END'
         || ' / CASE WHEN vs.sd > 0 THEN (vs.mu - vs.lo) / vs.sd ELSE 1 END AS rv'
         || ' FROM cand c CROSS JOIN (SELECT MIN(vr.d) AS lo, AVG(vr.d) AS mu, STDDEV_POP(vr.d) AS sd,'
