@@ -12,9 +12,9 @@ AS
    *      1 / (1 + score); HYBRID the vector distance (1 without a vector; for a record of
    *      the keyword window, the best GREATEST(max_results, c_fusion_window), at most the
    *      vector window's edge, its distance at that rank) less a keyword pull:
-   *      c_keyword_weight x the keyword side's confidence x the record's share of the
-   *      keyword window x the vector window's spread / the vector side's confidence
-   *      (confidences: z-scores of each side's best score;
+   *      c_keyword_weight x the keyword side's confidence squared x the record's share of
+   *      the keyword window x the vector window's spread / the vector side's confidence
+   *      squared (confidences: z-scores of each side's best score;
    *      oracleagentmemory/stores/ranking.py), never below 0;
    *   3. non-exact scope dimensions matching the record rank it c_affinity closer;
    *   4. links walked by AGENT_MEMORY_LINK_GRAPH.expand for memory-like hits.
@@ -36,7 +36,7 @@ AS
   -- c_keyword_weight as the same literal). num_hops is at most c_max_hops
   -- (oracleagentmemory/stores/limits.py MAX_HOPS).
   c_fusion_window  CONSTANT PLS_INTEGER := 10;
-  c_keyword_weight CONSTANT NUMBER := 0.15;
+  c_keyword_weight CONSTANT NUMBER := 0.1;
   c_max_hops       CONSTANT PLS_INTEGER := 5;
   -- A VECTOR search without an exact scope dimension or metadata filter on a store of more
   -- than c_approx_min_rows rows lets the vector index preselect c_approx_pool_factor times

@@ -332,11 +332,11 @@ def test_hybrid_search_fuses_vector_and_keyword_ranks(store):
 
 def hybrid_pull(cosines, window):
     """The contract's HYBRID pull of a keyword part of 1 over these vector cosines:
-    0.15 x spread / c_v, spread the window's edge less the best distance, c_v the z-score
+    0.1 x spread / c_v^2, spread the window's edge less the best distance, c_v the z-score
     of the best cosine."""
     distances = sorted(1 - c for c in cosines)
     confidence = (max(cosines) - statistics.mean(cosines)) / statistics.pstdev(cosines)
-    return 0.15 * (window_edge(cosines, window) - distances[0]) / confidence
+    return 0.1 * (window_edge(cosines, window) - distances[0]) / confidence ** 2
 
 
 def window_edge(cosines, window):
@@ -375,8 +375,9 @@ def test_hybrid_distance_is_the_vector_distance_less_the_keyword_pull(store):
 
 def test_hybrid_keyword_match_passes_closer_records_by_its_confidence(store):
     """A keyword match that stands out (one match of two rare words over five matches of a
-    common one: confidence sqrt(5)) passes vector neighbours within its pull, and a record
-    the words barely match (share 0.1 of the list's top) moves a tenth as far."""
+    common one: confidence sqrt(5), weighing 5) passes vector neighbours within its pull,
+    and a record the words barely match (share 0.1 of the list's top) moves a tenth as
+    far."""
     vectors = [[1, 0.05 * i, 0, 0] for i in range(12)]
     store.write_records(
         [memory(f"v{i}", vectors[i]) | {"content": "plain words"} for i in range(12)
@@ -387,9 +388,10 @@ def test_hybrid_keyword_match_passes_closer_records_by_its_confidence(store):
                   max_results=4)
     cosines = [1 / math.sqrt(1 + (0.05 * i) ** 2) for i in range(12)]
     # keyword scores: v3 matches two words, v5..v9 one common word each; whatever bm25
-    # gives, five equal weak scores and one strong one have a top z-score of sqrt(5), and
-    # the weak ones a share s of the list's top (short list: floor 0) with s < 1
-    pull = hybrid_pull(cosines, 10) * math.sqrt(5)
+    # gives, five equal weak scores and one strong one have a top z-score of sqrt(5)
+    # (squared: 5), and the weak ones a share s of the list's top (short list: floor 0)
+    # with s < 1
+    pull = hybrid_pull(cosines, 10) * 5
     assert ids(hits)[0] == "v3"
     assert hits[0]["distance"] == pytest.approx(max(0.0, 1 - cosines[3] - pull), abs=1e-6)
     assert ids(hits)[1:3] == ["v0", "v1"]                   # plain vector distances

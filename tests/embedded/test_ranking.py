@@ -63,8 +63,15 @@ def test_the_window_edge_is_its_last_distance_or_1() -> None:
     assert ranking.window_edge(np.array([]), 3) == 1.0
 
 
-def test_the_pull_is_the_weight_times_the_spread_over_the_vector_confidence() -> None:
-    assert ranking.keyword_pull(2.0, 0.3) == pytest.approx(ranking.KEYWORD_WEIGHT * 0.15)
+def test_a_keyword_part_is_the_confidence_squared_times_the_share() -> None:
+    # scores [4, 2, 2, 0]: mean 2, sd sqrt(2), top z sqrt(2), squared 2; the window of the
+    # best 3 (4, 2, 2): floor 2 -> shares 1, 0, 0
+    parts = ranking.keyword_parts(np.array([4.0, 2.0, 2.0, 0.0]), np.array([4.0, 2.0, 2.0]), 3)
+    assert parts.tolist() == pytest.approx([2.0, 0.0, 0.0])
+
+
+def test_the_pull_is_the_weight_times_the_spread_over_the_vector_confidence_squared() -> None:
+    assert ranking.keyword_pull(2.0, 0.3) == pytest.approx(ranking.KEYWORD_WEIGHT * 0.075)
     assert ranking.keyword_pull(0.0, 0.5) == pytest.approx(ranking.KEYWORD_WEIGHT * 0.5)
     values, reported = ranking.hybrid_distances(
         np.array([0.1, np.nan, 0.3, 0.05, 0.9]), np.array([0.0, 1.0, 0.5, 1.0, 0.0]),
@@ -79,9 +86,9 @@ def test_the_pull_is_the_weight_times_the_spread_over_the_vector_confidence() ->
 def test_hybrid_by_hand() -> None:
     # vector over slots 0..3, cosines 0.8 0.6 0.4 0.2 (distances 0.2 .. 0.8): confidence
     # c_v = 0.3 / sqrt(0.05); a short list (4 < 10), so the edge is 1, the spread 1 - 0.2 =
-    # 0.8 and the pull w x 0.8 / c_v. keyword: slot 3 bm25 3, slot 1 bm25 1: confidence 1
+    # 0.8 and the pull w x 0.8 / c_v^2. keyword: slot 3 bm25 3, slot 1 bm25 1: confidence 1
     # (z of [3, 1]), shares 1 and 1/3 (short list, floor 0).
-    pull = ranking.KEYWORD_WEIGHT * 0.8 / (0.3 / math.sqrt(0.05))
+    pull = ranking.KEYWORD_WEIGHT * 0.8 / (0.3 / math.sqrt(0.05)) ** 2
     got = fuse([(0, 0.2), (1, 0.4), (2, 0.6), (3, 0.8)], [(3, 3.0), (1, 1.0)])
     assert got == pytest.approx({0: 0.2, 1: 0.4 - pull / 3, 2: 0.6, 3: 0.8 - pull}, abs=1e-9)
     assert sorted(got, key=got.get) == [0, 1, 2, 3]
@@ -95,7 +102,7 @@ def test_a_keyword_match_beyond_the_vector_window_enters_it() -> None:
     distances = np.array([d for _, d in vector])
     c_v = (float((1 - distances).max()) - float((1 - distances).mean())) / float(
         (1 - distances).std())
-    pull = ranking.KEYWORD_WEIGHT * 0.10 / c_v
+    pull = ranking.KEYWORD_WEIGHT * 0.10 / c_v ** 2
     got = fuse(vector, [(11, 5.0)], window=3)
     assert got[11] == pytest.approx(0.20 - pull, abs=1e-9)
     assert got[2] == pytest.approx(0.20, abs=1e-9)            # no keyword: its own distance
@@ -109,18 +116,18 @@ def test_a_standout_keyword_match_passes_its_vector_neighbours() -> None:
     # spread 0.09; c_v = (0.155 - 0.10) / (0.01 sqrt(143 / 12)).
     vector = [(i, 0.10 + 0.01 * i) for i in range(12)]
     # keyword: slot 3 bm25 10, slots 5..9 bm25 1 each: mean 2.5, sd sqrt(11.25), top z
-    # sqrt(5); short list (6 < 10), floor 0: shares 1 and 0.1. All inside the vector
-    # window, so the edge cuts nothing.
+    # sqrt(5), squared 5; short list (6 < 10), floor 0: shares 1 and 0.1. All inside the
+    # vector window, so the edge cuts nothing.
     keyword = [(3, 10.0)] + [(i, 1.0) for i in range(5, 10)]
     c_v = 0.055 / (0.01 * math.sqrt(143 / 12))
-    pull = ranking.KEYWORD_WEIGHT * 0.09 / c_v
+    pull = ranking.KEYWORD_WEIGHT * 0.09 / c_v ** 2
     got = fuse(vector, keyword)
-    assert got[3] == pytest.approx(0.13 - pull * math.sqrt(5), abs=1e-9)
-    assert got[5] == pytest.approx(0.15 - pull * math.sqrt(5) * 0.1, abs=1e-9)
+    assert got[3] == pytest.approx(0.13 - pull * 5, abs=1e-9)
+    assert got[5] == pytest.approx(0.15 - pull * 5 * 0.1, abs=1e-9)
     assert got[0] == pytest.approx(0.10, abs=1e-9)            # no keyword: its own distance
     order = sorted(got, key=lambda slot: (got[slot], slot))
-    # slot 3 moves 0.15 x 0.09 x sqrt(5) / c_v = 0.019 closer, to 0.111: past slot 2
-    # (0.12), not slot 1 (0.11)
+    # slot 3 moves 0.1 x 0.09 x 5 / c_v^2 = 0.018 closer, to 0.112: past slot 2 (0.12),
+    # not slot 1 (0.11)
     assert order[:4] == [0, 1, 3, 2]
     assert 0.14 < got[5] < 0.15                              # a weak match moves a little
     assert set(got) == set(range(12))                         # every record with a vector

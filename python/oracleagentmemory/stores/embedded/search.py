@@ -45,11 +45,11 @@ from oracleagentmemory.stores.ranking import (
     SCOPE_AFFINITY,
     fusion_window,
     hybrid_distances,
+    keyword_parts,
     keyword_pull,
     ranking_confidence,
     vector_spread,
     window_edge,
-    window_shares,
 )
 from oracleagentmemory.stores.stoplist import content_words
 
@@ -373,7 +373,7 @@ def _fuse(
     """HYBRID (the rule and its reasons: ``stores.ranking``) as (positions in ``seqs``,
     ranking values, distances): every record with a vector, and the keyword window's best,
     each at its vector distance (at most the vector window's edge for a keyword-window
-    record) less its keyword part (confidence x window share of |bm25|, back from
+    record) less its keyword part (confidence squared x window share of |bm25|, back from
     1 / (1 + |bm25|)) times the pull. Cutting the keyword list to its window keeps the long
     tail of weak matches out."""
     vector_slots, vector_distances = vector
@@ -391,7 +391,7 @@ def _fuse(
         scores = 1.0 / np.asarray(keyword_distances, dtype=np.float64) - 1.0
         best_first = _top(keyword_distances, seqs, keyword_slots, window)
         windowed = keyword_slots[best_first]
-        parts = ranking_confidence(scores) * window_shares(scores[best_first], window)
+        parts = keyword_parts(scores, scores[best_first], window)
     # Both lists' positions ascend (candidates follow seq); the keyword window is usually
     # among the records with a vector, and then those are the records that take part.
     at = np.searchsorted(vector_slots, windowed)
@@ -402,11 +402,11 @@ def _fuse(
         distances = np.full(slots.shape[0], np.nan)
         distances[np.searchsorted(slots, vector_slots)] = similar
         at = np.searchsorted(slots, windowed)
-    keyword_parts = np.zeros(slots.shape[0], dtype=np.float64)
-    keyword_parts[at] = parts
+    part = np.zeros(slots.shape[0], dtype=np.float64)
+    part[at] = parts
     in_window = np.zeros(slots.shape[0], dtype=bool)
     in_window[at] = True
-    ranking, reported = hybrid_distances(distances, keyword_parts, in_window, edge, pull)
+    ranking, reported = hybrid_distances(distances, part, in_window, edge, pull)
     return slots, ranking, reported
 
 
