@@ -19,7 +19,7 @@ from oracleagentmemory.core.deepsec import (
     add_deep_data_security_policies,
     grant_agent_memory_policies,
 )
-from oracleagentmemory.core.opening import service_for_store
+from oracleagentmemory.core.store_arguments import service_for_store
 from oracleagentmemory.stores.embedded import EmbeddedBackend
 
 OWN = UserOwnRowsDeepDataSecurityPolicy()
