@@ -1,4 +1,4 @@
-"""A replace only replaces a record of the caller's own scope (issue 16, defect 1).
+"""A replace only replaces a record of the caller's own scope.
 
 Naming an id that another user's record holds, in ``write_records(replace=True)`` or in a
 message's ``replace_images``, must neither delete that record nor move it into the caller's

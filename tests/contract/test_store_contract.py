@@ -389,7 +389,7 @@ def test_hybrid_keyword_match_passes_closer_records_by_its_confidence(store):
 
 
 def test_a_query_that_matches_nothing_reads_farther_than_a_good_match(store):
-    """Issue 29 item 11: the distance is one a user can threshold on. A nonsense query's
+    """The distance is one a user can threshold on. A nonsense query's
     best hit (its vector orthogonal to every record, no word matched) is at cosine distance
     1; a query that means and names a stored memory finds it close."""
     store.write_records([
