@@ -11,8 +11,8 @@ Python-only: PL/SQL receives filters as JSON objects.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -43,35 +43,8 @@ def _json_literal(value: object) -> str:
     return sql_text(text)
 
 
-@dataclass(frozen=True)
-class _Expectation:
-    metadata: str
-    filter: str
-    expected: int
-
-
-@dataclass(frozen=True)
-class _Group:
-    name: str
-    rule: str
-    cases: tuple[_Expectation, ...]
-
-
-@dataclass(frozen=True)
-class _Malformed:
-    procedure: str
-    why: str
-    filter: str
-
-
-@dataclass(frozen=True)
-class _Scope:
-    name: str
-    rule: str
-    record: str
-    scope: str
-    matches: int
-    affinity: int | None
+Row = dict[str, Any]
+"""What the templates read of one case, its values already PL/SQL literals."""
 
 
 def _metadata(metadata: Document | None) -> str:
@@ -81,25 +54,26 @@ def _metadata(metadata: Document | None) -> str:
     return "c_stored" if metadata is STORED else _json_literal(metadata)
 
 
-def _groups() -> list[_Group]:
-    return [_Group(group.name, group.rule, tuple(
-        _Expectation(_metadata(case.metadata), _json_literal(case.metadata_filter),
-                     int(case.matches))
-        for case in FILTER_CASES if case.group == group)) for group in FILTER_GROUPS]
+def _groups() -> list[Row]:
+    return [{"name": group.name, "rule": group.rule, "cases": [
+        {"metadata": _metadata(case.metadata), "filter": _json_literal(case.metadata_filter),
+         "expected": int(case.matches)}
+        for case in FILTER_CASES if case.group == group]} for group in FILTER_GROUPS]
 
 
-def _malformed() -> list[_Malformed]:
+def _malformed() -> list[Row]:
     given = [bad for bad in MALFORMED_FILTERS
              if isinstance(bad.metadata_filter, dict) and json_text(bad.metadata_filter)]
-    return [_Malformed(f"invalid_filter_{number:02d}", bad.why,
-                       _json_literal(bad.metadata_filter))
+    return [{"procedure": f"invalid_filter_{number:02d}", "why": bad.why,
+             "filter": _json_literal(bad.metadata_filter)}
             for number, bad in enumerate(given, start=1)]
 
 
-def _scopes() -> list[_Scope]:
-    return [_Scope(case.name, case.rule, ", ".join(sql_text(v) for v in case.record),
-                   _json_literal(case.scope), int(case.matches),
-                   case.affinity if case.matches else None) for case in SCOPE_CASES]
+def _scopes() -> list[Row]:
+    return [{"name": case.name, "rule": case.rule,
+             "record": ", ".join(sql_text(value) for value in case.record),
+             "scope": _json_literal(case.scope), "matches": int(case.matches),
+             "affinity": case.affinity if case.matches else None} for case in SCOPE_CASES]
 
 
 def render_suite(root: Path) -> dict[str, str]:
