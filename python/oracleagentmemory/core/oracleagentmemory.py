@@ -29,11 +29,13 @@ from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.arguments import (
     check_flag,
-    check_id,
     check_timeout,
     reject_store_kwargs,
     scope_id,
     thread_key,
+)
+from oracleagentmemory.core.arguments import (
+    check_id_argument as check_id,
 )
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
@@ -43,12 +45,11 @@ from oracleagentmemory.core.extractors.memoryextractionconfig import (
     resolve_memory_extraction_config_argument,
 )
 from oracleagentmemory.core.image_records import describe, image_record
+from oracleagentmemory.core.image_validation import validate_image
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
-from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import MemoryService, search_options
 from oracleagentmemory.core.observation import AGENT_MEMORY_OPERATIONS, observe_methods
-from oracleagentmemory.core.opening import open_store
 from oracleagentmemory.core.oracledbmemorystore import (
     OracleDBMemoryStore,
     list_limit,
@@ -58,6 +59,7 @@ from oracleagentmemory.core.records import to_record
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_fields
 from oracleagentmemory.core.searchconfig import MemorySearchConfig, PruningMemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
+from oracleagentmemory.core.store_arguments import open_store
 from oracleagentmemory.core.thread import (
     OracleThread,
     link_new_memory,

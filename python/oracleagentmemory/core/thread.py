@@ -24,20 +24,22 @@ from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import derived_memory, index_text, scope_resolution
 from oracleagentmemory.core.arguments import (
     check_flag,
-    check_id,
     check_optional_int,
     reject_store_kwargs,
     scope_id,
 )
-from oracleagentmemory.core.context_cards import build_context_card
+from oracleagentmemory.core.arguments import (
+    check_id_argument as check_id,
+)
+from oracleagentmemory.core.context_card_assembly import build_context_card
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.extractors.memoryextractionconfig import (
     MemoryExtractionConfig,
     resolve_memory_extraction_config_argument,
 )
 from oracleagentmemory.core.image_records import describe, image_record, message_images
+from oracleagentmemory.core.image_validation import validate_image
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
-from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import (
     MemoryService,
@@ -52,13 +54,13 @@ from oracleagentmemory.core.observation import (
     observed_llm,
     unobserved,
 )
-from oracleagentmemory.core.opening import service_for_store
 from oracleagentmemory.core.records import load_messages, to_record
 from oracleagentmemory.core.retention import ttl_changes, ttl_fields
 from oracleagentmemory.core.searchconfig import MemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
-from oracleagentmemory.core.summaries import DEFAULT_SUMMARY_TOKEN_BUDGET, thread_summary
+from oracleagentmemory.core.store_arguments import service_for_store
 from oracleagentmemory.core.summary import OracleSummary
+from oracleagentmemory.core.summary_assembly import DEFAULT_SUMMARY_TOKEN_BUDGET, thread_summary
 from oracleagentmemory.core.thread_context import ThreadContext
 from oracleagentmemory.core.thread_settings import (
     CONTEXT_CARD_TOKEN_LIMIT_DEFAULT,

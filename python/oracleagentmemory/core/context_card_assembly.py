@@ -19,7 +19,7 @@ from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.derived_memory import card_summary_and_topics
 from oracleagentmemory.core.memory_service import search_options
 from oracleagentmemory.core.searchresult import OracleSearchResult
-from oracleagentmemory.core.summaries import SUMMARY_SOURCE_MESSAGES, transcript
+from oracleagentmemory.core.summary_assembly import SUMMARY_SOURCE_MESSAGES, transcript
 from oracleagentmemory.core.thread_context import ThreadContext
 from oracleagentmemory.core.tokens import apply_token_budgets
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
