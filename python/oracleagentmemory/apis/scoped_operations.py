@@ -47,6 +47,28 @@ class IScopedOperations(ABC, AsyncTwins):
         """Store an image; its description is its searchable text."""
 
     @abstractmethod
+    def update_image(
+        self,
+        image_id: str,
+        image: bytes | _NotSetMarker = NOT_SET_MARKER,
+        description: str | None | _NotSetMarker = NOT_SET_MARKER,
+        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> str:
+        """Replace the given fields of an image; returns its id."""
+
+    @abstractmethod
+    def delete_image(
+        self,
+        image_id: str,
+    ) -> int:
+        """Delete an image; 0 when it does not exist here."""
+
+    @abstractmethod
     def add_memory(
         self,
         content: str,
@@ -72,11 +94,18 @@ class IScopedOperations(ABC, AsyncTwins):
         """Add a memory (fact, preference, guideline or plain memory); returns its id."""
 
     @abstractmethod
-    def delete_image(
+    def update_memory(
         self,
-        image_id: str,
-    ) -> int:
-        """Delete an image; 0 when it does not exist here."""
+        memory_id: str,
+        content: str | _NotSetMarker = NOT_SET_MARKER,
+        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
+        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
+        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
+        **kwargs: Any,
+    ) -> str:
+        """Replace the given fields of a memory-like record; returns its id."""
 
     @abstractmethod
     def delete_memory(
@@ -84,33 +113,6 @@ class IScopedOperations(ABC, AsyncTwins):
         memory_id: str,
     ) -> int:
         """Delete a memory-like record; returns the number deleted (0 or 1)."""
-
-    @abstractmethod
-    def delete_record_link(
-        self,
-        source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
-        source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
-        target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
-        target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-    ) -> int:
-        """Delete a relation by id or by its stored-direction endpoints."""
-
-    @abstractmethod
-    def link_records(
-        self,
-        source_record_id: str,
-        source_record_type: str,
-        target_record_id: str,
-        target_record_type: str,
-        relation_type: str,
-        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-    ) -> str:
-        """Create a directed relation between two memory-like records; returns its id."""
 
     @abstractmethod
     def search(
@@ -136,33 +138,19 @@ class IScopedOperations(ABC, AsyncTwins):
         """Records relevant to the query, best first."""
 
     @abstractmethod
-    def update_image(
+    def link_records(
         self,
-        image_id: str,
-        image: bytes | _NotSetMarker = NOT_SET_MARKER,
-        description: str | None | _NotSetMarker = NOT_SET_MARKER,
-        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
+        source_record_id: str,
+        source_record_type: str,
+        target_record_id: str,
+        target_record_type: str,
+        relation_type: str,
+        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
         timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        **kwargs: Any,
-    ) -> str:
-        """Replace the given fields of an image; returns its id."""
-
-    @abstractmethod
-    def update_memory(
-        self,
-        memory_id: str,
-        content: str | _NotSetMarker = NOT_SET_MARKER,
         metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
-        **kwargs: Any,
     ) -> str:
-        """Replace the given fields of a memory-like record; returns its id."""
+        """Create a directed relation between two memory-like records; returns its id."""
 
     @abstractmethod
     def update_record_link(
@@ -174,6 +162,18 @@ class IScopedOperations(ABC, AsyncTwins):
         metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
     ) -> int:
         """Replace the given fields of a relation; returns 0 or 1."""
+
+    @abstractmethod
+    def delete_record_link(
+        self,
+        source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+        source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+        target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
+        target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
+        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
+    ) -> int:
+        """Delete a relation by id or by its stored-direction endpoints."""
 
     @abstractmethod
     def wait_for_memory_extraction(
