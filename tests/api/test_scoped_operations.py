@@ -17,15 +17,15 @@ from tests.support.images import PNG
 
 @pytest.fixture
 def client(embedder):
-    client = OracleAgentMemory(connection=":memory:", embedder=embedder)
-    yield client
-    client.close()
+    with OracleAgentMemory(connection=":memory:", embedder=embedder) as client:
+        yield client
 
 
 @pytest.fixture
 def threads(client):
-    return (client.create_thread(thread_id="a", user_id="u", agent_id="g"),
-            client.create_thread(thread_id="b", user_id="u", agent_id="g"))
+    """Two threads of one user and agent: "a" and "b"."""
+    return tuple(client.create_thread(thread_id=name, user_id="u", agent_id="g")
+                 for name in "ab")
 
 
 def stored(client, record_id):

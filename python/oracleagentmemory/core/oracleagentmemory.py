@@ -232,6 +232,11 @@ class OracleAgentMemory(IAgentMemory, ScopedOperations):
             strategy_given=opened.strategy_given,
             llm=self.llm, defaults=defaults, pruner_llm=value_or(pruner_llm, None))
         self._closed = False
+        # ScopedOperations: the client reaches every record of its store
+        self._service = self.memory_service
+        self._own_thread = self._write_thread = None
+        self._image_limits = defaults.image_input_limit_config or ImageInputLimitConfig()
+        self._search_config = defaults.search_config
 
     @property
     def memory_retention_config(self) -> MemoryRetentionConfig:
@@ -840,26 +845,6 @@ class OracleAgentMemory(IAgentMemory, ScopedOperations):
         self.close()
 
     # -- the client's reach: the whole store (ScopedOperations) -------------------------
-
-    @property
-    def _service(self) -> MemoryService:
-        return self.memory_service
-
-    @property
-    def _reach(self) -> str | None:
-        return None
-
-    @property
-    def _write_thread(self) -> str | None:
-        return None
-
-    @property
-    def _image_limits(self) -> ImageInputLimitConfig:
-        return self.memory_service.defaults.image_input_limit_config or ImageInputLimitConfig()
-
-    @property
-    def _search_config(self) -> MemorySearchConfig | None:
-        return self.memory_service.defaults.search_config
 
     def _caption(self, data: bytes, mime: ImageMimeType) -> str:
         return caption_with(self.llm, data, mime)

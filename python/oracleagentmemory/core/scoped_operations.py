@@ -6,7 +6,8 @@ client reaches its whole store: new records take the scope their arguments give,
 record named by id may belong to any thread. A thread reaches its own: new records take
 its scope, a record named by id must be one of its own, a write needs its stored record
 still there, and a search defaults to its user, agent and thread. Each class says so
-through the few hooks at the end of ``ScopedOperations``; everything else is here.
+through the attributes and hooks at the end of ``ScopedOperations``; everything else is
+here.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ class ScopedOperations(IScopedOperations):
         """
         reject_store_kwargs("update_image", kwargs)
         image_id = check_id(image_id, "image_id")
-        service, thread_id = self._service, self._reach
+        service, thread_id = self._service, self._own_thread
         current = service.find(image_id, ["image"], thread_id)
         where = f" in thread {thread_id!r}" if thread_id else ""
         if current is None:
@@ -220,7 +221,7 @@ class ScopedOperations(IScopedOperations):
             ArgumentTypeError: An ``image_id`` that is not a str.
         """
         check_id(image_id, "image_id")
-        return self._service.backend.delete_records([image_id], ["image"], self._reach)
+        return self._service.backend.delete_records([image_id], ["image"], self._own_thread)
 
     def _list_images(self, scope: RecordScope, image_id: str | _NotSetMarker,
                      metadata_filter: dict[str, Any] | None | _NotSetMarker,
@@ -322,7 +323,7 @@ class ScopedOperations(IScopedOperations):
         if not isinstance(memory_id_to_link, _NotSetMarker):
             relation_type = check_memory_link_type(link_type)
             target = self._memory_to_link(memory_id_to_link)
-            links.append(new_link(self._reach, source=None,
+            links.append(new_link(self._own_thread, source=None,
                                   target=(target["id"], target["record_type"]),
                                   relation_type=relation_type, relation_id=link_id,
                                   timestamp=value_or(link_timestamp, None),
@@ -342,10 +343,10 @@ class ScopedOperations(IScopedOperations):
     def _memory_to_link(self, memory_id: str) -> RecordOut:
         """The stored memory ``add_memory`` links a new one to, within reach."""
         found = self._service.find(check_id(memory_id, "memory_id_to_link"), MEMORY_TYPES,
-                                   self._reach)
+                                   self._own_thread)
         if found is None:
-            where = ("a stored memory" if self._reach is None
-                     else f"a memory of thread {self._reach!r}")
+            where = ("a stored memory" if self._own_thread is None
+                     else f"a memory of thread {self._own_thread!r}")
             raise LinkEndNotFoundError(f"memory_id_to_link {memory_id!r} is not {where}")
         return found
 
@@ -387,7 +388,7 @@ class ScopedOperations(IScopedOperations):
         """
         reject_store_kwargs("update_memory", kwargs)
         return self._service.update_memory(
-            memory_id, self._reach, content=content, metadata=metadata, timestamp=timestamp,
+            memory_id, self._own_thread, content=content, metadata=metadata, timestamp=timestamp,
             ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
 
     def delete_memory(self, memory_id: str) -> int:
@@ -412,13 +413,13 @@ class ScopedOperations(IScopedOperations):
         """
         check_id(memory_id, "memory_id")
         service = self._service
-        owner = self._reach
+        owner = self._own_thread
         if owner is None:
             found = service.find(memory_id, MEMORY_TYPES)
             owner = found.get("thread_id") if found is not None else None
         if owner is not None:
             service.wait_for_threads([owner])
-        return service.backend.delete_records([memory_id], list(MEMORY_TYPES), self._reach)
+        return service.backend.delete_records([memory_id], list(MEMORY_TYPES), self._own_thread)
 
     # -- search -----------------------------------------------------------------------
 
@@ -554,7 +555,7 @@ class ScopedOperations(IScopedOperations):
                 (``DuplicateRecordError``); each a ``ValueError``.
             ArgumentTypeError: An id that is not a str.
         """
-        link = new_link(self._reach, source=(source_record_id, source_record_type),
+        link = new_link(self._own_thread, source=(source_record_id, source_record_type),
                         target=(target_record_id, target_record_type),
                         relation_type=relation_type, relation_id=relation_id,
                         opposite_relation_type=opposite_relation_type,
@@ -590,7 +591,7 @@ class ScopedOperations(IScopedOperations):
             ArgumentTypeError: A ``relation_id`` that is not a str.
         """
         return self._service.backend.update_link(
-            check_id(relation_id, "relation_id"), self._reach,
+            check_id(relation_id, "relation_id"), self._own_thread,
             link_changes(relation_type, opposite_relation_type, timestamp, metadata))
 
     def delete_record_link(
@@ -624,7 +625,7 @@ class ScopedOperations(IScopedOperations):
         """
         return self._service.backend.delete_links(link_selector(
             source_record_id, source_record_type, target_record_id, target_record_type,
-            relation_type, relation_id), self._reach)
+            relation_type, relation_id), self._own_thread)
 
     # -- background work --------------------------------------------------------------
 
@@ -643,36 +644,23 @@ class ScopedOperations(IScopedOperations):
             InvalidArgumentError: A negative ``timeout``, or one that is not a number
                 (a ``ValueError``).
         """
-        self._service.wait_for_threads(None if self._reach is None else [self._reach],
+        self._service.wait_for_threads(None if self._own_thread is None else [self._own_thread],
                                        timeout)
 
-    # -- what the client and a thread each decide ---------------------------------------
+    # -- what the client and a thread each say ----------------------------------------
 
-    @property
-    @abstractmethod
-    def _service(self) -> MemoryService:
-        """The service the calls go through."""
-
-    @property
-    @abstractmethod
-    def _reach(self) -> str | None:
-        """The thread a record named by id must belong to (None: any record)."""
-
-    @property
-    @abstractmethod
-    def _write_thread(self) -> str | None:
-        """The stored thread a new record's write needs, checked in the write's own
-        transaction (None: none)."""
-
-    @property
-    @abstractmethod
-    def _image_limits(self) -> ImageInputLimitConfig:
-        """The limits a new image's bytes are checked against."""
-
-    @property
-    @abstractmethod
-    def _search_config(self) -> MemorySearchConfig | None:
-        """How a search picks and refines results, where the call does not say."""
+    _service: MemoryService
+    """The service the calls go through."""
+    _own_thread: str | None
+    """The thread a record named by id must belong to: a thread's own id; None for the
+    client, which reaches every record of its store."""
+    _write_thread: str | None
+    """The stored thread a new record's write needs, checked in the write's own transaction
+    (None: none)."""
+    _image_limits: ImageInputLimitConfig
+    """The limits a new image's bytes are checked against."""
+    _search_config: MemorySearchConfig | None
+    """How a search picks and refines results, where the call does not say."""
 
     @abstractmethod
     def _caption(self, data: bytes, mime: ImageMimeType) -> str:

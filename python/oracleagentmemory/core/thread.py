@@ -208,6 +208,12 @@ class OracleThread(IThread, ScopedOperations):
               new: bool = False) -> None:
         """``new``: the thread was just created, so it has no message yet."""
         self._context = context
+        # ScopedOperations: a thread reaches its own records
+        self._service = context.service
+        self._own_thread = context.thread_id
+        self._write_thread = context.write_thread
+        self._image_limits = context.settings.image_input_limit_config
+        self._search_config = context.settings.search_config
         self._metadata = metadata
         self._tail = KnownTail(known=new)
         """The thread's last message as this handle knows it (``message_batches``)."""
@@ -627,26 +633,6 @@ class OracleThread(IThread, ScopedOperations):
         })
 
     # -- the thread's reach: this thread (ScopedOperations) -----------------------------
-
-    @property
-    def _service(self) -> MemoryService:
-        return self._context.service
-
-    @property
-    def _reach(self) -> str | None:
-        return self._context.thread_id
-
-    @property
-    def _write_thread(self) -> str | None:
-        return self._context.write_thread
-
-    @property
-    def _image_limits(self) -> ImageInputLimitConfig:
-        return self._context.settings.image_input_limit_config
-
-    @property
-    def _search_config(self) -> MemorySearchConfig | None:
-        return self._context.settings.search_config
 
     def _caption(self, data: bytes, mime: ImageMimeType) -> str:
         return derived_memory.caption_with(self._context.llm, data, mime)
