@@ -610,7 +610,7 @@ class OracleAgentMemory(IAgentMemory, ScopedOperations):
         self.memory_service.wait_for_threads([thread_id])
         return self.memory_service.backend.delete_cascade("thread", thread_id)["owner"]
 
-    def _load_thread(self, thread_id: Any) -> RecordOut:
+    def _load_thread(self, thread_id: str) -> RecordOut:
         key = thread_key(thread_id)
         found = self.memory_service.find(key, ["thread"])
         if found is None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from oracleagentmemory._async_twins import positional_or_keyword
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
@@ -80,17 +80,20 @@ __all__ = [
     "ThreadMessageTypedDictT",
 ]
 
+T = TypeVar("T")
+
 DEFAULT_MESSAGE_HISTORY_LIMIT = 100
 """How many recent messages ``get_messages()`` returns when no range is given."""
 
 
-def _per_message(value: Any, count: int, argument: str) -> list[Any]:
+def _per_message(value: T | Sequence[T], count: int, argument: str) -> list[T]:
     """A scalar applies to the whole batch; a list gives one value per message."""
     if isinstance(value, list):
         if len(value) != count:
             raise InvalidArgumentError(f"{argument} has {len(value)} entries for {count} messages")
         return value
-    return [value] * count
+    # anything but a list is one value (a tuple too), which the type cannot say
+    return [value] * count  # type: ignore[list-item]
 
 
 @observe_methods("thread", THREAD_OPERATIONS, result_names={"add_memory": "memory_id"})
@@ -147,7 +150,7 @@ class OracleThread(IThread, ScopedOperations):
 
     def __init__(
         self,
-        store: Any,
+        store: object,
         client: ServiceHolder | None = None,
         thread_id: str | _NotSetMarker = NOT_SET_MARKER,
         user_id: str | _NotSetMarker = NOT_SET_MARKER,
@@ -317,7 +320,7 @@ class OracleThread(IThread, ScopedOperations):
         batch = to_messages(messages)
         count = len(batch)
         metadatas = (
-            [m.metadata for m in batch] if metadata is NOT_SET_MARKER
+            [m.metadata for m in batch] if isinstance(metadata, _NotSetMarker)
             else _per_message(metadata, count, "metadata")
         )
         ttls = _per_message(ttl_days, count, "ttl_days")
