@@ -12,9 +12,7 @@ from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore
 from oracleagentmemory.stores.interface_backend import InterfaceBackend
 
-ADAPTER_LACKS = frozenset({
-    "atomic_writes", "utc_timestamps", "keyword_search", "images", "cascades", "expiry",
-    "link_graph", "extraction_counters", "scoped_replace", "contract_messages"})
+ADAPTER_LACKS = frozenset({"keyword_search", "images", "cascades", "expiry", "scoped_replace"})
 """What a store reached through the public interface does not give the contract
 (docs/custom-store.md, "What the conformance kit checks")."""
 
