@@ -9,7 +9,7 @@ the machine was doing (the load is recorded):
 - throughput on 20-word chat turns, one ``embed`` call per round (as ``add_messages`` does);
 - latency of one short query at a time, with the query cache off.
 
-Issue 23's target: the default stays usable on two cores, at least 30 turns/s.
+The target: the default stays usable on two cores, at least 30 turns/s.
 """
 
 from __future__ import annotations

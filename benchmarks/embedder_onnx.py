@@ -1,4 +1,4 @@
-"""The onnxruntime embedder against the numpy one, paired in one run (issue 17 targets).
+"""The onnxruntime embedder against the numpy one, paired in one run.
 
 Run: ``PYTHONPATH=python:. python -m benchmarks.embedder_onnx [LOCOMO_DIR] --out FILE``
 

@@ -1,6 +1,6 @@
 """The numpy embedder (the fallback runtime) under each BLAS thread setting, side by side.
 
-Why: issue 18 saw the numpy embedder run 3-5x slower with the default BLAS threading on a
+Why: we saw the numpy embedder run 3-5x slower with the default BLAS threading on a
 busy 2-core machine, and asked whether the library should limit BLAS threads. numpy's BLAS
 pool belongs to the whole process (the host application's numpy too), so it can only be set
 by the environment before numpy loads; this run measures what each setting does.

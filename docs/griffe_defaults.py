@@ -130,9 +130,9 @@ def _runtime_class(cls: griffe.Class) -> type | None:
 def _add_runtime_twins(cls: griffe.Class) -> None:
     runtime = _runtime_class(cls) if "_async_twins" in _all_member_names(cls) else None
     for name in getattr(runtime, "_async_twins", ()):
-        sync = cls.members.get(name)
+        sync = _own_or_inherited(cls, name)
         twin_name = f"{name}{TWINS.SUFFIX}"
-        if sync is None or sync.is_alias or twin_name in cls.members:
+        if sync is None or twin_name in cls.members:
             continue
         twin = griffe.Function(
             twin_name, lineno=sync.lineno, endlineno=sync.endlineno,
@@ -145,6 +145,16 @@ def _add_runtime_twins(cls: griffe.Class) -> None:
         if sync.docstring is not None:
             twin.docstring = _docstring(TWINS.twin_doc(name, sync.docstring.value),
                                         sync.docstring, twin)
+
+
+def _own_or_inherited(cls: griffe.Class, name: str) -> Any:
+    """``cls``'s member ``name``, defined in its body or inherited (the client's and a
+    thread's shared operations are defined once, in a base class they both have)."""
+    member = cls.members.get(name)
+    if member is not None:
+        return None if member.is_alias else member
+    inherited = cls.inherited_members.get(name)
+    return inherited.final_target if inherited is not None else None
 
 
 def _all_member_names(cls: griffe.Class) -> set[str]:

@@ -13,15 +13,9 @@
 -- (granting again is harmless). Each step that ran before is skipped or changes nothing, so
 -- an interrupted upgrade runs again.
 --   2: relations.thread_id may be NULL (client-level links)
---      Checked: ALTER TABLE ... MODIFY (column NULL), https://docs.oracle.com/cd/B28359_01/server.111/b28286/statements_3001.htm
---      Checked: 23ai column_clauses, https://docs.oracle.com/cd/F82042_01/sqlrf/img_text/column_clauses.html
 --   3: deep data security: the registered policies and the grants
---      Checked: IF [NOT] EXISTS, https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/release-changes.html
 --   4: records.keyword_text (Han and Hangul as character bigrams) and the text index over it with the store's BASIC_LEXER
---      Checked: ALTER TABLE ... ADD, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/ALTER-TABLE.html
---      Checked: DROP INDEX [IF EXISTS] ... FORCE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DROP-INDEX.html
 --   5: keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the new packages; the new packages also record the model of the store's vectors (record_embedding_model, META key vector_model; no table step: a store that holds vectors and records no model is read as one of all-MiniLM-L6-v2)
---      Checked: UPDATE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UPDATE.html
 SET SERVEROUTPUT ON
 SET DEFINE OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE

@@ -235,8 +235,6 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
 
   -- The same search as rows, for SELECT ... FROM AGENT_MEMORY.search_rows(...).
   --   p_request  SearchRequest as for search
-  -- Checked: PIPELINED / PIPE ROW with package-level record and collection types,
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/PIPELINED-clause.html
   FUNCTION search_rows(p_request IN JSON) RETURN search_rows_t PIPELINED;
 
   -- Update one relation; returns 0 (no such relation) or 1.

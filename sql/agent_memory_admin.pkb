@@ -52,8 +52,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
 
   PROCEDURE sync_text_index IS
   BEGIN
-    -- Checked: CTX_DDL.SYNC_INDEX(idx_name), needed when the index was created with
-    -- SYNC (MANUAL); it commits. https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/sync_index.html
+    -- Needed when the index was created with SYNC (MANUAL); it commits.
     CTX_DDL.SYNC_INDEX(idx_name => 'AGENT_MEMORY_RECORDS_TIX');
   END sync_text_index;
 
@@ -94,8 +93,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ADMIN AS
     RETURN CASE WHEN l_vectors > 0 THEN 'all-MiniLM-L6-v2' END;
   END recorded_embedding_model;
 
-  -- Checked: MERGE ... WHEN NOT MATCHED THEN INSERT (a key already present is left as it is),
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/MERGE.html
+  -- MERGE ... WHEN NOT MATCHED THEN INSERT: a key already present is left as it is.
   PROCEDURE record_embedding_model(p_name IN VARCHAR2) IS
   BEGIN
     IF p_name IS NULL OR LENGTH(p_name) > 200 THEN

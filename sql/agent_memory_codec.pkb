@@ -74,9 +74,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
     -- 16 random bytes as 32 hex digits, then the RFC 4122 version (digit 13 is 4) and
     -- variant (digit 17 is 8, 9, a or b) bits, dashed like Python's str(uuid.uuid4()).
     -- DBMS_CRYPTO.RANDOMBYTES(number_bytes) returns cryptographically secure random bytes
-    -- (the owner needs EXECUTE on SYS.DBMS_CRYPTO, install/grants_owner.sql). Checked:
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/19/arpls/DBMS_CRYPTO.html
-    --   (the same package in 23ai: PL/SQL Packages and Types Reference, DBMS_CRYPTO)
+    -- (the owner needs EXECUTE on SYS.DBMS_CRYPTO, install/grants_owner.sql).
     l_hex := LOWER(RAWTOHEX(DBMS_CRYPTO.RANDOMBYTES(16)));
     l_variant := MOD(INSTR('0123456789abcdef', SUBSTR(l_hex, 17, 1)) - 1, 4);
     RETURN SUBSTR(l_hex, 1, 8) || '-' || SUBSTR(l_hex, 9, 4) || '-4' || SUBSTR(l_hex, 14, 3)
@@ -367,10 +365,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
     l_doc CLOB;
   BEGIN
     -- Not JSON_OBJECT_T.put(key, CLOB): whether that overload keeps text over 32767 bytes is
-    -- not documented for every release; JSON_ARRAY takes a CLOB and returns a CLOB
-    -- (https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON_ARRAY.html),
-    -- and JSON_ELEMENT_T.parse reads a CLOB of any size
-    -- (https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html).
+    -- not documented for every release; JSON_ARRAY takes a CLOB and returns a CLOB, and
+    -- JSON_ELEMENT_T.parse reads a CLOB of any size (docs/oracle.md, "Pages the code rests on").
     SELECT JSON_ARRAY(p_text RETURNING CLOB) INTO l_doc FROM dual;
     RETURN TREAT(JSON_ELEMENT_T.parse(l_doc) AS JSON_ARRAY_T).get(0);
   END string_element;

@@ -10,8 +10,6 @@ AS
    *
    * Internal: ACCESSIBLE BY the store's own packages only. AUTHID DEFINER: it reads no
    * table, so the choice only keeps every unit of the store under one rights model.
-   * Checked: JSON_ELEMENT_T / JSON_OBJECT_T / JSON_ARRAY_T (load, get, get_keys, to_clob),
-   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html
    */
   -- Lengths are in characters (CHAR length semantics throughout the store).
   c_max_id_length        CONSTANT PLS_INTEGER := 512;

@@ -5,9 +5,7 @@
 -- owner schema can then set AGENT_MEMORY_CTX; until it exists no end user can be bound, and
 -- the store behaves as without isolation for its owner and trusted services.
 -- Rendered from sql/templates/context.sql.j2.
--- Checked: CREATE [OR REPLACE] CONTEXT namespace USING [schema.]package (the package need
---   not exist yet; a synonym is not allowed; CREATE ANY CONTEXT),
---   https://docs.oracle.com/en/database/oracle/oracle-database/18/sqlrf/CREATE-CONTEXT.html
+-- The package named in USING need not exist yet (docs/oracle.md, "Pages the code rests on").
 SET SERVEROUTPUT ON
 SET VERIFY OFF
 WHENEVER SQLERROR EXIT SQL.SQLCODE

@@ -320,8 +320,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_FILTER AS
       RETURN 1;
     END IF;
     -- no metadata is an empty object: only negations match it (as NOT JSON_EXISTS does).
-    -- Checked: an empty container is made from a subtype (JSON_ELEMENT_T has no empty
-    -- constructor), https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html
+    -- An empty container is made from a subtype: JSON_ELEMENT_T has no empty constructor.
     IF p_metadata IS NOT NULL THEN
       l_stored := JSON_ELEMENT_T.load(p_metadata);
     ELSE

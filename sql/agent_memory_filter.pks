@@ -23,8 +23,6 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_FILTER AUTHID DEFINER AS
    *
    * AUTHID DEFINER, no ACCESSIBLE BY: called inside SQL statements (an ACCESSIBLE BY unit
    * cannot be called from SQL) and by other applications; it reads no table.
-   * Checked: JSON_EXISTS with PASSING,
-   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/sql-json-condition-json_exists.html
    */
   c_safe_key CONSTANT VARCHAR2(40 CHAR) := '^[A-Za-z][A-Za-z0-9_]{0,63}$';
 

@@ -4,23 +4,16 @@
 -- index for an approximate top-k (FETCH APPROX FIRST ... WITH TARGET ACCURACY, see the
 -- search package). Each index is created only when USER_INDEXES does not list it, so the
 -- script runs again under WHENEVER SQLERROR EXIT (a second install, an interrupted one):
--- CREATE VECTOR INDEX has no IF NOT EXISTS (create_vector_index,
--- https://docs.oracle.com/en/database/oracle/oracle-database/26/sqlrf/img_text/create_vector_index.html),
--- and the text index is created the same way. The static gate checks the DDL inside these
+-- CREATE VECTOR INDEX has no IF NOT EXISTS, and the text index is created the same way. The static gate checks the DDL inside these
 -- blocks against the documented grammar, and that no index DDL of an install script is
 -- left unguarded (index-guard).
 -- IVF (the default) works without the vector memory pool: its centroids are cached in the
--- vector pool, else the large pool, else not at all (Size the Vector Pool,
--- https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/size-vector-pool.html).
+-- vector pool, else the large pool, else not at all.
 -- IVF computes its centroids from the rows present when it is built. It is created here on
 -- the empty table (creating it needs no rows; the index then holds no centroids until it is
 -- rebuilt), and rebuilt later, once the table holds vectors: a rebuild with 0 vectors fails
--- (DIA-51875, https://docs.oracle.com/en/error-help/db/dia-51875), so the administration
--- interface's rebuild_vector_index counts the vectors first and defers when there are
--- none (ALTER INDEX AGENT_MEMORY_RECORDS_VIX REBUILD ONLINE,
--- https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/inverted-file-flat-alter-index.html).
--- Checked: CREATE VECTOR INDEX,
---   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/create-vector-index.html
+-- (DIA-51875), so the administration interface's rebuild_vector_index counts the vectors
+-- first and defers when there are none (ALTER INDEX AGENT_MEMORY_RECORDS_VIX REBUILD ONLINE).
 DECLARE
   l_count PLS_INTEGER;
 BEGIN
@@ -38,13 +31,8 @@ END;
 -- database's language (CTXSYS.DEFAULT_LEXER follows the language chosen at install, which
 -- may be a Chinese or Japanese lexer), because the indexed column already holds Han and
 -- Hangul as space-separated bigrams (AGENT_MEMORY_KEYWORD.keyword_text). Created once; a second
--- install run keeps it.
--- Checked: CTX_DDL.CREATE_PREFERENCE(preference_name, object_name), BASIC_LEXER example,
---   https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/create_preference.html
---   CTX_USER_PREFERENCES (PRE_NAME), https://docs.oracle.com/cd/A91202_01/901_doc/text.901/a90121/aviews38.htm
---   Document Language (BASIC_LEXER for whitespace-delimited languages; CHINESE_VGRAM_LEXER
---   and KOREAN_MORPH_LEXER for one language each, WORLD_LEXER with its own per-script rules),
---   https://docs.oracle.com/en/database/oracle/oracle-database/23/ccapp/document-language.html
+-- install run keeps it. CHINESE_VGRAM_LEXER and KOREAN_MORPH_LEXER serve one language each,
+-- WORLD_LEXER has its own per-script rules.
 DECLARE
   l_count PLS_INTEGER;
 BEGIN
@@ -61,13 +49,10 @@ END;
 -- CREATE INDEX ... INDEXTYPE IS CTXSYS.CONTEXT on every 23ai/26ai update, where
 -- CREATE SEARCH INDEX ... FOR TEXT is not accepted by the early 23ai releases.
 -- SearchIndexSyncMode ON_COMMIT -> 'MAINTENANCE MANUAL SYNC (ON COMMIT)'.
--- Checked: CREATE INDEX (Oracle Text), https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/create-index.html
---   automatic maintenance (the 23ai default; MAINTENANCE MANUAL keeps SYNC (ON COMMIT)),
---   https://docs.oracle.com/cd/G11854_01/ccapp/using-automatic-maintenance-index.html
+-- Automatic maintenance is the 23ai default; MAINTENANCE MANUAL keeps SYNC (ON COMMIT).
 -- The stoplist is the default one (CTXSYS.DEFAULT_STOPLIST, the database language's supplied
 -- list): the shared query stoplist (stores/stoplist.py) holds every word of the English one,
 -- so no query asks for a word the index left out (docs/oracle.md for other languages).
---   https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/supplied-stoplists.html
 DECLARE
   l_count PLS_INTEGER;
 BEGIN

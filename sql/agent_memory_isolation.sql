@@ -4,7 +4,6 @@
 -- run after the packages (AGENT_MEMORY_SESSION holds the policy functions and adds the policies
 -- in apply_policies). Idempotent: install and upgrade both run it. The rules are in the
 -- AGENT_MEMORY_SESSION specification.
--- Checked: CREATE VIEW ... WITH READ ONLY, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CREATE-VIEW.html
 
 -- Visible (non-expired) records without vectors or image bytes. A SELECT on the view reads
 -- AGENT_MEMORY_RECORDS under its VPD policy: a bound session sees only its end user's rows.

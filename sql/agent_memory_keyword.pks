@@ -35,18 +35,6 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_KEYWORD AUTHID DEFINER AS
    *
    * AUTHID DEFINER and no ACCESSIBLE BY: a pure function over its arguments, callable
    * from SQL (an ACCESSIBLE BY unit cannot be) and by other applications; it reads no table.
-   * Checked: DECOMPOSE ('COMPATIBILITY' gives NFKD) and COMPOSE (NFC),
-   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/DECOMPOSE.html
-   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/COMPOSE.html
-   *   DBMS_LOB (CONVERTTOBLOB, SUBSTR of a BLOB in bytes, APPEND; WRITEAPPEND's amount of a
-   *   CLOB is in characters), https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/DBMS_LOB.html
-   *   and the Oracle9i Supplied PL/SQL Packages reference of WRITEAPPEND,
-   *   https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_26a.htm
-   *   CLOBs of a varying-width database character set are stored as 2-byte Unicode
-   *   (UTF-16 code units), https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a88879/adl02bs3.htm
-   *   UTL_I18N (RAW_TO_CHAR, STRING_TO_RAW) and UTL_RAW (SUBSTR, LENGTH),
-   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/UTL_I18N.html
-   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/UTL_RAW.html
    */
 
   -- The keyword text of p_text (see above): p_query 0 for a record, 1 for a query.

@@ -240,8 +240,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
       l_ids(l_links(i + 1).id) := l_links(i + 1).id;
       l_pairs(pair_key(l_links(i + 1))) := l_links(i + 1).id;
     END LOOP;
-    -- Checked: FORALL (fields referenced as links(i).field),
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/26/lnpls/FORALL-statement.html
     FORALL i IN 1 .. l_links.COUNT
       INSERT INTO AGENT_MEMORY_RELATIONS (
         id, thread_id, source_id, source_type, target_id, target_type, relation_type,
@@ -271,8 +269,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     -- Locked by an UPDATE that changes nothing, not by SELECT ... FOR UPDATE: an UPDATE
     -- gets the write policy's predicate, so a relation the session may only read (between
     -- memories of no user, read through GLOBAL_MEMORIES) is neither locked nor found. The
-    -- RETURNING values are read only when a row was updated (they are undefined otherwise:
-    -- RETURNING INTO, https://docs.oracle.com/cd/E24693_01/appdev.11203/e17126/returninginto_clause.htm).
+    -- RETURNING values are read only when a row was updated (they are undefined otherwise).
     UPDATE AGENT_MEMORY_RELATIONS rel
        SET rel.relation_type = rel.relation_type
      WHERE rel.id = l_id
@@ -447,7 +444,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     l_sel := read_link_query(l_query);
     l_limit := NVL(l_sel.limit_rows, 2147483647);
     -- A present key matches exactly, NULL included (DECODE treats two NULLs as equal).
-    -- Checked: DECODE (two nulls are equivalent), https://docs.oracle.com/cd/B10500_01/server.920/a96540/functions33a.htm
     SELECT rel.seq BULK COLLECT INTO l_seqs
       FROM AGENT_MEMORY_RELATIONS rel
      WHERE (l_has_ids = 0 OR rel.id IN (SELECT i.COLUMN_VALUE FROM TABLE(l_ids) i))
@@ -486,8 +482,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     -- records, both directions, up to p_num_hops; CYCLE stops walks that revisit a node.
     -- A record's first row by (hops, relation seq, direction) is the breadth-first step that
     -- reaches it, as in the embedded backend.
-    -- Checked: WITH ... recursive member, CYCLE c_alias SET mark TO 'Y' DEFAULT 'N',
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SELECT.html
     WITH edges AS (
            SELECT rel.seq AS eseq, rel.id AS rid, rel.source_id AS from_id,
                   rel.target_id AS to_id, rel.relation_type AS label, 0 AS dir

@@ -126,10 +126,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   END types_member;
 
   -- -20001 when a CLOB argument holds more than p_max characters (NULL passes).
-  -- Checked: DBMS_LOB.GETLENGTH returns the length of a CLOB in characters, NULL for a NULL
-  -- LOB, https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_16b.htm ; in a
-  -- multibyte database a CLOB is stored in AL16UTF16 and a supplementary character counts
-  -- two, as stores/limits.py counts it, https://asktom.oracle.com/pls/asktom/f?p=100:11:0::::P11_QUESTION_ID:9545915000346623127
+  -- DBMS_LOB.GETLENGTH counts characters; a character beyond the BMP counts two, as
+  -- stores/limits.py counts it (docs/oracle.md, "Pages the code rests on": DBMS_LOB.GETLENGTH).
   PROCEDURE check_size(p_text IN CLOB, p_max IN PLS_INTEGER, p_argument IN VARCHAR2) IS
     l_length INTEGER := DBMS_LOB.GETLENGTH(p_text);
   BEGIN
@@ -180,8 +178,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     IF p_seqs IS NULL OR p_seqs.COUNT = 0 THEN
       RETURN l_out;
     END IF;
-    -- Checked: JSON_OBJECT ... RETURNING CLOB,
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON_OBJECT.html
     SELECT r.seq, r.record_type,
            JSON_OBJECT(
              'id'          VALUE r.id,
@@ -549,8 +545,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   -- of the message p_message: its record_type, message_id and scope (user, agent, thread) are
   -- the message's whatever the image says (as in _follow_message of the embedded store).
   -- The overrides go into the row, not into p_record: an element got from an array shares
-  -- its memory with the caller's document (TREAT/get do not copy; checked:
-  --   https://docs.oracle.com/database/122/ADJSN/using-PLSQL-object-types-for-JSON.htm).
+  -- its memory with the caller's document (TREAT/get do not copy).
   FUNCTION prepare_row(p_record IN JSON_OBJECT_T, p_now IN TIMESTAMP, p_where IN VARCHAR2,
                        p_attach IN BOOLEAN, p_message IN row_t)
     RETURN row_t IS
@@ -665,13 +660,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   END prepare_rows;
 
   -- Insert checked rows (and their image bytes) with one FORALL statement each.
-  -- Checked: FORALL ... INSERT ... RETURNING ... BULK COLLECT INTO (one returned value per
-  -- iteration, in order), fields referenced as rows(i).field,
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/lnpls/FORALL-statement.html
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/bulk-sql-and-bulk-binding.html
-  --   https://docs.oracle.com/en/error-help/db/pls-00674
-  --   TO_VECTOR(text, dimensions, FLOAT32),
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/to_vector.html
+  -- RETURNING ... BULK COLLECT INTO gives one value per iteration, in order; fields are
+  -- referenced as rows(i).field (PLS-00674 otherwise).
   PROCEDURE insert_rows(p_rows IN rows_t) IS
     l_seqs       AGENT_MEMORY_NUMBER_LIST;
     l_image_seqs AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
@@ -738,8 +728,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   -- id held by anything else (another user's image, an image attached to another message,
   -- a standalone image) is -20003 with the message of a write without replace, so a caller
   -- can neither delete nor take over a record outside its own scope by naming its id.
-  -- Checked: DECODE treats two nulls as equal,
-  --   https://docs.oracle.com/cd/B10500_01/server.920/a96540/functions33a.htm
+  -- DECODE treats two NULLs as equal.
   PROCEDURE replace_row(p_row IN row_t) IS
     l_existing NUMBER;
     l_same     NUMBER;
@@ -772,8 +761,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   -- the thread locks the same row first (delete_cascade), so of a write and a deletion
   -- racing, either the write waits and then finds no thread, or the deletion waits and then
   -- deletes what the write added. (FOR UPDATE locks the selected rows until the transaction
-  -- ends, and a session that wants a locked row waits for it: SQL Language Reference, SELECT,
-  -- for_update_clause, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SELECT.html)
+  -- ends, and a session that wants a locked row waits for it.)
   PROCEDURE lock_thread(p_thread_id IN VARCHAR2, p_now IN TIMESTAMP) IS
     l_seq NUMBER;
   BEGIN
@@ -861,9 +849,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   -- -- a thread's messages ----------------------------------------------------------------
 
   -- The seqs of the thread's last p_count visible messages, ascending. (The row limiting
-  -- clause of a subquery takes a bind, as p_count is here:
-  -- https://docs.oracle.com/cd/F32587_01/sqlrf/img_text/row_limiting_clause.html,
-  -- https://docs.oracle.com/en/error-help/db/oci-62550)
+  -- clause of a subquery takes a bind, as p_count is here.)
   FUNCTION tail_seqs(p_thread_id IN VARCHAR2, p_now IN TIMESTAMP, p_count IN NUMBER)
     RETURN AGENT_MEMORY_NUMBER_LIST IS
     l_seqs AGENT_MEMORY_NUMBER_LIST;
@@ -1368,8 +1354,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_bytes := AGENT_MEMORY_CODEC.base64_to_blob(l_image);  -- not inside SQL: ACCESSIBLE BY
     -- UPDATE, then INSERT when no row was there, not MERGE: the table has a read and a
     -- write VPD policy, and MERGE INTO refuses a table any of whose policies does not cover
-    -- INSERT, UPDATE and DELETE (DIA-28132, https://docs.oracle.com/en/error-help/db/dia-28132;
-    -- MERGE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/MERGE.html).
+    -- INSERT, UPDATE and DELETE (DIA-28132; docs/oracle.md, "reads and writes under different
+    -- rules").
     -- The static gate's vpd-merge check keeps MERGE off such tables. The record's row is
     -- locked by the caller (locked_row), so no other session inserts its image meanwhile.
     UPDATE AGENT_MEMORY_IMAGES i SET i.bytes = l_bytes WHERE i.seq = p_seq;

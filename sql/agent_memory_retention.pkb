@@ -57,8 +57,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RETENTION AS
     e_insufficient EXCEPTION;
     PRAGMA EXCEPTION_INIT(e_insufficient, -1031);
   BEGIN
-    -- Checked: DBMS_SCHEDULER.CREATE_JOB (job_type PLSQL_BLOCK, repeat_interval calendar
-    -- syntax, enabled), https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/DBMS_SCHEDULER.html
     -- The action is a constant block calling the facade (an anonymous block may not call an
     -- ACCESSIBLE BY package); it contains no caller input.
     DBMS_SCHEDULER.CREATE_JOB(

@@ -65,8 +65,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
     -- Each word is found from where the last one ended (REGEXP_INSTR's position; return
     -- option 1 gives the position after the match), so the text is read once: time linear
     -- in the query's length, where asking for the n-th occurrence rescanned it per word.
-    -- Checked: REGEXP_INSTR (position, occurrence, return_opt),
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/REGEXP_INSTR.html
     LOOP
       l_start := REGEXP_INSTR(l_text, '\w+', l_start);
       EXIT WHEN NVL(l_start, 0) = 0;
@@ -177,15 +175,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   -- runs over those. The preselection already keeps to the requested record types and, when
   -- invalid records are excluded, to valid ones: a pool of other types (messages, say, when
   -- memories are asked for) would leave the ranking fewer than max_results records while
-  -- matching ones exist. Checked: approximate search with a vector index,
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/approximate-search-using-ivf.html
-  --   row limiting clause FETCH APPROX[IMATE] FIRST ... WITH TARGET ACCURACY,
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SELECT.html
-  --   an IVF search with WHERE filters evaluates them before (pre-filtering) or after
-  --   (post-filtering) the index scan, as the optimizer chooses,
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/optimizer-plans-ivf-vector-indexes.html
-  --   USER_TABLES (NUM_ROWS) holds the optimizer statistics DBMS_STATS gathers (none before
-  --   the first gathering: NVL), https://docs.oracle.com/database/121/REFRN/GUID-564CEA73-E79E-4664-AC32-0CBAB817CF5A.htm
+  -- matching ones exist. USER_TABLES.NUM_ROWS is NULL before statistics are first gathered.
   FUNCTION preselect(p_req IN request_t, p_now IN TIMESTAMP) RETURN AGENT_MEMORY_NUMBER_LIST IS
     l_rows    NUMBER;
     l_near    AGENT_MEMORY_NUMBER_LIST;
@@ -221,17 +211,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
   -- AGENT_MEMORY_FILTER.c_safe_key only). Every value is a bind, each placeholder appears once
   -- and in the same order whatever the strategy (binds are positional; fetch_ranked holds the
   -- one bind list): the text query placeholder stands in the empty keyword fragment too.
-  -- Every query name is referenced in every variant (ORA-32035 otherwise,
-  -- https://docs.oracle.com/en/error-help/db/oci-32035). JSON documents are bound as CLOB
-  -- text and made JSON in SQL with JSON(:b) (a PL/SQL JSON value in USING is not documented;
-  -- the JSON constructor is: https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/JSON-Type-Constructor.html);
-  -- lists are bound as the store's collection types and read with TABLE().
+  -- Every query name is referenced in every variant (ORA-32035 otherwise). JSON documents
+  -- are bound as CLOB text and made JSON in SQL with JSON(:b) (a PL/SQL JSON value in USING
+  -- is not documented, the constructor is); lists are bound as the store's collection types
+  -- and read with TABLE().
   -- The candidates (cand) carry the vector distance (vd, a number), never the VECTOR
   -- column: cand is referenced several times, and the optimizer may then treat a query name
-  -- as a temporary table (SELECT, subquery_factoring_clause: "either an inline view or a
-  -- temporary table", https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SELECT.html),
-  -- while VECTOR columns are not supported in global temporary tables (Restrictions for
-  -- Oracle AI Vector Search, https://docs.oracle.com/en/database/oracle/oracle-database/23/rnrdm/issues-all-platforms-2.html).
+  -- as a temporary table, while VECTOR columns are not supported in global temporary tables
+  -- (docs/oracle.md, "Pages the code rests on": query names in WITH).
   -- Each query name yields scored rows (seq, rv, d): rv ranks (scope affinity subtracted
   -- in the final ORDER BY), d is the distance reported.
   FUNCTION ranking_sql(p_req IN request_t) RETURN VARCHAR2 IS
@@ -268,15 +255,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
       -- STDDEV_POP is 0 or there is no vector). kt is the keyword window: the confidence
       -- (MAX - AVG) / STDDEV_POP of the Text scores, squared, times each row's share of
       -- the window's range (fusion_part). The reported distance is never below 0.
-      -- Checked: STDDEV_POP (aggregate and analytic),
-      --   https://docs.oracle.com/database/122/SQLRF/STDDEV_POP.htm
-      --   LEAST of numbers returns the least (its arguments are never NULL here: NVL),
-      --   https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/LEAST.html
-      --   an aggregate without GROUP BY returns one row, NULL over no rows,
-      --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/Aggregate-Functions.html
-      --   CASE evaluates conditions left to right and stops at the first true one (the
-      --   divisions below are reached only when their divisor is not 0),
-      --   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CASE-Expressions.html
+      -- An aggregate without GROUP BY returns one row, NULL over no rows; CASE stops at the
+      -- first true condition, so the divisions below are reached only when their divisor is
+      -- not 0; LEAST of numbers returns the least (its arguments are never NULL here: NVL).
       ELSE ' scored AS (SELECT h.seq, h.rv, GREATEST(0, h.rv) AS d FROM (SELECT c.seq,'
         || ' CASE WHEN kt.seq IS NULL THEN NVL(c.vd, 1)'
         || ' ELSE LEAST(NVL(c.vd, 1), NVL(vs.wd, 1)) END - 0.1 * NVL(kt.part, 0)'
@@ -327,8 +308,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
 
   -- The ranked hits: record seqs best first, with their reported distances. The one bind
   -- list of ranking_sql, by position.
-  -- Checked: OPEN FOR ... USING (positional binds; collections of SQL types may be bound),
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/18/lnpls/OPEN-FOR-statement.html
   PROCEDURE fetch_ranked(p_req IN request_t, p_now IN TIMESTAMP,
                          p_seqs OUT AGENT_MEMORY_NUMBER_LIST, p_dists OUT AGENT_MEMORY_NUMBER_LIST) IS
     l_types  AGENT_MEMORY_TEXT_LIST := p_req.types;

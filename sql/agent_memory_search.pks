@@ -24,10 +24,6 @@ AS
    * statement, one bind list, for every strategy), hits (records and linked records).
    *
    * AUTHID DEFINER / ACCESSIBLE BY the facade, which exposes it to SQL and PL/SQL.
-   * Checked: VECTOR_DISTANCE(v1, v2, COSINE),
-   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/vector_distance.html
-   *   CONTAINS / SCORE and query escaping with braces,
-   *   https://docs.oracle.com/en/database/oracle/oracle-database/23/ccref/reserved-words-and-characters.html
    */
   -- HYBRID fuses the best GREATEST(max_results, c_fusion_window) of each ranking, the
   -- keyword side moving a record (once brought to the vector window's edge) by up to

@@ -1,13 +1,6 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
   -- Documents are read and built with the PL/SQL JSON types (load, get, append, put; a
-  -- JSON_ARRAY_T is a JSON_ELEMENT_T, the supertype put takes). Checked:
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/json-types.html
-  --   JSON_ELEMENT_T is the supertype of JSON_OBJECT_T, JSON_SCALAR_T and JSON_ARRAY_T,
-  --   https://docs.oracle.com/database/122/ARPLS/json-types.htm; Oracle's own example puts a
-  --   filled json_array_t into a json_object_t (obj.put('team', l_team), after the last
-  --   append), https://docs.oracle.com/en/database/oracle/apex/26.1/apxdc/constructing-json-pl-sql.html
-  --   to_json turns an object-type instance into a JSON type instance (the inverse of load),
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/21/adjsn/overview-of-pl-sql-object-types-for-json.html
+  -- JSON_ARRAY_T is a JSON_ELEMENT_T, the supertype put takes; to_json is the inverse of load).
   -- The policy and principal vocabulary, rendered from python/oracleagentmemory/_vocabulary.py.
   c_policy_names    CONSTANT VARCHAR2(200 CHAR) := 'USER_OWN_ROWS, GLOBAL_MEMORIES';
   c_principal_kinds CONSTANT VARCHAR2(200 CHAR) := 'LOCAL_USER, GROUP';
@@ -27,9 +20,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
   END finish;
 
   -- -20009 unless the session user is the store owner (as trust_service checks it).
-  -- Checked: $$PLSQL_UNIT_OWNER, the predefined inquiry directive holding the owner of the
-  --   current PL/SQL unit (conditional compilation, "Predefined Inquiry Directives"),
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/19/lnpls/conditional-compilation1.html
+  -- $$PLSQL_UNIT_OWNER is the owner of this package (a predefined inquiry directive).
   PROCEDURE assert_owner(p_action IN VARCHAR2) IS
   BEGIN
     IF SYS_CONTEXT('USERENV', 'SESSION_USER') <> $$PLSQL_UNIT_OWNER THEN
@@ -140,8 +131,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
     assert_owner('grant_policies');
     l_who := principals(p_principals);
     l_names := policy_names(p_policies);
-    -- Checked: LISTAGG (measure, delimiter) WITHIN GROUP (ORDER BY ...),
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/18/sqlrf/img_text/listagg.html
     SELECT LISTAGG(m.policy_name, ', ') WITHIN GROUP (ORDER BY m.policy_name)
       INTO l_missing
       FROM (SELECT DISTINCT t.COLUMN_VALUE AS policy_name FROM TABLE(l_names) t) m
@@ -243,23 +232,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
   -- DBA_DATA_GRANTS. The predicates are the rules of the VPD policies of AGENT_MEMORY_SESSION,
   -- with ORA_END_USER_CONTEXT.username for the end user of a Deep Sec end-user security
   -- context. Everything that names a 26ai object is dynamic SQL, so the package compiles on
-  -- 23ai, where the mode is VPD and nothing here runs.
-  -- Checked: CREATE DATA ROLE [IF NOT EXISTS] name [MAPPED TO 'IAM_OAUTH_GROUP=<group>'],
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/ddscg/create-data-role.html
-  --   CREATE [OR REPLACE] DATA GRANT name AS privilege_list ON object [WHERE predicate]
-  --   TO user_role_list, https://docs.oracle.com/en/database/oracle/oracle-database/26/ddscg/create-data-grants.html
-  --   DROP DATA GRANT [IF EXISTS], https://docs.oracle.com/en/database/oracle/oracle-database/26/ddscg/drop-data-grants.html
-  --   GRANT DATA ROLE ... TO end_user, REVOKE DATA ROLE [IF EXISTS] ... FROM end_user,
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/ddscg/grant-data-role.html
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/ddscg/revoke-data-role.html
-  --   mapped data roles are granted to nothing,
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/ddscg/grant-and-revoke-data-roles.html
-  --   ORA_END_USER_CONTEXT.username in data grant predicates,
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/ddscg/configure-data-access-control-l.html
-  --   USER_DATA_GRANTS "available starting with Oracle AI Database 26ai, Release Update
-  --   23.26.2", https://docs.oracle.com/en/database/oracle/oracle-database/26/refrn/USER_DATA_GRANTS.html
-  --   DBA_END_USERS, https://docs.oracle.com/en/database/oracle/oracle-database/26/refrn/DBA_END_USERS.html
-  --   DBA_DATA_ROLE_GRANTS, https://docs.oracle.com/en/database/oracle/oracle-database/26/refrn/DBA_DATA_ROLE_GRANTS.html
+  -- 23ai, where the mode is VPD and nothing here runs. The statements' grammar: docs/oracle.md,
+  -- "Pages the code rests on": Deep Data Security objects.
   c_mode_key CONSTANT VARCHAR2(30 CHAR) := 'deep_data_security';
   -- A policy's data grants: name and 'privileges ON table WHERE predicate'.
   TYPE data_grant_t IS RECORD (name VARCHAR2(128 CHAR), body VARCHAR2(2000 CHAR));
@@ -291,8 +265,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
 
   -- 16 hex digits of SHA-256: role names are database-wide, so they carry the owner and the
   -- store (or the group) as a digest, which holds only 0-9 and A-F.
-  -- Checked: DBMS_CRYPTO.HASH (src RAW, typ HASH_SH256),
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/19/arpls/DBMS_CRYPTO.html
   FUNCTION hex_key(p_text IN VARCHAR2) RETURN VARCHAR2 IS
   BEGIN
     RETURN SUBSTR(RAWTOHEX(DBMS_CRYPTO.HASH(UTL_RAW.CAST_TO_RAW(p_text),
@@ -413,8 +385,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SECURITY AS
     assert_owner('apply_native_grants');
     SELECT COUNT(*) INTO l_views FROM all_views v
      WHERE v.owner = 'SYS' AND v.view_name = 'USER_DATA_GRANTS';
-    -- Checked: SESSION_PRIVS (the privileges currently available to the user),
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/refrn/SESSION_PRIVS.html
     SELECT COUNT(DISTINCT p.privilege) INTO l_privs FROM session_privs p
      WHERE p.privilege IN ('CREATE DATA ROLE', 'CREATE DATA GRANT', 'GRANT ANY DATA ROLE');
     l_mode := CASE WHEN l_views > 0 AND l_privs = 3 THEN 'NATIVE' ELSE 'VPD' END;

@@ -5,14 +5,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   -- The predicates are constant text: the bound id is read by SYS_CONTEXT inside the
   -- statement, never concatenated into it, so the cursor is shared and nothing a caller
   -- passes reaches SQL text. Subqueries in a predicate are resolved with the policy
-  -- function owner's rights (DBMS_RLS overview, "Oracle Database PL/SQL Packages and Types
-  -- Reference", https://docs.oracle.com/cd/F32587_01/arpls/DBMS_RLS.html).
+  -- function owner's rights (docs/oracle.md, "Pages the code rests on": DBMS_RLS.ADD_POLICY).
   c_trusted_key CONSTANT VARCHAR2(16 CHAR) := 'trusted_service:';
   c_isolation_key CONSTANT VARCHAR2(30 CHAR) := 'end_user_isolation';
-  -- ORA-00439 "feature not enabled: name" (Oracle8 Error Messages,
-  -- https://docs.oracle.com/cd/A58617_01/server.804/a58312/newch211.htm); DBMS_RLS.ADD_POLICY
-  -- on Standard Edition raises it as "feature not enabled: Fine-grained access control"
-  -- (https://support.sas.com/kb/69/707.html).
+  -- ORA-00439 "feature not enabled: name"; DBMS_RLS.ADD_POLICY on Standard Edition raises it
+  -- as "feature not enabled: Fine-grained access control".
   e_feature_not_enabled EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_feature_not_enabled, -439);
   c_deny        CONSTANT VARCHAR2(10 CHAR) := '1 = 0';
@@ -100,8 +97,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     l_session_user VARCHAR2(128 CHAR) := SYS_CONTEXT('USERENV', 'SESSION_USER');
     l_trusted      NUMBER;
   BEGIN
-    -- $$PLSQL_UNIT_OWNER: the owner of this package (predefined inquiry directive,
-    -- https://docs.oracle.com/en/database/oracle/oracle-database/19/lnpls/conditional-compilation1.html)
+    -- $$PLSQL_UNIT_OWNER: the owner of this package (a predefined inquiry directive)
     IF l_session_user = $$PLSQL_UNIT_OWNER THEN
       RETURN 'UNRESTRICTED';
     END IF;
@@ -125,10 +121,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
   -- is restricted when unbound (NONE) may not unbind or rebind with a transaction open;
   -- the owner and trusted services see every row when unbound, and the spec of
   -- clear_end_user asks them to commit first when they rebind.
-  -- Checked: DBMS_TRANSACTION.LOCAL_TRANSACTION_ID (NULL when no transaction is open),
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/arpls/DBMS_TRANSACTION.html
-  --   https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_t18.htm
-  --   SYNC (ON COMMIT), https://docs.oracle.com/cd/G11854_01/ccapp/using-automatic-maintenance-index.html
+  -- DBMS_TRANSACTION.LOCAL_TRANSACTION_ID is NULL when no transaction is open.
   PROCEDURE assert_committed(p_action IN VARCHAR2, p_next_user IN VARCHAR2 DEFAULT NULL) IS
   BEGIN
     IF end_user_id IS NOT NULL AND (p_next_user IS NULL OR p_next_user <> end_user_id)
@@ -325,8 +318,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
       AGENT_MEMORY_ERRORS.invalid_argument('p_db_user must be a database user name of at most '
         || (128 - LENGTH(c_trusted_key)) || ' characters');
     END IF;
-    -- Checked: DBMS_ASSERT.SCHEMA_NAME (an existing schema, exact case),
-    --   https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/DBMS_ASSERT.html
+    -- DBMS_ASSERT.SCHEMA_NAME: an existing schema, exact case.
     l_user := DBMS_ASSERT.SCHEMA_NAME(p_db_user);
     RETURN l_user;
   END checked_user;
@@ -371,18 +363,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
                              p_statement_types IN VARCHAR2, p_update_check IN BOOLEAN) IS
     BEGIN
       drop_policy(p_table, p_policy);
-      -- Checked: DBMS_RLS.ADD_POLICY (object_schema, object_name, policy_name,
-      --   function_schema, policy_function, statement_types, update_check, enable,
-      --   static_policy, policy_type, ...); DBMS_RLS.DYNAMIC re-runs the function for every
-      --   execution, so distrust_service and clear_end_user act on the next statement;
-      --   https://docs.oracle.com/cd/F32587_01/arpls/DBMS_RLS.html
-      --   statement_types: any combination of SELECT, INSERT, UPDATE, DELETE; update_check
-      --   also checks the policy against the row after an insert or update,
-      --   https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_rl2.htm
-      -- Several policies on one table are all enforced, their predicates ANDed,
-      --   https://www.oracle.com/ocom/groups/public/@otn/documents/webcontent/241524.htm
-      -- VPD is not enforced for SYS and EXEMPT ACCESS POLICY holders,
-      --   https://docs.oracle.com/database/121/SUTIL/GUID-A3AAF078-2769-4179-901D-F8DBCF8AF205.htm
+      -- DBMS_RLS.DYNAMIC re-runs the function for every execution, so distrust_service and
+      -- clear_end_user act on the next statement; update_check also checks the row after an
+      -- insert or update; several policies on one table are ANDed (docs/oracle.md, "Pages
+      -- the code rests on": DBMS_RLS.ADD_POLICY).
       DBMS_RLS.ADD_POLICY(
         object_schema   => $$PLSQL_UNIT_OWNER,
         object_name     => p_table,
@@ -415,8 +399,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SESSION AS
     COMMIT;
   EXCEPTION
     WHEN e_feature_not_enabled THEN
-      -- Standard Edition 2: no DBMS_RLS ("DBMS_RLS is available with the Enterprise Edition
-      -- only", https://docs.oracle.com/database/122/ARPLS/DBMS_RLS.htm; Free has it). The
+      -- Standard Edition 2: no DBMS_RLS (Enterprise Edition only; Free has it). The
       -- store still installs; set_end_user refuses, since nothing would enforce the binding.
       MERGE INTO AGENT_MEMORY_META m
       USING (SELECT c_isolation_key AS k FROM dual) s

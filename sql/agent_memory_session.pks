@@ -6,12 +6,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
    * agent_memory_context.sql: CREATE CONTEXT AGENT_MEMORY_CTX USING <owner>.AGENT_MEMORY_SESSION).
    * Only code of this package can set attributes of that namespace (DBMS_SESSION.SET_CONTEXT
    * checks the call stack), so neither the bound end user nor the policies resolved for it
-   * can be forged by other SQL.
-   * Checked: CREATE CONTEXT, https://docs.oracle.com/en/database/oracle/oracle-database/18/sqlrf/CREATE-CONTEXT.html
-   *          DBMS_SESSION.SET_CONTEXT / CLEAR_CONTEXT (namespace, attribute, value; values up
-   *          to 4 KB, no limit on the number of attributes), https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_s17.htm
-   *          SYS_CONTEXT (namespace, parameter, length 1..4000; USERENV SESSION_USER),
-   *          https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/SYS_CONTEXT.html
+   * can be forged by other SQL. Values are at most 4 KB, attributes any number.
    *
    * How a session is treated (access_mode), evaluated by the VPD policy functions below for
    * every statement on AGENT_MEMORY_RECORDS, AGENT_MEMORY_IMAGES and AGENT_MEMORY_RELATIONS, whichever

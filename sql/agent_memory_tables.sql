@@ -2,11 +2,7 @@
 -- Rendered from sql/templates/tables.sql.j2 by oracleagentmemory.stores.oracle_sql.render;
 -- mirrors python/oracleagentmemory/stores/embedded/schema.py (same rows, same uniqueness).
 -- Idempotent: every table and index is created IF NOT EXISTS and the facts are merged, so a
--- second run after a partial install completes it (IF [NOT] EXISTS for CREATE/ALTER/DROP,
--- Oracle Database 23ai: https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/release-changes.html).
--- Checked: CREATE TABLE, JSON data type, VECTOR data type
---   https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/create-tables-using-vector-data-type.html
---   https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/json-data-type.html
+-- second run after a partial install completes it (IF [NOT] EXISTS, Oracle Database 23ai).
 
 -- Key/value facts about the store: schema_version, embedding_dimension, search_strategy, ...
 CREATE TABLE IF NOT EXISTS AGENT_MEMORY_META (
@@ -110,10 +106,6 @@ CREATE INDEX IF NOT EXISTS AGENT_MEMORY_RELATIONS_THREAD_IX ON AGENT_MEMORY_RELA
 -- the migration list (python/oracleagentmemory/stores/oracle_sql/migrations.py) creates
 -- the same tables in an older store (tests/oracle_store/test_deep_security_admin.py checks
 -- the three texts agree).
--- Checked: out-of-line FOREIGN KEY (...) references_clause,
---   https://docs.oracle.com/en/database/oracle/oracle-database/18/sqlrf/img_text/out_of_line_ref_constraint.html
---   references_clause REFERENCES table (column) ON DELETE { CASCADE | SET NULL },
---   https://docs.oracle.com/cd/A91202_01/901_doc/server.901/a90125/img_text/references_clause.htm
 CREATE TABLE IF NOT EXISTS AGENT_MEMORY_SEC_POLICIES (
   policy_name VARCHAR2(30 CHAR) NOT NULL,
   created_at  TIMESTAMP(6) NOT NULL,

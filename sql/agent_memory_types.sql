@@ -3,14 +3,8 @@
 -- travel between the store's packages as these types and are read in SQL with the TABLE
 -- collection expression (the element is the COLUMN_VALUE pseudocolumn), instead of JSON
 -- array text re-parsed with JSON_TABLE. Idempotent: IF NOT EXISTS keeps an existing type
--- (the packages that use it stay valid); install and upgrade both run this script.
--- Checked: CREATE TYPE ... AS TABLE OF (standalone nested table type; needs the CREATE TYPE
---   privilege, install/grants_owner.sql),
---   https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/CREATE-TYPE.html
---   https://docs.oracle.com/en/database/oracle/oracle-database/19/lnpls/CREATE-TYPE-statement.html
---   IF [NOT] EXISTS, https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/release-changes.html
---   TABLE collection expression and COLUMN_VALUE,
---   https://docs.oracle.com/en/database/oracle/oracle-database/18/sqlrf/COLUMN_VALUE-Pseudocolumn.html
+-- (the packages that use it stay valid); install and upgrade both run this script. The
+-- owner needs the CREATE TYPE privilege (install/grants_owner.sql).
 
 -- Record (and relation) sequence numbers.
 CREATE TYPE IF NOT EXISTS AGENT_MEMORY_NUMBER_LIST AS TABLE OF NUMBER;

@@ -34,8 +34,6 @@ DECLARE
   l_count PLS_INTEGER;
 BEGIN
   -- The text index's lexer preference (after the index).
-  -- Checked: CTX_DDL.DROP_PREFERENCE(preference_name),
-  --   https://docs.oracle.com/en/database/oracle/oracle-database/26/ccref/drop_preference.html
   SELECT COUNT(*) INTO l_count FROM ctx_user_preferences WHERE pre_name = 'AGENT_MEMORY_LEXER';
   IF l_count > 0 THEN
     CTX_DDL.DROP_PREFERENCE('AGENT_MEMORY_LEXER');

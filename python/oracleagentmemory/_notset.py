@@ -6,7 +6,9 @@ argument needs a marker of its own that never collides with a real value.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final, TypeVar
+
+T = TypeVar("T")
 
 
 class _NotSetMarker:
@@ -38,11 +40,9 @@ class _NotSetMarker:
 NOT_SET_MARKER: Final = _NotSetMarker()
 
 
-def is_set(value: Any) -> bool:
-    """True when the caller passed the argument (``None`` counts as passed)."""
-    return value is not NOT_SET_MARKER
+def value_or(value: T | _NotSetMarker, default: T) -> T:
+    """``value`` when it was passed, else ``default``.
 
-
-def value_or(value: Any, default: Any) -> Any:
-    """``value`` when it was passed, else ``default``."""
-    return default if value is NOT_SET_MARKER else value
+    Typed: ``value_or(x, d)`` with ``x: int | None | _NotSetMarker`` and ``d: int`` is an
+    ``int | None``, so what a call resolves to is checked where it is used."""
+    return default if isinstance(value, _NotSetMarker) else value

@@ -52,7 +52,5 @@ def oracle_connection(dsn: str, user: str, password_variable: str, *,
 _NOT_A_CONNECT_STRING = "DPY-4027"
 """python-oracledb's error for a connect string it could only take as a tnsnames.ora alias,
 with no configuration directory to find one in ("no configuration directory specified").
-An Easy Connect string is ``[//]host[:port][/service_name]`` (Oracle Net Services
-Administrator's Guide 26, "Understanding the Easy Connect Naming Method",
-https://docs.oracle.com/en/database/oracle/oracle-database/26/netag/understanding-easy-connect-naming-method.html);
+An Easy Connect string is ``[//]host[:port][/service_name]``;
 an alias is looked up in the tnsnames.ora of ``TNS_ADMIN`` or ``config_dir``."""

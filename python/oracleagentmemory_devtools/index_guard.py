@@ -3,10 +3,9 @@
 An install script runs under ``WHENEVER SQLERROR EXIT``; an index that exists already
 stops a second run with ORA-00955 before the packages are reached. So every index DDL of a
 ``.sql`` script under ``sql/`` or ``install/`` either says ``IF NOT EXISTS`` (CREATE INDEX
-in 23ai: https://docs.oracle.com/en/database/oracle/oracle-database/23/lnpls/release-changes.html)
-or is run by a PL/SQL block that first looks the index up in ``USER_INDEXES`` (or
-``ALL_INDEXES``): ``CREATE VECTOR INDEX`` has no ``IF NOT EXISTS`` (create_vector_index,
-https://docs.oracle.com/en/database/oracle/oracle-database/26/sqlrf/img_text/create_vector_index.html).
+in 23ai) or is run by a PL/SQL block that first looks the index up in ``USER_INDEXES`` (or
+``ALL_INDEXES``): ``CREATE VECTOR INDEX`` has no ``IF NOT EXISTS`` (docs/oracle.md,
+"idempotent install").
 Package bodies are not install scripts and are not checked here.
 """
 

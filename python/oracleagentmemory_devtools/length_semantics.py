@@ -3,20 +3,19 @@
 7. ``char-semantics``: every ``VARCHAR2(n)`` / ``CHAR(n)`` declaration (columns, PL/SQL
    variables, record fields, collection elements, JSON_TABLE columns, also inside dynamic
    SQL strings) states its length semantics. Without ``CHAR`` or ``BYTE`` the length is in
-   bytes (NLS_LENGTH_SEMANTICS defaults to BYTE, and sessions of SYS always use BYTE:
-   https://docs.oracle.com/en/database/oracle/oracle-database/26/refrn/NLS_LENGTH_SEMANTICS.html),
-   while the store checks ids, scopes and labels in characters: a valid non-ASCII value
-   then fails with ORA-06502 or ORA-12899. Write ``VARCHAR2(n CHAR)``; ``BYTE`` is for a
-   byte-sized value on purpose, and such a variable must not be assigned a value the store
-   checked in characters (``check_id`` / ``opt_id`` results), which is reported too.
+   bytes (NLS_LENGTH_SEMANTICS defaults to BYTE, and sessions of SYS always use BYTE;
+   docs/oracle.md, "length semantics"), while the store checks ids, scopes and labels in
+   characters: a valid non-ASCII value then fails with ORA-06502 or ORA-12899. Write
+   ``VARCHAR2(n CHAR)``; ``BYTE`` is for a byte-sized value on purpose, and such a variable
+   must not be assigned a value the store checked in characters (``check_id`` / ``opt_id``
+   results), which is reported too.
    ``VARCHAR2(32767)`` is exempt: it is the PL/SQL maximum, 32767 bytes under either
    semantics, so the qualifier changes nothing.
 8. ``lob-substr``: ``DBMS_LOB.SUBSTR`` inside a SQL statement returns a SQL VARCHAR2 (or
    RAW), at most 4000 bytes (2000 for RAW) with MAX_STRING_SIZE STANDARD, while its amount
    counts characters of up to 4 bytes in AL32UTF8: 2000 CJK characters already fail. In
    SQL the amount must be an integer literal of at most 1000; for more, work in PL/SQL or
-   bind the CLOB (DBMS_LOB.SUBSTR: "amount ... number of characters (for CLOBs)",
-   https://docs.oracle.com/en/database/oracle/oracle-database/23/arpls/DBMS_LOB.html).
+   bind the CLOB (DBMS_LOB.SUBSTR's amount is a number of characters for CLOBs).
 """
 
 from __future__ import annotations

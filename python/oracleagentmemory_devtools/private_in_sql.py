@@ -3,12 +3,10 @@
 A SQL statement, even static SQL inside the package's own body, can call a PL/SQL function
 only if it is a schema-level function or declared in a package specification; a function
 declared only in the body (or nested in a subprogram) is private to PL/SQL, and the body
-fails to compile with PLS-00231 "function ... may not be used in SQL". Checked: "a PL/SQL
-function can only be called in a SQL statement if it's a schema level object or it's
-defined in the package header" (written against 12c:
-https://mikesmithers.wordpress.com/2018/01/15/private-functions-and-accessible-by-packages-in-12c/).
-Such code looks fine until the first compile on a real database; the fix is to compute the
-value in PL/SQL first and use the variable in the statement (it becomes a bind).
+fails to compile with PLS-00231 "function ... may not be used in SQL" (docs/oracle.md,
+"Pages the code rests on": static gate rules). Such code looks fine until the first
+compile on a real database; the fix is to compute the value in PL/SQL first and use the
+variable in the statement (it becomes a bind).
 
 The check reads the text, as check 6 does (``sql_regions``): inside each package body it
 reports every unqualified ``name(`` (or ``own_package.name(``) in a SQL region whose

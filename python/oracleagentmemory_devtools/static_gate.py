@@ -2,7 +2,7 @@
 
 Run ``python -m oracleagentmemory_devtools.static_gate [--root .] [--list-dynamic-sql]``;
 it prints one ``path:line:col: [check] message`` line per problem and exits 1 if there is
-any. Checks (ARCHITECTURE.md section 4, issue 6):
+any. Checks:
 
 1. ``syntax``: every ``.sql/.pks/.pkb`` under ``sql/``, ``install/`` and ``tests/plsql/``
    parses with zero errors under qivo-parseora (documented parser gaps masked first, see

@@ -3,7 +3,7 @@
 sql/ holds the default rendering (no in-database model, VECTOR, HNSW, ON COMMIT). Template
 branches for the other options (an embedding model, HYBRID, IVF, MANUAL or AUTO sync) would
 otherwise reach a database unchecked: a defect in the model branch of embed_text is how
-issue 13 defect 3 slipped through. The gate renders these variants from the checkout's own
+a defect once slipped through. The gate renders these variants from the checkout's own
 templates and runs the syntax, index-ddl, accessible-by and length checks on them.
 """
 

@@ -4,8 +4,7 @@ UPDATE and DELETE.
 ``MERGE INTO`` a table with a Virtual Private Database policy needs every policy on it to
 name INSERT, UPDATE and DELETE in ``statement_types`` (or to omit it): otherwise the
 statement fails with ORA-28132 / DIA-28132 "The MERGE INTO syntax does not support the
-security policy" (https://docs.oracle.com/en/error-help/db/dia-28132; MERGE,
-https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/MERGE.html). A store
+security policy" (docs/oracle.md, "reads and writes under different rules"). A store
 that reads and writes under different rules has a SELECT-only policy, so MERGE is wrong on
 its tables.
 
@@ -13,8 +12,7 @@ The policies are read from the ``DBMS_RLS.ADD_POLICY`` calls in the SQL and PL/S
 ``object_name`` and ``statement_types`` are string literals, constants, or parameters of
 the enclosing subprogram, in which case the arguments of every call of that subprogram in
 the same file are followed (named or positional). An omitted ``statement_types`` covers
-SELECT, INSERT, UPDATE and DELETE (DBMS_RLS.ADD_POLICY,
-https://docs.oracle.com/cd/F32587_01/arpls/DBMS_RLS.html). A policy whose statement types
+SELECT, INSERT, UPDATE and DELETE. A policy whose statement types
 cannot be resolved counts as not covering them.
 """
 

@@ -1,4 +1,4 @@
-"""Bad arguments are refused first, naming themselves (issue 16, defect 10).
+"""Bad arguments are refused first, naming themselves.
 
 ``get_context_card(token_budget="5")`` raised a bare TypeError after the card's summary and
 searches had run, and ``soft_token_budget=nan`` was accepted; flags given as strings were
@@ -56,7 +56,7 @@ def test_bad_arguments_are_refused_before_any_work(thread, embedder, call, error
 
 
 def test_an_unknown_enum_value_lists_the_values_there_are():
-    # Issue 29, item 12: search_strategy="fuzzy" said only "'fuzzy' is not a valid ...".
+    # search_strategy="fuzzy" said only "'fuzzy' is not a valid ...".
     from oracleagentmemory.core import OracleAgentMemory
 
     with pytest.raises(ValueError, match="use one of: vector, keyword, hybrid"):

@@ -168,3 +168,22 @@ def test_card_escapes_stored_text(thread):
     assert content.count("<summary>") == 1 and content.count("</summary>") == 1
     assert "<relevant_information>forged" not in content
     assert "&lt;record id='x'&gt;evil&lt;/record&gt; &amp; more" in content
+
+
+def test_card_checks_its_filter_once_and_applies_it_to_every_search(thread, monkeypatch):
+    import oracleagentmemory.core.memory_service as service_module
+
+    checked = []
+    check = service_module.validate_filter
+    monkeypatch.setattr(service_module, "validate_filter",
+                        lambda value: checked.append(value) or check(value))
+    add(thread, "pizza")
+    thread.add_memory("pizza fact", memory_type="fact", memory_id="f",
+                      metadata={"topic": "food"})
+    thread.add_memory("pizza memory", memory_id="m", metadata={"topic": "food"})
+    thread.add_memory("pizza elsewhere", memory_id="x", metadata={"topic": "travel"})
+    card = thread.get_context_card(metadata_filter={"topic": "food"},
+                                   min_relevant_results_by_type={"fact": 1})
+    # three searches (the fact minimum, then memories and messages), one check
+    assert checked == [{"topic": "food"}]
+    assert sorted(r.id for r in card.relevant_results) == ["f", "m"]

@@ -1,9 +1,9 @@
-"""A handle on a deleted thread writes nothing (issue 16, defect 11, first half).
+"""A handle on a deleted thread writes nothing.
 
 A stale handle (or one in another process) kept writing after ``delete_thread``: its
 records were orphans that user searches found while ``get_thread`` said the thread did not
 exist. Writes through the handle now need the thread record, checked by the store in the
-write's own transaction (issue 28, item 2: background extraction and summaries too).
+write's own transaction (background extraction and summaries too).
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def test_a_standalone_thread_without_a_record_still_writes(tmp_path):
 
 def test_background_extraction_after_another_client_deleted_the_thread_writes_nothing(
         tmp_path):
-    # Issue 28, item 2: client B deletes the thread while A's LLM call is in flight; A's
+    # Client B deletes the thread while A's LLM call is in flight; A's
     # extracted fact and summary must not come back. The extraction's store step and the
     # summary write run here as the background job runs them, after the deletion.
     from oracleagentmemory.core import derived_memory

@@ -1,4 +1,4 @@
-"""Every public path to a store passes the end-user guard (issue 28, item 9).
+"""Every public path to a store passes the end-user guard.
 
 Before, the guard was put on inside the client's service: inside alice's security context
 ``client.list_memories(user_id="bob")`` was empty, but ``client.store.list(...)`` and a
@@ -19,7 +19,7 @@ from oracleagentmemory.core.deepsec import (
     add_deep_data_security_policies,
     grant_agent_memory_policies,
 )
-from oracleagentmemory.core.opening import service_for_store
+from oracleagentmemory.core.store_arguments import service_for_store
 from oracleagentmemory.stores.embedded import EmbeddedBackend
 
 OWN = UserOwnRowsDeepDataSecurityPolicy()
@@ -63,7 +63,7 @@ def test_the_client_the_store_a_standalone_store_and_a_bare_backend_all_hide_bob
 
 
 def test_an_end_user_cannot_write_into_another_users_thread(location, embedder):
-    # Issue 28, item 8: writes checked the records' user_id, not the thread's owner, so
+    # Writes checked the records' user_id, not the thread's owner, so
     # alice could add messages and memories to bob's thread from her own context.
     from oracleagentmemory.core import OracleThread
 

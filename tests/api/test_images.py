@@ -6,8 +6,8 @@ import pytest
 
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, TextContent
 from oracleagentmemory.apis.records import ImageRecord
-from oracleagentmemory.core import ImageInputLimitConfig, OracleAgentMemory, images
-from oracleagentmemory.core.images import detect_mime_type, validate_image
+from oracleagentmemory.core import ImageInputLimitConfig, OracleAgentMemory, image_validation
+from oracleagentmemory.core.image_validation import detect_mime_type, validate_image
 from tests.support.images import JPEG, PNG, WEBP, image_bytes
 
 
@@ -37,8 +37,8 @@ def test_animated_images_are_rejected(fmt):
 
 
 def test_lossless_webp_and_sizes_are_read(monkeypatch):
-    monkeypatch.setattr(images, "MAX_IMAGE_WIDTH", 10)
-    monkeypatch.setattr(images, "MAX_IMAGE_HEIGHT", 10)
+    monkeypatch.setattr(image_validation, "MAX_IMAGE_WIDTH", 10)
+    monkeypatch.setattr(image_validation, "MAX_IMAGE_HEIGHT", 10)
     validate_image(image_bytes("WEBP", (10, 10)))
     for fmt in ("PNG", "JPEG", "WEBP"):
         with pytest.raises(ValueError, match="11x10 pixels"):

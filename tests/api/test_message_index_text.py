@@ -145,7 +145,7 @@ def test_an_unset_strategy_leaves_the_oracle_store_its_recorded_choice(monkeypat
     """The Oracle backend is told no strategy when none was given, so a store installed
     with another one is never refused at upgrade over a default; searches use HYBRID."""
     from oracleagentmemory.core import oracledbmemorystore
-    from oracleagentmemory.stores.opening import open_backend
+    from oracleagentmemory.stores.backend_for_connection import open_backend
 
     given: list[object] = []
 

@@ -1,4 +1,4 @@
-"""One user operation is one store call and one transaction (issue 24, item 2).
+"""One user operation is one store call and one transaction.
 
 ``add_messages`` used to make 3 store calls without an LLM (the last message, the thread's
 existence, the write) and 8 with one (then the counters read and written back, the window

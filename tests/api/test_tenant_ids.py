@@ -1,4 +1,4 @@
-"""Ids a thread handle names are checked against its own scope (issue 16, defects 1 and 10).
+"""Ids a thread handle names are checked against its own scope.
 
 Alice's thread handle names the id of an image attached to Bob's message: the update is
 refused before anything changes, Bob's image keeps its bytes and scope, his message keeps

@@ -150,7 +150,7 @@ def test_version_and_help_exit_zero(capsys):
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly(populated):
-    # Issue 29, item 3: `export --out - | head` printed "[Errno 32] Broken pipe", exit 4.
+    # `export --out - | head` printed "[Errno 32] Broken pipe", exit 4.
     script = (f"{sys.executable} -m oracleagentmemory export --db {populated} --out - "
               "| head -c 1 > /dev/null; echo \"exit=${PIPESTATUS[0]}\"")
     completed = subprocess.run(
@@ -161,7 +161,7 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(populated):
 
 
 def test_search_offers_only_the_types_a_search_can_return(populated, capsys):
-    # Issue 29, item 4: `--type thread_summary` was listed in --help and always failed.
+    # `--type thread_summary` was listed in --help and always failed.
     assert cli.main(["search", "--help"]) == 0
     assert "thread_summary" not in capsys.readouterr().out
     code, out, _ = run("search", "Rome", "--db", populated, "--user-id", "alice",
@@ -171,7 +171,7 @@ def test_search_offers_only_the_types_a_search_can_return(populated, capsys):
 
 def test_an_oracle_command_without_a_password_and_without_a_terminal_names_the_variable(
         tmp_path):
-    # Issue 29, item 2: a getpass echo warning, then "unexpected EOFError ... this is a bug".
+    # A getpass echo warning, then "unexpected EOFError ... this is a bug".
     pytest.importorskip("oracledb")
     completed = subprocess.run(
         [sys.executable, "-m", "oracleagentmemory", "threads", "--dsn", "db.invalid/svc",

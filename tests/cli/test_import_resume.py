@@ -1,4 +1,4 @@
-"""A failed import names its input line and can be resumed (issue 16, defect 8).
+"""A failed import names its input line and can be resumed.
 
 An import writes batches of records, each in one transaction; one bad record used to stop
 it with 256 of 300 records in, and running it again stopped on the first record already

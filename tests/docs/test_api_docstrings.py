@@ -2,7 +2,9 @@
 
 The members are those of the ``:::`` targets of docs/python-api.md, imported: a class
 target gives the class and the public methods and properties its body defines (inherited
-ones are rendered under the class that defines them), async twins included; a module
+ones are rendered under the class that defines them, unless the target's options say
+``inherited_members: true``: then those of its bases in the package too, as the client and
+the thread render the operations they share), async twins included; a module
 target gives the classes and functions of its ``__all__`` (else the public ones it
 defines), each class as above. Test ids are ``<target>:<member>``, so ``-k`` selects by
 target. The rules:
@@ -51,6 +53,10 @@ from oracleagentmemory.stores import errors as store_errors
 
 API_PAGE = Path(__file__).resolve().parents[2] / "docs" / "python-api.md"
 TARGETS = re.findall(r"^::: ([\w.]+)\s*$", API_PAGE.read_text(encoding="utf-8"), re.M)
+INHERITING = set(re.findall(
+    r"^::: ([\w.]+)\n    options:\n(?:      .*\n)*?      inherited_members: true$",
+    API_PAGE.read_text(encoding="utf-8"), re.M))
+"""Class targets rendered with the public members their bases in the package define."""
 STATEFUL = (IAgentMemory, IThread, IMemoryStore)
 """Classes whose every method documents Raises (see the module docstring)."""
 SKIPPED_PARAMETERS = {"self", "cls"}
@@ -95,9 +101,13 @@ def _resolve(path: str) -> Any:
 def _class_members(target: str, cls: type, prefix: str) -> Iterator[Member]:
     yield Member(target, prefix or cls.__name__, cls, "class")
     label = f"{prefix}." if prefix else ""
-    for name, value in vars(cls).items():
-        if name.startswith("_"):
+    rendered = [cls] if target not in INHERITING else [
+        base for base in cls.__mro__ if base.__module__.startswith("oracleagentmemory")]
+    seen: set[str] = set()
+    for name, value in (item for base in rendered for item in vars(base).items()):
+        if name.startswith("_") or name in seen:
             continue
+        seen.add(name)
         if isinstance(value, property):
             yield Member(target, f"{label}{name}", value, "property", cls)
         elif isinstance(value, (staticmethod, classmethod)):

@@ -1,4 +1,4 @@
-"""Every statement that binds a list fits SQLite's parameter limit (issue 16, defect 3).
+"""Every statement that binds a list fits SQLite's parameter limit.
 
 A user with more records than the limit (~125K on a 250,000-parameter build, ~16K at
 32,766) could never be erased and expired rows never purged: "too many SQL variables".

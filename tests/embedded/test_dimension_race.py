@@ -1,4 +1,4 @@
-"""Two embedders of different dimensions opening one new file at once (issue 16, defect 2).
+"""Two embedders of different dimensions opening one new file at once.
 
 The race is replayed deterministically: the first opener is stopped right after it has read
 the (still missing) stored dimension, and the second opener runs completely at that moment.

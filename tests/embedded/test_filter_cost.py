@@ -1,4 +1,4 @@
-"""A metadata filter cannot stall the store (issue 16, defect 6).
+"""A metadata filter cannot stall the store.
 
 200 ``$not`` keys over 20K records held the store lock for 44 s: each key built its own
 column by parsing every record's metadata again, columns were never evicted, and writers of

@@ -1,4 +1,4 @@
-"""Every search hit is checked against the row SQLite holds (issue 28, item 3).
+"""Every search hit is checked against the row SQLite holds.
 
 A vector file from another state of the database (left beside a restored backup) once made
 a search scoped to one user return another user's rows: results were read by row number

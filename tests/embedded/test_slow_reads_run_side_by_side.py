@@ -1,4 +1,4 @@
-"""One slow call never makes another user's quick search wait (issue 28, item 4).
+"""One slow call never makes another user's quick search wait.
 
 Every read of an embedded store object ran on one read connection under one lock, so a
 context card whose query was three huge messages held every other search of the same client

@@ -756,7 +756,7 @@ def test_a_writer_failing_with_another_error_leaves_no_temporary_file(
 
 
 def test_delete_user_leaves_the_vector_file_at_once(tmp_path: Path) -> None:
-    # Issue 28, item 5: after delete_user and close the side file still held the user's
+    # After delete_user and close the side file still held the user's
     # id and vectors (rewritten only after a full reload or many changes, ids never pruned).
     path = tmp_path / "erase.db"
     marker = "erased-user-7f3a"

@@ -326,7 +326,7 @@ def test_the_reference_interface(minilm: LocalMiniLMEmbedder) -> None:
 
 @needs_model
 def test_a_huge_text_is_cut_before_it_is_tokenised(minilm, monkeypatch):
-    """Issue 16, defect 7: a 14 MB text used to be tokenised whole (2.5 GB for 15 MB) and
+    """A 14 MB text used to be tokenised whole (2.5 GB for 15 MB) and
     truncated after; only what the model can read reaches the tokenizer now, and the vector
     is the one of a text the model truncates by itself."""
     import dataclasses

@@ -343,7 +343,7 @@ def test_a_compiled_graph_uses_the_store(client: OracleAgentMemory) -> None:
 
 
 def test_a_failing_put_leaves_the_whole_batch_unapplied(client: OracleAgentMemory) -> None:
-    """Issue 16, defect 9: the second put fails in the store; the first one, which shrinks
+    """The second put fails in the store; the first one, which shrinks
     an item from two indexed texts to one, must not be half applied (its second text gone,
     its new value not written)."""
     ours = OracleAgentMemoryStore(client, index={"fields": ["a", "b"]})
@@ -394,7 +394,7 @@ def test_an_item_moves_when_its_namespace_maps_to_another_scope(
 
 
 def test_a_memory_dressed_as_an_item_of_another_users_namespace_is_never_served(client):
-    # Issue 28, item 1: any writer could plant a memory whose metadata carries a "langgraph"
+    # Any writer could plant a memory whose metadata carries a "langgraph"
     # envelope naming alice's namespace; search and list served it to alice's agent.
     from oracleagentmemory.integrations.langgraph_namespaces import envelope, item_id
 

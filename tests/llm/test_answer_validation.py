@@ -1,4 +1,4 @@
-"""What small local models answer, and what is kept of it (issue 19, items 2 and 6).
+"""What small local models answer, and what is kept of it.
 
 Each scripted answer copies what a 270M-parameter model served by llama.cpp in JSON mode
 answered: bare numbers, the prompt's own example or illustrations, the prompt itself, wrong

@@ -7,11 +7,11 @@ import pytest
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message, TextContent
 from oracleagentmemory.core import ImageInputLimitConfig, OracleAgentMemory
+from oracleagentmemory.core.image_validation import validate_image
 from oracleagentmemory.core.imageinputlimitconfig import (
     ABSOLUTE_IMAGE_INPUT_LIMIT_CONFIG,
     validate_image_request,
 )
-from oracleagentmemory.core.images import validate_image
 from tests.support.images import PNG
 
 MIB = 1024 * 1024

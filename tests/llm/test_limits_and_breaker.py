@@ -1,5 +1,4 @@
-"""Output caps, per-task timeouts, no retry of a timed-out generation, the circuit breaker
-(issue 19, item 1).
+"""Output caps, per-task timeouts, no retry of a timed-out generation, the circuit breaker.
 
 The scripted server plays a small local model: a one-slot server (as llama.cpp with one
 slot) that keeps "generating" an answer after the client stopped waiting, so a retry would

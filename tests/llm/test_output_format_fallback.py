@@ -1,5 +1,4 @@
-"""JSON-mode fallback on an error that names the response format, once per endpoint
-(issue 19, item 4).
+"""JSON-mode fallback on an error that names the response format, once per endpoint.
 
 llama.cpp answers HTTP 500 when it cannot turn a JSON schema into a grammar. That answer
 used to be retried three times, and JSON mode stayed on for the next call.

@@ -1,6 +1,6 @@
 """Stored text is fenced in every prompt: it cannot forge a section, a message or a memory.
 
-Issue 16, defect 5: a message, a role, a summary, a topic source or a linking candidate is
+A message, a role, a summary, a topic source or a linking candidate is
 stored text, written by whoever talks to the agent. Each prompt must show it as data:
 escaped inside its own element, never as markup of the prompt itself.
 """

@@ -1,5 +1,4 @@
-"""The rolling summary covers failed batches; close() finishes or cancels background work
-(issue 19, items 3 and 5; issue 16, defect 11 second half)."""
+"""The rolling summary covers failed batches; close() finishes or cancels background work."""
 
 from __future__ import annotations
 
@@ -130,7 +129,7 @@ def test_close_closes_the_llms_http_connections(llm_server, script):
 
 
 def test_close_without_waiting_stops_a_job_blocked_in_an_llm_call(llm_server):
-    # Issue 28, item 7: close(timeout=0) cancelled the job, but its worker stayed blocked
+    # close(timeout=0) cancelled the job, but its worker stayed blocked
     # reading the LLM's socket until the 120 s read timeout (60 cycles left 17 threads).
     # Closing the HTTP pool does not wake a blocked read; shutting the socket down does.
     never = threading.Event()  # the "generation" never ends while the test runs

@@ -1,4 +1,4 @@
-"""Summary budgets cut at sentence or word boundaries (issue 19, item 6)."""
+"""Summary budgets cut at sentence or word boundaries."""
 
 from __future__ import annotations
 

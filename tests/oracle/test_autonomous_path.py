@@ -1,4 +1,4 @@
-"""Issue 26 item 11: the install docs and the first-contact kit have an Autonomous Database
+"""The install docs and the first-contact kit have an Autonomous Database
 path (tablespace DATA, the model loaded from object storage), and the vector pool is sized
 where it is the pool's size (the root container), not in the pluggable database."""
 

@@ -1,4 +1,4 @@
-"""Native Deep Data Security where the database has it (issue 26): the security package
+"""Native Deep Data Security where the database has it: the security package
 keeps the grants as data roles and data grants on 26ai, with the rules of the VPD
 policies, and still compiles on 23ai (every 26ai name is inside dynamic SQL text); the
 isolation script detects the mode at install and upgrade; the Python administration reads

@@ -1,4 +1,4 @@
-"""The safe choices issue 13 asked for where the documentation left doubt, pinned on the
+"""The safe choices taken where the documentation left doubt, pinned on the
 rendered SQL (docs/oracle.md, "Decisions taken from the documentation")."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def test_the_model_is_called_only_through_documented_plsql_and_sql_entry_points(
 
 
 def test_the_sqlplus_upgrade_refuses_a_store_with_other_choices_before_compiling():
-    # issue 13 defect 5 for the DBA path: install/upgrade.sql carries the default rendering
+    # the same for the DBA path: install/upgrade.sql carries the default rendering
     from pathlib import Path
 
     script = (Path(__file__).resolve().parents[2] / "install" / "upgrade.sql").read_text()

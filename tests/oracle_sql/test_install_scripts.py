@@ -1,4 +1,4 @@
-"""Issue 26 items 1, 2 and 12 on the rendered scripts: the install scripts run twice under
+"""The rendered scripts: the install scripts run twice under
 ``WHENEVER SQLERROR EXIT`` (every index is created only when missing), no MERGE reaches a
 table whose VPD policies do not all cover INSERT, UPDATE and DELETE, and no package file
 holds an ``&`` that SQL*Plus would take for a substitution variable when the file is run

@@ -190,7 +190,7 @@ def test_the_utplsql_deep_security_suite_covers_policies_grants_and_refusals():
 
 
 def test_the_session_spec_says_to_commit_before_unbinding():
-    """Issue 26 item 7: ON COMMIT text sync reads new rows under the binding of the moment
+    """ON COMMIT text sync reads new rows under the binding of the moment
     it runs, so a PL/SQL caller writing with p_commit => FALSE commits before it unbinds;
     the spec says so where clear_end_user is declared."""
     spec = dict(render.render_install())["agent_memory_session.pks"]
@@ -219,7 +219,7 @@ def test_every_write_the_library_sends_commits_before_it_unbinds():
 @pytest.mark.parametrize(("sync_mode", "enforced"), [("ON_COMMIT", True), ("MANUAL", False),
                                                      ("AUTO", False)])
 def test_a_runtime_user_cannot_unbind_with_uncommitted_writes(sync_mode, enforced):
-    """Issue 26 item 7, enforced: with ON COMMIT sync, clear_end_user and binding another end
+    """With ON COMMIT sync, clear_end_user and binding another end
     user refuse while a transaction is open, for a user that is NONE when unbound."""
     body = dict(render.render_install(sync_mode=sync_mode))["agent_memory_session.pkb"]
     clear = body[body.index("PROCEDURE clear_end_user IS"):body.index("END clear_end_user;")]
@@ -232,7 +232,7 @@ def test_a_runtime_user_cannot_unbind_with_uncommitted_writes(sync_mode, enforce
 
 
 def test_a_write_checks_the_owner_of_every_thread_it_names_past_the_read_policy():
-    # Issue 28, item 8 on Oracle: the write policy checks the records' user_id only, and the
+    # On Oracle: the write policy checks the records' user_id only, and the
     # read policy hides another user's thread from a check through it, so an end user could
     # add its own records to another user's thread. The write now asks the session package
     # to look the owners up past the read policy (the utPLSQL suite

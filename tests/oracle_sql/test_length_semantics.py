@@ -1,7 +1,7 @@
-"""Issue 13, defects 2 and 3, on every rendering of the store.
+"""Lengths in characters and DBMS_LOB.SUBSTR in SQL, on every rendering of the store.
 
-Defect 2: ids are checked in characters, but VARCHAR2(512) columns and variables held
-bytes, so a valid non-ASCII id failed with ORA-12899/ORA-06502. Defect 3: the in-database
+Ids are checked in characters, but VARCHAR2(512) columns and variables held
+bytes, so a valid non-ASCII id failed with ORA-12899/ORA-06502. And the in-database
 embedding took DBMS_LOB.SUBSTR(p_text, 2000, 1) inside SQL, where the result is a SQL
 VARCHAR2 of at most 4000 bytes: 2000 CJK characters failed. The static gate's length
 checks (oracleagentmemory_devtools/length_semantics.py) must find nothing in any

@@ -140,7 +140,7 @@ def test_model_name_is_upper_cased_into_the_embedding_calls():
 
 
 def test_a_long_text_embeds_each_chunk_text_and_averages_the_vectors():
-    """Issue 26 item 9: each chunk's text (chunk_data) goes to UTL_TO_EMBEDDING and the
+    """Each chunk's text (chunk_data) goes to UTL_TO_EMBEDDING and the
     vector is read back as FROM_VECTOR's JSON array text; nothing reads an embed_vector
     whose form (text or array) would decide whether the average is NULL."""
     body = strip_comments(dict(render.render_install(embedding_model="DOC_MODEL"))[
@@ -443,7 +443,7 @@ def ranking_statement() -> str:
 
 
 def test_the_search_candidates_carry_a_distance_not_the_vector_column():
-    # Issue 26 item 6: cand is referenced several times, so Oracle may materialize it as a
+    # cand is referenced several times, so Oracle may materialize it as a
     # temporary table, where a VECTOR column is not supported. cand selects the distance
     # (vd) and no query name reads an embedding column but cand itself.
     statement = ranking_statement()

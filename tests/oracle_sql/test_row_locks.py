@@ -1,4 +1,4 @@
-"""Issue 26 item 10: a session locks only rows it may change. ``SELECT ... FOR UPDATE``
+"""A session locks only rows it may change. ``SELECT ... FOR UPDATE``
 reads under the read policy, so a reader through GLOBAL_MEMORIES would lock the shared
 memories it may not change; every such lock on the records or relations compares user_id
 with what the session may change (``writable_user``), or locks through an UPDATE (under the

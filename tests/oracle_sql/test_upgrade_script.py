@@ -1,4 +1,4 @@
-"""install/upgrade.sql comes from the migration list (issue 24 item 3): the committed file
+"""install/upgrade.sql comes from the migration list: the committed file
 is the current rendering, and every table step of every migration is in it."""
 
 from __future__ import annotations

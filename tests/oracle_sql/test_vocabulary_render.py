@@ -1,7 +1,6 @@
-"""The record-type vocabulary reaches the Oracle store from one Python source (issue 15,
-item 6): python/oracleagentmemory/_vocabulary.py. The check constraints, the id-space rule
-(table and VPD predicate) and every PL/SQL list render from it; no template spells it out.
-"""
+"""The record-type vocabulary reaches the Oracle store from one Python source:
+python/oracleagentmemory/_vocabulary.py. The check constraints, the id-space rule (table and
+VPD predicate) and every PL/SQL list render from it; no template spells it out."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""The store's administration apart from its data path (issue 24 item 3) and issue 26
-items 3, 4 and 5: an upgrade that leaves a package invalid is refused before it records the
-new version (python-oracledb reports the compile failure as ``Cursor.warning``, not as an
-exception, and the double does the same); PLW- warnings of a DBA's PLSQL_WARNINGS do not
-fail an install; the vector index is rebuilt only once it has vectors."""
+"""The store's administration apart from its data path, and its compile checks: an upgrade that
+leaves a package invalid is refused before it records the new version (python-oracledb
+reports the compile failure as ``Cursor.warning``, not as an exception, and the double does
+the same); PLW- warnings of a DBA's PLSQL_WARNINGS do not fail an install; the vector index
+is rebuilt only once it has vectors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13, defect 1: the values python-oracledb really returns reach the contract as
+"""The values python-oracledb really returns reach the contract as
 plain Python values.
 
 The driver maps every JSON NUMBER of a JSON OUT bind to ``decimal.Decimal``

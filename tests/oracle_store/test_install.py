@@ -1,4 +1,4 @@
-"""Issue 13, defects 4 and 5: installing is idempotent and tells its states apart, the
+"""Installing is idempotent and tells its states apart, the
 default vector index works without a vector memory pool, and upgrade keeps the store's own
 choices.
 

@@ -1,7 +1,7 @@
 """End-user binding of the Oracle store, against recording stand-ins for oracledb.
 
 With ``end_user_id`` every operation runs between ``<prefix>_SESSION.SET_END_USER`` and
-``CLEAR_END_USER`` in one anonymous block, so one round trip (issue 13: it used to take
+``CLEAR_END_USER`` in one anonymous block, so one round trip (it used to take
 three) on one connection, and the block unbinds also when the operation fails (so a pooled
 connection never leaves bound); without it the calls are exactly as before.
 """
@@ -132,7 +132,7 @@ def test_invalid_end_user_ids_are_rejected_before_any_call(bad):
 
 
 def test_an_end_user_id_of_512_non_ascii_characters_is_bound():
-    # ids are VARCHAR2(512 CHAR): 512 characters whatever their bytes (issue 13, defect 2)
+    # ids are VARCHAR2(512 CHAR): 512 characters whatever their bytes
     user = "中" * 512
     store, pool = open_store(end_user_id=user, LIST_LINKS=[])
     store.list_links({"thread_id": "t"})
@@ -150,7 +150,7 @@ def test_a_unique_key_met_under_isolation_is_a_duplicate_record_error():
 
 
 def test_a_missing_link_end_is_a_key_error_and_a_value_error():
-    # the link_graph package raises -20010 for an end that does not exist (issue 25)
+    # the link_graph package raises -20010 for an end that does not exist
     missing = database_error(20010, "source record 'nope' does not exist")
     store, _ = open_store(WRITE_RECORDS=missing)
     with pytest.raises(LinkEndNotFoundError, match="does not exist") as raised:

@@ -1,4 +1,4 @@
-"""Issue 26 item 8: every document crosses as one JSON bind, and a JSON type instance holds
+"""Every document crosses as one JSON bind, and a JSON type instance holds
 at most 32 MB. A batch larger than that is refused before anything is sent, naming the
 argument; a result larger than that (ORA-40604 in the database, as the double raises it)
 says what to do."""

@@ -1,4 +1,4 @@
-"""The contract's input limits reach the Oracle backend too (issue 16, defects 4, 6, 7, 10).
+"""The contract's input limits reach the Oracle backend too.
 
 The client checks them in Python before anything is sent (stores/limits_guard.py), so a
 Python caller gets the embedded store's error, naming the same argument, and the database

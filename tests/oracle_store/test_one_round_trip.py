@@ -1,5 +1,5 @@
-"""On Oracle, ``add_messages`` of a batch is one PL/SQL call, one round trip (issue 24,
-item 2): the driver double logs every statement the client sends."""
+"""On Oracle, ``add_messages`` of a batch is one PL/SQL call, one round trip: the driver double
+logs every statement the client sends."""
 
 from __future__ import annotations
 

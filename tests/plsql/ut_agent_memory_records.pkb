@@ -135,7 +135,7 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
     ut.expect(TREAT(get('{"ids": ["m1"]}').get(0) AS JSON_OBJECT_T).get_string('content')).to_equal('new');
   END replace_record;
 
-  -- issue 16, defect 1: the record holding the id is of another scope (thread t2)
+  -- the record holding the id is of another scope (thread t2)
   PROCEDURE replace_keeps_other_scope IS
     l_ids JSON_ARRAY_T;
   BEGIN
@@ -151,7 +151,7 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
     ut.expect(TREAT(get('{"ids": ["m1"]}').get(0) AS JSON_OBJECT_T).get_string('content')).to_equal('m1');
   END replace_keeps_other_scope;
 
-  -- issue 16, defect 1: replace_images naming an image attached to another user's message
+  -- replace_images naming an image attached to another user's message
   PROCEDURE replace_images_keeps_other_users_image IS
     l_ids JSON_ARRAY_T;
     l_msg JSON_OBJECT_T;
@@ -177,7 +177,7 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
     ut.expect(one('msg1', 'message').get_string('content')).to_equal('hi');
   END replace_images_keeps_other_users_image;
 
-  -- issue 16, defect 7: content over the contract's limit is refused before anything is written
+  -- content over the contract's limit is refused before anything is written
   PROCEDURE oversized_content IS
     l_ids  JSON_ARRAY_T;
     l_big  CLOB;

@@ -15,11 +15,11 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_records AS
   PROCEDURE failed_batch_is_atomic;
   --%test(replace swaps the stored record)
   PROCEDURE replace_record;
-  --%test(issue 16: replace never replaces a record of another scope)
+  --%test(replace never replaces a record of another scope)
   PROCEDURE replace_keeps_other_scope;
-  --%test(issue 16: replace_images never takes over another user's attached image)
+  --%test(replace_images never takes over another user's attached image)
   PROCEDURE replace_images_keeps_other_users_image;
-  --%test(issue 16: content over the size limit is an invalid argument)
+  --%test(content over the size limit is an invalid argument)
   --%throws(-20001)
   PROCEDURE oversized_content;
   --%test(expired records are invisible and purged)
@@ -52,18 +52,18 @@ CREATE OR REPLACE PACKAGE ut_agent_memory_records AS
   PROCEDURE images_follow_expiry;
   --%test(replace_images is validated before anything changes; null deletes every image)
   PROCEDURE replace_images_validation;
-  --%test(issue 13: ids, scopes and labels of 512 non-ASCII characters round-trip)
+  --%test(ids, scopes and labels of 512 non-ASCII characters round-trip)
   PROCEDURE non_ascii_ids;
-  --%test(issue 13: an id of 513 characters is an invalid argument, not ORA-06502)
+  --%test(an id of 513 characters is an invalid argument, not ORA-06502)
   --%throws(-20001)
   PROCEDURE overlong_id;
-  --%test(issue 13: an overlong timestamp is an invalid argument, not ORA-06502)
+  --%test(an overlong timestamp is an invalid argument, not ORA-06502)
   --%throws(-20001)
   PROCEDURE overlong_timestamp;
-  --%test(issue 13: an overlong record_type is an invalid argument, not ORA-06502)
+  --%test(an overlong record_type is an invalid argument, not ORA-06502)
   --%throws(-20001)
   PROCEDURE overlong_record_type;
-  --%test(issue 13: image bytes whose base64 text passes 32K round-trip)
+  --%test(image bytes whose base64 text passes 32K round-trip)
   PROCEDURE large_image;
   --%test(schema 2: a message carries seq_no, increasing within its thread; other records do not)
   PROCEDURE message_seq_no;

@@ -1,4 +1,4 @@
-"""Input limits (issue 16, defects 4, 7 and the text half of 10).
+"""Input limits.
 
 Deep or oversized metadata, oversized content and text that is not valid Unicode are
 refused at write with a ValueError naming the argument, before anything is embedded or
@@ -234,7 +234,7 @@ def test_the_documented_limits_are_the_enforced_ones():
 
 
 def test_the_keyword_side_reads_only_the_first_characters_of_a_query():
-    # Issue 28, item 4: a 4.7 MB query took 76 s in the full-text match. Words past the
+    # A 4.7 MB query took 76 s in the full-text match. Words past the
     # documented limit are not looked up, on both backends (Oracle reads as many).
     from oracleagentmemory.stores.embedded import EmbeddedBackend
     from oracleagentmemory.stores.oracle_sql import render

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from oracleagentmemory.core import OracleAgentMemory
-from oracleagentmemory.core.images import validate_image
+from oracleagentmemory.core.image_validation import validate_image
 from oracleagentmemory.stores.metadata_filter import matches, validate_filter
 from tests.support.embedders import HashingEmbedder
 from tests.support.images import JPEG, PNG, WEBP

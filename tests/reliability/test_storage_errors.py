@@ -1,4 +1,4 @@
-"""Storage failures name the store file (issue 16, defect 10).
+"""Storage failures name the store file.
 
 A missing directory, a read-only file and a full disk reached callers as a bare
 ``sqlite3.OperationalError`` without the path. Each is produced here with a real SQLite

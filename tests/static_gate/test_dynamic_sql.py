@@ -17,7 +17,7 @@ BODY = "sql/am_api.pkb"
 
 
 def test_every_dynamic_sql_site_of_this_repository_is_validated() -> None:
-    """Issue 6, Must show: the listing of every site, each validated or whitelisted."""
+    """The listing of every site, each validated or whitelisted."""
     sites = find_dynamic_sql([parse_source(s) for s in discover_sources(REPO_ROOT)])
     print(f"\n{len(sites)} dynamic SQL site(s) under sql/:")
     for site in sites:

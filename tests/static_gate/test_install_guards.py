@@ -1,4 +1,4 @@
-"""Issue 26 items 1 and 2 as gate checks: an unguarded index DDL in an install script
+"""Gate checks of the install scripts: an unguarded index DDL in an install script
 (``index-guard``) and a MERGE into a table whose VPD policies do not all cover INSERT,
 UPDATE and DELETE (``vpd-merge``) are reported where they are; the grammar check reads the
 DDL a guarded block runs."""

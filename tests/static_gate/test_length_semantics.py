@@ -1,4 +1,4 @@
-"""Checks 7 and 8 (issue 13): byte-length text declarations and long DBMS_LOB.SUBSTR in SQL
+"""Checks 7 and 8: byte-length text declarations and long DBMS_LOB.SUBSTR in SQL
 are reported where they are; the forms that are safe are not."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The static gate is a development tool: it must not ship in the wheel (issue 15, item 8).
+"""The static gate is a development tool: it must not ship in the wheel.
 
 The packages setuptools puts in the wheel are the ones ``[tool.setuptools.packages.find]``
 of pyproject.toml selects; this test lets setuptools itself expand that configuration.

@@ -116,7 +116,7 @@ def hung_up() -> Scripted:
     return Scripted(hang_up=True)
 
 
-# -- what small local models answer (issue 19): scripted copies of real failures ----------
+# -- what small local models answer: scripted copies of real failures ----------
 
 
 def bare_numbers() -> Scripted:

@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
-from oracleagentmemory._async_twins import AsyncTwins
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.message import Message  # the reference's pages show it here too
+from oracleagentmemory.apis.scoped_operations import IScopedOperations
 
 if TYPE_CHECKING:
     from oracleagentmemory.apis.contextcard import ContextCard
-    from oracleagentmemory.apis.message import ImageMimeType
-    from oracleagentmemory.apis.records import (
-        ImageRecord,
-        MemoryRecordType,
-        RecordStatus,
-        ThreadRecordType,
-    )
-    from oracleagentmemory.apis.relations import MemoryLinkType
-    from oracleagentmemory.apis.searchresult import SearchResult
-    from oracleagentmemory.apis.searchscope import SearchScope
+    from oracleagentmemory.apis.records import ImageRecord, ThreadRecordType
     from oracleagentmemory.apis.summary import Summary
     from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 
@@ -55,55 +46,14 @@ NormalizedMessageT = ThreadMessageTypedDictT
 """The dict form every accepted message shape is normalised to."""
 
 
-class IThread(ABC, AsyncTwins):
+class IThread(IScopedOperations):
     """A conversation thread: messages plus the memories, images and links scoped to it.
 
-    Implementations provide the synchronous methods; each ``*_async`` twin runs its
-    synchronous method in a worker thread unless an implementation overrides it.
+    The operations the client offers too (memories, images, links, search) are declared
+    in ``IScopedOperations``. Implementations provide the synchronous methods; each
+    ``*_async`` twin runs its synchronous method in a worker thread unless an
+    implementation overrides it.
     """
-
-    @abstractmethod
-    def add_image(
-        self,
-        image: bytes,
-        description: str | None | _NotSetMarker = NOT_SET_MARKER,
-        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
-        image_id: str | _NotSetMarker = NOT_SET_MARKER,
-        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        **store_kwargs: Any,
-    ) -> str:
-        """Store an image; its description is its searchable text."""
-
-    @abstractmethod
-    def add_memory(
-        self,
-        content: str,
-        *,
-        memory_type: MemoryRecordType | _NotSetMarker = NOT_SET_MARKER,
-        user_id: str | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
-        memory_id: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
-        autonomous_linking: bool | _NotSetMarker = NOT_SET_MARKER,
-        memory_id_to_link: str | _NotSetMarker = NOT_SET_MARKER,
-        link_type: MemoryLinkType | _NotSetMarker = NOT_SET_MARKER,
-        link_id: str | _NotSetMarker = NOT_SET_MARKER,
-        link_timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        link_metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        **store_kwargs: Any,
-    ) -> str:
-        """Add a memory (fact, preference, guideline or plain memory); returns its id."""
 
     @abstractmethod
     def add_messages(
@@ -125,37 +75,11 @@ class IThread(ABC, AsyncTwins):
         """The agent this thread belongs to."""
 
     @abstractmethod
-    def delete_image(
-        self,
-        image_id: str,
-    ) -> int:
-        """Delete an image; 0 when it does not exist here."""
-
-    @abstractmethod
-    def delete_memory(
-        self,
-        memory_id: str,
-    ) -> int:
-        """Delete a memory-like record; returns the number deleted (0 or 1)."""
-
-    @abstractmethod
     def delete_message(
         self,
         message_id: str,
     ) -> int:
         """Delete one raw message; derived memories stay."""
-
-    @abstractmethod
-    def delete_record_link(
-        self,
-        source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
-        source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
-        target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
-        target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-    ) -> int:
-        """Delete a relation by id or by its stored-direction endpoints."""
 
     @abstractmethod
     def get_context_card(
@@ -204,21 +128,6 @@ class IThread(ABC, AsyncTwins):
         """A summary of the thread (a transcript without an LLM)."""
 
     @abstractmethod
-    def link_records(
-        self,
-        source_record_id: str,
-        source_record_type: str,
-        target_record_id: str,
-        target_record_type: str,
-        relation_type: str,
-        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-    ) -> str:
-        """Create a directed relation between two memory-like records; returns its id."""
-
-    @abstractmethod
     def list_images(
         self,
         image_id: str | _NotSetMarker = NOT_SET_MARKER,
@@ -233,62 +142,10 @@ class IThread(ABC, AsyncTwins):
     def metadata(self) -> dict[str, Any] | None:
         """The thread metadata."""
 
-    @abstractmethod
-    def search(
-        self,
-        query: str,
-        *,
-        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        exact_user_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        exact_agent_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        exact_thread_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        max_results: int | _NotSetMarker = NOT_SET_MARKER,
-        token_budget: int | _NotSetMarker = NOT_SET_MARKER,
-        soft_token_budget: int | _NotSetMarker = NOT_SET_MARKER,
-        record_types: list[str] | _NotSetMarker = NOT_SET_MARKER,
-        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        num_hops: int | _NotSetMarker = NOT_SET_MARKER,
-        max_linked_results: int | _NotSetMarker = NOT_SET_MARKER,
-        include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
-        scope: SearchScope | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[SearchResult]:
-        """Records relevant to the query, best first."""
-
     @property
     @abstractmethod
     def thread_id(self) -> str:
         """The thread identifier."""
-
-    @abstractmethod
-    def update_image(
-        self,
-        image_id: str,
-        image: bytes | _NotSetMarker = NOT_SET_MARKER,
-        description: str | None | _NotSetMarker = NOT_SET_MARKER,
-        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        **kwargs: Any,
-    ) -> str:
-        """Replace the given fields of an image; returns its id."""
-
-    @abstractmethod
-    def update_memory(
-        self,
-        memory_id: str,
-        content: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
-        **kwargs: Any,
-    ) -> str:
-        """Replace the given fields of a memory-like record; returns its id."""
 
     @abstractmethod
     def update_message(
@@ -302,28 +159,10 @@ class IThread(ABC, AsyncTwins):
     ) -> str:
         """Replace the given fields of a message; returns its id."""
 
-    @abstractmethod
-    def update_record_link(
-        self,
-        relation_id: str,
-        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-    ) -> int:
-        """Replace the given fields of a relation; returns 0 or 1."""
-
     @property
     @abstractmethod
     def user_id(self) -> str:
         """The user this thread belongs to."""
-
-    @abstractmethod
-    def wait_for_memory_extraction(
-        self,
-        timeout: float | None = 300.0,
-    ) -> None:
-        """Wait for background extraction accepted before the call."""
 
     _async_twins: tuple[str, ...] = (
         "add_messages",

@@ -6,8 +6,8 @@ import argparse
 import json
 from typing import TextIO
 
+from oracleagentmemory.cli.client_for_command import connect_oracle
 from oracleagentmemory.cli.failures import CommandError, ExitCode, classify
-from oracleagentmemory.cli.opening import connect_oracle
 from oracleagentmemory.stores.errors import StoreError
 
 PRIVILEGES_HINT = "the store owner needs the privileges granted by install/grants_owner.sql"

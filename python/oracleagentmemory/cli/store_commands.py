@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import IO, Any, TextIO, TypedDict
 
 from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.cli.client_for_command import load_embedder, opened_client
 from oracleagentmemory.cli.failures import CommandError, ExitCode, error_text, one_line
-from oracleagentmemory.cli.opening import load_embedder, opened_client
 from oracleagentmemory.cli.progress import Elapsed, Progress
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.records import public_metadata

@@ -66,16 +66,14 @@ def check_stored_text(value: Any, argument: str) -> str:
     return limits.check_content(value, argument)
 
 
-def check_id(value: Any, argument: str) -> str:
-    """An identifier: a non-empty str."""
+def check_id_argument(value: Any, argument: str) -> str:
+    """An id a caller passes: a non-empty str (a non-str is an ``ArgumentTypeError``).
+
+    Its length is the store's rule, checked where the record is written."""
     check_text(value, argument)
     if not value:
         raise InvalidArgumentError(f"{argument} must not be empty")
     return value
-
-
-def check_optional_id(value: Any, argument: str) -> str | None:
-    return None if value is None else check_id(value, argument)
 
 
 def scope_id(value: Any, argument: str) -> str | None:
@@ -86,13 +84,13 @@ def scope_id(value: Any, argument: str) -> str | None:
     convert: a record's own id and a profile's id stay strings."""
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    return check_optional_id(value, argument)
+    return None if value is None else check_id_argument(value, argument)
 
 
 def thread_key(value: Any) -> str:
     """A ``thread_id`` naming an existing thread: as :func:`scope_id`, but never None."""
     key = scope_id(value, "thread_id")
-    return check_id(value, "thread_id") if key is None else key
+    return check_id_argument(value, "thread_id") if key is None else key
 
 
 def check_optional_int(value: Any, argument: str) -> int | None:

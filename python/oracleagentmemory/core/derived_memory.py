@@ -226,7 +226,7 @@ def _store_extracted(ctx: ThreadContext, extracted: Sequence[ExtractedMemory]
         dedup = MemoryDeduplicator(None).deduplicate(list(extracted), sorted(neighbours))
     else:
         nearest = [ctx.nearest(vector, MEMORY_TYPES, DEDUP_NEIGHBOURS, exact_thread=True)
-                   for vector in vectors]
+                   for vector in vectors if vector is not None]  # all are, with an embedder
         dedup = MemoryDeduplicator(ctx.service.embedder).deduplicate(
             list(extracted), [text for found in nearest for text, _ in found],
             candidate_vectors=np.asarray(vectors), nearest_existing=nearest)

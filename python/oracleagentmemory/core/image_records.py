@@ -18,9 +18,9 @@ from oracleagentmemory.apis.message import (
     new_id,
     part_to_dict,
 )
-from oracleagentmemory.core.arguments import check_id, check_stored_text
+from oracleagentmemory.core.arguments import check_id_argument, check_stored_text
+from oracleagentmemory.core.image_validation import validate_image
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
-from oracleagentmemory.core.images import validate_image
 from oracleagentmemory.core.memory_service import MemoryService
 from oracleagentmemory.core.retention import TtlFields
 from oracleagentmemory.errors import ArgumentTypeError
@@ -46,7 +46,7 @@ def image_record(service: MemoryService, *, image_id: Any, data: bytes,
                  metadata: Any, timestamp: Any, ttl: TtlFields) -> RecordIn:
     """A checked image record; its description (if any) is embedded for search."""
     record_id = value_or(image_id, None) or new_id()
-    check_id(record_id, "image_id")
+    check_id_argument(record_id, "image_id")
     return {
         "record_type": "image", "id": record_id, **scope,
         "content": description, "metadata": metadata, "timestamp": timestamp,

@@ -6,7 +6,7 @@ from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.message import MetadataValue, new_id
-from oracleagentmemory.core.arguments import check_id
+from oracleagentmemory.core.arguments import check_id_argument
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
     LinkChanges,
@@ -22,7 +22,7 @@ def new_link(thread_id: str | None, *, source: tuple[Any, Any] | None,
              timestamp: str | None = None, metadata: Any = None) -> LinkIn:
     """A link to write; ``source`` None means the memory written in the same batch."""
     link: LinkIn = {
-        "id": check_id(value_or(relation_id, None) or new_id(), "relation_id"),
+        "id": check_id_argument(value_or(relation_id, None) or new_id(), "relation_id"),
         "thread_id": thread_id,
         "target_id": target[0], "target_type": target[1],
         "relation_type": relation_type,

@@ -24,7 +24,7 @@ from oracleagentmemory.apis.relations import RecordRelation
 from oracleagentmemory.apis.searchresult import SearchResult
 from oracleagentmemory.core.arguments import (
     check_flag,
-    check_id,
+    check_id_argument,
     check_memory_type,
     check_optional_int,
     check_status,
@@ -270,7 +270,7 @@ class MemoryService:
         Empty or blank content is stored as given, as the reference stores it."""
         check_stored_text(content, "content")
         if memory_id is not NOT_SET_MARKER and memory_id is not None:
-            check_id(memory_id, "memory_id")
+            check_id_argument(memory_id, "memory_id")
         return {
             "record_type": check_memory_type(memory_type),
             "id": value_or(memory_id, None) or new_id(),
@@ -298,7 +298,7 @@ class MemoryService:
                       metadata: Any, timestamp: Any, ttl_days: Any, ttl_anchor: Any,
                       status: Any) -> str:
         """Replace the given fields of a memory-like record (of ``thread_id`` when given)."""
-        check_id(memory_id, "memory_id")
+        check_id_argument(memory_id, "memory_id")
         changes = ttl_changes(ttl_days, ttl_anchor, self.retention)
         if content is not NOT_SET_MARKER:
             changes["content"] = check_stored_text(content, "content")

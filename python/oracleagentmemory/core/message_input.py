@@ -13,7 +13,7 @@ from oracleagentmemory.apis.message import (
     TextContent,
 )
 from oracleagentmemory.core.arguments import check_stored_text, check_text
-from oracleagentmemory.core.images import detect_mime_type
+from oracleagentmemory.core.image_validation import detect_mime_type
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError, MissingFieldError
 
 _MESSAGE_KEYS = frozenset({"role", "content", "id", "timestamp", "metadata"})

@@ -19,17 +19,13 @@ from oracleagentmemory.apis.records import (
     ImageRecord,
     MemoryRecord,
     MessageRecord,
-    RecordStatus,
     ThreadRecord,
     UserProfileRecord,
 )
-from oracleagentmemory.apis.relations import check_memory_link_type
-from oracleagentmemory.apis.searchscope import SearchScope
-from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import scope_resolution
 from oracleagentmemory.core.arguments import (
     check_flag,
-    check_id,
+    check_id_argument,
     check_timeout,
     reject_store_kwargs,
     scope_id,
@@ -42,29 +38,21 @@ from oracleagentmemory.core.extractors.memoryextractionconfig import (
     MemoryExtractionConfig,
     resolve_memory_extraction_config_argument,
 )
-from oracleagentmemory.core.image_records import describe, image_record
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
-from oracleagentmemory.core.images import validate_image
-from oracleagentmemory.core.links import link_changes, link_selector, new_link
-from oracleagentmemory.core.memory_service import MemoryService, search_options
+from oracleagentmemory.core.memory_service import MemoryService, SearchOptions
 from oracleagentmemory.core.observation import AGENT_MEMORY_OPERATIONS, observe_methods
-from oracleagentmemory.core.opening import open_store
 from oracleagentmemory.core.oracledbmemorystore import (
     OracleDBMemoryStore,
     list_limit,
     profile_record,
 )
 from oracleagentmemory.core.records import to_record
-from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_fields
+from oracleagentmemory.core.retention import MemoryRetentionConfig
+from oracleagentmemory.core.scoped_operations import ScopedOperations, given_scope
 from oracleagentmemory.core.searchconfig import MemorySearchConfig, PruningMemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
-from oracleagentmemory.core.thread import (
-    OracleThread,
-    link_new_memory,
-    list_images,
-    open_thread,
-    update_image,
-)
+from oracleagentmemory.core.store_arguments import open_store
+from oracleagentmemory.core.thread import OracleThread, link_new_memory, open_thread
 from oracleagentmemory.core.thread_settings import (
     SettingsLayer,
     layer_from_arguments,
@@ -76,7 +64,6 @@ from oracleagentmemory.errors import (
     InvalidArgumentError,
     NotFoundError,
 )
-from oracleagentmemory.stores.errors import LinkEndNotFoundError
 from oracleagentmemory.stores.protocol import RecordChanges, RecordIn, RecordOut, RecordScope
 
 __all__ = ["DbStoreBackend", "OracleAgentMemory"]
@@ -132,7 +119,7 @@ def _open_only(method: Callable[..., Any]) -> Callable[..., Any]:
 @observe_methods("agent_memory", AGENT_MEMORY_OPERATIONS,
                  result_names={"add_memory": "memory_id"})
 @_refused_when_closed
-class OracleAgentMemory(IAgentMemory):
+class OracleAgentMemory(IAgentMemory, ScopedOperations):
     """Agent memory client backed by Oracle AI Database, an embedded file, or a
     caller-provided store.
 
@@ -245,6 +232,11 @@ class OracleAgentMemory(IAgentMemory):
             strategy_given=opened.strategy_given,
             llm=self.llm, defaults=defaults, pruner_llm=value_or(pruner_llm, None))
         self._closed = False
+        # ScopedOperations: the client reaches every record of its store
+        self._service = self.memory_service
+        self._own_thread = self._write_thread = None
+        self._image_limits = defaults.image_input_limit_config or ImageInputLimitConfig()
+        self._search_config = defaults.search_config
 
     @property
     def memory_retention_config(self) -> MemoryRetentionConfig:
@@ -350,7 +342,7 @@ class OracleAgentMemory(IAgentMemory):
     def _delete_owner(self, owner: Literal["user", "agent"],
                       column: Literal["user_id", "agent_id"], owner_id: object,
                       cascade: object) -> int:
-        owner_key = check_id(owner_id, column)
+        owner_key = check_id_argument(owner_id, column)
         service = self.memory_service
         if not check_flag(cascade, "cascade"):
             return service.backend.delete_records([owner_key], [f"{owner}_profile"])
@@ -618,290 +610,14 @@ class OracleAgentMemory(IAgentMemory):
         self.memory_service.wait_for_threads([thread_id])
         return self.memory_service.backend.delete_cascade("thread", thread_id)["owner"]
 
-    def _load_thread(self, thread_id: Any) -> RecordOut:
+    def _load_thread(self, thread_id: str) -> RecordOut:
         key = thread_key(thread_id)
         found = self.memory_service.find(key, ["thread"])
         if found is None:
             raise NotFoundError(f"thread {key!r} does not exist")
         return found
 
-    # -- memories ---------------------------------------------------------------------
-
-    def add_memory(
-        self,
-        content: str,
-        *,
-        memory_type: str | _NotSetMarker = NOT_SET_MARKER,
-        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        memory_id: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
-        autonomous_linking: bool | _NotSetMarker = NOT_SET_MARKER,
-        memory_id_to_link: str | _NotSetMarker = NOT_SET_MARKER,
-        link_type: str | _NotSetMarker = NOT_SET_MARKER,
-        link_id: str | _NotSetMarker = NOT_SET_MARKER,
-        link_timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        link_metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        **store_kwargs: Any,
-    ) -> str:
-        """Add a memory attributed to the given user, agent and thread (each may be left
-        out); optionally linked to an existing memory.
-
-        Args:
-            content: The memory's text (embedded for search).
-            memory_type: ``"memory"``, ``"fact"``, ``"preference"`` or ``"guideline"``.
-                Default: ``"memory"``.
-            user_id: The user it is about. Default: none (with ``memory_id_to_link``,
-                the linked memory's user, which also replaces None).
-            agent_id: The agent it belongs to. Default: none (as ``user_id``).
-            thread_id: The thread it belongs to. Default: none (as ``user_id``).
-            memory_id: Its id. Default: a new UUID.
-            metadata: A JSON object to filter on. Default: none.
-            timestamp: Its event time, ISO-8601. Default: none (its creation time is used).
-            ttl_days: Days until it expires; None: ``max_ttl_days`` (never, if unset).
-                Default: the retention config's ``default_ttl_days`` (never, if unset).
-            ttl_anchor: What the TTL counts from. Default: its creation time.
-            status: ``RecordStatus.VALID`` or ``INVALID``. Default: valid.
-            autonomous_linking: Let the LLM link it to related memories of its thread.
-                Default: True when the client has an LLM and the memory has a thread,
-                else False (True without a thread is an ``InvalidArgumentError``).
-            memory_id_to_link: An existing memory to link it to.
-            link_type: The relation to that memory (``"supports"``...).
-            link_id: The relation's id. Default: a new UUID.
-            link_timestamp: The relation's event time.
-            link_metadata: The relation's metadata.
-
-        Returns:
-            The memory's id.
-
-        Raises:
-            InvalidArgumentError: A value that is not allowed, a ``link_type`` that is not
-                a built-in ``MemoryLinkType`` ("Invalid memory link type."), an id already
-                taken (``DuplicateRecordError``); each a ``ValueError``.
-            LinkEndNotFoundError: A ``memory_id_to_link`` that is not a stored memory (a
-                ``KeyError`` and a ``ValueError``).
-            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
-        """
-        reject_store_kwargs("add_memory", store_kwargs)
-        if (memory_id_to_link is NOT_SET_MARKER) != (link_type is NOT_SET_MARKER):
-            raise InvalidArgumentError("memory_id_to_link and link_type must be given together")
-        scope = _explicit_scope(user_id, agent_id, thread_id)
-        links = []
-        if memory_id_to_link is not NOT_SET_MARKER:
-            check_memory_link_type(link_type)
-            target = self.memory_service.find(check_id(memory_id_to_link, "memory_id_to_link"),
-                                              MEMORY_TYPES)
-            if target is None:
-                raise LinkEndNotFoundError(f"memory_id_to_link {memory_id_to_link!r} is not a "
-                                           "stored memory")
-            scope = _filled_scope(scope, target)
-            links.append(new_link(None, source=None,
-                                  target=(target["id"], target["record_type"]),
-                                  relation_type=link_type, relation_id=link_id,
-                                  timestamp=value_or(link_timestamp, None),
-                                  metadata=value_or(link_metadata, None)))
-        owner_thread = scope.get("thread_id")
-        linking = check_flag(value_or(autonomous_linking, self.llm is not None
-                                      and owner_thread is not None), "autonomous_linking")
-        if linking and owner_thread is None:
-            raise InvalidArgumentError("autonomous_linking links memories of one thread: "
-                                       "give thread_id, or add the memory through the thread")
-        record = self.memory_service.memory_record(
-            content, scope, memory_id=memory_id, memory_type=memory_type,
-            metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
-            ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
-        new_id = self.memory_service.write_memory(record, links)
-        if linking and self.llm is not None and owner_thread is not None:
-            link_new_memory(self.get_thread(owner_thread), new_id, content,
-                            record["record_type"])
-        return new_id
-
-    def update_memory(
-        self,
-        memory_id: str,
-        content: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
-        **kwargs: Any,
-    ) -> str:
-        """Update a memory-like record; omitted fields and the scope stay as stored.
-
-        Args:
-            memory_id: The memory, fact, preference or guideline to update.
-            content: Its new text (embedded again). Default: kept.
-            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
-            timestamp: Its new event time, ISO-8601 (None clears it). Default: kept.
-            ttl_days: Days until it expires, counted again from the anchor; None:
-                ``max_ttl_days`` (never, if unset). Default: kept, unless ``ttl_anchor``
-                is given (then the retention config's ``default_ttl_days``).
-            ttl_anchor: What the TTL counts from. Default: kept, unless ``ttl_days`` is
-                given (then the creation time).
-            status: ``RecordStatus.VALID`` or ``INVALID``. Default: kept.
-
-        Returns:
-            The memory's id.
-
-        Raises:
-            NotFoundError: No memory-like record with this id (a ``KeyError``).
-            InvalidArgumentError: An empty id or content, or another value not allowed (a
-                ``ValueError``).
-            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
-        """
-        reject_store_kwargs("update_memory", kwargs)
-        return self.memory_service.update_memory(
-            memory_id, None, content=content, metadata=metadata, timestamp=timestamp,
-            ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
-
-    def delete_memory(self, memory_id: str) -> int:
-        """Delete a memory-like record (memory, fact, preference or guideline) by id.
-
-        When the memory belongs to a thread, waits first for background extraction this
-        client accepted for that thread.
-
-        Args:
-            memory_id: The record to delete.
-
-        Returns:
-            1 when it was deleted, 0 when there was no such record.
-
-        Raises:
-            InvalidArgumentError: An empty ``memory_id`` (a ``ValueError``).
-            ArgumentTypeError: A ``memory_id`` that is not a str.
-            OperationTimeoutError: The wait for background extraction ran out (300 s).
-        """
-        check_id(memory_id, "memory_id")
-        found = self.memory_service.find(memory_id, MEMORY_TYPES)
-        owner_thread = found.get("thread_id") if found is not None else None
-        if owner_thread is not None:
-            self.memory_service.wait_for_threads([owner_thread])
-        return self.memory_service.backend.delete_records([memory_id], list(MEMORY_TYPES))
-
     # -- images -----------------------------------------------------------------------
-
-    def add_image(
-        self,
-        image: bytes,
-        description: str | None | _NotSetMarker = NOT_SET_MARKER,
-        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
-        image_id: str | _NotSetMarker = NOT_SET_MARKER,
-        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        **store_kwargs: Any,
-    ) -> str:
-        """Store an image in any scope; its description is its searchable text.
-
-        Args:
-            image: The PNG, JPEG or WebP bytes (not animated).
-            description: The searchable text. Default (or None): a caption by the
-                client's LLM, empty without one.
-            mime_type: The image's type, checked against the bytes. Default: detected
-                from the bytes.
-            image_id: Its id. Default: a new UUID.
-            user_id: The user it belongs to. Default: none.
-            agent_id: The agent it belongs to. Default: none.
-            thread_id: The thread it belongs to. Default: none.
-            metadata: A JSON object to filter on. Default: None.
-            timestamp: Its event time, ISO-8601. Default: none.
-            ttl_days: Days until it expires; None: ``max_ttl_days`` (never, if unset).
-                Default: the retention config's ``default_ttl_days`` (never, if unset).
-            ttl_anchor: What the TTL counts from. Default: its creation time.
-
-        Returns:
-            The image's id.
-
-        Raises:
-            InvalidArgumentError: Empty, unsupported, animated or oversized image bytes,
-                a ``mime_type`` the bytes contradict, an id already taken
-                (``DuplicateRecordError``); each a ``ValueError``.
-            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
-        """
-        reject_store_kwargs("add_image", store_kwargs)
-        scope = _explicit_scope(user_id, agent_id, thread_id)
-        mime = validate_image(image, mime_type, self.memory_service.defaults
-                              .image_input_limit_config or ImageInputLimitConfig())
-        record = image_record(
-            self.memory_service, image_id=image_id, data=image, mime=mime,
-            description=describe(image, mime, description, self._caption), scope=scope,
-            metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
-            ttl=ttl_fields(ttl_days, ttl_anchor, self.memory_service.retention))
-        return self.memory_service.backend.write_records([record])[0]
-
-    def _caption(self, data: bytes, mime: ImageMimeType) -> str:
-        return caption_with(self.llm, data, mime)
-
-    def update_image(
-        self,
-        image_id: str,
-        image: bytes | _NotSetMarker = NOT_SET_MARKER,
-        description: str | None | _NotSetMarker = NOT_SET_MARKER,
-        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        **kwargs: Any,
-    ) -> str:
-        """Update an image of any scope; omitted values are kept.
-
-        Args:
-            image_id: The image to update.
-            image: New bytes; ``mime_type`` must come with them. Default: kept.
-            description: A new searchable text; None: a new caption by the client's LLM.
-                Default: kept.
-            mime_type: The type of the new bytes. Required with ``image``, refused
-                without it.
-            metadata: New metadata, replaced whole (None clears it). Default: kept.
-            timestamp: New event time, ISO-8601 (None clears it). Default: kept.
-            ttl_days: As in ``update_memory``. Default: kept.
-            ttl_anchor: As in ``update_memory``. Default: kept.
-
-        Returns:
-            The image's id.
-
-        Raises:
-            NotFoundError: No image with this id (a ``KeyError``).
-            InvalidArgumentError: ``image`` without ``mime_type`` or the reverse, bytes
-                not allowed, or a TTL change of an image attached to a message (change
-                the message's instead); each a ``ValueError``.
-            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
-        """
-        reject_store_kwargs("update_image", kwargs)
-        limits = self.memory_service.defaults.image_input_limit_config or ImageInputLimitConfig()
-        return update_image(self.memory_service, check_id(image_id, "image_id"), None, limits,
-                            self._caption, image=image, description=description,
-                            mime_type=mime_type, metadata=metadata, timestamp=timestamp,
-                            ttl_days=ttl_days, ttl_anchor=ttl_anchor)
-
-    def delete_image(self, image_id: str) -> int:
-        """Delete an image that is not attached to a message.
-
-        Args:
-            image_id: The image to delete.
-
-        Returns:
-            1 when it was deleted, 0 when there was no such image.
-
-        Raises:
-            AttachedImageError: The image belongs to a message (delete or update the
-                message instead); a ``ValueError``.
-            InvalidArgumentError: An empty ``image_id`` (a ``ValueError``).
-            ArgumentTypeError: An ``image_id`` that is not a str.
-        """
-        check_id(image_id, "image_id")
-        return self.memory_service.backend.delete_records([image_id], ["image"])
 
     def list_images(
         self,
@@ -939,16 +655,16 @@ class OracleAgentMemory(IAgentMemory):
                 empty id or a malformed filter (each a ``ValueError``).
             ArgumentTypeError: A value of the wrong type.
         """
-        scope = _given_scope(user_id, agent_id, thread_id)
+        scope = given_scope(user_id, agent_id, thread_id)
         if not scope and image_id is NOT_SET_MARKER:
             raise InvalidArgumentError(IMAGE_OWNER_SCOPE_REQUIRED)
-        return list_images(self.memory_service, scope, image_id, metadata_filter,
-                           include_bytes, limit)
+        return self._list_images(scope, image_id, metadata_filter, include_bytes, limit)
 
     # -- listing ----------------------------------------------------------------------
 
-    def _list(self, record_types: Sequence[str], scope: RecordScope, metadata_filter: Any,
-              limit: Any, newest: bool = False) -> list[Any]:
+    def _list(self, record_types: Sequence[str], scope: RecordScope,
+              metadata_filter: dict[str, Any] | None | _NotSetMarker,
+              limit: int | None | _NotSetMarker, newest: bool = False) -> list[Any]:
         """Records of a list call, oldest first; with ``newest`` a limit keeps the most
         recent ones (the reference's messages, threads and memories lists do)."""
         records = self.memory_service.backend.get_records({
@@ -982,7 +698,7 @@ class OracleAgentMemory(IAgentMemory):
                 malformed filter (``InvalidFilterError``); each a ``ValueError``.
             ArgumentTypeError: A value of the wrong type.
         """
-        return self._list(["thread"], _given_scope(user_id, agent_id, NOT_SET_MARKER),
+        return self._list(["thread"], given_scope(user_id, agent_id, NOT_SET_MARKER),
                           metadata_filter, limit, newest=True)
 
     def list_users(self, metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
@@ -1053,7 +769,7 @@ class OracleAgentMemory(IAgentMemory):
                 malformed filter (``InvalidFilterError``); each a ``ValueError``.
             ArgumentTypeError: A value of the wrong type.
         """
-        return self._list(MEMORY_TYPES, _given_scope(user_id, agent_id, thread_id),
+        return self._list(MEMORY_TYPES, given_scope(user_id, agent_id, thread_id),
                           metadata_filter, limit, newest=True)
 
     def list_messages(
@@ -1085,220 +801,10 @@ class OracleAgentMemory(IAgentMemory):
                 malformed filter (``InvalidFilterError``); each a ``ValueError``.
             ArgumentTypeError: A value of the wrong type.
         """
-        return self._list(["message"], _given_scope(user_id, agent_id, thread_id),
+        return self._list(["message"], given_scope(user_id, agent_id, thread_id),
                           metadata_filter, limit, newest=True)
 
-    # -- links ------------------------------------------------------------------------
-
-    def link_records(
-        self,
-        source_record_id: str,
-        source_record_type: str,
-        target_record_id: str,
-        target_record_type: str,
-        relation_type: str,
-        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-    ) -> str:
-        """Create a directed relation between two memory-like records of any threads.
-
-        Args:
-            source_record_id: The record the relation starts from.
-            source_record_type: Its type (``"memory"``, ``"fact"``...).
-            target_record_id: The record the relation points to.
-            target_record_type: Its type.
-            relation_type: The label read from source to target: a built-in
-                ``MemoryLinkType`` (``"supports"``...) or a label of your own.
-            opposite_relation_type: The label read from target to source; ignored for a
-                built-in type, whose opposite is fixed (``"is_supported_by"``...).
-                Default: the same label as ``relation_type``.
-            relation_id: The relation's id. Default: a new UUID.
-            timestamp: Its event time, ISO-8601. Default: none.
-            metadata: A JSON object stored with it. Default: None.
-
-        Returns:
-            The relation's id.
-
-        Raises:
-            LinkEndNotFoundError: An endpoint that does not exist (a ``KeyError`` and a
-                ``ValueError``).
-            InvalidLinkError: An endpoint of the wrong type, a record linked to itself, an
-                empty or overlong label (a ``ValueError``).
-            InvalidArgumentError: An empty ``relation_id``, or an id already taken
-                (``DuplicateRecordError``); each a ``ValueError``.
-            ArgumentTypeError: An id that is not a str.
-        """
-        link = new_link(None, source=(source_record_id, source_record_type),
-                        target=(target_record_id, target_record_type),
-                        relation_type=relation_type, relation_id=relation_id,
-                        opposite_relation_type=opposite_relation_type,
-                        timestamp=value_or(timestamp, None), metadata=value_or(metadata, None))
-        self.memory_service.backend.write_records([], links=[link])
-        return link["id"]
-
-    def update_record_link(
-        self,
-        relation_id: str,
-        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-    ) -> int:
-        """Update a relation; omitted values are kept.
-
-        Args:
-            relation_id: The relation to update.
-            relation_type: Its new label. Default: kept.
-            opposite_relation_type: Its new reverse label (for a label of your own).
-                Default: kept.
-            timestamp: Its new event time (None clears it). Default: kept.
-            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
-
-        Returns:
-            1 when the relation was updated, 0 when there is none with this id.
-
-        Raises:
-            InvalidLinkError: An empty or overlong label (a ``ValueError``).
-            InvalidArgumentError: An empty ``relation_id`` (a ``ValueError``).
-            ArgumentTypeError: A ``relation_id`` that is not a str.
-        """
-        return self.memory_service.backend.update_link(
-            check_id(relation_id, "relation_id"), None,
-            link_changes(relation_type, opposite_relation_type, timestamp, metadata))
-
-    def delete_record_link(
-        self,
-        source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
-        source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
-        target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
-        target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-    ) -> int:
-        """Delete a relation by id, or by its stored-direction endpoints.
-
-        Give ``relation_id`` alone, or all five endpoint arguments without it.
-
-        Args:
-            source_record_id: The source record of the relation, as stored.
-            source_record_type: The source record's type.
-            target_record_id: The target record.
-            target_record_type: The target record's type.
-            relation_type: The relation's label.
-            relation_id: The relation's id.
-
-        Returns:
-            How many relations were deleted (0 or 1).
-
-        Raises:
-            InvalidArgumentError: ``relation_id`` together with endpoint arguments, or an
-                endpoint tuple with a part missing (a ``ValueError``).
-        """
-        return self.memory_service.backend.delete_links(link_selector(
-            source_record_id, source_record_type, target_record_id, target_record_type,
-            relation_type, relation_id), None)
-
-    # -- search -----------------------------------------------------------------------
-
-    # Returns the concrete results; IAgentMemory (like the reference) declares list[SearchResult],
-    # and a list is invariant, so the narrower list is an override mypy cannot accept.
-    def search(  # type: ignore[override]
-        self,
-        query: str,
-        *,
-        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        exact_user_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        exact_agent_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        exact_thread_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        max_results: int | _NotSetMarker = NOT_SET_MARKER,
-        token_budget: int | _NotSetMarker = NOT_SET_MARKER,
-        soft_token_budget: int | _NotSetMarker = NOT_SET_MARKER,
-        record_types: list[str] | _NotSetMarker = NOT_SET_MARKER,
-        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        num_hops: int | _NotSetMarker = NOT_SET_MARKER,
-        max_linked_results: int | _NotSetMarker = NOT_SET_MARKER,
-        include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
-        scope: SearchScope | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[OracleSearchResult]:
-        """Search records relevant to ``query``; ``user_id`` (or a scope with it) is required.
-
-        Args:
-            query: The text to search for (embedded as a query; keyword and hybrid
-                strategies also match its words).
-            user_id: The user whose records to search. Required.
-            agent_id: The agent whose records to search. Default: any agent.
-            thread_id: The thread whose records to search. Default: any thread.
-            exact_user_match: Omitted or True: a client search only returns records of
-                exactly ``user_id`` (None: only records without a user); False is an
-                ``InvalidArgumentError``.
-            exact_agent_match: True: only records of exactly ``agent_id`` (None: only
-                records without an agent); False: records of any agent, those of
-                ``agent_id`` ranked higher. Default: True when ``agent_id`` is given
-                (True without it is an ``InvalidArgumentError``).
-            exact_thread_match: As ``exact_agent_match``, for the thread. Default: True
-                when ``thread_id`` is given.
-            max_results: How many results at most. Default: the search config's
-                ``max_results``, else 10.
-            token_budget: Cut the results once their formatted text passes this many
-                tokens. Default: the search config's, else no budget.
-            soft_token_budget: As ``token_budget`` but the result crossing it is kept.
-                Default: the search config's, else no budget.
-            record_types: Public record types to search (``"memory"``, ``"fact"``,
-                ``"message"``...). Default: every searchable type.
-            metadata_filter: Entries the record's metadata must match
-                (docs/concepts.md, "Metadata filters"). Default: no filter.
-            num_hops: How many relations to follow from each memory result (0 to 5).
-                Default: 0.
-            max_linked_results: Linked records kept per result. Default: 100.
-            include_invalid_results: Also return records marked invalid. Default: True.
-            scope: A prebuilt ``SearchScope`` instead of the six scope arguments.
-
-        Returns:
-            The results, best first (smallest ``distance``: the cosine distance to the
-            query, brought closer by matching words with the hybrid strategy; see
-            ``OracleSearchResult``), each with its record and the records linked to it.
-
-        Raises:
-            InvalidArgumentError: A value that is not allowed (a ``ValueError``): a
-                malformed filter (``InvalidFilterError``), ``max_results`` below 1,
-                ``num_hops`` out of range, a scope given twice, no ``user_id``.
-            ArgumentTypeError: A value of the wrong type (a ``TypeError``).
-        """
-        values = scope_resolution.scope_arguments(scope, {
-            "user_id": user_id, "agent_id": agent_id, "thread_id": thread_id,
-            "exact_user_match": exact_user_match, "exact_agent_match": exact_agent_match,
-            "exact_thread_match": exact_thread_match,
-        })
-        options = search_options({
-            "max_results": max_results, "token_budget": token_budget,
-            "soft_token_budget": soft_token_budget, "record_types": record_types,
-            "metadata_filter": metadata_filter, "num_hops": num_hops,
-            "max_linked_results": max_linked_results,
-            "include_invalid_results": include_invalid_results,
-        }, self.memory_service.defaults.search_config)
-        return self.memory_service.search(query, scope_resolution.client_scope(values), options)
-
     # -- lifecycle --------------------------------------------------------------------
-
-    def wait_for_memory_extraction(self, timeout: float | None = 300.0) -> None:
-        """Wait for background extraction this client accepted before the call, all threads.
-
-        Failed extraction counts as finished. Inline extraction (the default mode) has
-        nothing to wait for.
-
-        Args:
-            timeout: Seconds to wait at most; None: no limit. Default: 300.
-
-        Raises:
-            OperationTimeoutError: The timeout expired first (a ``TimeoutError``).
-            InvalidArgumentError: A negative ``timeout``, or one that is not a number
-                (a ``ValueError``).
-        """
-        self.memory_service.wait_for_threads(None, timeout)
 
     def purge_expired(self) -> int:
         """Physically remove expired records now (reads never show them anyway).
@@ -1338,27 +844,49 @@ class OracleAgentMemory(IAgentMemory):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    # -- the client's reach: the whole store (ScopedOperations) -------------------------
+
+    def _caption(self, data: bytes, mime: ImageMimeType) -> str:
+        return caption_with(self.llm, data, mime)
+
+    def _image_scope(self, user_id: str | None | _NotSetMarker,
+                     agent_id: str | None | _NotSetMarker,
+                     thread_id: str | _NotSetMarker) -> RecordScope:
+        """Every scope dimension: the one given, or None."""
+        return _every_dimension(given_scope(user_id, agent_id, thread_id))
+
+    def _memory_scope(self, given: RecordScope, target: RecordOut | None) -> RecordScope:
+        """The dimensions given (None where omitted); with a linked memory, each that is
+        None is the linked memory's."""
+        scope = _every_dimension(given)
+        return scope if target is None else _filled_scope(scope, target)
+
+    def _linking_thread(self, requested: bool | _NotSetMarker,
+                        thread_id: str | None) -> str | None:
+        """Linking happens in the memory's own thread; a memory without one cannot be."""
+        linking = check_flag(value_or(requested, self.llm is not None and thread_id is not None),
+                             "autonomous_linking")
+        if linking and thread_id is None:
+            raise InvalidArgumentError("autonomous_linking links memories of one thread: "
+                                       "give thread_id, or add the memory through the thread")
+        return thread_id if linking and self.llm is not None else None
+
+    def _link_new_memory(self, thread_id: str, memory_id: str, content: str,
+                         memory_type: str) -> None:
+        link_new_memory(self.get_thread(thread_id), memory_id, content, memory_type)
+
+    def _search(self, query: str, values: dict[str, Any],
+                options: SearchOptions) -> list[OracleSearchResult]:
+        return self.memory_service.search(query, scope_resolution.client_scope(values), options)
+
     _async_twins = (*IAgentMemory._async_twins, "close")
     _async_twin_shapes = {"update_thread": named_only("thread_id", "metadata")}
 
 
-def _given_scope(user_id: object, agent_id: object, thread_id: object) -> RecordScope:
-    """The scope keys a list call was given (None included: it selects unscoped records)."""
-    scope: RecordScope = {}
-    if user_id is not NOT_SET_MARKER:
-        scope["user_id"] = scope_id(user_id, "user_id")
-    if agent_id is not NOT_SET_MARKER:
-        scope["agent_id"] = scope_id(agent_id, "agent_id")
-    if thread_id is not NOT_SET_MARKER:
-        scope["thread_id"] = scope_id(thread_id, "thread_id")
-    return scope
-
-
-def _explicit_scope(user_id: object, agent_id: object, thread_id: object) -> RecordScope:
+def _every_dimension(given: RecordScope) -> RecordScope:
     """Every scope dimension of a new record: the given id, or None when omitted."""
-    return {"user_id": scope_id(value_or(user_id, None), "user_id"),
-            "agent_id": scope_id(value_or(agent_id, None), "agent_id"),
-            "thread_id": scope_id(value_or(thread_id, None), "thread_id")}
+    return {"user_id": given.get("user_id"), "agent_id": given.get("agent_id"),
+            "thread_id": given.get("thread_id")}
 
 
 def _filled_scope(scope: RecordScope, stored: RecordOut) -> RecordScope:

@@ -36,11 +36,11 @@ from oracleagentmemory.apis.message import (
 from oracleagentmemory.apis.records import MessageRecord, Record, RecordStatus, ThreadRecord
 from oracleagentmemory.apis.relations import RecordRelation, RelationType
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
-from oracleagentmemory.core.arguments import check_content, check_id, check_status
+from oracleagentmemory.core.arguments import check_content, check_id_argument, check_status
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.dbsearch import SearchIndexSyncMode, SearchStrategy
 from oracleagentmemory.core.embedders import settle_default_embedder
-from oracleagentmemory.core.images import validate_image
+from oracleagentmemory.core.image_validation import validate_image
 from oracleagentmemory.core.links import endpoint_query, link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import search_result
 from oracleagentmemory.core.observation import MEMORY_STORE_OPERATIONS, observe_methods
@@ -54,8 +54,8 @@ from oracleagentmemory.core.records import (
 )
 from oracleagentmemory.core.retention import MemoryRetentionConfig, ttl_changes, ttl_fields
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+from oracleagentmemory.stores.backend_for_connection import open_backend
 from oracleagentmemory.stores.guarded import guarded
-from oracleagentmemory.stores.opening import open_backend
 from oracleagentmemory.stores.protocol import (
     LinkIn,
     OwnerType,
@@ -273,7 +273,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
     def get(self, record_type: str, record_id: str,
             include_bytes: bool | _NotSetMarker = NOT_SET_MARKER) -> Record | None:
         found = self.backend.get_records({
-            "ids": [check_id(record_id, "record_id")],
+            "ids": [check_id_argument(record_id, "record_id")],
             "record_types": [contract_record_type(record_type)],
             "include_bytes": bool(value_or(include_bytes, False))})
         return to_record(found[0]) if found else None
@@ -298,7 +298,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
         if not isinstance(agent_id, _NotSetMarker):
             query["agent_id"] = agent_id
         if record_id is not NOT_SET_MARKER:
-            query["ids"] = [check_id(record_id, "record_id")]
+            query["ids"] = [check_id_argument(record_id, "record_id")]
         return [to_record(record) for record in self.backend.get_records(query)]
 
     def list_thread_messages(self, thread_id: str, last_n: int | None = None,
@@ -310,7 +310,7 @@ class OracleDBMemoryStore(OracleMemoryStore):
                                    or range_end_seq_no is not None):
             raise InvalidArgumentError("pass last_n or a seq_no range, not both")
         start = -last_n if last_n else None
-        records = self.backend.list_messages(check_id(thread_id, "thread_id"), start, None,
+        records = self.backend.list_messages(check_id_argument(thread_id, "thread_id"), start, None,
                                              bool(value_or(include_bytes, False)))
         chosen = [record for record in records
                   if (range_start_seq_no is None or record["seq_no"] >= range_start_seq_no)
@@ -384,20 +384,21 @@ class OracleDBMemoryStore(OracleMemoryStore):
             changes["timestamp"] = timestamp
         if status is not NOT_SET_MARKER:
             changes["status"] = check_status(status)
-        updated = self.backend.update_record(check_id(record_id, "record_id"),
+        updated = self.backend.update_record(check_id_argument(record_id, "record_id"),
                                              [contract_type], changes)
         return 0 if updated is None else 1
 
     def delete(self, record_type: str, record_id: str, cascade: bool = False) -> int:
         contract_type = contract_record_type(record_type)
-        check_id(record_id, "record_id")
+        check_id_argument(record_id, "record_id")
         if cascade and contract_type in _CASCADE_OWNERS:
             return self.backend.delete_cascade(_CASCADE_OWNERS[contract_type],
                                                record_id)["owner"]
         return self.backend.delete_records([record_id], [contract_type])
 
     def delete_thread(self, thread_id: str) -> int:
-        return self.backend.delete_cascade("thread", check_id(thread_id, "thread_id"))["owner"]
+        thread = check_id_argument(thread_id, "thread_id")
+        return self.backend.delete_cascade("thread", thread)["owner"]
 
     # -- relations --------------------------------------------------------------------
 
@@ -480,14 +481,14 @@ class OracleDBMemoryStore(OracleMemoryStore):
         for row in rows:
             changes = link_changes(row["relation_types"], row["opposite_relation_types"],
                                    row["timestamps"], row["metadata"])
-            if self.backend.update_link(check_id(row["relation_ids"], "relation_ids"),
+            if self.backend.update_link(check_id_argument(row["relation_ids"], "relation_ids"),
                                         None, changes):
                 updated.append(row["relation_ids"])
         return updated
 
     def delete_relations(self, relation_ids: str | builtins.list[str]) -> int:
         ids = [relation_ids] if isinstance(relation_ids, str) else list(relation_ids)
-        return sum(self.backend.delete_links({"id": check_id(i, "relation_ids")}, None)
+        return sum(self.backend.delete_links({"id": check_id_argument(i, "relation_ids")}, None)
                    for i in ids)
 
     # -- thread records ---------------------------------------------------------------
@@ -537,7 +538,7 @@ def profile_record(record_type: str, scope_key: Literal["user_id", "agent_id"],
                    embed: Callable[[list[str]], Sequence[np.ndarray | None]]) -> RecordIn:
     """A checked user or agent profile record: its id is also its ``scope_key`` value, its
     ``information`` the embedded content."""
-    profile = check_id(profile_id, scope_key)
+    profile = check_id_argument(profile_id, scope_key)
     text = check_content(information, "information")
     record: RecordIn = {
         "record_type": record_type, "id": profile,

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from oracleagentmemory._async_twins import positional_or_keyword
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
-from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import ImageMimeType, Message, new_id
-from oracleagentmemory.apis.records import ImageRecord, RecordStatus, ThreadRecordType
-from oracleagentmemory.apis.relations import check_memory_link_type
-from oracleagentmemory.apis.searchscope import SearchScope
+from oracleagentmemory.apis.records import ImageRecord, ThreadRecordType
 from oracleagentmemory.apis.thread import (
     IThread,
     NormalizedMessageT,
@@ -24,26 +21,20 @@ from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import derived_memory, index_text, scope_resolution
 from oracleagentmemory.core.arguments import (
     check_flag,
-    check_id,
+    check_id_argument,
     check_optional_int,
     reject_store_kwargs,
     scope_id,
 )
-from oracleagentmemory.core.context_cards import build_context_card
+from oracleagentmemory.core.context_card_assembly import build_context_card
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.extractors.memoryextractionconfig import (
     MemoryExtractionConfig,
     resolve_memory_extraction_config_argument,
 )
-from oracleagentmemory.core.image_records import describe, image_record, message_images
+from oracleagentmemory.core.image_records import message_images
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
-from oracleagentmemory.core.images import validate_image
-from oracleagentmemory.core.links import link_changes, link_selector, new_link
-from oracleagentmemory.core.memory_service import (
-    MemoryService,
-    ServiceHolder,
-    search_options,
-)
+from oracleagentmemory.core.memory_service import MemoryService, SearchOptions, ServiceHolder
 from oracleagentmemory.core.message_batches import KnownTail, append_batch
 from oracleagentmemory.core.message_input import to_messages
 from oracleagentmemory.core.observation import (
@@ -52,13 +43,14 @@ from oracleagentmemory.core.observation import (
     observed_llm,
     unobserved,
 )
-from oracleagentmemory.core.opening import service_for_store
-from oracleagentmemory.core.records import load_messages, to_record
+from oracleagentmemory.core.records import load_messages
 from oracleagentmemory.core.retention import ttl_changes, ttl_fields
+from oracleagentmemory.core.scoped_operations import ScopedOperations
 from oracleagentmemory.core.searchconfig import MemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
-from oracleagentmemory.core.summaries import DEFAULT_SUMMARY_TOKEN_BUDGET, thread_summary
+from oracleagentmemory.core.store_arguments import service_for_store
 from oracleagentmemory.core.summary import OracleSummary
+from oracleagentmemory.core.summary_assembly import DEFAULT_SUMMARY_TOKEN_BUDGET, thread_summary
 from oracleagentmemory.core.thread_context import ThreadContext
 from oracleagentmemory.core.thread_settings import (
     CONTEXT_CARD_TOKEN_LIMIT_DEFAULT,
@@ -73,8 +65,7 @@ from oracleagentmemory.core.thread_settings import (
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
 from oracleagentmemory.observability.event import OperationKind
 from oracleagentmemory.observability.instrumentation import observe_operation
-from oracleagentmemory.stores.errors import LinkEndNotFoundError
-from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordQuery, RecordScope
+from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordScope
 
 __all__ = [
     "CONTEXT_CARD_TOKEN_LIMIT_DEFAULT",
@@ -89,23 +80,24 @@ __all__ = [
     "ThreadMessageTypedDictT",
 ]
 
+T = TypeVar("T")
+
 DEFAULT_MESSAGE_HISTORY_LIMIT = 100
 """How many recent messages ``get_messages()`` returns when no range is given."""
-DEFAULT_IMAGE_LIST_LIMIT = 100
-"""How many images ``list_images()`` returns unless the caller passes a limit (or None)."""
 
 
-def _per_message(value: Any, count: int, argument: str) -> list[Any]:
+def _per_message(value: T | Sequence[T], count: int, argument: str) -> list[T]:
     """A scalar applies to the whole batch; a list gives one value per message."""
     if isinstance(value, list):
         if len(value) != count:
             raise InvalidArgumentError(f"{argument} has {len(value)} entries for {count} messages")
         return value
-    return [value] * count
+    # anything but a list is one value (a tuple too), which the type cannot say
+    return [value] * count  # type: ignore[list-item]
 
 
 @observe_methods("thread", THREAD_OPERATIONS, result_names={"add_memory": "memory_id"})
-class OracleThread(IThread):
+class OracleThread(IThread, ScopedOperations):
     """A thread backed by an Oracle (or embedded) store.
 
     Messages are stored one record each; searches default to the thread's user and agent
@@ -158,7 +150,7 @@ class OracleThread(IThread):
 
     def __init__(
         self,
-        store: Any,
+        store: object,
         client: ServiceHolder | None = None,
         thread_id: str | _NotSetMarker = NOT_SET_MARKER,
         user_id: str | _NotSetMarker = NOT_SET_MARKER,
@@ -209,7 +201,7 @@ class OracleThread(IThread):
                      for name, value in (("thread_id", thread_id), ("user_id", user_id),
                                          ("agent_id", agent_id))}
         self._bind(ThreadContext(
-            service=service, thread_id=check_id(generated["thread_id"], "thread_id"),
+            service=service, thread_id=check_id_argument(generated["thread_id"], "thread_id"),
             user_id=generated["user_id"],
             agent_id=generated["agent_id"], llm=observed_llm(value_or(llm, service.llm)),
             settings=resolve_settings(layer.over(service.defaults)),
@@ -219,7 +211,12 @@ class OracleThread(IThread):
               new: bool = False) -> None:
         """``new``: the thread was just created, so it has no message yet."""
         self._context = context
+        # ScopedOperations: a thread reaches its own records
         self._service = context.service
+        self._own_thread = context.thread_id
+        self._write_thread = context.write_thread
+        self._image_limits = context.settings.image_input_limit_config
+        self._search_config = context.settings.search_config
         self._metadata = metadata
         self._tail = KnownTail(known=new)
         """The thread's last message as this handle knows it (``message_batches``)."""
@@ -323,7 +320,7 @@ class OracleThread(IThread):
         batch = to_messages(messages)
         count = len(batch)
         metadatas = (
-            [m.metadata for m in batch] if metadata is NOT_SET_MARKER
+            [m.metadata for m in batch] if isinstance(metadata, _NotSetMarker)
             else _per_message(metadata, count, "metadata")
         )
         ttls = _per_message(ttl_days, count, "ttl_days")
@@ -353,9 +350,6 @@ class OracleThread(IThread):
                        if record["record_type"] == "message"]
         derived_memory.after_messages_added(self._context, written)
         return message_ids
-
-    def _caption(self, data: bytes, mime: ImageMimeType) -> str:
-        return derived_memory.caption_with(self._context.llm, data, mime)
 
     def get_messages(self, *, start: int | None | _NotSetMarker = NOT_SET_MARKER,
                      end: int | None | _NotSetMarker = NOT_SET_MARKER,
@@ -414,7 +408,7 @@ class OracleThread(IThread):
             InvalidArgumentError: An empty ``message_id`` (a ``ValueError``).
             ArgumentTypeError: A ``message_id`` that is not a str.
         """
-        found = self._service.find(check_id(message_id, "message_id"), ["message"],
+        found = self._service.find(check_id_argument(message_id, "message_id"), ["message"],
                                    self.thread_id)
         if found is None:
             raise NotFoundError(
@@ -453,7 +447,7 @@ class OracleThread(IThread):
             ArgumentTypeError: A value of the wrong type, or an unknown keyword.
         """
         reject_store_kwargs("update_message", kwargs)
-        check_id(message_id, "message_id")
+        check_id_argument(message_id, "message_id")
         changes = ttl_changes(ttl_days, ttl_anchor, self._service.retention)
         stored: list[RecordOut] = []
         if content is not NOT_SET_MARKER and (self._service.embedder is not None
@@ -522,137 +516,12 @@ class OracleThread(IThread):
             InvalidArgumentError: An empty ``message_id`` (a ``ValueError``).
             ArgumentTypeError: A ``message_id`` that is not a str.
         """
-        check_id(message_id, "message_id")
+        check_id_argument(message_id, "message_id")
         self._service.wait_for_threads([self.thread_id])
         self._tail.forget()
         return self._service.backend.delete_records([message_id], ["message"], self.thread_id)
 
     # -- images -----------------------------------------------------------------------
-
-    def _check_scope_claims(self, **claims: Any) -> None:
-        """Scope arguments of image calls may only restate the thread's own scope."""
-        for name, value in claims.items():
-            if value is not NOT_SET_MARKER and scope_id(value, name) != getattr(self, name):
-                raise InvalidArgumentError(
-                    f"{name}={value!r} does not match this thread's {name} "
-                    f"{getattr(self, name)!r}"
-                )
-
-    def add_image(
-        self,
-        image: bytes,
-        description: str | None | _NotSetMarker = NOT_SET_MARKER,
-        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
-        image_id: str | _NotSetMarker = NOT_SET_MARKER,
-        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        **store_kwargs: Any,
-    ) -> str:
-        """Store an image of this thread; its description is its searchable text.
-
-        Args:
-            image: The PNG, JPEG or WebP bytes (not animated).
-            description: The searchable text. Default (or None): a caption by the
-                thread's LLM, empty without one.
-            mime_type: The image's type, checked against the bytes. Default: detected
-                from the bytes.
-            image_id: Its id. Default: a new UUID.
-            user_id: Only restates the thread's user. Default: the thread's.
-            agent_id: Only restates the thread's agent. Default: the thread's.
-            thread_id: Only restates the thread's id. Default: this thread.
-            metadata: A JSON object to filter on. Default: None.
-            timestamp: Its event time, ISO-8601. Default: none.
-            ttl_days: As in ``OracleAgentMemory.add_image``. Default: the retention
-                config's ``default_ttl_days`` (never, if unset).
-            ttl_anchor: What the TTL counts from. Default: its creation time.
-
-        Returns:
-            The image's id.
-
-        Raises:
-            InvalidArgumentError: A scope argument other than the thread's, image bytes
-                not allowed, an id already taken (``DuplicateRecordError``); each a
-                ``ValueError``.
-            NotFoundError: The thread was deleted (a ``KeyError``).
-            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
-        """
-        reject_store_kwargs("add_image", store_kwargs)
-        self._check_scope_claims(user_id=user_id, agent_id=agent_id, thread_id=thread_id)
-        mime = validate_image(image, mime_type, self.settings.image_input_limit_config)
-        record = image_record(
-            self._service, image_id=image_id, data=image, mime=mime,
-            description=describe(image, mime, description, self._caption),
-            scope=self._context.scope, metadata=value_or(metadata, None),
-            timestamp=value_or(timestamp, None),
-            ttl=ttl_fields(ttl_days, ttl_anchor, self._service.retention))
-        written = self._service.backend.write_records([record],
-                                                      thread_id=self._context.write_thread)[0]
-        return written
-
-    def update_image(
-        self,
-        image_id: str,
-        image: bytes | _NotSetMarker = NOT_SET_MARKER,
-        description: str | None | _NotSetMarker = NOT_SET_MARKER,
-        mime_type: ImageMimeType | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        **kwargs: Any,
-    ) -> str:
-        """Update an image of this thread; omitted values are kept.
-
-        Args:
-            image_id: The image to update.
-            image: New bytes; ``mime_type`` must come with them. Default: kept.
-            description: A new searchable text; None: a new caption by the thread's LLM.
-                Default: kept.
-            mime_type: The type of the new bytes. Required with ``image``, refused
-                without it.
-            metadata: New metadata, replaced whole (None clears it). Default: kept.
-            timestamp: New event time (None clears it). Default: kept.
-            ttl_days: As in ``OracleAgentMemory.update_memory``. Default: kept.
-            ttl_anchor: As in ``OracleAgentMemory.update_memory``. Default: kept.
-
-        Returns:
-            The image's id.
-
-        Raises:
-            NotFoundError: No such image in this thread (a ``KeyError``).
-            InvalidArgumentError: ``image`` without ``mime_type`` or the reverse, bytes
-                not allowed, or a TTL change of an image attached to a message; each a
-                ``ValueError``.
-            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
-        """
-        reject_store_kwargs("update_image", kwargs)
-        return update_image(self._service, check_id(image_id, "image_id"), self.thread_id,
-                            self.settings.image_input_limit_config, self._caption,
-                            image=image, description=description, mime_type=mime_type,
-                            metadata=metadata, timestamp=timestamp, ttl_days=ttl_days,
-                            ttl_anchor=ttl_anchor)
-
-    def delete_image(self, image_id: str) -> int:
-        """Delete an image of this thread that is not attached to a message.
-
-        Args:
-            image_id: The image to delete.
-
-        Returns:
-            1 when it was deleted, 0 when there was no such image in this thread.
-
-        Raises:
-            AttachedImageError: The image belongs to a message (a ``ValueError``).
-            InvalidArgumentError: An empty ``image_id`` (a ``ValueError``).
-            ArgumentTypeError: An ``image_id`` that is not a str.
-        """
-        check_id(image_id, "image_id")
-        return self._service.backend.delete_records([image_id], ["image"], self.thread_id)
 
     def list_images(
         self,
@@ -677,370 +546,8 @@ class OracleThread(IThread):
                 id or a malformed filter (each a ``ValueError``).
             ArgumentTypeError: A value of the wrong type.
         """
-        return list_images(self._service, {"thread_id": self.thread_id}, image_id,
-                           metadata_filter, include_bytes, limit)
-
-    # -- memories ---------------------------------------------------------------------
-
-    def add_memory(
-        self,
-        content: str,
-        *,
-        memory_type: str | _NotSetMarker = NOT_SET_MARKER,
-        user_id: str | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | _NotSetMarker = NOT_SET_MARKER,
-        memory_id: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
-        autonomous_linking: bool | _NotSetMarker = NOT_SET_MARKER,
-        memory_id_to_link: str | _NotSetMarker = NOT_SET_MARKER,
-        link_type: str | _NotSetMarker = NOT_SET_MARKER,
-        link_id: str | _NotSetMarker = NOT_SET_MARKER,
-        link_timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        link_metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        **store_kwargs: Any,
-    ) -> str:
-        """Add a memory scoped like this thread (with ``memory_id_to_link``: like that
-        memory of this thread), or as the scope arguments override, optionally linked.
-
-        Args:
-            content: The memory's text (embedded for search).
-            memory_type: ``"memory"``, ``"fact"``, ``"preference"`` or ``"guideline"``.
-                Default: ``"memory"``.
-            user_id: The user it is about (None: none). Default: the thread's (or the
-                linked memory's).
-            agent_id: The agent it belongs to (None: none). Default: the thread's (or
-                the linked memory's).
-            thread_id: The thread it belongs to (None: none). Default: this thread (or
-                the linked memory's).
-            memory_id: Its id. Default: a new UUID.
-            metadata: A JSON object to filter on. Default: None.
-            timestamp: Its event time, ISO-8601. Default: none.
-            ttl_days: As in ``OracleAgentMemory.add_memory``. Default: the retention
-                config's ``default_ttl_days`` (never, if unset).
-            ttl_anchor: What the TTL counts from. Default: its creation time.
-            status: ``RecordStatus.VALID`` or ``INVALID``. Default: valid.
-            autonomous_linking: Let the thread's LLM link it to related memories of this
-                thread (only when it belongs to this thread). Default: True when the
-                thread has an LLM.
-            memory_id_to_link: A memory of this thread to link it to; ``link_type`` must
-                come with it.
-            link_type: The relation to that memory (``"supports"``...).
-            link_id: The relation's id. Default: a new UUID.
-            link_timestamp: The relation's event time. Default: none.
-            link_metadata: The relation's metadata. Default: None.
-
-        Returns:
-            The memory's id.
-
-        Raises:
-            InvalidArgumentError: A value not allowed, ``memory_id_to_link`` without
-                ``link_type`` or the reverse, a ``link_type`` that is not a built-in
-                ``MemoryLinkType`` ("Invalid memory link type."), an id already taken
-                (``DuplicateRecordError``); each a ``ValueError``.
-            LinkEndNotFoundError: A ``memory_id_to_link`` that is not a memory of this
-                thread (a ``KeyError`` and a ``ValueError``).
-            NotFoundError: The thread was deleted (a ``KeyError``).
-            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
-        """
-        reject_store_kwargs("add_memory", store_kwargs)
-        scope = self._context.scope
-        links = []
-        if (memory_id_to_link is NOT_SET_MARKER) != (link_type is NOT_SET_MARKER):
-            raise InvalidArgumentError("memory_id_to_link and link_type must be given together")
-        if memory_id_to_link is not NOT_SET_MARKER:
-            check_memory_link_type(link_type)
-            target = self._owned_memory(memory_id_to_link, "memory_id_to_link")
-            scope = {"user_id": target.get("user_id"), "agent_id": target.get("agent_id"),
-                     "thread_id": target.get("thread_id")}
-            links.append(new_link(
-                self.thread_id, source=None, target=(target["id"], target["record_type"]),
-                relation_type=link_type, relation_id=link_id,
-                timestamp=value_or(link_timestamp, None), metadata=value_or(link_metadata, None)))
-        if not isinstance(user_id, _NotSetMarker):
-            scope["user_id"] = scope_id(user_id, "user_id")
-        if not isinstance(agent_id, _NotSetMarker):
-            scope["agent_id"] = scope_id(agent_id, "agent_id")
-        if not isinstance(thread_id, _NotSetMarker):
-            scope["thread_id"] = scope_id(thread_id, "thread_id")
-        record = self._service.memory_record(
-            content, scope, memory_id=memory_id, memory_type=memory_type,
-            metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
-            ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
-        new_id = self._service.write_memory(record, links,
-                                            thread_id=self._context.write_thread)
-        linking = value_or(autonomous_linking, self.llm is not None)
-        if linking and self.llm is not None and scope["thread_id"] == self.thread_id:
-            derived_memory.link_autonomously(self._context, new_id, content,
-                                             record["record_type"])
-        return new_id
-
-    def _owned_memory(self, memory_id: Any, argument: str) -> RecordOut:
-        found = self._service.find(check_id(memory_id, argument), MEMORY_TYPES, self.thread_id)
-        if found is None:
-            raise LinkEndNotFoundError(
-                f"{argument} {memory_id!r} is not a memory of thread {self.thread_id!r}")
-        return found
-
-    def update_memory(
-        self,
-        memory_id: str,
-        content: str | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_days: int | None | _NotSetMarker = NOT_SET_MARKER,
-        ttl_anchor: TimeToLiveAnchor | _NotSetMarker = NOT_SET_MARKER,
-        status: RecordStatus | _NotSetMarker = NOT_SET_MARKER,
-        **kwargs: Any,
-    ) -> str:
-        """Update a memory-like record whose thread is exactly this one.
-
-        Args:
-            memory_id: The memory, fact, preference or guideline to update.
-            content: Its new text (embedded again). Default: kept.
-            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
-            timestamp: Its new event time (None clears it). Default: kept.
-            ttl_days: As in ``OracleAgentMemory.update_memory``. Default: kept.
-            ttl_anchor: As in ``OracleAgentMemory.update_memory``. Default: kept.
-            status: ``RecordStatus.VALID`` or ``INVALID``. Default: kept.
-
-        Returns:
-            The memory's id.
-
-        Raises:
-            NotFoundError: No such memory in this thread (a ``KeyError``).
-            InvalidArgumentError: An empty id or content, or another value not allowed (a
-                ``ValueError``).
-            ArgumentTypeError: A value of the wrong type, or an unknown keyword.
-        """
-        reject_store_kwargs("update_memory", kwargs)
-        return self._service.update_memory(
-            memory_id, self.thread_id, content=content, metadata=metadata,
-            timestamp=timestamp, ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
-
-    def delete_memory(self, memory_id: str) -> int:
-        """Delete a memory-like record of exactly this thread.
-
-        Waits first for earlier accepted background extraction of this thread, like
-        ``delete_message``.
-
-        Args:
-            memory_id: The memory to delete.
-
-        Returns:
-            1 when it was deleted, 0 when it is missing or belongs elsewhere.
-
-        Raises:
-            OperationTimeoutError: The wait ran out (300 s); nothing was deleted.
-            InvalidArgumentError: An empty ``memory_id`` (a ``ValueError``).
-            ArgumentTypeError: A ``memory_id`` that is not a str.
-        """
-        check_id(memory_id, "memory_id")
-        self._service.wait_for_threads([self.thread_id])
-        return self._service.backend.delete_records([memory_id], list(MEMORY_TYPES),
-                                                    self.thread_id)
-
-    # -- search -----------------------------------------------------------------------
-
-    # Returns the concrete results; IThread (like the reference) declares list[SearchResult],
-    # and a list is invariant, so the narrower list is an override mypy cannot accept.
-    def search(  # type: ignore[override]
-        self,
-        query: str,
-        *,
-        user_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        agent_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        thread_id: str | None | _NotSetMarker = NOT_SET_MARKER,
-        exact_user_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        exact_agent_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        exact_thread_match: bool | _NotSetMarker = NOT_SET_MARKER,
-        max_results: int | _NotSetMarker = NOT_SET_MARKER,
-        token_budget: int | _NotSetMarker = NOT_SET_MARKER,
-        soft_token_budget: int | _NotSetMarker = NOT_SET_MARKER,
-        record_types: list[str] | _NotSetMarker = NOT_SET_MARKER,
-        metadata_filter: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-        num_hops: int | _NotSetMarker = NOT_SET_MARKER,
-        max_linked_results: int | _NotSetMarker = NOT_SET_MARKER,
-        include_invalid_results: bool | _NotSetMarker = NOT_SET_MARKER,
-        scope: SearchScope | _NotSetMarker = NOT_SET_MARKER,
-    ) -> list[OracleSearchResult]:
-        """Search records relevant to ``query`` within this thread's default scope.
-
-        Args:
-            query: The text to search for (embedded as a query; keyword and hybrid
-                strategies also match its words).
-            user_id: The user whose records to search. Default: the thread's user.
-            agent_id: The agent whose records to search. Default: the thread's agent.
-            thread_id: The thread whose records to search. Default: this thread.
-            exact_user_match: True: only records of exactly ``user_id`` (None: only
-                records without a user); False: records of any user, those of
-                ``user_id`` ranked higher. Default: True.
-            exact_agent_match: As ``exact_user_match``, for the agent. Default: True.
-            exact_thread_match: As ``exact_user_match``, for the thread. Default:
-                False (records of any thread, this thread's ranked higher).
-            max_results: How many results at most. Default: the search config's
-                ``max_results``, else 10.
-            token_budget: Cut the results once their formatted text passes this many
-                tokens. Default: the search config's, else no budget.
-            soft_token_budget: As ``token_budget`` but the result crossing it is kept.
-                Default: the search config's, else no budget.
-            record_types: Public record types to search (``"memory"``, ``"fact"``,
-                ``"message"``...). Default: every searchable type.
-            metadata_filter: Entries the record's metadata must match
-                (docs/concepts.md, "Metadata filters"). Default: no filter.
-            num_hops: How many relations to follow from each memory result (0 to 5).
-                Default: 0.
-            max_linked_results: Linked records kept per result. Default: 100.
-            include_invalid_results: Also return records marked invalid. Default: True.
-            scope: A prebuilt ``SearchScope`` instead of the six scope arguments.
-
-        Returns:
-            The results, best first (smallest ``distance``: the cosine distance to the
-            query, brought closer by matching words with the hybrid strategy; see
-            ``OracleSearchResult``), each with its record and the records linked to it.
-
-        Raises:
-            InvalidArgumentError: A value that is not allowed (a ``ValueError``): a
-                malformed filter (``InvalidFilterError``), ``max_results`` below 1,
-                ``num_hops`` out of range, a scope given twice.
-            ArgumentTypeError: A value of the wrong type (a ``TypeError``).
-        """
-        values = scope_resolution.scope_arguments(scope, {
-            "user_id": user_id, "agent_id": agent_id, "thread_id": thread_id,
-            "exact_user_match": exact_user_match, "exact_agent_match": exact_agent_match,
-            "exact_thread_match": exact_thread_match,
-        })
-        dims = scope_resolution.thread_scope(values, self.user_id, self.agent_id,
-                                             self.thread_id)
-        options = search_options({
-            "max_results": max_results, "token_budget": token_budget,
-            "soft_token_budget": soft_token_budget, "record_types": record_types,
-            "metadata_filter": metadata_filter, "num_hops": num_hops,
-            "max_linked_results": max_linked_results,
-            "include_invalid_results": include_invalid_results,
-        }, self.settings.search_config)
-        # The search itself is a memory operation, observed as the reference observes it:
-        # an AgentMemory search pair inside the thread's.
-        with observe_operation("agent_memory", "search", operation_kind=OperationKind.READ,
-                               concrete_class="OracleAgentMemory",
-                               arguments={"query": query, **values}) as operation:
-            results = self._service.search(query, dims, options)
-            operation.set_result(results)
-            return results
-
-    # -- links ------------------------------------------------------------------------
-
-    def link_records(
-        self,
-        source_record_id: str,
-        source_record_type: str,
-        target_record_id: str,
-        target_record_type: str,
-        relation_type: str,
-        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-    ) -> str:
-        """Create a directed relation between two memory-like records of this thread.
-
-        Args:
-            source_record_id: The record the relation starts from.
-            source_record_type: Its type (``"memory"``, ``"fact"``...).
-            target_record_id: The record the relation points to.
-            target_record_type: Its type.
-            relation_type: The label read from source to target (a built-in
-                ``MemoryLinkType`` or your own).
-            opposite_relation_type: The label read from target to source; ignored for a
-                built-in type. Default: the same label as ``relation_type``.
-            relation_id: The relation's id. Default: a new UUID.
-            timestamp: Its event time, ISO-8601. Default: none.
-            metadata: A JSON object stored with it. Default: None.
-
-        Returns:
-            The relation's id.
-
-        Raises:
-            LinkEndNotFoundError: An endpoint missing or of another thread (a
-                ``KeyError`` and a ``ValueError``).
-            InvalidLinkError: An endpoint of the wrong type, a record linked to itself, an
-                empty or overlong label (a ``ValueError``).
-            InvalidArgumentError: An empty ``relation_id`` or one already taken
-                (``DuplicateRecordError``); each a ``ValueError``.
-            ArgumentTypeError: An id that is not a str.
-        """
-        link = new_link(self.thread_id, source=(source_record_id, source_record_type),
-                        target=(target_record_id, target_record_type),
-                        relation_type=relation_type, relation_id=relation_id,
-                        opposite_relation_type=opposite_relation_type,
-                        timestamp=value_or(timestamp, None), metadata=value_or(metadata, None))
-        self._service.backend.write_records([], links=[link])
-        return link["id"]
-
-    def update_record_link(
-        self,
-        relation_id: str,
-        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        opposite_relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        timestamp: str | None | _NotSetMarker = NOT_SET_MARKER,
-        metadata: dict[str, Any] | None | _NotSetMarker = NOT_SET_MARKER,
-    ) -> int:
-        """Update a relation of this thread; omitted values are kept.
-
-        Args:
-            relation_id: The relation to update.
-            relation_type: Its new label. Default: kept.
-            opposite_relation_type: Its new reverse label. Default: kept.
-            timestamp: Its new event time (None clears it). Default: kept.
-            metadata: Its new metadata, replaced whole (None clears it). Default: kept.
-
-        Returns:
-            1 when it was updated, 0 when this thread has no relation with this id.
-
-        Raises:
-            InvalidLinkError: An empty or overlong label (a ``ValueError``).
-            InvalidArgumentError: An empty ``relation_id`` (a ``ValueError``).
-            ArgumentTypeError: A ``relation_id`` that is not a str.
-        """
-        return self._service.backend.update_link(
-            check_id(relation_id, "relation_id"), self.thread_id,
-            link_changes(relation_type, opposite_relation_type, timestamp, metadata))
-
-    def delete_record_link(
-        self,
-        source_record_id: str | _NotSetMarker = NOT_SET_MARKER,
-        source_record_type: str | _NotSetMarker = NOT_SET_MARKER,
-        target_record_id: str | _NotSetMarker = NOT_SET_MARKER,
-        target_record_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_type: str | _NotSetMarker = NOT_SET_MARKER,
-        relation_id: str | _NotSetMarker = NOT_SET_MARKER,
-    ) -> int:
-        """Delete a relation of this thread by id, or by its stored-direction endpoints.
-
-        Give ``relation_id`` alone, or all five endpoint arguments without it.
-
-        Args:
-            source_record_id: The source record of the relation, as stored.
-            source_record_type: The source record's type.
-            target_record_id: The target record.
-            target_record_type: The target record's type.
-            relation_type: The relation's label.
-            relation_id: The relation's id.
-
-        Returns:
-            How many relations were deleted (0 or 1).
-
-        Raises:
-            InvalidArgumentError: ``relation_id`` together with endpoint arguments, or an
-                endpoint tuple with a part missing (a ``ValueError``).
-        """
-        return self._service.backend.delete_links(link_selector(
-            source_record_id, source_record_type, target_record_id, target_record_type,
-            relation_type, relation_id), self.thread_id)
+        return self._list_images({"thread_id": self.thread_id}, image_id, metadata_filter,
+                                 include_bytes, limit)
 
     # -- summaries and context cards --------------------------------------------------
 
@@ -1128,21 +635,54 @@ class OracleThread(IThread):
             "soft_token_budget": soft_token_budget,
         })
 
-    def wait_for_memory_extraction(self, timeout: float | None = 300.0) -> None:
-        """Wait for background extraction of this thread that this client accepted earlier.
+    # -- the thread's reach: this thread (ScopedOperations) -----------------------------
 
-        Work accepted after the call starts is not waited for; failed extraction counts as
-        finished.
+    def _caption(self, data: bytes, mime: ImageMimeType) -> str:
+        return derived_memory.caption_with(self._context.llm, data, mime)
 
-        Args:
-            timeout: Seconds to wait at most; None: no limit. Default: 300.
+    def _image_scope(self, user_id: str | None | _NotSetMarker,
+                     agent_id: str | None | _NotSetMarker,
+                     thread_id: str | _NotSetMarker) -> RecordScope:
+        """The thread's own scope, which scope arguments may only restate."""
+        own = self._context.scope
+        for name, value in (("user_id", user_id), ("agent_id", agent_id),
+                            ("thread_id", thread_id)):
+            if value is not NOT_SET_MARKER and scope_id(value, name) != own.get(name):
+                raise InvalidArgumentError(
+                    f"{name}={value!r} does not match this thread's {name} {own.get(name)!r}")
+        return own
 
-        Raises:
-            OperationTimeoutError: The timeout expired first (a ``TimeoutError``).
-            InvalidArgumentError: A negative ``timeout``, or one that is not a number
-                (a ``ValueError``).
-        """
-        self._service.wait_for_threads([self.thread_id], timeout)
+    def _memory_scope(self, given: RecordScope, target: RecordOut | None) -> RecordScope:
+        """The thread's scope (the linked memory's, with one), each dimension given
+        replacing its part."""
+        base: RecordScope = self._context.scope if target is None else {
+            "user_id": target.get("user_id"), "agent_id": target.get("agent_id"),
+            "thread_id": target.get("thread_id")}
+        return {**base, **given}
+
+    def _linking_thread(self, requested: bool | _NotSetMarker,
+                        thread_id: str | None) -> str | None:
+        """A thread links only its own memories: another's or none's stays unlinked."""
+        linking = check_flag(value_or(requested, self.llm is not None), "autonomous_linking")
+        return (thread_id if linking and self.llm is not None and thread_id == self.thread_id
+                else None)
+
+    def _link_new_memory(self, thread_id: str, memory_id: str, content: str,
+                         memory_type: str) -> None:
+        derived_memory.link_autonomously(self._context, memory_id, content, memory_type)
+
+    def _search(self, query: str, values: dict[str, Any],
+                options: SearchOptions) -> list[OracleSearchResult]:
+        dims = scope_resolution.thread_scope(values, self.user_id, self.agent_id,
+                                             self.thread_id)
+        # The search itself is a memory operation, observed as the reference observes it:
+        # an AgentMemory search pair inside the thread's.
+        with observe_operation("agent_memory", "search", operation_kind=OperationKind.READ,
+                               concrete_class="OracleAgentMemory",
+                               arguments={"query": query, **values}) as operation:
+            results = self._service.search(query, dims, options)
+            operation.set_result(results)
+            return results
 
     _async_twins = (
         "add_messages", "get_messages", "get_message", "update_message", "delete_message",
@@ -1174,61 +714,4 @@ def link_new_memory(thread: OracleThread, memory_id: str, content: str,
     derived_memory.link_autonomously(thread._context, memory_id, content, memory_type)
 
 
-def list_images(service: MemoryService, scope: RecordScope, image_id: Any,
-                metadata_filter: Any, include_bytes: Any, limit: Any) -> list[ImageRecord]:
-    """Images of a scope (only the scope keys given), oldest first."""
-    with_bytes = check_flag(value_or(include_bytes, False), "include_bytes")
-    if with_bytes and image_id is NOT_SET_MARKER:
-        raise InvalidArgumentError("include_bytes=True requires image_id")
-    query: RecordQuery = {
-        "record_types": ["image"], **scope,
-        "metadata_filter": value_or(metadata_filter, None),
-        "include_bytes": with_bytes,
-        "limit": check_optional_int(value_or(limit, DEFAULT_IMAGE_LIST_LIMIT), "limit"),
-    }
-    if image_id is not NOT_SET_MARKER:
-        query["ids"] = [check_id(image_id, "image_id")]
-    return [image for image in map(to_record, service.backend.get_records(query))
-            if isinstance(image, ImageRecord)]
 
-
-def update_image(service: MemoryService, image_id: str, thread_id: str | None,
-                 limits: ImageInputLimitConfig, captioner: Any, *, image: Any,
-                 description: Any, mime_type: Any, metadata: Any, timestamp: Any,
-                 ttl_days: Any, ttl_anchor: Any) -> str:
-    """Replace the given fields of an image (of ``thread_id`` when given)."""
-    current = service.find(image_id, ["image"], thread_id)
-    where = f" in thread {thread_id!r}" if thread_id else ""
-    if current is None:
-        raise NotFoundError(f"image {image_id!r} does not exist{where}")
-    changes = ttl_changes(ttl_days, ttl_anchor, service.retention)
-    if changes and current.get("message_id") is not None:
-        raise InvalidArgumentError(
-            "the image is attached to a message: change its expiry with update_message()")
-    mime = ImageMimeType(current.get("mime_type") or ImageMimeType.PNG)
-    data: bytes | None = None
-    if image is not NOT_SET_MARKER:
-        if mime_type is NOT_SET_MARKER:
-            raise InvalidArgumentError("mime_type must be given together with image")
-        mime = validate_image(image, mime_type, limits)
-        data = bytes(image)
-        changes["image_bytes"] = data
-        changes["mime_type"] = mime.value
-    elif mime_type is not NOT_SET_MARKER:
-        raise InvalidArgumentError("mime_type can only be given together with image")
-    if description is not NOT_SET_MARKER:
-        if description is None and data is None:
-            stored = service.backend.get_records({"ids": [image_id], "record_types": ["image"],
-                                                  "include_bytes": True})
-            data = stored[0].get("image_bytes") if stored else None
-        text = describe(data, mime, description, captioner)
-        changes["content"] = text
-        changes["embedding"] = service.embed([text])[0] if text else None
-    if metadata is not NOT_SET_MARKER:
-        changes["metadata"] = metadata
-    if timestamp is not NOT_SET_MARKER:
-        changes["timestamp"] = timestamp
-    updated = service.backend.update_record(image_id, ["image"], changes, thread_id)
-    if updated is None:
-        raise NotFoundError(f"image {image_id!r} does not exist{where}")
-    return updated["id"]

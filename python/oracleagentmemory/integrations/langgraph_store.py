@@ -331,7 +331,7 @@ class OracleAgentMemoryStore(BaseStore):
         """A record this store wrote: its id is the one its namespace and key give, and its
         scope the one its namespace maps to. Anyone may write a memory whose metadata looks
         like an item's (another user through MCP, a message whose metadata extracted
-        memories inherit); such a record is never served as an item (issue 28, item 1)."""
+        memories inherit); such a record is never served as an item."""
         identity = (record.get("metadata") or {}).get(ENVELOPE)
         if not isinstance(identity, dict):
             return False

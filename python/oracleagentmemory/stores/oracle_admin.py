@@ -7,10 +7,9 @@ Install creates what is missing (a second run completes a partial install), upgr
 an older store to this version (``oracle_sql/migrations.py``: the table steps, then the
 packages re-rendered with the store's own recorded choices, then the steps that need them).
 Both end with the compile check: python-oracledb reports "created with compilation errors"
-as a warning on the cursor (``Cursor.warning``, DPY-7000), not as an exception
-(https://python-oracledb.readthedocs.io/en/stable/api_manual/cursor.html), so the store's
+as a warning on the cursor (``Cursor.warning``, DPY-7000), not as an exception, so the store's
 rows of USER_ERRORS whose ATTRIBUTE is ERROR (PLW- warnings of a DBA's PLSQL_WARNINGS are
-not errors; ALL_ERRORS, https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/ALL_ERRORS.html)
+not errors; docs/oracle.md, "compile errors on install and upgrade")
 and its invalid objects are read afterwards, and the version is recorded only when there
 are none.
 """
@@ -57,8 +56,8 @@ _CHANGES_SCHEMA = frozenset({"CREATE_IF_NECESSARY", "RECREATE"})
 """The policies that may upgrade an older store or complete a partial install."""
 MINIMUM_RELEASE = 23
 _VECTOR_POOL_CODES = frozenset({51950, 51961, 51962, 52307})
-"""The vector memory pool cannot be used / is out of space (Database Error Messages,
-https://docs.oracle.com/en/error-help/db/ora-51950, .../oci-51962, .../ora-52307)."""
+"""The vector memory pool cannot be used / is out of space (docs/oracle.md, "default vector
+index")."""
 _MISSING_GRANT = re.compile(r"PLS-00201: identifier '([\w.$#]+)' must be declared")
 SCHEMA_QUERY = ("SELECT SYS_CONTEXT('USERENV', 'CURRENT_SCHEMA'), "
                 "SYS_CONTEXT('USERENV', 'SESSION_USER') FROM dual")
@@ -364,9 +363,7 @@ class OracleStoreAdmin:
     def rebuild_vector_index(self) -> bool:
         """Rebuild the vector index (IVF computes its centroids from the rows present when
         it is built: do it after the first bulk load). With no vector stored yet it defers
-        and returns False: a rebuild with 0 vectors fails (DIA-51875,
-        https://docs.oracle.com/en/error-help/db/dia-51875; ALTER INDEX ... REBUILD ONLINE,
-        https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/inverted-file-flat-alter-index.html)."""
+        and returns False: a rebuild with 0 vectors fails (DIA-51875)."""
         names = object_names(self.facade)
         with self._caller.connection() as conn, conn.cursor() as cursor:
             self._owner_session(cursor, "rebuild the vector index of")

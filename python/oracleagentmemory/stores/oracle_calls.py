@@ -67,8 +67,7 @@ RETURNS_TEXT = frozenset({"END_USER_ID", "DEEP_DATA_SECURITY", "RECORDED_EMBEDDI
 """Functions returning NUMBER (the contract's, as ``stores.operations`` declares them, and
 an administration one), BOOLEAN or VARCHAR2; every other function returns JSON. A
 VARCHAR2 result is a ``DB_TYPE_VARCHAR`` variable of the driver's default size, 4000 for a
-string variable (python-oracledb ``Cursor.var``,
-https://python-oracledb.readthedocs.io/en/stable/api_manual/cursor.html): an end user's name
+string variable (python-oracledb ``Cursor.var``): an end user's name
 has at most 512 characters."""
 
 _ORA_PREFIX = re.compile(r"^ORA-\d{5}:\s*")
@@ -80,7 +79,7 @@ _UNIQUE_CONSTRAINT_CODE = 1
 """ORA-00001 "unique constraint violated": the facade checks ids first (-20003), but under
 VPD a bound end user's check cannot see another user's row, so the insert itself meets
 the primary key. Its text is not passed on: with ERROR_MESSAGE_DETAILS the database may add
-the row's column values (https://docs.oracle.com/en/error-help/db/oci-03301)."""
+the row's column values."""
 _POLICY_CHECK_CODES = frozenset({28115})
 """ORA-28115 "policy with check option violation": the VPD write policy (update_check)
 refused an insert or update of a row the bound end user may not change (docs/oracle.md,
@@ -89,17 +88,14 @@ refused an insert or update of a row the bound end user may not change (docs/ora
 
 
 MAX_JSON_BYTES = 32 * 1024 * 1024
-"""A JSON type instance holds at most 32 MB (Oracle AI Database JSON Capabilities
-Specification, "OSON and JSON data type: total size of a JSON type instance: 32 MB",
-https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/oracle-database-json-capabilities-specification.html).
-Every document crosses as one JSON bind (python-oracledb ``DB_TYPE_JSON`` IN and OUT binds,
-https://python-oracledb.readthedocs.io/en/stable/user_guide/json_data_type.html): one record
+"""A JSON type instance holds at most 32 MB (docs/oracle.md, "JSON documents between Python
+and PL/SQL"). Every document crosses as one JSON bind (``DB_TYPE_JSON``): one record
 fits many times over (content of at most 1,000,000 characters, 4 MB of UTF-8), a batch may
 not. A document whose JSON text is larger is refused before it is sent; its UTF-8 text is
 measured, which is at least its binary size for strings and larger for numbers."""
 _JSON_TOO_LARGE = 40604
-"""ORA-40604 "exceeded maximum size for a JSON data type object"
-(https://docs.oracle.com/en/error-help/db/ora-40604): a result document over 32 MB."""
+"""ORA-40604 "exceeded maximum size for a JSON data type object": a result document over
+32 MB."""
 
 
 class MissingSchema(StoreError):
@@ -164,7 +160,7 @@ def _check_json_size(key: str, document: Any) -> None:
 def decoded(value: Any, key: str | None = None) -> Any:
     """Contract values from facade output, converted once at this boundary: JSON numbers
     arrive as ``decimal.Decimal`` (python-oracledb maps JSON NUMBER to Decimal on query and
-    OUT binds, https://python-oracledb.readthedocs.io/en/stable/user_guide/json_data_type.html)
+    OUT binds; docs/oracle.md, "JSON numbers from the driver")
     and become ``int`` when integral, else ``float`` (a distance is always a float); base64
     image bytes become bytes."""
     if isinstance(value, dict):

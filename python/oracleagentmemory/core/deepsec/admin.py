@@ -19,8 +19,8 @@ from typing import Any
 from oracleagentmemory._end_user import current_end_user
 from oracleagentmemory.core.deepsec.policies import POLICIES, DeepDataSecurityPolicy
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
+from oracleagentmemory.stores.backend_for_connection import is_oracle_connection
 from oracleagentmemory.stores.end_user_guard import GROUP, LOCAL_USER, SecuritySettings
-from oracleagentmemory.stores.opening import is_oracle_connection
 
 __all__ = [
     "LocalEndUserPrincipal",

@@ -14,12 +14,9 @@ The two runtimes need different edges, so one builder makes two forms with the s
   embedded many at a time and plain onnxruntime runs it (no custom operator).
 - ``oracle`` (in-database): one string input ``input`` (shape ``[1]``, one text per call) and
   one output ``embedding`` float32 ``[384]``. Oracle requires the tokenizer inside the model:
-  "In-database embedding models must include tokenization and post-processing"
-  (https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/onnx-pipeline-models-text-embedding.html),
-  as the one custom operation it accepts for pre-processing, the onnxruntime-extensions
-  ``BertTokenizer`` (domain ``ai.onnx.contrib``;
-  https://docs.oracle.com/en/database/oracle/machine-learning/oml4sql/23/dmprg/custom-onnx-runtime-operations.html:
-  "Models using any other custom operations will fail on import"). That operator tokenises
+  in-database embedding models include tokenization and post-processing, with the
+  onnxruntime-extensions ``BertTokenizer`` (domain ``ai.onnx.contrib``) as the one custom
+  operation accepted (docs/oracle.md, "Load an embedding model"). That operator tokenises
   one text per call (or a pair), so this form cannot batch, and plain onnxruntime cannot
   run it without onnxruntime-extensions.
 
@@ -29,13 +26,11 @@ weights are pre-scaled): measured 10-12 % faster per query and per batch than th
 attention in standard operators, with the same vectors (cosine 0.9999999). Oracle's form
 keeps the standard operators.
 
-Oracle runs ONNX Runtime 1.15.1
-(https://docs.oracle.com/en/database/oracle/machine-learning/oml4sql/23/dmprg/onnx-runtime1.html),
-which implements ONNX opset 19 and IR version 9
-(https://onnxruntime.ai/docs/reference/compatibility.html): both forms use opset 17 (the
-first with ``LayerNormalization``) and IR version 8, and the ``oracle`` form only standard
-operators besides the tokenizer. GELU is the exact erf form (``Gelu`` is opset 20). All
-weights are inline (Oracle refuses external initializers: LOAD_ONNX_MODEL usage notes).
+Oracle runs ONNX Runtime 1.15.1, which implements ONNX opset 19 and IR version 9: both forms
+use opset 17 (the first with ``LayerNormalization``) and IR version 8, and the ``oracle``
+form only standard operators besides the tokenizer. GELU is the exact erf form (``Gelu`` is
+opset 20). All weights are inline (Oracle refuses external initializers: LOAD_ONNX_MODEL
+usage notes).
 
 The output is deterministic: the same weights and builder version give the same bytes.
 """

@@ -62,9 +62,7 @@ ORACLE_METADATA: dict[str, Any] = {
 """The ``metadata`` argument of ``DBMS_VECTOR.LOAD_ONNX_MODEL`` for the ``oracle`` form: an
 embedding model whose output ``embedding`` is the vector and whose model input ``input`` is
 fed from the attribute ``DATA`` (``VECTOR_EMBEDDING(model USING text AS DATA)``). It is also
-the procedure's documented default
-(https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/load_onnx_model-procedure.html;
-fields: https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/json-metadata-parameters-onnx-models.html).
+the procedure's documented default (docs/oracle.md, "Load an embedding model").
 """
 _MODEL_NAME = "all-MiniLM-L6-v2"
 _SOURCE_FILES = ("config.json", "sentence_bert_config.json", "tokenizer.json",

@@ -14,25 +14,9 @@ VARCHAR2 too, so a batch holds as many texts as fit 4000 bytes of JSON (a longer
 ORA-01461), at most ``batch_size``, and each text is cut so that it fits alone. A VARCHAR2 bind
 rather than a CLOB keeps a round trip cheap.
 
-Checked against the Oracle documentation:
-- ``VECTOR_EMBEDDING(model USING expr AS input_name)``, returning a ``VECTOR``:
-  https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/vector_embedding.html
-- ``DBMS_VECTOR.UTL_TO_EMBEDDING(data CLOB, params JSON) RETURN VECTOR`` with params
-  ``{"provider": ..., "model": ..., "credential_name": ..., "url": ...}``:
-  https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/utl_to_embedding-and-utl_to_embeddings-dbms_vector.html
-- the model's default input attribute is ``DATA`` (``LOAD_ONNX_MODEL`` metadata
-  ``{"input": {"input": ["DATA"]}}``):
-  https://docs.oracle.com/en/database/oracle/oracle-database/26/vecse/load_onnx_model-procedure.html
-- ``JSON_TABLE(... COLUMNS (ord FOR ORDINALITY, txt VARCHAR2(n) PATH '$'))``: the
-  ordinality column numbers the rows from one in array order, so ``ORDER BY jt.ord`` gives
-  the vectors back in input order:
-  https://docs.oracle.com/en/database/oracle/oracle-database/23/adjsn/columns-clause-sql-json-function-json_table.html
-- python-oracledb fetches ``VECTOR`` values as ``array.array``:
-  https://github.com/oracle/python-oracledb/blob/main/doc/src/user_guide/vector_data_type.rst
-- a VARCHAR2 in SQL is at most 4000 bytes with MAX_STRING_SIZE STANDARD, the default
-  (https://docs.oracle.com/database/122/REFRN/MAX_STRING_SIZE.htm): a longer declared
-  length is refused (ORA-00910), a longer bind value is ORA-01461
-  (https://docs.oracle.com/error-help/db/ora-01461)
+The ordinality column of ``JSON_TABLE`` numbers the rows in array order, so ``ORDER BY
+jt.ord`` gives the vectors back in input order. The pages these rest on: docs/oracle.md,
+"Pages the code rests on" (``OracleDBEmbedder``'s SQL) and "``OracleDBEmbedder`` texts".
 """
 
 from __future__ import annotations

@@ -55,8 +55,8 @@ FinalError = Callable[[int, str], bool]
 """``(status, error message) -> True`` when an error answer must not be retried."""
 _CONNECTED = frozenset({"connection.connect_tcp.complete", "connection.start_tls.complete"})
 """The httpx ``trace`` request extension's events whose ``return_value`` is the new network
-stream (https://www.python-httpx.org/advanced/extensions/, "trace"); its
-``get_extra_info("socket")`` is the socket (https://www.encode.io/httpcore/extensions/)."""
+stream (httpx's "trace" request extension); its ``get_extra_info("socket")`` is the socket
+(httpcore's network stream extensions; docs/reliability.md, "Pages the code rests on")."""
 
 
 def _shut(sock: socket.socket) -> None:

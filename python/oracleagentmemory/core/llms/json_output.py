@@ -19,7 +19,7 @@ MAX_DECODE_ATTEMPTS = 200
 """Bracket positions tried before giving up, so a long garbage answer stays cheap."""
 MAX_ANSWER_CHARS = 1_000_000
 """The longest answer searched for JSON: extraction, summary and linking answers are a few
-thousand characters; a longer one is refused rather than scanned (issue 28, item 6)."""
+thousand characters; a longer one is refused rather than scanned."""
 _OPEN, _CLOSE = "<think>", "</think>"
 
 

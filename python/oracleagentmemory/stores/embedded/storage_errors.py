@@ -16,7 +16,7 @@ import sqlite3
 from oracleagentmemory.errors import AgentMemoryError, OperationTimeoutError
 from oracleagentmemory.stores.errors import StorageError
 
-# SQLite primary result codes, https://www.sqlite.org/rescode.html
+# SQLite primary result codes (docs/reliability.md, "Pages the code rests on")
 _PERM, _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = (
     3, 5, 6, 8, 10, 11, 13, 14, 26)
 _BY_MESSAGE = {

@@ -24,9 +24,8 @@ from oracleagentmemory.stores.oracle_sql.render import sql_in
 
 ALREADY_NULLABLE = 1451
 """ORA-01451 "column to be modified to NULL cannot be modified to NULL": the version 2 step
-ran already. Not found in the Oracle error pages available here; observed in
-https://gist.github.com/velll/12043255b542ef87cc0b9787e840accd (the first-contact kit runs
-the upgrade)."""
+ran already (docs/oracle.md, "Pages the code rests on": migration steps; the first-contact
+kit runs the upgrade)."""
 COLUMN_EXISTS = 1430
 """ORA-01430 "column being added already exists in table": the version 4 column is there."""
 KEYWORD_FILL_BATCH = 1000
@@ -73,8 +72,6 @@ class Migration:
     summary: str
     table_steps: tuple[TableStep, ...] = ()
     after_packages: tuple[AfterPackages, ...] = ()
-    checked: tuple[str, ...] = ()
-    """The documentation pages the steps rest on."""
 
 
 _SECURITY_POLICY_NAMES = sql_in(tuple(name.upper() for name in SECURITY_POLICIES))
@@ -84,11 +81,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         2, "relations.thread_id may be NULL (client-level links)",
         table_steps=(TableStep("ALTER TABLE {t_relations} MODIFY (thread_id NULL)",
-                               frozenset({ALREADY_NULLABLE})),),
-        checked=("ALTER TABLE ... MODIFY (column NULL), "
-                 "https://docs.oracle.com/cd/B28359_01/server.111/b28286/statements_3001.htm",
-                 "23ai column_clauses, "
-                 "https://docs.oracle.com/cd/F82042_01/sqlrf/img_text/column_clauses.html")),
+                               frozenset({ALREADY_NULLABLE})),)),
     Migration(
         3, "deep data security: the registered policies and the grants",
         # the statements of sql/templates/tables.sql.j2 (IF NOT EXISTS: a step that ran
@@ -111,9 +104,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                 "REFERENCES {t_sec_policies} (policy_name) ON DELETE CASCADE)"),
             TableStep("CREATE INDEX IF NOT EXISTS {t_sec_grants}_POLICY_IX ON {t_sec_grants} "
                       "(policy_name)"),
-        ),
-        checked=("IF [NOT] EXISTS, https://docs.oracle.com/en/database/oracle/"
-                 "oracle-database/23/lnpls/release-changes.html",)),
+        )),
     Migration(
         4, "records.keyword_text (Han and Hangul as character bigrams) and the text index "
            "over it with the store's BASIC_LEXER",
@@ -122,11 +113,7 @@ MIGRATIONS: tuple[Migration, ...] = (
                       frozenset({COLUMN_EXISTS})),
             TableStep("DROP INDEX IF EXISTS {ix_text} FORCE"),
         ),
-        after_packages=(FillKeywordText(), IndexScriptObjects(("text_lexer", "ix_text"))),
-        checked=("ALTER TABLE ... ADD, https://docs.oracle.com/en/database/oracle/"
-                 "oracle-database/23/sqlrf/ALTER-TABLE.html",
-                 "DROP INDEX [IF EXISTS] ... FORCE, https://docs.oracle.com/en/database/oracle/"
-                 "oracle-database/23/sqlrf/DROP-INDEX.html")),
+        after_packages=(FillKeywordText(), IndexScriptObjects(("text_lexer", "ix_text")))),
     Migration(
         5, "keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from "
            "Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the "
@@ -135,9 +122,7 @@ MIGRATIONS: tuple[Migration, ...] = (
            "holds vectors and records no model is read as one of all-MiniLM-L6-v2)",
         table_steps=(TableStep(
             "UPDATE {t_records} SET keyword_text = NULL WHERE keyword_text IS NOT NULL"),),
-        after_packages=(FillKeywordText(), IndexScriptObjects(("text_lexer", "ix_text"))),
-        checked=("UPDATE, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/"
-                 "UPDATE.html",)),
+        after_packages=(FillKeywordText(), IndexScriptObjects(("text_lexer", "ix_text")))),
 )
 
 

@@ -224,9 +224,9 @@ def object_names(prefix: str) -> dict[str, str]:
 
 
 MAX_CONTEXT_NAME = 30
-"""DBMS_SESSION.SET_CONTEXT takes a namespace of at most 30 bytes,
-https://docs.oracle.com/cd/A91202_01/901_doc/appdev.901/a89852/dbms_s17.htm (later releases
-allow longer identifiers elsewhere, but this is the limit the package documents)."""
+"""DBMS_SESSION.SET_CONTEXT takes a namespace of at most 30 bytes (later releases allow
+longer identifiers elsewhere, but this is the limit the package documents; docs/oracle.md,
+"application context name")."""
 
 
 def context_name(prefix: str) -> str:
@@ -241,8 +241,7 @@ def context_name(prefix: str) -> str:
 
 MAX_PREFERENCE_NAME = 30
 """Oracle Text preference names as the dictionary views list them: VARCHAR2(30) (PRE_NAME
-of CTX_USER_PREFERENCES, https://docs.oracle.com/cd/A91202_01/901_doc/text.901/a90121/aviews38.htm;
-later releases may allow more, 30 is the limit documented here)."""
+of CTX_USER_PREFERENCES; later releases may allow more, 30 is the limit documented)."""
 
 
 def lexer_name(prefix: str) -> str:
@@ -390,11 +389,8 @@ def _stop_word_lines(per_line: int = 12) -> list[str]:
     """The keyword stoplist as the parts of a PL/SQL string constant, each a SQL string
     expression ending in a space: plain a-z words as literals, words with accents (French)
     in ``UNISTR`` literals with ``\\XXXX`` escapes, so the package source stays ASCII and
-    no client character set can garble it (UNISTR, SQL Language Reference:
-    https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/UNISTR.html), each
-    made VARCHAR2 in the database character set by TO_CHAR (UNISTR returns the national
-    character set; TO_CHAR (character) converts NVARCHAR2 to the database character set:
-    https://docs.oracle.com/en/database/oracle/oracle-database/12.2/sqlrf/TO_CHAR-character.html)."""
+    no client character set can garble it, each made VARCHAR2 in the database character set
+    by TO_CHAR (UNISTR returns the national character set)."""
     words = sorted(STOP_WORDS)
     if not all(STOP_WORD_PATTERN.match(word) for word in words):
         raise ValueError("stopwords must be plain lower-case words to be rendered into SQL")

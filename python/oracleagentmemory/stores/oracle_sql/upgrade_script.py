@@ -59,7 +59,7 @@ def render_upgrade_script(prefix: str = render.DEFAULT_PREFIX) -> tuple[str, str
     options = render.validate_options(prefix)
     names = render.object_names(options.prefix)
     indexes = dict(render.render_install(prefix))[f"{options.prefix.lower()}_indexes.sql"]
-    migrations = [{"version": m.version, "what": m.summary, "checked": m.checked,
+    migrations = [{"version": m.version, "what": m.summary,
                    "steps": _table_steps(m, names)} for m in MIGRATIONS]
     context = {**render._context(options), "migrations": migrations,
                "after": _after_packages(names, indexes), "target": render.SCHEMA_VERSION}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextvars import copy_context
+from dataclasses import replace
 from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
@@ -17,9 +18,10 @@ from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.core.arguments import check_count
 from oracleagentmemory.core.contextcard import OracleContextCard
 from oracleagentmemory.core.derived_memory import card_summary_and_topics
-from oracleagentmemory.core.memory_service import search_options
+from oracleagentmemory.core.memory_service import SearchOptions, search_options
+from oracleagentmemory.core.records import contract_record_type
 from oracleagentmemory.core.searchresult import OracleSearchResult
-from oracleagentmemory.core.summaries import SUMMARY_SOURCE_MESSAGES, transcript
+from oracleagentmemory.core.summary_assembly import SUMMARY_SOURCE_MESSAGES, transcript
 from oracleagentmemory.core.thread_context import ThreadContext
 from oracleagentmemory.core.tokens import apply_token_budgets
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
@@ -54,10 +56,10 @@ def build_context_card(ctx: ThreadContext, arguments: Mapping[str, Any]) -> Orac
     def given(name: str, default: Any) -> Any:
         return value_or(arguments.get(name, NOT_SET_MARKER), default)
 
-    # The options of the card's searches are checked before the summary and the searches
-    # run, so a bad one is an error naming it, not a TypeError from deep inside.
-    search_options({name: arguments.get(name, NOT_SET_MARKER) for name in _SEARCH_OPTIONS},
-                   None)
+    # The options of the card's searches are checked once, before the summary and the
+    # searches run, so a bad one is an error naming it, not a TypeError from deep inside.
+    checked = search_options(
+        {name: arguments.get(name, NOT_SET_MARKER) for name in _SEARCH_OPTIONS}, None)
     fallback_count = check_count(given("fallback_message_count", DEFAULT_FALLBACK_MESSAGE_COUNT),
                                  "fallback_message_count")
     except_last = check_count(given("except_last_messages", 0), "except_last_messages")
@@ -93,7 +95,7 @@ def build_context_card(ctx: ThreadContext, arguments: Mapping[str, Any]) -> Orac
     relevant: list[OracleSearchResult] = []
     if query.strip() and limit:
         excluded = [m.id for m in tail[-except_last:] if m.id] if except_last else []
-        relevant = _relevant_results(ctx, query, limit, minimums, arguments, excluded)
+        relevant = _relevant_results(ctx, query, limit, minimums, checked, excluded)
         config = ctx.settings.search_config
         relevant = apply_token_budgets(
             relevant, lambda r: r.formatted_content,
@@ -110,19 +112,18 @@ def _relevant_results(
     query: str,
     limit: int,
     minimums: dict[str, int],
-    arguments: Mapping[str, Any],
+    checked: SearchOptions,
     excluded_ids: list[str],
 ) -> list[OracleSearchResult]:
-    """Per-type minimums first, then the best of memories and this thread's messages."""
-    filters = {"metadata_filter": arguments.get("metadata_filter", NOT_SET_MARKER),
-               "include_invalid_results": arguments.get("include_invalid_results",
-                                                        NOT_SET_MARKER),
-               "token_budget": 0, "soft_token_budget": 0}
-
+    """Per-type minimums first, then the best of memories and this thread's messages, each
+    search with the card's ``checked`` options (its filter, not checked again)."""
     def search(request: tuple[list[str], int, list[str]]) -> list[OracleSearchResult]:
         record_types, count, exclude = request
-        return ctx.search(query, {**filters, "record_types": record_types, "max_results": count},
-                          exact_thread=record_types == ["message"], exclude_ids=exclude)
+        options = replace(checked, record_types=tuple(map(contract_record_type, record_types)),
+                          max_results=count, token_budget=0, soft_token_budget=0,
+                          config=ctx.settings.search_config)
+        return ctx.run_search(query, options, exact_thread=record_types == ["message"],
+                              exclude_ids=exclude)
 
     workers = max(1, ctx.settings.context_card_type_search_concurrency)
     found: list[OracleSearchResult] = []

@@ -49,7 +49,7 @@ def connect_oracle(arguments: argparse.Namespace) -> Any:
         raise CommandError(ExitCode.USAGE, "--dsn needs --user (see "
                                            f"'oracleagentmemory {arguments.command} --help')")
     # Only a terminal can be asked: without one (a script, CI, a pipe) the missing
-    # variable is named instead of a getpass warning and an EOFError (issue 29, item 2).
+    # variable is named instead of a getpass warning and an EOFError.
     ask = getpass.getpass if sys.stdin is not None and sys.stdin.isatty() else None
     try:
         return oracle_connection(arguments.dsn, arguments.user, arguments.password_env,
