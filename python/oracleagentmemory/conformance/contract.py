@@ -437,18 +437,25 @@ def test_hybrid_search_fuses_vector_and_keyword_ranks(store):
 
 def hybrid_pull(cosines, window):
     """The contract's HYBRID pull of a keyword part of 1 over these vector cosines:
-    0.8 x spread / c_v, spread the window's last distance less the best (last: 1 when the
-    list is shorter than the window), c_v the z-score of the best cosine."""
+    0.1 x spread / c_v^2, spread the window's edge less the best distance, c_v the z-score
+    of the best cosine."""
     distances = sorted(1 - c for c in cosines)
-    last = distances[window - 1] if len(distances) >= window else 1.0
     confidence = (max(cosines) - statistics.mean(cosines)) / statistics.pstdev(cosines)
-    return 0.8 * (last - distances[0]) / confidence
+    return 0.1 * (window_edge(cosines, window) - distances[0]) / confidence ** 2
+
+
+def window_edge(cosines, window):
+    """The vector window's edge: its last (window-th best) distance, 1 when the list is
+    shorter than the window."""
+    distances = sorted(1 - c for c in cosines)
+    return distances[window - 1] if len(distances) >= window else 1.0
 
 
 @needs("keyword_search")
 def test_hybrid_distance_is_the_vector_distance_less_the_keyword_pull(store):
-    """HYBRID reports a distance to the query: each record's cosine distance, less the pull
-    of its keyword part (the keyword side's confidence x the record's share of the keyword
+    """HYBRID reports a distance to the query: each record's cosine distance (for a record
+    in the keyword window, at most the vector window's edge), less the pull of its keyword
+    part (the keyword side's confidence squared x the record's share of the keyword
     window) measured in spreads of the vector window; never below 0."""
     store.write_records([
         memory(f"r{i}", [1, 0.1 * i, 0, 0]) | {"content": "zebra note" if i == 11 else "note"}
@@ -457,10 +464,12 @@ def test_hybrid_distance_is_the_vector_distance_less_the_keyword_pull(store):
     hits = search(store, E1, query_text="zebra", strategy="HYBRID", max_results=11)
     distance = {hit["record"]["id"]: hit["distance"] for hit in hits}
     cosines = [1 / math.sqrt(1 + (0.1 * i) ** 2) for i in range(12)]
-    # r11, the one keyword match (confidence 1, share 1 of a one-record list), is pulled
-    # closer by the whole pull; every other record keeps its cosine distance
+    # r11, the one keyword match (confidence 1, share 1 of a one-record list), is the 12th
+    # by vector, beyond the window of 11: it counts the window's edge (r10's distance), less
+    # the whole pull; every other record keeps its cosine distance
     expected = [1 - c for c in cosines]
-    expected[11] -= hybrid_pull(cosines, 11)
+    assert window_edge(cosines, 11) == pytest.approx(expected[10])
+    expected[11] = window_edge(cosines, 11) - hybrid_pull(cosines, 11)
     assert 0 < expected[11] < expected[10]                  # r11 passes r10 (and is kept)
     assert distance == pytest.approx(
         {f"r{i}": expected[i] for i in range(12) if i != 10}, abs=1e-6)
@@ -473,8 +482,9 @@ def test_hybrid_distance_is_the_vector_distance_less_the_keyword_pull(store):
 @needs("keyword_search")
 def test_hybrid_keyword_match_passes_closer_records_by_its_confidence(store):
     """A keyword match that stands out (one match of two rare words over five matches of a
-    common one: confidence sqrt(5)) passes vector neighbours within its pull, and a record
-    the words barely match (share 0.1 of the list's top) moves a tenth as far."""
+    common one: confidence sqrt(5), weighing 5) passes vector neighbours within its pull,
+    and a record the words barely match (share 0.1 of the list's top) moves a tenth as
+    far."""
     vectors = [[1, 0.05 * i, 0, 0] for i in range(12)]
     store.write_records(
         [memory(f"v{i}", vectors[i]) | {"content": "plain words"} for i in range(12)
@@ -485,9 +495,10 @@ def test_hybrid_keyword_match_passes_closer_records_by_its_confidence(store):
                   max_results=4)
     cosines = [1 / math.sqrt(1 + (0.05 * i) ** 2) for i in range(12)]
     # keyword scores: v3 matches two words, v5..v9 one common word each; whatever bm25
-    # gives, five equal weak scores and one strong one have a top z-score of sqrt(5), and
-    # the weak ones a share s of the list's top (short list: floor 0) with s < 1
-    pull = hybrid_pull(cosines, 10) * math.sqrt(5)
+    # gives, five equal weak scores and one strong one have a top z-score of sqrt(5)
+    # (squared: 5), and the weak ones a share s of the list's top (short list: floor 0)
+    # with s < 1
+    pull = hybrid_pull(cosines, 10) * 5
     assert ids(hits)[0] == "v3"
     assert hits[0]["distance"] == pytest.approx(max(0.0, 1 - cosines[3] - pull), abs=1e-6)
     assert ids(hits)[1:3] == ["v0", "v1"]                   # plain vector distances

@@ -519,8 +519,9 @@ class StoreBackend(Protocol):
 
         KEYWORD reads the first ``limits.MAX_KEYWORD_QUERY_CHARS`` characters of the query,
         cut as records are indexed (``stores.keyword_text``: Han and Hangul as character
-        bigrams); HYBRID ranks by the cosine distance less a keyword pull, each side weighted by
-        how far its top score stands out (``stores.ranking``; docs/store-contract.md).
+        bigrams); HYBRID ranks by the cosine distance (at most the vector window's edge for a
+        record the keyword window holds) less a keyword pull, each side weighted by how far
+        its top score stands out (``stores.ranking``; docs/store-contract.md).
 
         Args:
             request: The search; every key is optional (strategy ``VECTOR``, 10 results,
@@ -529,7 +530,8 @@ class StoreBackend(Protocol):
 
         Returns:
             The hits, best first, each with its distance and linked records: VECTOR the
-            cosine distance, HYBRID that distance less the keyword pull (never below 0),
+            cosine distance, HYBRID that distance (at most the vector window's edge for a
+            keyword-window record) less the keyword pull (never below 0),
             KEYWORD ``1 / (1 + |bm25|)``; comparable across searches of one strategy.
 
         Raises:
