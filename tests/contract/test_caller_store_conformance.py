@@ -14,7 +14,8 @@ from oracleagentmemory.stores.interface_backend import InterfaceBackend
 
 ADAPTER_LACKS = frozenset({
     "atomic_writes", "utc_timestamps", "keyword_search", "images", "cascades", "expiry",
-    "link_graph", "extraction_counters", "scoped_replace", "contract_messages"})
+    "link_graph", "extraction_counters", "scoped_replace", "contract_messages",
+    "whole_metadata"})
 """What a store reached through the public interface does not give the contract
 (docs/custom-store.md, "What the conformance kit checks")."""
 

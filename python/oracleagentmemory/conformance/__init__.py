@@ -29,9 +29,12 @@ CAPABILITIES: dict[str, str] = {
     "cascades": "deleting a thread or a user deletes what belongs to it",
     "expiry": "ttl_days hides expired records everywhere and purge_expired removes them",
     "link_graph": "typed links with their stored direction, walked by search",
-    "extraction_counters": "append_messages keeps a thread's extraction counters",
+    "extraction_counters": "append_messages keeps a thread's extraction counters, and "
+                           "update_record layers its settings over the stored ones",
     "scoped_replace": "a replace never replaces a record of another scope",
     "contract_messages": "errors name the contract's own arguments (max_results, ...)",
+    "whole_metadata": "metadata reads back whole, the LangGraph store's bookkeeping "
+                      "('langgraph') included",
 }
 """What a test may need beyond the operations every store offers, by name."""
 

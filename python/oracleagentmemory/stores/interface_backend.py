@@ -22,6 +22,7 @@ import numpy as np
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import (
     CONTRACT_RECORD_TYPES,
+    MEMORY_TYPES,
     PUBLIC_RECORD_TYPES,
     SEARCHABLE_TYPES,
 )
@@ -48,7 +49,13 @@ from oracleagentmemory.apis.records import (
 )
 from oracleagentmemory.apis.relations import RecordRelation, RelationType
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
-from oracleagentmemory.stores.errors import InvalidArgumentError, RecordNotFoundError
+from oracleagentmemory.stores.errors import (
+    AttachedImageError,
+    InvalidArgumentError,
+    LinkEndNotFoundError,
+    MessageContextChangedError,
+    RecordNotFoundError,
+)
 from oracleagentmemory.stores.extraction_schedule import (
     Due,
     batch_thread,
@@ -79,6 +86,7 @@ from oracleagentmemory.stores.protocol import (
     Vector,
     within_limit,
 )
+from oracleagentmemory.stores.record_changes import keep_bookkeeping, layered_settings
 from oracleagentmemory.stores.relations import BUILTIN_OPPOSITES
 
 _OWNER_TYPES = {"user": "user_profile", "agent": "agent_profile"}
@@ -190,6 +198,8 @@ class InterfaceBackend:
         # A store of your own has no transaction to check the thread in: checked before.
         if thread_id is not None and self._find(thread_id, ["thread"], None) is None:
             raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
+        records = [self._scoped(record) for record in records]
+        links = [self._typed(link) for link in links]
         if replace:
             for record in records:
                 if record.get("id"):
@@ -215,6 +225,38 @@ class InterfaceBackend:
                 **extra,
             )
         return ids
+
+    def _scoped(self, record: RecordIn) -> RecordIn:
+        """The record with the scope keys it leaves out taken from its ``scope_from``."""
+        if "scope_from" not in record:
+            return record
+        source = self._find(record["scope_from"], MEMORY_TYPES, None)
+        if source is None:
+            raise LinkEndNotFoundError(f"scope_from {record['scope_from']!r} is not a stored "
+                                       "memory")
+        scoped: RecordIn = {**record}
+        if "user_id" not in record:
+            scoped["user_id"] = source.get("user_id")
+        if "agent_id" not in record:
+            scoped["agent_id"] = source.get("agent_id")
+        if "thread_id" not in record:
+            scoped["thread_id"] = source.get("thread_id")
+        return scoped
+
+    def _typed(self, link: LinkIn) -> LinkIn:
+        """The link with an end given without a type typed as stored."""
+        typed: LinkIn = {**link}
+        if "source_type" not in link:
+            typed["source_type"] = self._stored_type(link.get("source_id"), "source")
+        if "target_type" not in link:
+            typed["target_type"] = self._stored_type(link.get("target_id"), "target")
+        return typed
+
+    def _stored_type(self, record_id: str | None, side: str) -> str:
+        found = self._find(record_id, MEMORY_TYPES, None) if record_id else None
+        if found is None:
+            raise LinkEndNotFoundError(f"{side} record {record_id!r} does not exist")
+        return found["record_type"]
 
     def append_messages(self, batch: MessageBatch) -> MessageBatchResult:
         # The contract's steps one after the other: a store of your own has no transaction
@@ -250,10 +292,12 @@ class InterfaceBackend:
         found = self._find(record_id, record_types, thread_id)
         if found is None:
             return None
+        self._check_context(found, changes)  # read above: your store has no transaction
         record_type = _public(found["record_type"])
         given: _UpdateArguments = {}
         if "metadata" in changes:
-            given["metadata"] = changes["metadata"]
+            given["metadata"] = keep_bookkeeping(found.get("metadata"), changes["metadata"]) \
+                if changes.get("keep_bookkeeping") else changes["metadata"]
         if "timestamp" in changes:
             given["timestamp"] = changes["timestamp"]
         if "content" in changes:
@@ -262,7 +306,9 @@ class InterfaceBackend:
         if "config" in changes:
             given["content"] = changes["config"]
         if "settings" in changes:  # read above, written back: your store has no transaction
-            given["content"] = {**(found.get("config") or {}), "settings": changes["settings"]}
+            config = found.get("config") or {}
+            given["content"] = {**config, "settings": layered_settings(
+                config.get("settings"), changes["settings"])}
         if "status" in changes:
             given["status"] = RecordStatus(changes["status"])
         if "ttl_days" in changes:
@@ -272,6 +318,24 @@ class InterfaceBackend:
         if not self.store.update(record_type, record_id, **given):
             return None
         return self._find(record_id, record_types, thread_id)
+
+    def _check_context(self, found: RecordOut, changes: RecordChanges) -> None:
+        """An attached image's expiry is its message's; a message's ``after_message_id``
+        must be the message before it."""
+        if found["record_type"] == "image" and found.get("message_id") is not None \
+                and ("ttl_days" in changes or "ttl_anchor" in changes):
+            raise AttachedImageError("the image is attached to a message: change its expiry "
+                                     "with the message's")
+        if "after_message_id" not in changes:
+            return
+        if found["record_type"] != "message":
+            raise InvalidArgumentError("after_message_id is only for a message")
+        ids = [m["id"] for m in self.list_messages(found.get("thread_id") or "", None, None)]
+        position = ids.index(found["id"]) if found["id"] in ids else 0
+        if (ids[position - 1] if position else None) != changes["after_message_id"]:
+            raise MessageContextChangedError(
+                f"the message before {found['id']!r} is not "
+                f"{changes['after_message_id']!r} any more")
 
     def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
                        thread_id: str | None = None) -> int:
