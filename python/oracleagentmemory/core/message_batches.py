@@ -24,7 +24,7 @@ again. So an edit of a message this handle wrote is one store call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from oracleagentmemory.core import derived_memory, index_text
 from oracleagentmemory.core.thread_context import ThreadContext
@@ -81,13 +81,17 @@ class KnownTail:
     turn: index_text.Turn | None = None
     contexts: dict[str, MessageContext] = field(default_factory=dict)
 
-    def forget(self, message_id: str | None = None) -> None:
-        """The last message may have changed (this handle edited or deleted a message);
-        with ``message_id``, the edited message: no context made with it is kept."""
+    def forget(self) -> None:
+        """The last message may have changed (this handle edited or deleted a message)."""
         self.known = False
-        if message_id is not None:
-            self.contexts = {key: context for key, context in self.contexts.items()
-                             if message_id not in (key, context.previous_id)}
+
+    def edited(self, message_id: str, text: str) -> None:
+        """This handle gave ``message_id`` new content: the message after it reads it."""
+        self.forget()
+        for key, context in self.contexts.items():
+            if context.previous_id == message_id and context.previous is not None:
+                self.contexts[key] = replace(context, previous=replace(context.previous,
+                                                                       text=text))
 
     def note(self, message_id: str, context: MessageContext) -> None:
         self.contexts[message_id] = context
@@ -172,6 +176,6 @@ def update_content(ctx: ThreadContext, tail: KnownTail, message_id: str, text: s
             stored = service.backend.list_messages(ctx.thread_id, None, None)
             context = stored_context(stored, message_id)
             continue
-        tail.forget(message_id)
+        tail.edited(message_id, text)
         return updated, stored
     raise AssertionError("the last attempt is sent without a check")  # pragma: no cover

@@ -101,6 +101,7 @@ class LinkIn(TypedDict, total=False):
     thread_id: str | None
     source_id: str
     source_type: str
+    """Absent: the end's stored memory-like type (the same for ``target_type``)."""
     target_id: str
     target_type: str
     relation_type: str
