@@ -255,14 +255,17 @@ def test_delete_records_counts_and_respects_thread(store):
     assert store.get_records({}) == []
 
 
+MESSAGE_WITH_IMAGE = [
+    {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user", "embedding": E1},
+    {"record_type": "image", "id": "img", "thread_id": "t", "message_id": "msg",
+     "mime_type": "image/png", "image_bytes": b"\x89PNG"},
+]
+"""A message and the image attached to it."""
+
+
 @needs("images")
 def test_deleting_an_attached_image_directly_is_refused(store):
-    store.write_records([
-        {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user",
-         "embedding": E1},
-        {"record_type": "image", "id": "img", "thread_id": "t", "message_id": "msg",
-         "mime_type": "image/png", "image_bytes": b"\x89PNG"},
-    ])
+    store.write_records(MESSAGE_WITH_IMAGE)
     with pytest.raises(AttachedImageError):
         store.delete_records(["img"], ["image"])
     assert store.delete_records(["msg"], ["message"]) == 1
@@ -982,12 +985,7 @@ def test_a_record_takes_the_scope_it_leaves_out_from_the_memory_it_names(store):
 
 @needs("images")
 def test_an_attached_images_expiry_changes_only_with_its_message(store):
-    store.write_records([
-        {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user",
-         "embedding": E1},
-        {"record_type": "image", "id": "img", "thread_id": "t", "message_id": "msg",
-         "mime_type": "image/png", "image_bytes": b"\x89PNG"},
-    ])
+    store.write_records(MESSAGE_WITH_IMAGE)
     with pytest.raises(AttachedImageError):
         store.update_record("img", ["image"], {"ttl_days": 3})
     assert store.get_records({"ids": ["img"]})[0]["expires_at"] is None

@@ -353,7 +353,7 @@ class MemoryService:
 
     def has_pending_work(self) -> bool:
         """Is background extraction accepted and not finished yet?"""
-        return self._background is not None and self._background.pending()
+        return self._background is not None and self._background.pending() > 0
 
     def wait_for_owner(self, column: Literal["user_id", "agent_id"], owner_id: str,
                        timeout: float | None = 300.0) -> None:

@@ -165,7 +165,7 @@ def update_content(ctx: ThreadContext, tail: KnownTail, message_id: str, text: s
     for attempt in range(1, TAIL_ATTEMPTS + 1):
         changes["embedding"] = service.embed(
             [context.index_text(text) if context is not None else text])[0]
-        if context is not None and attempt < TAIL_ATTEMPTS:
+        if embeds and context is not None and attempt < TAIL_ATTEMPTS:
             changes["after_message_id"] = context.previous_id
         else:
             changes.pop("after_message_id", None)

@@ -50,10 +50,8 @@ from oracleagentmemory.apis.records import (
 from oracleagentmemory.apis.relations import RecordRelation, RelationType
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.stores.errors import (
-    AttachedImageError,
     InvalidArgumentError,
     LinkEndNotFoundError,
-    MessageContextChangedError,
     RecordNotFoundError,
 )
 from oracleagentmemory.stores.extraction_schedule import (
@@ -86,7 +84,11 @@ from oracleagentmemory.stores.protocol import (
     Vector,
     within_limit,
 )
-from oracleagentmemory.stores.record_changes import keep_bookkeeping, layered_settings
+from oracleagentmemory.stores.record_changes import (
+    check_context,
+    keep_bookkeeping,
+    layered_settings,
+)
 from oracleagentmemory.stores.relations import BUILTIN_OPPOSITES
 
 _OWNER_TYPES = {"user": "user_profile", "agent": "agent_profile"}
@@ -292,7 +294,8 @@ class InterfaceBackend:
         found = self._find(record_id, record_types, thread_id)
         if found is None:
             return None
-        self._check_context(found, changes)  # read above: your store has no transaction
+        # read above: your store has no transaction
+        check_context(found, changes, lambda: self._message_before(found))
         record_type = _public(found["record_type"])
         given: _UpdateArguments = {}
         if "metadata" in changes:
@@ -319,23 +322,10 @@ class InterfaceBackend:
             return None
         return self._find(record_id, record_types, thread_id)
 
-    def _check_context(self, found: RecordOut, changes: RecordChanges) -> None:
-        """An attached image's expiry is its message's; a message's ``after_message_id``
-        must be the message before it."""
-        if found["record_type"] == "image" and found.get("message_id") is not None \
-                and ("ttl_days" in changes or "ttl_anchor" in changes):
-            raise AttachedImageError("the image is attached to a message: change its expiry "
-                                     "with the message's")
-        if "after_message_id" not in changes:
-            return
-        if found["record_type"] != "message":
-            raise InvalidArgumentError("after_message_id is only for a message")
-        ids = [m["id"] for m in self.list_messages(found.get("thread_id") or "", None, None)]
-        position = ids.index(found["id"]) if found["id"] in ids else 0
-        if (ids[position - 1] if position else None) != changes["after_message_id"]:
-            raise MessageContextChangedError(
-                f"the message before {found['id']!r} is not "
-                f"{changes['after_message_id']!r} any more")
+    def _message_before(self, message: RecordOut) -> str | None:
+        ids = [m["id"] for m in self.list_messages(message.get("thread_id") or "", None, None)]
+        position = ids.index(message["id"]) if message["id"] in ids else 0
+        return ids[position - 1] if position else None
 
     def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
                        thread_id: str | None = None) -> int:

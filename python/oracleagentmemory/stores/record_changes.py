@@ -12,15 +12,23 @@ transaction (the PL/SQL record API applies the same rules):
 - ``metadata`` with ``keep_bookkeeping`` keeps the LangGraph store's bookkeeping
   (``_vocabulary.LANGGRAPH_ENVELOPE``) of the stored metadata when the new metadata is an
   object without that key: a caller replacing the metadata it sees never saw it, so must not
-  drop it.
+  drop it;
+- an image attached to a message keeps its message's expiry, and a message's
+  ``after_message_id`` must be the message before it (``check_context``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from oracleagentmemory._vocabulary import LANGGRAPH_ENVELOPE, LANGGRAPH_ITEM_KIND
+from oracleagentmemory.stores.errors import (
+    AttachedImageError,
+    InvalidArgumentError,
+    MessageContextChangedError,
+)
+from oracleagentmemory.stores.protocol import RecordChanges, RecordOut
 
 MERGED_SETTING = "memory_extraction_config"
 """The one setting whose fields layer over the stored ones (every other key is replaced)."""
@@ -52,3 +60,23 @@ def keep_bookkeeping(stored: Any, replacement: Any) -> Any:
             or LANGGRAPH_ENVELOPE in replacement:
         return replacement
     return {**replacement, LANGGRAPH_ENVELOPE: stored[LANGGRAPH_ENVELOPE]}
+
+
+def check_context(record: RecordOut, changes: RecordChanges,
+                  message_before: Callable[[], str | None]) -> None:
+    """Refuse ``changes`` of the stored ``record`` that its context no longer allows: an
+    expiry of an image attached to a message (AttachedImageError), an ``after_message_id``
+    that is not ``message_before()``, the id of the message before it now
+    (MessageContextChangedError), or of a record that is no message."""
+    if record["record_type"] == "image" and record.get("message_id") is not None \
+            and ("ttl_days" in changes or "ttl_anchor" in changes):
+        raise AttachedImageError("the image is attached to a message: change its expiry "
+                                 "with the message's")
+    if "after_message_id" not in changes:
+        return
+    if record["record_type"] != "message":
+        raise InvalidArgumentError("after_message_id is only for a message")
+    if message_before() != changes["after_message_id"]:
+        raise MessageContextChangedError(
+            f"the message before {record['id']!r} is not {changes['after_message_id']!r} "
+            "any more")

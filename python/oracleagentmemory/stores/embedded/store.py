@@ -49,7 +49,6 @@ from oracleagentmemory.stores.errors import (
     InvalidArgumentError,
     InvalidLinkError,
     LinkEndNotFoundError,
-    MessageContextChangedError,
     RecordNotFoundError,
     SchemaError,
     StorageError,
@@ -84,7 +83,11 @@ from oracleagentmemory.stores.protocol import (
     SearchHit,
     SearchRequest,
 )
-from oracleagentmemory.stores.record_changes import keep_bookkeeping, layered_settings
+from oracleagentmemory.stores.record_changes import (
+    check_context,
+    keep_bookkeeping,
+    layered_settings,
+)
 from oracleagentmemory.stores.relations import check_label, opposite_label
 from oracleagentmemory.stores.timestamps import add_days, normalize, to_text, utc_now
 
@@ -211,26 +214,13 @@ def _fill_scopes(conn: Any, rows: list[dict[str, Any]],
                             if key in keys})
 
 
-def _check_context(conn: Any, seq: int, current: RecordOut, changes: RecordChanges,
-                   now: str) -> None:
-    """Inside the update: an attached image's expiry is its message's, and a message's new
-    vector was made against the message before it (``after_message_id``)."""
-    if current["record_type"] == "image" and current.get("message_id") is not None \
-            and ("ttl_days" in changes or "ttl_anchor" in changes):
-        raise AttachedImageError("the image is attached to a message: change its expiry "
-                                 "with the message's")
-    if "after_message_id" not in changes:
-        return
-    if current["record_type"] != "message":
-        raise InvalidArgumentError("after_message_id is only for a message")
+def _message_before(conn: Any, seq: int, thread_id: str | None, now: str) -> str | None:
+    """The id of the thread's visible message right before ``seq`` (None: none)."""
     before = conn.execute(
         "SELECT id FROM records WHERE thread_id = ? AND record_type = 'message' AND seq < ?"
         " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq DESC LIMIT 1",
-        (current["thread_id"], seq, now)).fetchone()
-    if (before[0] if before else None) != changes["after_message_id"]:
-        raise MessageContextChangedError(
-            f"the message before {current['id']!r} is not "
-            f"{changes['after_message_id']!r} any more")
+        (thread_id, seq, now)).fetchone()
+    return before[0] if before else None
 
 
 def _stored_dimension(conn: Any) -> int | None:
@@ -1037,7 +1027,8 @@ class EmbeddedBackend:
             if row is None:
                 return None
             seq, current = row[0], row_to_record(row)
-            _check_context(conn, seq, current, changes, now)
+            check_context(current, changes, lambda: _message_before(
+                conn, seq, current["thread_id"], now))
             settled = self._settle_widths(conn, new_vectors)
             sets, params = self._change_set(current, changes, now)
             if sets:
