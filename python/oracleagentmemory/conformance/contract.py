@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import statistics
+import struct
 import uuid
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -68,6 +70,19 @@ def store(make_store: Callable[..., Any], store_capabilities: frozenset[str],
 
 
 E1, E2, E3, E4 = [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]
+
+
+def png(tag: str = "") -> bytes:
+    """A one-pixel grey PNG whose text chunk holds ``tag``: image bytes that any store
+    accepts (one that reads the type from the bytes too), told apart by their tag."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+            + chunk(b"tEXt", b"Comment\x00" + tag.encode()) + chunk(b"IDAT", zlib.compress(b"\0\0"))
+            + chunk(b"IEND", b""))
 
 
 def memory(rid, vector=E1, **fields):
@@ -255,52 +270,73 @@ def test_delete_records_counts_and_respects_thread(store):
     assert store.get_records({}) == []
 
 
-MESSAGE_WITH_IMAGE = [
-    {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user", "embedding": E1},
-    {"record_type": "image", "id": "img", "thread_id": "t", "message_id": "msg",
-     "mime_type": "image/png", "image_bytes": b"\x89PNG"},
-]
-"""A message and the image attached to it."""
+def message_with_image():
+    """A message and the image attached to it (its parts name it)."""
+    return [
+        {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user",
+         "content": "look", "parts": [{"type": "image", "id": "img", "mime_type": "image/png"}],
+         "embedding": E1},
+        {"record_type": "image", "id": "img", "thread_id": "t", "message_id": "msg",
+         "mime_type": "image/png", "image_bytes": png()},
+    ]
 
 
-@needs("images")
 def test_deleting_an_attached_image_directly_is_refused(store):
-    store.write_records(MESSAGE_WITH_IMAGE)
+    store.write_records(message_with_image())
+    [image] = store.get_records({"record_types": ["image"], "message_id": "msg"})
+    assert image["id"] == "img" and image["message_id"] == "msg"
     with pytest.raises(AttachedImageError):
         store.delete_records(["img"], ["image"])
     assert store.delete_records(["msg"], ["message"]) == 1
     assert store.get_records({"record_types": ["image"]}) == []
 
 
-@needs("images")
 def test_image_bytes_are_returned_only_when_asked(store):
     store.write_records([{"record_type": "image", "id": "img", "mime_type": "image/png",
-                          "image_bytes": b"\x00\x01raw"}])
+                          "image_bytes": png("raw")}])
     assert "image_bytes" not in store.get_records({"ids": ["img"]})[0]
     [loaded] = store.get_records({"ids": ["img"], "include_bytes": True})
-    assert loaded["image_bytes"] == b"\x00\x01raw"
+    assert loaded["image_bytes"] == png("raw")
+    assert (loaded["mime_type"], loaded["message_id"]) == ("image/png", None)
 
 
-@needs("cascades")
-def test_thread_cascade_removes_everything_of_the_thread_only(store):
+@needs("any_image_bytes")
+def test_image_bytes_are_kept_as_given_with_their_declared_type(store):
+    """The client checks an image before it reaches the store; the store keeps what it is
+    given, whatever the bytes."""
+    store.write_records([{"record_type": "image", "id": "img", "mime_type": "image/webp",
+                          "image_bytes": b"\x00\x01raw"}])
+    [loaded] = store.get_records({"ids": ["img"], "include_bytes": True})
+    assert (loaded["image_bytes"], loaded["mime_type"]) == (b"\x00\x01raw", "image/webp")
+
+
+def _thread_with_everything(store):
+    """Thread t1 with a message, two linked memories, a summary and an image; a memory of
+    the same user in thread t2."""
     store.write_records([
         {"record_type": "thread", "id": "t1", "thread_id": "t1", "user_id": "u1"},
         {"record_type": "message", "id": "msg", "thread_id": "t1", "role": "user",
          "embedding": E1},
         memory("m1", thread_id="t1"), memory("m2", thread_id="t1"),
         {"record_type": "summary", "id": "t1", "thread_id": "t1", "content": "s"},
-        {"record_type": "image", "id": "img", "thread_id": "t1", "image_bytes": b"x"},
+        {"record_type": "image", "id": "img", "thread_id": "t1", "image_bytes": png()},
         memory("elsewhere", thread_id="t2", user_id="u1"),
     ], links=[{"thread_id": "t1", "source_id": "m1", "source_type": "memory",
                "target_id": "m2", "target_type": "memory", "relation_type": "supports"}])
-    result = store.delete_cascade("thread", "t1")
-    assert result == {"owner": 1, "records": 6, "links": 1}
+
+
+def test_thread_cascade_removes_everything_of_the_thread_only(store):
+    _thread_with_everything(store)
+    assert store.delete_cascade("thread", "t1")["owner"] == 1
     assert [r["id"] for r in store.get_records({})] == ["elsewhere"]
+    assert store.get_records({"record_types": ["thread", "summary"]}) == []
     assert store.list_links({"thread_id": "t1"}) == []
+    assert store.delete_cascade("thread", "t1")["owner"] == 0
 
 
-@needs("cascades")
-def test_user_cascade_removes_profile_owned_threads_and_scoped_records(store):
+def _user_with_everything(store):
+    """User u1's profile, a thread it owns (holding a record of no user), a record of u1 in
+    another thread, and a record of user u2."""
     store.write_records([
         {"record_type": "user_profile", "id": "u1", "user_id": "u1", "content": "p",
          "embedding": E1},
@@ -309,10 +345,22 @@ def test_user_cascade_removes_profile_owned_threads_and_scoped_records(store):
         memory("scoped-elsewhere", thread_id="t9", user_id="u1"),
         memory("other-user", user_id="u2"),
     ])
-    result = store.delete_cascade("user", "u1")
-    assert result["owner"] == 1 and result["records"] == 4
+
+
+def test_user_cascade_removes_profile_owned_threads_and_scoped_records(store):
+    _user_with_everything(store)
+    assert store.delete_cascade("user", "u1")["owner"] == 1
     assert [r["id"] for r in store.get_records({})] == ["other-user"]
+    assert store.get_records({"record_types": ["thread"]}) == []
     assert store.delete_cascade("user", "u1")["owner"] == 0
+
+
+@needs("cascade_counts")
+def test_a_cascade_counts_the_records_and_links_it_deleted(store):
+    _thread_with_everything(store)
+    assert store.delete_cascade("thread", "t1") == {"owner": 1, "records": 6, "links": 1}
+    _user_with_everything(store)  # and u1's memory "elsewhere", which the thread's kept
+    assert store.delete_cascade("user", "u1") == {"owner": 1, "records": 5, "links": 0}
 
 
 # -- search -----------------------------------------------------------------------------
@@ -505,8 +553,7 @@ def test_a_negation_matches_a_record_without_metadata(store):
 # -- expiry -----------------------------------------------------------------------------
 
 
-@needs("expiry")
-def test_expired_records_are_invisible_everywhere_and_purged(store):
+def _expired_live_and_forever(store):
     past = "2020-01-01T00:00:00Z"
     store.write_records([
         memory("expired", timestamp=past, ttl_days=1, ttl_anchor="TIMESTAMP",
@@ -515,16 +562,27 @@ def test_expired_records_are_invisible_everywhere_and_purged(store):
                thread_id="t"),
         memory("forever", ttl_days=None, thread_id="t"),
     ])
+
+
+@needs("expiry")
+def test_expired_records_are_invisible_everywhere(store):
+    _expired_live_and_forever(store)
     assert sorted(r["id"] for r in store.get_records({})) == ["forever", "live"]
+    assert store.get_records({"ids": ["expired"]}) == []
     assert "expired" not in ids(search(store))
     assert store.update_record("expired", ["memory"], {"content": "x"}) is None
+
+
+@needs("expiry_times")
+def test_expiry_times_are_reported_and_expired_records_purged(store):
+    _expired_live_and_forever(store)
     [live] = store.get_records({"ids": ["live"]})
     assert live["expires_at"].startswith("4757-")  # 2020-01-01 + 1,000,000 days
     assert store.purge_expired() == 1
     assert store.purge_expired() == 0
 
 
-@needs("expiry")
+@needs("expiry_times")
 def test_created_at_anchor_counts_from_creation(store):
     store.write_records([memory("m", ttl_days=10)])
     [record] = store.get_records({})
@@ -569,9 +627,10 @@ def test_timestamp_anchor_without_timestamp_is_rejected(store):
         store.write_records([memory("m", ttl_days=1, ttl_anchor="TIMESTAMP")])
 
 
-@needs("expiry")
+@needs("expiry_times")
 def test_ttl_refresh_on_update(store):
     store.write_records([memory("m", ttl_days=1)])
+    assert store.get_records({"ids": ["m"]})[0]["expires_at"] is not None
     updated = store.update_record("m", ["memory"], {"ttl_days": None,
                                                     "ttl_anchor": "CREATED_AT"})
     assert updated["expires_at"] is None
@@ -983,9 +1042,8 @@ def test_a_record_takes_the_scope_it_leaves_out_from_the_memory_it_names(store):
     assert store.get_records({"ids": ["lost", "typed"]}) == []
 
 
-@needs("images")
 def test_an_attached_images_expiry_changes_only_with_its_message(store):
-    store.write_records(MESSAGE_WITH_IMAGE)
+    store.write_records(message_with_image())
     with pytest.raises(AttachedImageError):
         store.update_record("img", ["image"], {"ttl_days": 3})
     assert store.get_records({"ids": ["img"]})[0]["expires_at"] is None
@@ -1032,7 +1090,7 @@ def _conversation(store):
         {"record_type": "message", "id": "m-bob", **BOB, "role": "user", "content": "look",
          "parts": [{"type": "image", "id": "img-bob"}], "embedding": [1, 0, 0, 0]},
         {"record_type": "image", "id": "img-bob", **BOB, "message_id": "m-bob",
-         "mime_type": "image/png", "image_bytes": b"bob's bytes", "content": "bob's cat"},
+         "mime_type": "image/png", "image_bytes": png("bob"), "content": "bob's cat"},
         {"record_type": "message", "id": "m-alice", **ALICE, "role": "user",
          "content": "hello", "embedding": [0, 1, 0, 0]},
     ])
@@ -1051,12 +1109,12 @@ def test_replace_images_cannot_take_over_another_users_attached_image(store):
         store.update_record("m-alice", ["message"], {
             "content": "mine now", "parts": [{"type": "image", "id": "img-bob"}],
             "replace_images": [{"id": "img-bob", "mime_type": "image/png",
-                                "image_bytes": b"alice's bytes"}],
+                                "image_bytes": png("alice")}],
         }, "t-alice")
     image = _bobs_image(store)
     assert (image["user_id"], image["thread_id"], image["message_id"]) == (
         "bob", "t-bob", "m-bob")
-    assert image["image_bytes"] == b"bob's bytes"
+    assert image["image_bytes"] == png("bob")
     [alice] = store.get_records({"ids": ["m-alice"]})
     assert alice["content"] == "hello" and alice["parts"] is None  # nothing half-written
 
@@ -1066,10 +1124,10 @@ def test_the_answer_is_the_one_a_write_without_replace_gives(store):
     _conversation(store)
     with pytest.raises(DuplicateRecordError) as plain:
         store.write_records([{"record_type": "image", "id": "img-bob", **ALICE,
-                              "image_bytes": b"x"}])
+                              "image_bytes": png("x")}])
     with pytest.raises(DuplicateRecordError) as replacing:
         store.update_record("m-alice", ["message"], {
-            "replace_images": [{"id": "img-bob", "image_bytes": b"x"}]}, "t-alice")
+            "replace_images": [{"id": "img-bob", "image_bytes": png("x")}]}, "t-alice")
     assert str(replacing.value) == str(plain.value)
 
 
@@ -1095,8 +1153,8 @@ def test_replace_within_the_same_scope_still_replaces(store):
     _conversation(store)
     store.update_record("m-bob", ["message"], {
         "replace_images": [{"id": "img-bob", "mime_type": "image/png",
-                            "image_bytes": b"new bytes"}]}, "t-bob")
-    assert _bobs_image(store)["image_bytes"] == b"new bytes"
+                            "image_bytes": png("new")}]}, "t-bob")
+    assert _bobs_image(store)["image_bytes"] == png("new")
     store.write_records([{"record_type": "memory", "id": "mem", **BOB, "content": "v1"}])
     store.write_records([{"record_type": "memory", "id": "mem", **BOB, "content": "v2"}],
                         replace=True)
@@ -1106,14 +1164,14 @@ def test_replace_within_the_same_scope_still_replaces(store):
 @needs("scoped_replace")
 def test_a_standalone_image_cannot_be_attached_by_naming_it(store):
     store.write_records([
-        {"record_type": "image", "id": "loose", **ALICE, "image_bytes": b"loose bytes"},
+        {"record_type": "image", "id": "loose", **ALICE, "image_bytes": png("loose")},
         {"record_type": "message", "id": "m", **ALICE, "role": "user", "content": "x"},
     ])
     with pytest.raises(DuplicateRecordError, match="loose"):
         store.update_record("m", ["message"], {
-            "replace_images": [{"id": "loose", "image_bytes": b"other"}]}, "t-alice")
+            "replace_images": [{"id": "loose", "image_bytes": png("other")}]}, "t-alice")
     [loose] = store.get_records({"ids": ["loose"], "include_bytes": True})
-    assert (loose["message_id"], loose["image_bytes"]) == (None, b"loose bytes")
+    assert (loose["message_id"], loose["image_bytes"]) == (None, png("loose"))
 
 
 # -- the metadata-filter and scope cases (conformance/cases.py) -------------------------

@@ -40,6 +40,8 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -79,10 +81,18 @@ ScopeKey = tuple[int, "str | None"]
 
 
 class ScopeTerms:
-    """The terms of one key's records: doc-major arrays and an inverted list."""
+    """The terms of one key's records: doc-major arrays and an inverted list, numbered by
+    tables of its own (so a key is built, without the lock, by one search alone)."""
 
-    def __init__(self, key: ScopeKey) -> None:
+    def __init__(self, key: ScopeKey, version: int = -1, mark: bytes | None = None) -> None:
         self.key = key
+        self.version = version
+        """The change-log version these terms reflect (older than the index's when the key
+        was built by a search whose snapshot others have since moved past)."""
+        self.mark = mark
+        """The change-log mark at ``version``."""
+        self.term_ids: dict[str, int] = {}
+        self.value_codes: dict[str | None, int] = {}
         self.seqs = _EMPTY
         self.codes = np.zeros((SCOPE_TOKENS, 0), dtype=np.int32)
         self.lengths = np.zeros(0, dtype=np.int32)
@@ -106,9 +116,22 @@ class ScopeTerms:
 
     @property
     def nbytes(self) -> int:
-        return sum(array.nbytes for array in (
-            self.seqs, self.codes, self.lengths, self.sizes, self.alive, self.terms,
-            self.record_of, self._inverted_terms, self._term_starts, self._postings))
+        return (len(self.term_ids) + len(self.value_codes)) * TERM_BYTES + sum(
+            array.nbytes for array in (
+                self.seqs, self.codes, self.lengths, self.sizes, self.alive, self.terms,
+                self.record_of, self._inverted_terms, self._term_starts, self._postings))
+
+    def add_rows(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Append rows (seq, the scope columns, keyword text)."""
+        if not rows:
+            return
+        tokens = TOKENS.tokens_of([row[-1] or "" for row in rows])
+        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+        flat = [term for record in tokens for term in record]
+        values = [value for row in rows for value in row[1:1 + SCOPE_TOKENS]]
+        codes = np.array(_numbered(self.value_codes, values), dtype=np.int32)
+        self.append([row[0] for row in rows], codes.reshape(len(rows), SCOPE_TOKENS), lengths,
+                    np.array(_numbered(self.term_ids, flat), dtype=np.int32))
 
     def append(self, seqs: Sequence[int], codes: np.ndarray, lengths: np.ndarray,
                terms: np.ndarray) -> None:
@@ -184,21 +207,45 @@ class ScopeTerms:
         return records
 
 
+def _numbered(table: dict[Any, int], values: Sequence[Any]) -> list[int]:
+    """Each value's number in ``table``, new values numbered on (one pass over the new ones,
+    then one C-level lookup per value)."""
+    for value in dict.fromkeys(values):
+        if value not in table:
+            table[value] = len(table)
+    return list(map(table.__getitem__, values))
+
+
+@dataclass
+class PendingScope:
+    """A search whose scope has no key held yet: the keys it may build (thread, user, agent
+    order) and the index's state when it asked. The search reads the key's rows in its own
+    read transaction, without the lock (``ScopeKeywords.complete``)."""
+
+    keys: list[ScopeKey]
+    words: list[str]
+    exact: dict[str, str | None]
+    version: int
+    epoch: str | None
+    mark: bytes | None
+
+
 class ScopeKeywords:
-    """The scope keys of one store built so far, kept in step with the change log.
-    Callers serialise access (the store's read lock)."""
+    """The scope keys of one store held so far, kept in step with the change log.
+    Callers serialise access (the store's cache lock), except ``complete``, which takes
+    the lock itself only to hand a built key over."""
 
     def __init__(self) -> None:
         self._scopes: OrderedDict[ScopeKey, ScopeTerms] = OrderedDict()
         self._too_big: dict[ScopeKey, float] = {}
         """Keys found with more than MAX_SCOPE_RECORDS records (not counted again while
         that limit stays below their count), or whose terms overflow the budget (inf)."""
-        self._term_ids: dict[str, int] = {}
-        self._codes: dict[str | None, int] = {}
         self._version = -1
         self._epoch: str | None = None
         self._mark: bytes | None = None
         """Change-log mark at ``_version``: caught up only while the log still holds it."""
+        self._lagging = False
+        """A key was handed over at a version older than ``_version``."""
         self._usable: bool | None = None
         """Does the store's keyword index use the tokenizer mirrored here (None: not read)."""
 
@@ -210,17 +257,16 @@ class ScopeKeywords:
         self._version, self._epoch, self._usable = -1, None, None
 
     def _drop_keys(self) -> None:
-        """Drop every built key (what was found too big stays known)."""
+        """Drop every held key (what was found too big stays known)."""
         self._scopes.clear()
-        self._term_ids.clear()
-        self._codes.clear()
+        self._lagging = False
 
     # -- following the change log -------------------------------------------------------
 
     def sync(self, conn: Any) -> None:
-        """Bring the built keys to the snapshot of ``conn``'s open read transaction."""
+        """Bring the held keys to the snapshot of ``conn``'s open read transaction."""
         version, epoch = changelog.state(conn)
-        if version == self._version and epoch == self._epoch:
+        if version == self._version and epoch == self._epoch and not self._lagging:
             return
         try:
             if epoch != self._epoch:
@@ -230,9 +276,10 @@ class ScopeKeywords:
                     or changelog.mark_at(conn, self._version) != self._mark):
                 self._drop_keys()  # (another history at our version: a restored backup)
             else:
+                start = self._catch_up_from(conn)
                 oldest = changelog.oldest_version(conn)
-                behind = oldest is None or oldest > self._version + 1
-                changed = [] if behind else changelog.changed_since(conn, self._version)
+                behind = oldest is None or oldest > start + 1
+                changed = [] if behind else changelog.changed_since(conn, start)
                 if behind or len(changed) > MAX_CHANGES:
                     self._drop_keys()
                 else:
@@ -242,9 +289,27 @@ class ScopeKeywords:
             raise
         self._version, self._epoch = version, epoch
         self._mark = changelog.mark_at(conn, version)
+        for scope in self._scopes.values():
+            scope.version, scope.mark = version, self._mark
+        self._lagging = False
+
+    def _catch_up_from(self, conn: Any) -> int:
+        """The oldest version a held key reflects; a key handed over at a version whose
+        mark the log no longer holds (another history) is dropped."""
+        start = self._version
+        if self._lagging:
+            for key, scope in list(self._scopes.items()):
+                if scope.version < start and changelog.mark_at(conn, scope.version) != scope.mark:
+                    del self._scopes[key]
+            start = min([start, *(scope.version for scope in self._scopes.values())])
+        return start
 
     def _apply(self, conn: Any, seqs: list[int]) -> None:
-        """Reload the changed rows into every built key they belong to."""
+        """Reload the changed rows into every held key they belong to (a row reloaded into
+        a key that already had it replaces it, so catching up from an older version than a
+        key reflects is harmless)."""
+        if not seqs:
+            return
         changed = np.asarray(seqs, dtype=np.int64)
         for scope in self._scopes.values():
             scope.remove(changed)
@@ -259,106 +324,90 @@ class ScopeKeywords:
                 if (key := (index, row[1 + index])) in self._scopes:
                     belong.setdefault(key, []).append(row)
         for key, key_rows in belong.items():
-            self._add(self._scopes[key], key_rows)
+            self._scopes[key].add_rows(key_rows)
         self._fit()
 
-    # -- building a key ------------------------------------------------------------------
-
-    def _add(self, scope: ScopeTerms, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Append rows (seq, the scope columns, keyword text) to ``scope``."""
-        if not rows:
-            return
-        tokens = TOKENS.tokens_of([row[-1] or "" for row in rows])
-        lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
-        flat = [term for record in tokens for term in record]
-        values = [value for row in rows for value in row[1:1 + SCOPE_TOKENS]]
-        codes = np.array(self._ids(self._codes, values), dtype=np.int32)
-        scope.append([row[0] for row in rows], codes.reshape(len(rows), SCOPE_TOKENS), lengths,
-                     np.array(self._ids(self._term_ids, flat), dtype=np.int32))
+    # -- building a key (without the lock) ---------------------------------------------
 
     @staticmethod
-    def _ids(table: dict[Any, int], values: Sequence[Any]) -> list[int]:
-        """Each value's number in ``table``, new values numbered on (one pass over the new
-        ones, then one C-level lookup per value)."""
-        for value in dict.fromkeys(values):
-            if value not in table:
-                table[value] = len(table)
-        return list(map(table.__getitem__, values))
-
-    def _count(self, conn: Any, key: ScopeKey, cap: int) -> int:
+    def _count(conn: Any, key: ScopeKey, cap: int) -> int:
         """The key's records, counted up to ``cap``."""
         column = SCOPE_COLUMNS[key[0]]
         row = conn.execute(f"SELECT count(*) FROM (SELECT 1 FROM records WHERE {column} IS ?"
                            f" AND record_type IN ({_TYPES}) LIMIT ?)", (key[1], cap)).fetchone()
         return int(row[0])
 
-    def _build(self, conn: Any, key: ScopeKey) -> ScopeTerms | None:
-        """Read the key's records (in chunks); None, the key marked too big, when their
-        terms alone would not fit in the budget."""
+    @staticmethod
+    def _build(conn: Any, key: ScopeKey) -> ScopeTerms | None:
+        """Read the key's records (in chunks) into terms of its own; None when their terms
+        alone would not fit in the budget."""
         column = SCOPE_COLUMNS[key[0]]
         scope = ScopeTerms(key)
         cursor = conn.execute(
             f"SELECT seq, {', '.join(SCOPE_COLUMNS)}, keyword_body FROM records"
             f" WHERE {column} IS ? AND record_type IN ({_TYPES})", (key[1],))
         while rows := cursor.fetchmany(BUILD_ROWS):
-            self._add(scope, rows)
+            scope.add_rows(rows)
             if scope.nbytes > MEMORY_BUDGET:
-                self._too_big[key] = math.inf
-                self._fit()
                 return None
-        self._scopes[key] = scope
-        self._fit()
-        return scope if key in self._scopes else None
+        return scope
 
-    def _tables_bytes(self) -> int:
-        return (len(self._term_ids) + len(self._codes)) * TERM_BYTES
+    def complete(self, conn: Any, pending: PendingScope,
+                 lock: AbstractContextManager[Any]) -> tuple[np.ndarray, np.ndarray] | None:
+        """The scores ``scores`` could not give yet: the smallest key of the search counted
+        and built in ``conn``'s read transaction (the snapshot ``pending`` was taken at),
+        scored, then handed over under ``lock`` for later searches. Called without the
+        lock, so the first search of a big scope holds up no other search. None: FTS5 must
+        answer (every key too large)."""
+        best: ScopeKey | None = None
+        smallest: float = MAX_SCOPE_RECORDS + 1
+        sizes: dict[ScopeKey, float] = {}
+        for key in pending.keys:
+            size = self._count(conn, key, cap=int(smallest))
+            if size < smallest:
+                best, smallest = key, size
+            elif size > MAX_SCOPE_RECORDS:
+                sizes[key] = size
+        scope = None if best is None else self._build(conn, best)
+        if best is not None and scope is None:
+            sizes[best] = math.inf
+        result = None if scope is None else _scored(scope, pending.words, pending.exact)
+        with lock:
+            self._hand_over(pending, scope, sizes)
+        return result
+
+    def _hand_over(self, pending: PendingScope, scope: ScopeTerms | None,
+                   sizes: Mapping[ScopeKey, float]) -> None:
+        """Keep a key built without the lock, at the version it was built at (the next sync
+        catches it up), unless the index moved to another epoch or history meanwhile, or
+        another search handed the same key over first."""
+        if pending.epoch != self._epoch or self._version < 0 or pending.version > self._version:
+            return
+        self._too_big.update(sizes)
+        if (scope is None or scope.key in self._scopes
+                or (pending.version < self._version and pending.mark is None)):
+            self._fit()
+            return
+        scope.version, scope.mark = pending.version, pending.mark
+        self._lagging = self._lagging or pending.version < self._version
+        self._scopes[scope.key] = scope
+        self._fit()
 
     def held_bytes(self) -> int:
-        """What the built keys hold: their arrays and the tables (an estimate per entry)."""
-        return self._tables_bytes() + sum(scope.nbytes for scope in self._scopes.values())
+        """What the held keys hold: their arrays and tables (an estimate per entry)."""
+        return sum(scope.nbytes for scope in self._scopes.values())
 
     def _fit(self) -> None:
         """Drop the least recently searched keys while over budget; the last one too (then
-        marked too big) when it does not fit alone, and with it the tables."""
+        marked too big) when it does not fit alone."""
         total = self.held_bytes()
         while total > MEMORY_BUDGET and self._scopes:
             key, dropped = self._scopes.popitem(last=False)
             total -= dropped.nbytes
             if not self._scopes:
                 self._too_big[key] = math.inf
-        if not self._scopes:  # the tables number the terms of held keys only
-            self._term_ids.clear()
-            self._codes.clear()
-
-    def _scope_for(self, conn: Any, exact: Mapping[str, str | None]) -> ScopeTerms | None:
-        """The smallest built key of the search, else the smallest key (built now), or None
-        when every key has more than MAX_SCOPE_RECORDS records."""
-        keys = sorted(((SCOPE_COLUMNS.index(column), value) for column, value in exact.items()),
-                      key=lambda key: COUNT_ORDER.index(key[0]))
-        built = [self._scopes[key] for key in keys if key in self._scopes]
-        if built:
-            scope = min(built, key=lambda terms: terms.records)
-        else:
-            best: ScopeKey | None = None
-            smallest: float = MAX_SCOPE_RECORDS + 1
-            for key in keys:
-                known = self._too_big.get(key)
-                size = (known if known is not None and known > MAX_SCOPE_RECORDS
-                        else self._count(conn, key, cap=int(smallest)))
-                if size < smallest:
-                    best, smallest = key, size
-                elif size > MAX_SCOPE_RECORDS:
-                    self._too_big[key] = size
-            built_now = None if best is None else self._build(conn, best)
-            if built_now is None:
-                return None
-            scope = built_now
-        if scope.records > MAX_SCOPE_RECORDS:  # grown past the limit since it was built
-            del self._scopes[scope.key]
-            self._too_big[scope.key] = scope.records
-            return None
-        self._scopes.move_to_end(scope.key)
-        return scope
+        if not self._scopes:
+            self._lagging = False
 
     def _is_usable(self, conn: Any) -> bool:
         if self._usable is None:
@@ -370,8 +419,9 @@ class ScopeKeywords:
     # -- scoring -------------------------------------------------------------------------
 
     def scores(self, conn: Any, words: Sequence[str], exact: Mapping[str, str | None]
-               ) -> tuple[np.ndarray, np.ndarray] | None:
-        """(seq, BM25 score > 0) of each record of the scope matching any word, or None
+               ) -> tuple[np.ndarray, np.ndarray] | PendingScope | None:
+        """(seq, BM25 score > 0) of each record of the scope matching any word; a
+        PendingScope when no key of the search is held yet (``complete`` builds one); None
         when FTS5 must answer (no exact dimension, too large a scope, another tokenizer).
         ``conn`` is in the search's read transaction."""
         if not exact:
@@ -379,22 +429,39 @@ class ScopeKeywords:
         self.sync(conn)
         if not self._is_usable(conn):
             return None
-        if self._tables_bytes() > MEMORY_BUDGET // 2:
-            self._drop_keys()  # the terms of dropped keys linger in the table: start over
-        scope = self._scope_for(conn, exact)
-        if scope is None:
+        keys = sorted(((SCOPE_COLUMNS.index(column), value) for column, value in exact.items()),
+                      key=lambda key: COUNT_ORDER.index(key[0]))
+        held = [self._scopes[key] for key in keys if key in self._scopes]
+        if not held:
+            open_keys = [key for key in keys
+                         if self._too_big.get(key, 0) <= MAX_SCOPE_RECORDS]
+            if not open_keys:
+                return None
+            return PendingScope(open_keys, list(words), dict(exact), self._version,
+                                self._epoch, self._mark)
+        scope = min(held, key=lambda terms: terms.records)
+        if scope.records > MAX_SCOPE_RECORDS:  # grown past the limit since it was built
+            del self._scopes[scope.key]
+            self._too_big[scope.key] = scope.records
             return None
-        inside = scope.alive
-        for column, value in exact.items():
-            index = SCOPE_COLUMNS.index(column)
-            if index != scope.key[0]:
-                code = self._codes.get(value)
-                if code is None:
-                    return _EMPTY, np.zeros(0, dtype=np.float64)
-                inside = inside & (scope.codes[index] == code)
-        phrases = [[self._term_ids.get(term, -1) for term in tokens]
-                   for tokens in TOKENS.tokens_of(list(words))]
-        return bm25(scope, phrases, inside)
+        self._scopes.move_to_end(scope.key)
+        return _scored(scope, words, exact)
+
+
+def _scored(scope: ScopeTerms, words: Sequence[str], exact: Mapping[str, str | None]
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """BM25 of the records of ``scope`` matching every exact dimension of the search."""
+    inside = scope.alive
+    for column, value in exact.items():
+        index = SCOPE_COLUMNS.index(column)
+        if index != scope.key[0]:
+            code = scope.value_codes.get(value)
+            if code is None:
+                return _EMPTY, np.zeros(0, dtype=np.float64)
+            inside = inside & (scope.codes[index] == code)
+    phrases = [[scope.term_ids.get(term, -1) for term in tokens]
+               for tokens in TOKENS.tokens_of(list(words))]
+    return bm25(scope, phrases, inside)
 
 
 def bm25(scope: ScopeTerms, phrases: Sequence[Sequence[int]], inside: np.ndarray

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypedDict, get_args
 
 import numpy as np
@@ -31,7 +31,7 @@ from oracleagentmemory.stores.embedded.codec import (
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.schema import scope_token
-from oracleagentmemory.stores.embedded.scope_keywords import ScopeKeywords
+from oracleagentmemory.stores.embedded.scope_keywords import PendingScope, ScopeKeywords
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import (
     LinkedHit,
@@ -136,8 +136,9 @@ def run_search(
     transaction's snapshot (its first read happens under the lock, so snapshots follow the
     order the cache is synced in), the candidates chosen, the vector distances and the
     in-memory keyword scores computed, all copied out (a query is cut to
-    MAX_KEYWORD_QUERY_CHARS, so that part is bounded). An FTS5 keyword side (no exact
-    scope, a huge scope), the records and their links are then read with the lock
+    MAX_KEYWORD_QUERY_CHARS, so that part is bounded). A scope's terms not held yet (its
+    first keyword search: up to MAX_SCOPE_RECORDS rows read), an FTS5 keyword side (no
+    exact scope, a huge scope), the records and their links are then read with the lock
     released, so a slow search never holds up another one.
 
     Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
@@ -152,6 +153,9 @@ def run_search(
                 keywords.reset()
             cache.sync(conn)
             candidates = _candidates(conn, req, cache, keywords, now, dimension)
+        if isinstance(candidates.keyword, PendingScope):  # the scope's terms, read unlocked
+            candidates = replace(candidates, keyword=keywords.complete(
+                conn, candidates.keyword, cache_lock))
         hits = _hits(conn, req, candidates, now, strict=not again)
         if hits is not None:
             return hits
@@ -169,9 +173,9 @@ class _Candidates:
     affinity: np.ndarray | None
     vector: tuple[np.ndarray, np.ndarray] | None
     """(positions in ``seqs``, cosine distances), for VECTOR and HYBRID."""
-    keyword: tuple[np.ndarray, np.ndarray] | None
+    keyword: tuple[np.ndarray, np.ndarray] | PendingScope | None
     """(seqs, bm25) of the scope's matching records from ``ScopeKeywords``, for KEYWORD and
-    HYBRID; None when FTS5 answers instead."""
+    HYBRID (a PendingScope until the scope's terms are read); None when FTS5 answers."""
     cached: int
 
 
@@ -328,8 +332,9 @@ def _keyword_distances(
     words = keyword_words(text)
     if not words:
         return seqs[:0], np.zeros(0, dtype=np.float64)
-    found, scores = (candidates.keyword if candidates.keyword is not None
-                     else _fts_scores(conn, words, scope, candidates))
+    held = candidates.keyword
+    assert not isinstance(held, PendingScope)  # completed by run_search
+    found, scores = held if held is not None else _fts_scores(conn, words, scope, candidates)
     if not found.shape[0]:
         return seqs[:0], np.zeros(0, dtype=np.float64)
     at = np.minimum(np.searchsorted(seqs, found), seqs.shape[0] - 1)

@@ -106,6 +106,12 @@ def id_space(record_type: str) -> str:
     return "memory" if record_type in MEMORY_TYPES else record_type
 
 
+def id_spaces(record_types: Sequence[str] = ALL_TYPES) -> list[str]:
+    """The id spaces of ``record_types``: a lookup by id names them, so it searches the
+    unique (id_space, id) index instead of every record of the types."""
+    return sorted({id_space(record_type) for record_type in record_types})
+
+
 def check_id(value: Any, argument: str) -> str:
     if not isinstance(value, str):
         raise InvalidArgumentError(f"{argument} must be a string, got {type(value).__name__}")
@@ -258,15 +264,18 @@ def _translating(location: str) -> Iterator[None]:
 
 
 def _rows_for_ids(conn: Any, sql: str, params: Sequence[Any],
-                  ids: Sequence[str] | None) -> list[Any]:
+                  ids: Sequence[str] | None, spaces: Sequence[str] = ()) -> list[Any]:
     """Rows of ``sql`` (its WHERE ends with the conditions of ``params``; the first column
     is ``seq``) in ``seq`` order, further restricted to ``id IN ids`` when ids are given:
-    one statement per run of ids that fits the parameter limit."""
+    one statement per run of ids that fits the parameter limit. ``spaces``: the id spaces
+    the ids may be in (the (id_space, id) index answers; relations have no id_space)."""
     if ids is None:
         return conn.execute(f"{sql} ORDER BY seq", params).fetchall()
     found: dict[int, Any] = {}
-    for part in runs(conn, sorted(set(ids)), reserved=len(params)):
-        for row in conn.execute(f"{sql} AND id IN ({marks(part)})", [*params, *part]):
+    head = f"{sql} AND id_space IN ({marks(spaces)})" if spaces else sql
+    for part in runs(conn, sorted(set(ids)), reserved=len(params) + len(spaces)):
+        for row in conn.execute(f"{head} AND id IN ({marks(part)})",
+                                [*params, *spaces, *part]):
             found[row[0]] = row
     return [found[seq] for seq in sorted(found)]
 
@@ -581,7 +590,7 @@ class EmbeddedBackend:
             window = max(due.extraction_window, due.summary_window)
             messages = self._last_messages(conn, thread_id, now, window) if window else []
             summary = conn.execute(
-                "SELECT content FROM records WHERE record_type = 'summary' AND id = ?"
+                "SELECT content FROM records WHERE id_space = 'summary' AND id = ?"
                 " AND (expires_at IS NULL OR expires_at > ?)",
                 (thread_id, now)).fetchone() if window else None
         self.embedding_dimension = self.embedding_dimension or settled
@@ -882,9 +891,13 @@ class EmbeddedBackend:
             taken_ids.update(rid for (rid,) in conn.execute(
                 f"SELECT id FROM relations WHERE id IN ({marks(part)})", part))
         for pairs_part in runs(conn, pair_list, per_item=2):
+            # CROSS JOIN keeps the pairs first: one search of the (pair_low, pair_high)
+            # index per pair, not a scan of every relation per batch ("IN (VALUES ...)"
+            # on a row value scans the table).
             for rid, low, high in conn.execute(
-                "SELECT id, pair_low, pair_high FROM relations WHERE (pair_low, pair_high) IN"
-                f" (VALUES {', '.join('(?, ?)' for _ in pairs_part)})",
+                f"SELECT r.id, r.pair_low, r.pair_high FROM (VALUES"
+                f" {', '.join('(?, ?)' for _ in pairs_part)}) AS wanted CROSS JOIN relations"
+                " AS r ON r.pair_low = wanted.column1 AND r.pair_high = wanted.column2",
                 [end for pair in pairs_part for end in pair],
             ):
                 taken_pairs[low, high] = rid
@@ -900,10 +913,12 @@ class EmbeddedBackend:
             ids = [check_id(i, "ids") for i in query["ids"]]
             if not ids:
                 return []
+        spaces = id_spaces()
         if "record_types" in query:
             types = check_record_types(query["record_types"])
             clauses.append(f"record_type IN ({marks(types)})")
             params.extend(types)
+            spaces = id_spaces(types)
         for column in ("user_id", "agent_id", "thread_id", "message_id"):
             if column in query:
                 value = check_optional_id(query.get(column), column)
@@ -916,7 +931,7 @@ class EmbeddedBackend:
             raise InvalidArgumentError("newest must be a bool")
         sql = f"SELECT {RECORD_COLUMNS} FROM records WHERE {' AND '.join(clauses)}"
         with self._read() as conn:
-            rows = _rows_for_ids(conn, sql, params, ids)
+            rows = _rows_for_ids(conn, sql, params, ids, spaces)
             records = []
             for row in reversed(rows) if newest else rows:
                 record = row_to_record(row)
@@ -1079,12 +1094,13 @@ class EmbeddedBackend:
     def _find_visible(
         self, conn: Any, record_id: str, types: list[str], thread_id: str | None, now: str
     ) -> Any:
+        spaces = id_spaces(types)
         sql = (
-            f"SELECT {RECORD_COLUMNS} FROM records WHERE id = ?"
-            f" AND record_type IN ({marks(types)})"
+            f"SELECT {RECORD_COLUMNS} FROM records WHERE id_space IN ({marks(spaces)})"
+            f" AND id = ? AND record_type IN ({marks(types)})"
             " AND (expires_at IS NULL OR expires_at > ?)"
         )
-        params: list[Any] = [record_id, *types, now]
+        params: list[Any] = [*spaces, record_id, *types, now]
         if thread_id is not None:
             sql += " AND thread_id = ?"
             params.append(thread_id)
@@ -1216,7 +1232,7 @@ class EmbeddedBackend:
             sql += " AND thread_id = ?"
             params.append(check_id(thread_id, "thread_id"))
         with self._write() as conn:
-            rows = _rows_for_ids(conn, sql, params, ids)
+            rows = _rows_for_ids(conn, sql, params, ids, id_spaces(types))
             for _, record_type, message_id in rows:
                 if record_type == "image" and message_id is not None:
                     raise AttachedImageError(
@@ -1255,8 +1271,8 @@ class EmbeddedBackend:
         owner_record_type = PROFILE_TYPES.get(owner_type, "thread")
         with self._write() as conn:
             owner = conn.execute(
-                "SELECT count(*) FROM records WHERE record_type = ? AND id = ?",
-                (owner_record_type, owner_id),
+                "SELECT count(*) FROM records WHERE id_space = ? AND id = ?",
+                (id_space(owner_record_type), owner_id),
             ).fetchone()[0]
             threads = [owner_id] if owner_type == "thread" else [
                 row[0]
@@ -1269,8 +1285,8 @@ class EmbeddedBackend:
                 row[0]
                 for row in conn.execute(
                     f"SELECT seq FROM records WHERE {column} = ?"
-                    " OR (record_type = ? AND id = ?)",
-                    (owner_id, owner_record_type, owner_id),
+                    " OR (id_space = ? AND id = ?)",
+                    (owner_id, id_space(owner_record_type), owner_id),
                 )
             }
             links = 0
