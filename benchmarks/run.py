@@ -46,6 +46,12 @@ def child_env(blas: str) -> dict[str, str]:
     return env
 
 
+def shown_command(command: list[str]) -> str:
+    """The command as the log shows it: paths inside the checkout relative to it."""
+    prefix = f"{ROOT}{os.sep}"
+    return shlex.join(part.replace(prefix, "") for part in command)
+
+
 def run_child(module: str, args: list[str], env: dict[str, str], out: Path,
               log: Path) -> dict[str, Any] | None:
     command = [sys.executable, "-m", module, *args, "--out", str(out)]
@@ -53,7 +59,7 @@ def run_child(module: str, args: list[str], env: dict[str, str], out: Path,
     t0 = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     with open(log, "a") as handle:
-        handle.write(f"\n$ {shlex.join(command)}\n")
+        handle.write(f"\n$ {shown_command(command)}\n")
         for line in (done.stdout + done.stderr).splitlines():
             if NOISE not in line:
                 handle.write(line + "\n")

@@ -116,3 +116,13 @@ def test_the_encoder_fusion_run_has_its_report_section(tmp_path: Path) -> None:
     assert ("| all-MiniLM-L6-v2 | fastembed (text in, vectors out) | default | 100.0 | 4.00 |"
             in text)
     assert "load average 1.5 at the start of its rounds, 2.5 at the end; 90 s of CPU" in text
+
+
+def test_the_run_log_shows_paths_inside_the_checkout_relative_to_it() -> None:
+    from benchmarks.run import ROOT, shown_command
+
+    command = [str(ROOT / "benchmarks" / ".venv" / "bin" / "python"), "-m", "benchmarks.worker",
+               "--workdir", str(ROOT / "benchmarks" / ".work" / "10000"), "--size", "10000"]
+    assert shown_command(command) == (
+        "benchmarks/.venv/bin/python -m benchmarks.worker "
+        "--workdir benchmarks/.work/10000 --size 10000")
