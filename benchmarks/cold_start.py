@@ -4,7 +4,7 @@ without the vector file, paired in one run.
     PYTHONPATH=python:. python -m benchmarks.cold_start --size 1000000 \\
         --out benchmarks/results/cold_start.json
 
-Issue 27's targets read off it: the first search of a fresh process at most 2x the same
+The targets read off it: the first search of a fresh process at most 2x the same
 process's steady p50 at 100K (``first ÷ then p50``), and RSS after one user-scoped search
 at 1M at most 0.5 GB (``RSS after first``), both with the vector file and a warm page cache.
 
