@@ -1,4 +1,4 @@
-"""A vector file is used only beside the database state it was made from, and every hit is checked against its row.
+"""A vector file is used only beside the database state it was made from.
 
 The file names the change-log version it holds and the random mark logged at that version;
 a store uses it only when its change log holds the same mark there. Here two histories
