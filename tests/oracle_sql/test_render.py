@@ -250,6 +250,19 @@ def test_the_errors_package_lists_exactly_the_contract_codes():
     assert constants == exceptions == contract == set(range(-20011, -20000))
 
 
+def test_every_range_of_store_codes_a_spec_or_page_states_is_the_contracts():
+    # the facade spec and the docs state the codes as a range: a code added to the errors
+    # package must not leave one of them naming the old last code
+    contract = (max(ERRORS_BY_CODE), min(ERRORS_BY_CODE))
+    texts = {**rendered_default(),
+             **{path.name: path.read_text(encoding="utf-8")
+                for path in (ROOT / "docs").glob("*.md")}}
+    stated = [(name, (int(first), int(last))) for name, text in texts.items()
+              for first, last in re.findall(r"(-200\d\d)\s*\.\.\s*(-200\d\d)", text)]
+    assert {name for name, _ in stated} >= {"agent_memory.pks", "oracle.md"}
+    assert [entry for entry in stated if entry[1] != contract] == []
+
+
 DYNAMIC_SQL = re.compile(
     r"EXECUTE\s+IMMEDIATE|\bOPEN\s+\w+\s+FOR\s+(?!SELECT\b|WITH\b)\w+|DBMS_SQL\.PARSE",
     flags=re.I,
