@@ -263,6 +263,18 @@ def test_every_range_of_store_codes_a_spec_or_page_states_is_the_contracts():
     assert [entry for entry in stated if entry[1] != contract] == []
 
 
+
+def test_the_record_api_accepts_exactly_the_contracts_change_fields():
+    # a field the Python side sends (RecordChanges) that the package does not list is
+    # -20001 "unknown change fields" on Oracle only: the driver double cannot tell
+    from oracleagentmemory.stores.protocol import RecordChanges
+
+    body = rendered_default()["agent_memory_record_api.pkb"]
+    unit = body[body.index("PROCEDURE check_change_keys("):body.index("END check_change_keys;")]
+    listed = unit[unit.index("NOT IN ("):unit.index(") THEN")]
+    assert set(re.findall(r"'(\w+)'", listed)) == set(RecordChanges.__annotations__)
+
+
 DYNAMIC_SQL = re.compile(
     r"EXECUTE\s+IMMEDIATE|\bOPEN\s+\w+\s+FOR\s+(?!SELECT\b|WITH\b)\w+|DBMS_SQL\.PARSE",
     flags=re.I,
