@@ -55,7 +55,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
    *   - Timestamps out are UTC "YYYY-MM-DDTHH:MM:SS.ffffffZ"; "timestamp" too (stored in UTC).
    *   - A RecordOut of a message carries "seq_no": its insertion sequence, increasing within a
    *     thread (not necessarily contiguous).
-   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20010 listed in AGENT_MEMORY_ERRORS.
+   *   - Errors: RAISE_APPLICATION_ERROR codes -20001..-20011 listed in AGENT_MEMORY_ERRORS.
    *
    * AUTHID DEFINER, on purpose: the runtime user gets EXECUTE on this package only and no
    * privilege on any table; every internal package is ACCESSIBLE BY this facade (and each
@@ -190,10 +190,12 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --                   attached to a message, whose expiry is its message's), parts, config,
   --                   settings (a thread's, layered over its stored config.settings: each
   --                   key replaces, memory_extraction_config field by field; the rest of the
-  --                   config kept), keep_bookkeeping (with metadata: the stored LangGraph
-  --                   bookkeeping is kept when the new metadata does not set it),
+  --                   config kept), keep_bookkeeping (a boolean; with metadata: the
+  --                   stored LangGraph bookkeeping is kept when the new metadata does not
+  --                   set it),
   --                   after_message_id (a message's: the id of the message expected right
-  --                   before it, or null for none; -20011 and nothing changes otherwise),
+  --                   before it, or null for none; -20011 and nothing changes otherwise;
+  --                   a malformed one, or keep_bookkeeping, is -20001 even for a missing record),
   --                   mime_type,
   --                   image_bytes, and for a message replace_images (JSON array of RecordIn)
   --                   setting its attached images: listed ids without image_bytes are kept,

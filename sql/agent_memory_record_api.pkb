@@ -1283,14 +1283,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
 
   -- metadata (whole), timestamp, status, and the expiry when ttl_days or ttl_anchor is
   -- present (anchored on the original creation time or the new or stored event time).
-  PROCEDURE read_state(p_changes IN JSON_OBJECT_T, p_target IN row_t,
+  PROCEDURE read_state(p_changes IN JSON_OBJECT_T, p_target IN row_t, p_keep IN BOOLEAN,
                        p_change IN OUT NOCOPY change_t) IS
     l_status VARCHAR2(4000 CHAR);
   BEGIN
     IF p_changes.has('metadata') THEN
       p_change.metadata := AGENT_MEMORY_CODEC.opt_object_text(p_changes, 'metadata', 'metadata');
-      IF NVL(AGENT_MEMORY_CODEC.opt_boolean(p_changes, 'keep_bookkeeping', 'keep_bookkeeping'),
-             FALSE) THEN
+      IF p_keep THEN
         p_change.metadata := kept_bookkeeping(p_target.metadata, p_change.metadata);
       END IF;
       check_size(p_change.metadata, c_max_metadata, 'metadata as JSON');
@@ -1426,13 +1425,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     p_change.f_images := 1;
   END read_images;
 
-  -- A RecordChanges document, every field checked before anything is written.
-  FUNCTION read_changes(p_changes IN JSON_OBJECT_T, p_target IN row_t, p_now IN TIMESTAMP)
-    RETURN change_t IS
+  -- A RecordChanges document, every field checked before anything is written (p_keep: its
+  -- keep_bookkeeping, already checked).
+  FUNCTION read_changes(p_changes IN JSON_OBJECT_T, p_target IN row_t, p_keep IN BOOLEAN,
+                        p_now IN TIMESTAMP) RETURN change_t IS
     l_change change_t;
   BEGIN
     read_content(p_changes, l_change);
-    read_state(p_changes, p_target, l_change);
+    read_state(p_changes, p_target, p_keep, l_change);
     read_extras(p_changes, p_target, l_change);
     read_images(p_changes, p_target, p_now, l_change);
     RETURN l_change;
@@ -1533,9 +1533,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   -- another one, or none, is: its new vector was made against that message).
   -- FIRST/LAST aggregate (KEEP DENSE_RANK LAST):
   -- https://docs.oracle.com/cd/G47991_01/sqlrf/img_text/last.html
+  -- p_expected: the after_message_id of p_changes, already checked (update_record).
   PROCEDURE check_context(p_seq IN NUMBER, p_target IN row_t, p_changes IN JSON_OBJECT_T,
-                          p_now IN TIMESTAMP) IS
-    l_expected VARCHAR2(512 CHAR);
+                          p_expected IN VARCHAR2, p_now IN TIMESTAMP) IS
     l_before   VARCHAR2(512 CHAR);
   BEGIN
     IF p_target.record_type = 'image' AND p_target.message_id IS NOT NULL
@@ -1549,7 +1549,6 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     IF p_target.record_type <> 'message' THEN
       AGENT_MEMORY_ERRORS.invalid_argument('after_message_id is only for a message');
     END IF;
-    l_expected := AGENT_MEMORY_CODEC.opt_id(p_changes, 'after_message_id', 'after_message_id');
     SELECT MAX(r.id) KEEP (DENSE_RANK LAST ORDER BY r.seq)
       INTO l_before
       FROM AGENT_MEMORY_RECORDS r
@@ -1557,9 +1556,9 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
        AND r.record_type = 'message'
        AND r.seq < p_seq
        AND (r.expires_at IS NULL OR r.expires_at > p_now);
-    IF NOT ((l_before IS NULL AND l_expected IS NULL) OR l_before = l_expected) THEN
+    IF NOT ((l_before IS NULL AND p_expected IS NULL) OR l_before = p_expected) THEN
       AGENT_MEMORY_ERRORS.message_context_changed('the message before '
-        || AGENT_MEMORY_CODEC.quoted(p_target.id) || ' is not ' || AGENT_MEMORY_CODEC.quoted(l_expected)
+        || AGENT_MEMORY_CODEC.quoted(p_target.id) || ' is not ' || AGENT_MEMORY_CODEC.quoted(p_expected)
         || ' any more');
     END IF;
   END check_context;
@@ -1573,8 +1572,15 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_seq     NUMBER;
     l_target  row_t;
     l_change  change_t;
+    l_expected VARCHAR2(512 CHAR);
+    l_keep    BOOLEAN;
   BEGIN
     check_change_keys(l_changes);
+    -- checked before the record is looked for, as the embedded store does: malformed, they
+    -- are -20001 whether the record exists or not
+    l_expected := AGENT_MEMORY_CODEC.opt_id(l_changes, 'after_message_id', 'after_message_id');
+    l_keep := NVL(AGENT_MEMORY_CODEC.opt_boolean(l_changes, 'keep_bookkeeping', 'keep_bookkeeping'),
+                  FALSE);
     l_seq := find_visible(l_id, l_types, p_thread_id, l_now);
     IF l_seq IS NULL THEN
       RETURN NULL;
@@ -1587,8 +1593,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       WHEN NO_DATA_FOUND THEN
         RETURN NULL;
     END;
-    check_context(l_seq, l_target, l_changes, l_now);
-    l_change := read_changes(l_changes, l_target, l_now);
+    check_context(l_seq, l_target, l_changes, l_expected, l_now);
+    l_change := read_changes(l_changes, l_target, l_keep, l_now);
     apply_changes(l_seq, l_change, l_now);
     store_image_bytes(l_seq, l_changes);
     IF l_change.f_images = 1 THEN

@@ -250,6 +250,31 @@ def test_the_errors_package_lists_exactly_the_contract_codes():
     assert constants == exceptions == contract == set(range(-20011, -20000))
 
 
+def test_every_range_of_store_codes_a_spec_or_page_states_is_the_contracts():
+    # the facade spec and the docs state the codes as a range: a code added to the errors
+    # package must not leave one of them naming the old last code
+    contract = (max(ERRORS_BY_CODE), min(ERRORS_BY_CODE))
+    texts = {**rendered_default(),
+             **{path.name: path.read_text(encoding="utf-8")
+                for path in (ROOT / "docs").glob("*.md")}}
+    stated = [(name, (int(first), int(last))) for name, text in texts.items()
+              for first, last in re.findall(r"(-200\d\d)\s*\.\.\s*(-200\d\d)", text)]
+    assert {name for name, _ in stated} >= {"agent_memory.pks", "oracle.md"}
+    assert [entry for entry in stated if entry[1] != contract] == []
+
+
+
+def test_the_record_api_accepts_exactly_the_contracts_change_fields():
+    # a field the Python side sends (RecordChanges) that the package does not list is
+    # -20001 "unknown change fields" on Oracle only: the driver double cannot tell
+    from oracleagentmemory.stores.protocol import RecordChanges
+
+    body = rendered_default()["agent_memory_record_api.pkb"]
+    unit = body[body.index("PROCEDURE check_change_keys("):body.index("END check_change_keys;")]
+    listed = unit[unit.index("NOT IN ("):unit.index(") THEN")]
+    assert set(re.findall(r"'(\w+)'", listed)) == set(RecordChanges.__annotations__)
+
+
 DYNAMIC_SQL = re.compile(
     r"EXECUTE\s+IMMEDIATE|\bOPEN\s+\w+\s+FOR\s+(?!SELECT\b|WITH\b)\w+|DBMS_SQL\.PARSE",
     flags=re.I,

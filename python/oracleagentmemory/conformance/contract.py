@@ -1082,6 +1082,34 @@ def test_a_message_update_checks_the_message_before_it(store):
         store.update_record("m", ["memory"], {"content": "x", "after_message_id": None})
 
 
+def test_a_malformed_after_message_id_is_refused_whether_the_record_exists_or_not(store):
+    # checked before the record is looked for: not "no such record" on one backend and an
+    # error on the other
+    store.write_records([message("a")])
+    for record_id in ("a", "missing"):
+        with pytest.raises(InvalidArgumentError, match="after_message_id"):
+            store.update_record(record_id, ["message"], {"content": "x", "after_message_id": 5})
+    assert store.get_records({"ids": ["a"]})[0]["content"] == "a"
+
+
+@needs("whole_metadata")
+def test_keep_bookkeeping_is_a_boolean(store):
+    # the PL/SQL record API reads a JSON boolean (null: false); a truthy string or number is
+    # refused on every backend, with or without metadata, whether the record exists or not,
+    # and nothing changes
+    store.write_records([memory("m", metadata={"a": 1})])
+    for record_id, changes in (("m", {"metadata": {"b": 2}, "keep_bookkeeping": "yes"}),
+                               ("m", {"metadata": {"b": 2}, "keep_bookkeeping": 1}),
+                               ("m", {"content": "x", "keep_bookkeeping": "no"}),
+                               ("missing", {"metadata": {}, "keep_bookkeeping": "yes"})):
+        with pytest.raises(InvalidArgumentError, match="keep_bookkeeping"):
+            store.update_record(record_id, ["memory"], changes)
+    assert store.get_records({"ids": ["m"]})[0]["metadata"] == {"a": 1}
+    assert store.update_record("m", ["memory"], {"metadata": {"b": 2},
+                                                 "keep_bookkeeping": None})["metadata"] == {
+        "b": 2}
+
+
 # -- a replace keeps to its own scope ----------------------------------------------------
 # A replace only replaces a record of the caller's own scope.
 #

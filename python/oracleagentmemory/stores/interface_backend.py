@@ -88,6 +88,7 @@ from oracleagentmemory.stores.protocol import (
     within_limit,
 )
 from oracleagentmemory.stores.record_changes import (
+    check_change_values,
     check_context,
     keep_bookkeeping,
     layered_settings,
@@ -262,6 +263,7 @@ class InterfaceBackend:
                       changes: RecordChanges, thread_id: str | None = None) -> RecordOut | None:
         if "settings" in changes and "config" in changes:
             raise InvalidArgumentError("changes: give settings or config, not both")
+        check_change_values(changes)
         found = self._find(record_id, record_types, thread_id)
         if found is None:
             return None

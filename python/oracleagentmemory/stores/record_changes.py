@@ -28,6 +28,7 @@ from oracleagentmemory.stores.errors import (
     InvalidArgumentError,
     MessageContextChangedError,
 )
+from oracleagentmemory.stores.limits import MAX_ID_LENGTH
 from oracleagentmemory.stores.protocol import RecordChanges, RecordOut
 
 MERGED_SETTING = "memory_extraction_config"
@@ -60,6 +61,20 @@ def keep_bookkeeping(stored: Any, replacement: Any) -> Any:
             or LANGGRAPH_ENVELOPE in replacement:
         return replacement
     return {**replacement, LANGGRAPH_ENVELOPE: stored[LANGGRAPH_ENVELOPE]}
+
+
+def check_change_values(changes: Mapping[str, Any]) -> None:
+    """Refuse a malformed ``after_message_id`` or ``keep_bookkeeping`` before the record is
+    looked for, so the answer does not depend on whether it exists (the PL/SQL record API
+    checks them first too: an id, and a JSON boolean or null)."""
+    after = changes.get("after_message_id")
+    if after is not None and (not isinstance(after, str) or not after
+                              or len(after) > MAX_ID_LENGTH):
+        raise InvalidArgumentError(
+            f"after_message_id must be a string of 1 to {MAX_ID_LENGTH} characters or None")
+    keep = changes.get("keep_bookkeeping")
+    if keep is not None and not isinstance(keep, bool):
+        raise InvalidArgumentError("keep_bookkeeping must be a boolean")
 
 
 def check_context(record: RecordOut, changes: RecordChanges,

@@ -84,6 +84,7 @@ from oracleagentmemory.stores.protocol import (
     SearchRequest,
 )
 from oracleagentmemory.stores.record_changes import (
+    check_change_values,
     check_context,
     keep_bookkeeping,
     layered_settings,
@@ -1030,6 +1031,7 @@ class EmbeddedBackend:
         types = check_record_types(record_types)
         if "after_message_id" in changes:
             check_optional_id(changes["after_message_id"], "after_message_id")
+        check_change_values(changes)
         now = self._now()
         new_vectors = [] if self.embedding_dimension is not None else [
             encode_vector(vector, None)
