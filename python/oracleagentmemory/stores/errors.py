@@ -112,9 +112,9 @@ class AccessDeniedError(StoreError, errors.AccessDeniedError):
 
 class MessageContextChangedError(StoreError, RuntimeError):
     """The message before the one being updated is not the one its new vector was made
-    against any more (-20011): another client wrote, edited or deleted a message of the
-    thread meanwhile. Nothing changed; the caller embeds again and retries. A
-    ``RuntimeError``."""
+    against any more (-20011): another client wrote or deleted a message of the thread
+    meanwhile (the check compares ids: an edit of that message's text is not seen). Nothing
+    changed; the caller embeds again and retries. A ``RuntimeError``."""
 
     code = -20011
 
