@@ -29,7 +29,7 @@ from oracleagentmemory.stores.embedded import (
     scope_keywords,
     search,
 )
-from oracleagentmemory.stores.embedded.fts_tokens import TOKENIZER, Fts5Tokens
+from oracleagentmemory.stores.embedded.fts_tokens import RECORD_END, TOKENIZER, Fts5Tokens
 from oracleagentmemory.stores.keyword_text import keyword_text
 
 DIM = 4
@@ -147,6 +147,19 @@ def test_texts_in_four_languages_are_cut_as_fts5_cuts_them() -> None:
     assert Fts5Tokens().tokens_of(texts) == fts5_terms(texts)
 
 
+def test_a_batch_cut_in_one_pass_is_cut_as_fts5_cuts_each_text() -> None:
+    texts = [t for texts in TEXTS.values() for t in texts] + QUERIES + ["", "  ", "x"]
+    texts += [keyword_text(text) for text in texts]
+    tokens = Fts5Tokens()
+    want = [term for terms in fts5_terms(texts) for term in [*terms, RECORD_END]]
+    assert tokens.marked(texts) == want
+    ascii_only = [text for text in texts if text.isascii()]
+    assert tokens.marked(ascii_only) == [
+        term for terms in fts5_terms(ascii_only) for term in [*terms, RECORD_END]]
+    assert tokens.marked(["a\x01b", "c"]) is None  # the mark inside a text: cut one by one
+    assert tokens.marked([]) == []
+
+
 def test_every_sampled_character_is_cut_as_fts5_cuts_it() -> None:
     """Whole blocks where scripts and diacritics live, and every 101st code point of the
     rest, alone, inside a word, at a word's start and end, and doubled."""
@@ -155,7 +168,10 @@ def test_every_sampled_character_is_cut_as_fts5_cuts_it() -> None:
              *range(0x3000, 0x3100), *range(0xFF00, 0xFFF0),
              *(c for c in range(0x250, 0x110000, 101) if not 0xD800 <= c <= 0xDFFF)]
     texts = [f"a{chr(c)}a {chr(c)}b{chr(c)} {chr(c)}{chr(c)}x" for c in codes]
-    assert Fts5Tokens().tokens_of(texts) == fts5_terms(texts)
+    want = fts5_terms(texts)
+    assert Fts5Tokens().tokens_of(texts) == want
+    assert Fts5Tokens().marked(texts) == [
+        term for terms in want for term in [*terms, RECORD_END]]
 
 
 # -- what matches and how it scores ----------------------------------------------------------

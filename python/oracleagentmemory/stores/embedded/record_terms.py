@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from oracleagentmemory.stores.embedded.fts_tokens import TOKENS
+from oracleagentmemory.stores.embedded.fts_tokens import RECORD_END, TOKENS
 
 _EMPTY_TERMS = np.zeros(0, dtype=np.int32)
 MIN_GARBAGE = 65_536
@@ -94,17 +94,16 @@ class TermTable:
                 self._ids[term] = number
         return number
 
-    def number(self, terms: Sequence[str]) -> list[int]:
-        """Each term's number, new terms numbered on (one pass over the distinct ones)."""
+    def number(self, terms: Sequence[str]) -> np.ndarray:
+        """Each term's number, new terms numbered on."""
         ids = self._ids
-        for term in dict.fromkeys(terms):
-            if term not in ids:
-                number = None if self._vocabulary is None else self._vocabulary.find(term)
-                if number is None:
-                    number = len(self)
-                    self._new.append(term)
-                ids[term] = number
-        return list(map(ids.__getitem__, terms))
+        for term in sorted(set(terms).difference(ids)):
+            number = None if self._vocabulary is None else self._vocabulary.find(term)
+            if number is None:
+                number = len(self)
+                self._new.append(term)
+            ids[term] = number
+        return np.fromiter(map(ids.__getitem__, terms), dtype=np.int32, count=len(terms))
 
     def terms(self, numbers: np.ndarray) -> list[bytes]:
         """The UTF-8 text of each numbered term."""
@@ -129,10 +128,17 @@ class RecordTerms:
 
     def add(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Cut and number ``texts`` and keep their terms: each one's (start, count)."""
-        tokens = TOKENS.tokens_of(texts)
-        counts = np.fromiter(map(len, tokens), dtype=np.int32, count=len(tokens))
-        numbers = self.table.number([term for record in tokens for term in record])
-        total = len(numbers)
+        marked = TOKENS.marked(texts)
+        if marked is None:
+            tokens = TOKENS.tokens_of(texts)
+            counts = np.fromiter(map(len, tokens), dtype=np.int32, count=len(tokens))
+            numbers = self.table.number([term for record in tokens for term in record])
+        else:  # RECORD_END is numbered as a term: its places give each text's count
+            numbers = self.table.number(marked)
+            ends = numbers == self.table.find(RECORD_END)
+            counts = (np.diff(np.flatnonzero(ends), prepend=-1) - 1).astype(np.int32)
+            numbers = numbers[~ends]
+        total = numbers.shape[0]
         if self._used + total > self._own.shape[0]:
             grown = np.zeros(max(self._used + total, self._own.shape[0] * 3 // 2 + 4096),
                              dtype=np.int32)
