@@ -31,9 +31,12 @@ CAPABILITIES: dict[str, str] = {
     "expiry_times": "records report created_at and expires_at, and purge_expired removes "
                     "expired records",
     "link_graph": "typed links with their stored direction, walked by search",
-    "extraction_counters": "append_messages keeps a thread's extraction counters",
+    "extraction_counters": "append_messages keeps a thread's extraction counters, and "
+                           "update_record layers its settings over the stored ones",
     "scoped_replace": "a replace never replaces a record of another scope",
     "contract_messages": "errors name the contract's own arguments (max_results, ...)",
+    "whole_metadata": "metadata reads back whole, the LangGraph store's bookkeeping "
+                      "('langgraph') included",
 }
 """What a test may need beyond the operations every store offers, by name."""
 

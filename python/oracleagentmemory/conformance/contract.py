@@ -34,6 +34,8 @@ from oracleagentmemory.stores.errors import (
     InvalidArgumentError,
     InvalidFilterError,
     InvalidLinkError,
+    LinkEndNotFoundError,
+    MessageContextChangedError,
 )
 
 TestFunction = Callable[..., None]
@@ -268,14 +270,19 @@ def test_delete_records_counts_and_respects_thread(store):
     assert store.get_records({}) == []
 
 
-def test_deleting_an_attached_image_directly_is_refused(store):
-    store.write_records([
+def message_with_image():
+    """A message and the image attached to it (its parts name it)."""
+    return [
         {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user",
          "content": "look", "parts": [{"type": "image", "id": "img", "mime_type": "image/png"}],
          "embedding": E1},
         {"record_type": "image", "id": "img", "thread_id": "t", "message_id": "msg",
          "mime_type": "image/png", "image_bytes": png()},
-    ])
+    ]
+
+
+def test_deleting_an_attached_image_directly_is_refused(store):
+    store.write_records(message_with_image())
     [image] = store.get_records({"record_types": ["image"], "message_id": "msg"})
     assert image["id"] == "img" and image["message_id"] == "msg"
     with pytest.raises(AttachedImageError):
@@ -966,16 +973,113 @@ def test_append_messages_takes_only_messages_and_images_of_its_thread(store):
 @needs("extraction_counters")
 def test_changing_a_threads_settings_keeps_its_counters(store):
     # update_thread used to write the whole config it had read: a batch counted meanwhile
-    # by another client was lost. "settings" replaces only the settings, in the update.
+    # by another client was lost. "settings" changes only the settings, in the update.
     store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1",
                           "config": {"settings": {"a": 1}, "state": {}}}])
     store.append_messages({"thread_id": "t1", "records": [message("a")], "schedule": {
         "extraction_frequency": 10, "extraction_window": -1, "summary_frequency": None}})
     updated = store.update_record("t1", ["thread"], {"settings": {"b": 2}})
-    assert updated["config"]["settings"] == {"b": 2}
+    assert updated["config"]["settings"] == {"a": 1, "b": 2}
     assert updated["config"]["state"]["extraction"]["messages_since_extraction"] == 1
     with pytest.raises(InvalidArgumentError):
         store.update_record("t1", ["thread"], {"settings": {"c": 3}, "config": {}})
+
+
+@needs("extraction_counters")
+def test_a_threads_settings_layer_over_the_stored_ones(store):
+    # Each setting given replaces the stored one, except the extraction config, whose
+    # fields given replace the stored fields; what was set by another client stays.
+    stored = {"max_message_token_length": 500, "context_card_token_limit": 9,
+              "image_input_limit_config": {"max_images_per_llm_request": 4},
+              "memory_extraction_config": {"memory_extraction_frequency": 5,
+                                           "memory_extraction_custom_instructions": "brief"}}
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1",
+                          "config": {"settings": stored, "state": {}}}])
+    updated = store.update_record("t1", ["thread"], {"settings": {
+        "max_message_token_length": 800,
+        "image_input_limit_config": {"max_raw_image_bytes": 1000},
+        "memory_extraction_config": {"memory_extraction_custom_instructions": None,
+                                     "memory_extraction_window": 7}}})
+    assert updated["config"]["settings"] == {
+        "max_message_token_length": 800, "context_card_token_limit": 9,
+        "image_input_limit_config": {"max_raw_image_bytes": 1000},
+        "memory_extraction_config": {"memory_extraction_frequency": 5,
+                                     "memory_extraction_custom_instructions": None,
+                                     "memory_extraction_window": 7}}
+    [thread] = store.get_records({"ids": ["t1"], "record_types": ["thread"]})
+    assert thread["config"]["settings"] == updated["config"]["settings"]
+
+
+@needs("whole_metadata")
+def test_new_metadata_keeps_the_langgraph_bookkeeping_when_asked(store):
+    envelope = {"kind": "langgraph_store_item", "namespace": ["n"], "key": "k"}
+    store.write_records([memory("kept", metadata={"langgraph": envelope, "a": 1}),
+                         memory("plain", metadata={"langgraph": "ordinary", "a": 1})])
+    kept = store.update_record("kept", ["memory"], {"metadata": {"b": 2},
+                                                    "keep_bookkeeping": True})
+    assert kept["metadata"] == {"b": 2, "langgraph": envelope}
+    # only the store's own bookkeeping is kept, never ordinary metadata of that name, and
+    # metadata that sets the key itself (or clears everything) replaces it
+    plain = store.update_record("plain", ["memory"], {"metadata": {"b": 2},
+                                                      "keep_bookkeeping": True})
+    assert plain["metadata"] == {"b": 2}
+    assert store.update_record("kept", ["memory"], {"metadata": None,
+                                                    "keep_bookkeeping": True})["metadata"] is None
+    store.update_record("kept", ["memory"], {"metadata": {"langgraph": envelope}})
+    assert store.update_record("kept", ["memory"], {"metadata": {"c": 3}})["metadata"] == {
+        "c": 3}
+
+
+@needs("link_graph")
+def test_a_record_takes_the_scope_it_leaves_out_from_the_memory_it_names(store):
+    store.write_records([{"record_type": "thread", "id": "t", "thread_id": "t"},
+                         memory("home", record_type="fact", user_id="u", agent_id="a",
+                                thread_id="t")])
+    # one write: the new memory's scope is the stored memory's (the keys it gives win),
+    # and a link end without a type is of its stored type
+    store.write_records([memory("work", scope_from="home", agent_id=None)], links=[
+        {"source_id": "work", "source_type": "memory", "target_id": "home",
+         "relation_type": "supports"}])
+    [work] = store.get_records({"ids": ["work"]})
+    assert (work["user_id"], work["agent_id"], work["thread_id"]) == ("u", None, "t")
+    [link] = store.list_links({"source_id": "work"})
+    assert (link["target_type"], link["thread_id"]) == ("fact", "t")
+    with pytest.raises(LinkEndNotFoundError):
+        store.write_records([memory("lost", scope_from="missing")])
+    with pytest.raises(InvalidLinkError):
+        store.write_records([memory("typed", user_id="u")], links=[
+            {"source_id": "typed", "source_type": "memory", "target_id": "home",
+             "target_type": "memory", "relation_type": "supports"}])
+    assert store.get_records({"ids": ["lost", "typed"]}) == []
+
+
+def test_an_attached_images_expiry_changes_only_with_its_message(store):
+    store.write_records(message_with_image())
+    with pytest.raises(AttachedImageError):
+        store.update_record("img", ["image"], {"ttl_days": 3})
+    assert store.get_records({"ids": ["img"]})[0]["expires_at"] is None
+    assert store.update_record("img", ["image"], {"content": "a cat"})["content"] == "a cat"
+
+
+def test_a_message_update_checks_the_message_before_it(store):
+    store.write_records([message("a"), message("b"), message("c")])
+    # the new content's vector was made against "b": the update applies while "b" is the
+    # message before it, and changes nothing once another one is
+    assert store.update_record("c", ["message"], {"content": "C", "embedding": E2,
+                                                  "after_message_id": "b"})["content"] == "C"
+    assert store.update_record("a", ["message"], {"content": "A",
+                                                  "after_message_id": None})["content"] == "A"
+    store.delete_records(["b"], ["message"])
+    with pytest.raises(MessageContextChangedError):
+        store.update_record("c", ["message"], {"content": "C2", "after_message_id": "b"})
+    assert store.get_records({"ids": ["c"]})[0]["content"] == "C"
+    with pytest.raises(MessageContextChangedError):
+        store.update_record("a", ["message"], {"content": "A2", "after_message_id": "c"})
+    assert store.update_record("missing", ["message"], {"content": "x",
+                                                        "after_message_id": None}) is None
+    store.write_records([memory("m")])
+    with pytest.raises(InvalidArgumentError):
+        store.update_record("m", ["memory"], {"content": "x", "after_message_id": None})
 
 
 # -- a replace keeps to its own scope ----------------------------------------------------

@@ -87,6 +87,11 @@ from oracleagentmemory.stores.protocol import (
     Vector,
     within_limit,
 )
+from oracleagentmemory.stores.record_changes import (
+    check_context,
+    keep_bookkeeping,
+    layered_settings,
+)
 from oracleagentmemory.stores.relations import BUILTIN_OPPOSITES
 from oracleagentmemory.stores.timestamps import normalize
 
@@ -179,7 +184,8 @@ class InterfaceBackend:
         # A store of your own has no transaction to check the thread in: checked before.
         if thread_id is not None and self._get("thread", thread_id) is None:
             raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
-        prepared = [_prepared(record) for record in records]
+        prepared = [_prepared(self._scoped(record)) for record in records]
+        links = [self._typed(link) for link in links]
         with _taken_back_on_failure() as steps:
             if replace:
                 for record in prepared:
@@ -189,6 +195,38 @@ class InterfaceBackend:
             if links:
                 self._add_links(links, steps)
         return ids
+
+    def _scoped(self, record: RecordIn) -> RecordIn:
+        """The record with the scope keys it leaves out taken from its ``scope_from``."""
+        if "scope_from" not in record:
+            return record
+        source = self._find(record["scope_from"], MEMORY_TYPES, None)
+        if source is None:
+            raise LinkEndNotFoundError(f"scope_from {record['scope_from']!r} is not a stored "
+                                       "memory")
+        scoped: RecordIn = {**record}
+        if "user_id" not in record:
+            scoped["user_id"] = source.get("user_id")
+        if "agent_id" not in record:
+            scoped["agent_id"] = source.get("agent_id")
+        if "thread_id" not in record:
+            scoped["thread_id"] = source.get("thread_id")
+        return scoped
+
+    def _typed(self, link: LinkIn) -> LinkIn:
+        """The link with an end given without a type typed as stored."""
+        typed: LinkIn = {**link}
+        if "source_type" not in link:
+            typed["source_type"] = self._stored_type(link.get("source_id"), "source")
+        if "target_type" not in link:
+            typed["target_type"] = self._stored_type(link.get("target_id"), "target")
+        return typed
+
+    def _stored_type(self, record_id: str | None, side: str) -> str:
+        found = self._find(record_id, MEMORY_TYPES, None) if record_id else None
+        if found is None:
+            raise LinkEndNotFoundError(f"{side} record {record_id!r} does not exist")
+        return found["record_type"]
 
     def append_messages(self, batch: MessageBatch) -> MessageBatchResult:
         # The contract's steps one after the other: a store of your own has no transaction
@@ -227,11 +265,15 @@ class InterfaceBackend:
         found = self._find(record_id, record_types, thread_id)
         if found is None:
             return None
+        # read above: your store has no transaction
+        check_context(self._attach([found])[0], changes, lambda: self._message_before(found))
         record_type = found["record_type"]
         with _taken_back_on_failure() as steps:
             if record_type == "message" and changes.get("replace_images") is not None:
                 self._replace_images(found, changes["replace_images"], steps)
             given = self._field_arguments(changes)
+            if "metadata" in changes and changes.get("keep_bookkeeping"):
+                given["metadata"] = keep_bookkeeping(found.get("metadata"), changes["metadata"])
             given.update(self._content_arguments(found, changes))
             updated = 1
             if record_type == "thread":
@@ -240,6 +282,11 @@ class InterfaceBackend:
                 updated = self.store.update(public_type(record_type), record_id, **given)
         out = self._get(record_type, record_id) if updated else None
         return None if out is None else self._attach([out])[0]
+
+    def _message_before(self, message: RecordOut) -> str | None:
+        ids = [m["id"] for m in self.list_messages(message.get("thread_id") or "", None, None)]
+        position = ids.index(message["id"]) if message["id"] in ids else 0
+        return ids[position - 1] if position else None
 
     def delete_records(self, record_ids: Sequence[str], record_types: Sequence[str],
                        thread_id: str | None = None) -> int:
@@ -374,7 +421,9 @@ class InterfaceBackend:
         if "config" in changes:
             config = thread_content(changes["config"])
         elif "settings" in changes:
-            config = {**thread_content(thread.get("config")), "settings": changes["settings"]}
+            stored = thread_content(thread.get("config"))
+            config = {**stored, "settings": layered_settings(stored.get("settings"),
+                                                             changes["settings"])}
         if self._threads is None:
             if config is not None:
                 given["content"] = config
