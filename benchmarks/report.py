@@ -421,10 +421,10 @@ def write(results: dict[str, Any], out: Path) -> None:
         "of any store query (a read transaction, the cache check, reading the 10 hits from "
         "SQLite and decoding their JSON: about 0.1 ms), so the ratio to the floor is only "
         "meaningful from 100K up.")
-    add("- Hybrid follows the store contract, the same in both backends: reciprocal-rank "
-        "fusion (k = 60) of the best max(max_results, 10) of the vector ranking and of the "
-        "keyword ranking (the window most engines use by default: LanceDB fuses `limit` "
-        "results of each, Elasticsearch's RRF window defaults to the result size). "
+    add("- Hybrid follows the store contract, the same in both backends: each ranking "
+        "nominates its best max(max_results, 10) (a keyword match counts at most the vector "
+        "window's last distance), and the vector distance less a confidence-weighted "
+        "keyword pull orders them (`stores/ranking.py`). "
         "Keyword queries drop one shared stoplist (`stores/stoplist.py`, a superset of "
         "Oracle Text's default English list).")
     add("- The keyword part (FTS5) asks the index for the query's words AND the tokens of the "

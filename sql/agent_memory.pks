@@ -119,8 +119,12 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --              "created_at", "updated_at", "expires_at" (ISO-8601, no zone = UTC): kept
   --              as given instead of the clock; created_at is then the CREATED_AT anchor of
   --              ttl_days, updated_at defaults to created_at, and a present "expires_at"
-  --              (null = never) replaces the ttl_days computation
+  --              (null = never) replaces the ttl_days computation. A RecordIn with
+  --              "scope_from" (a memory's id) takes each scope key it leaves out (user_id,
+  --              agent_id, thread_id) from that visible memory-like record, read in this
+  --              call (-20010 when there is none)
   --   p_links    JSON array of LinkIn, may point at records of the same batch (NULL = none);
+  --              an end without "source_type" / "target_type" is of its stored type;
   --              with a "thread_id" both endpoints must belong to that thread; without one
   --              (a client-level link) they may belong to any threads, and the link is stored
   --              with their thread when both have the same one, else with thread_id null;
@@ -182,7 +186,15 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --   p_record_id     the record id
   --   p_record_types  JSON array of the record types to look in
   --   p_changes       RecordChanges: content, embedding, metadata (whole), timestamp, status,
-  --                   ttl_days / ttl_anchor (expiry recomputed), parts, config, mime_type,
+  --                   ttl_days / ttl_anchor (expiry recomputed; -20008 for an image
+  --                   attached to a message, whose expiry is its message's), parts, config,
+  --                   settings (a thread's, layered over its stored config.settings: each
+  --                   key replaces, memory_extraction_config field by field; the rest of the
+  --                   config kept), keep_bookkeeping (with metadata: the stored LangGraph
+  --                   bookkeeping is kept when the new metadata does not set it),
+  --                   after_message_id (a message's: the id of the message expected right
+  --                   before it, or null for none; -20011 and nothing changes otherwise),
+  --                   mime_type,
   --                   image_bytes, and for a message replace_images (JSON array of RecordIn)
   --                   setting its attached images: listed ids without image_bytes are kept,
   --                   listed images with image_bytes are inserted or replace the image of

@@ -1,7 +1,7 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ERRORS AS
   PROCEDURE raise_error(p_code IN PLS_INTEGER, p_message IN VARCHAR2) IS
   BEGIN
-    IF p_code NOT BETWEEN c_link_end_not_found AND c_invalid_argument THEN
+    IF p_code NOT BETWEEN c_message_context_changed AND c_invalid_argument THEN
       -- the only RAISE_APPLICATION_ERROR sites of the store are the two below
       RAISE_APPLICATION_ERROR(c_invalid_argument,
                               'internal: unknown store error code ' || TO_CHAR(p_code));
@@ -58,5 +58,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_ERRORS AS
   BEGIN
     raise_error(c_link_end_not_found, p_message);
   END link_end_not_found;
+
+  PROCEDURE message_context_changed(p_message IN VARCHAR2) IS
+  BEGIN
+    raise_error(c_message_context_changed, p_message);
+  END message_context_changed;
 END AGENT_MEMORY_ERRORS;
 /

@@ -24,6 +24,9 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
    *   -20010  e_link_end_not_found    LinkEndNotFoundError    a link's end is missing, expired or outside
    *                                                           the link's thread (an InvalidLinkError and a
    *                                                           RecordNotFoundError in Python)
+   *   -20011  e_message_context_changed  MessageContextChangedError  the message before the one an
+   *                                                           update_record changes is not the one its
+   *                                                           new vector was made against any more
    *
    * AUTHID DEFINER: the package touches no data; definer's rights keep it callable by the
    * runtime user through the facade without any grant on this package.
@@ -39,6 +42,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   c_attached_image     CONSTANT PLS_INTEGER := -20008;
   c_access_denied      CONSTANT PLS_INTEGER := -20009;
   c_link_end_not_found CONSTANT PLS_INTEGER := -20010;
+  c_message_context_changed CONSTANT PLS_INTEGER := -20011;
 
   e_invalid_argument EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_invalid_argument, -20001);
@@ -60,6 +64,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   PRAGMA EXCEPTION_INIT(e_access_denied, -20009);
   e_link_end_not_found EXCEPTION;
   PRAGMA EXCEPTION_INIT(e_link_end_not_found, -20010);
+  e_message_context_changed EXCEPTION;
+  PRAGMA EXCEPTION_INIT(e_message_context_changed, -20011);
 
   -- Raise one of the codes above with a message (cut to 2000 characters).
   -- Any other code is a programming error and is raised as -20001 naming the bad code.
@@ -76,5 +82,6 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_ERRORS AUTHID DEFINER AS
   PROCEDURE attached_image(p_message IN VARCHAR2);
   PROCEDURE access_denied(p_message IN VARCHAR2);
   PROCEDURE link_end_not_found(p_message IN VARCHAR2);
+  PROCEDURE message_context_changed(p_message IN VARCHAR2);
 END AGENT_MEMORY_ERRORS;
 /

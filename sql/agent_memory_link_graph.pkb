@@ -94,10 +94,12 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
   END opposite_label;
 
   -- Check one endpoint of a new link and return its record's thread: a visible memory-like
-  -- record of the stated type, and of p_thread_id when that is given (-20005 otherwise).
+  -- record of the stated type (p_stated; an end given without a type is of its stored type,
+  -- returned in p_type), and of p_thread_id when that is given (-20005 otherwise).
   -- An end user of a deep data security context may link only records it may change: any
   -- other endpoint, found or not, is -20009, as the embedded backend refuses it.
-  FUNCTION require_linkable(p_id IN VARCHAR2, p_type IN VARCHAR2, p_thread_id IN VARCHAR2,
+  FUNCTION require_linkable(p_id IN VARCHAR2, p_type IN OUT NOCOPY VARCHAR2,
+                            p_stated IN BOOLEAN, p_thread_id IN VARCHAR2,
                             p_side IN VARCHAR2, p_now IN TIMESTAMP) RETURN VARCHAR2 IS
     l_type   VARCHAR2(16 CHAR);
     l_thread VARCHAR2(512 CHAR);
@@ -120,7 +122,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
        AND (l_type IS NULL OR NOT AGENT_MEMORY_SESSION.may_change(l_user)) THEN
       AGENT_MEMORY_SESSION.deny('link records it does not own');
     END IF;
-    IF p_type IS NULL OR NOT AGENT_MEMORY_RECORD_API.is_memory_type(p_type) THEN
+    IF p_stated AND (p_type IS NULL OR NOT AGENT_MEMORY_RECORD_API.is_memory_type(p_type)) THEN
       AGENT_MEMORY_ERRORS.invalid_link(p_side || '_record_type must be one of memory, fact, guideline, preference, got '
         || AGENT_MEMORY_CODEC.quoted(p_type));
     END IF;
@@ -131,10 +133,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
         || CASE WHEN p_thread_id IS NOT NULL
                 THEN ' in thread ' || AGENT_MEMORY_CODEC.quoted(p_thread_id) END);
     END IF;
-    IF l_type <> p_type THEN
+    IF p_stated AND l_type <> p_type THEN
       AGENT_MEMORY_ERRORS.invalid_link(p_side || ' record ' || AGENT_MEMORY_CODEC.quoted(p_id) || ' is a '
         || l_type || ', not a ' || p_type);
     END IF;
+    p_type := l_type;
     RETURN l_thread;
   END require_linkable;
 
@@ -162,10 +165,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_LINK_GRAPH AS
     END IF;
     l_source_type := AGENT_MEMORY_CODEC.opt_string(p_link, 'source_type', 'source_record_type');
     l_target_type := AGENT_MEMORY_CODEC.opt_string(p_link, 'target_type', 'target_record_type');
-    l_threads(1) := require_linkable(l_link.source_id, l_source_type, l_link.thread_id, 'source',
-                                     p_now);
-    l_threads(2) := require_linkable(l_link.target_id, l_target_type, l_link.thread_id, 'target',
-                                     p_now);
+    l_threads(1) := require_linkable(l_link.source_id, l_source_type, p_link.has('source_type'),
+                                     l_link.thread_id, 'source', p_now);
+    l_threads(2) := require_linkable(l_link.target_id, l_target_type, p_link.has('target_type'),
+                                     l_link.thread_id, 'target', p_now);
     l_link.source_type := l_source_type;
     l_link.target_type := l_target_type;
     IF l_link.thread_id IS NULL AND l_threads(1) = l_threads(2) THEN

@@ -32,7 +32,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     status      VARCHAR2(8 CHAR),
     message_id  VARCHAR2(512 CHAR),
     embedding   CLOB,
-    image       BLOB
+    image       BLOB,
+    -- a RecordIn's scope_from: the memory whose scope fills the keys marked 1 below (the
+    -- ones the record left out), read in the write (fill_scopes)
+    scope_from  VARCHAR2(512 CHAR),
+    fill_user   PLS_INTEGER := 0,
+    fill_agent  PLS_INTEGER := 0,
+    fill_thread PLS_INTEGER := 0
   );
   -- Rows of one batch, indexed 1 .. COUNT (dense, as FORALL needs).
   TYPE rows_t IS TABLE OF row_t INDEX BY PLS_INTEGER;
@@ -596,6 +602,14 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       l_row.user_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'user_id', p_where || '.user_id');
       l_row.agent_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'agent_id', p_where || '.agent_id');
       l_row.thread_id := AGENT_MEMORY_CODEC.opt_id(p_record, 'thread_id', p_where || '.thread_id');
+      IF p_record.has('scope_from') THEN
+        l_row.scope_from := AGENT_MEMORY_CODEC.check_id(
+          AGENT_MEMORY_CODEC.opt_string(p_record, 'scope_from', p_where || '.scope_from'),
+          p_where || '.scope_from');
+        l_row.fill_user := CASE WHEN p_record.has('user_id') THEN 0 ELSE 1 END;
+        l_row.fill_agent := CASE WHEN p_record.has('agent_id') THEN 0 ELSE 1 END;
+        l_row.fill_thread := CASE WHEN p_record.has('thread_id') THEN 0 ELSE 1 END;
+      END IF;
     END IF;
     l_row.role := AGENT_MEMORY_CODEC.opt_text(p_record, 'role', p_where || '.role', 4000);
     l_row.metadata := AGENT_MEMORY_CODEC.opt_object_text(p_record, 'metadata', p_where || '.metadata');
@@ -801,6 +815,42 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN l_threads;
   END named_threads;
 
+  -- Each row naming scope_from takes the scope keys it left out from that visible
+  -- memory-like record, read in the write (-20010 when there is none: the read policy hides
+  -- another user's from an end user), so a memory linked to a stored one takes its scope
+  -- in one call.
+  PROCEDURE fill_scopes(p_rows IN OUT NOCOPY rows_t, p_now IN TIMESTAMP) IS
+    l_user   VARCHAR2(512 CHAR);
+    l_agent  VARCHAR2(512 CHAR);
+    l_thread VARCHAR2(512 CHAR);
+  BEGIN
+    FOR i IN 1 .. p_rows.COUNT LOOP
+      IF p_rows(i).scope_from IS NOT NULL THEN
+        BEGIN
+          SELECT r.user_id, r.agent_id, r.thread_id
+            INTO l_user, l_agent, l_thread
+            FROM AGENT_MEMORY_RECORDS r
+           WHERE r.id_space = 'memory'
+             AND r.id = p_rows(i).scope_from
+             AND (r.expires_at IS NULL OR r.expires_at > p_now);
+        EXCEPTION
+          WHEN NO_DATA_FOUND THEN
+            AGENT_MEMORY_ERRORS.link_end_not_found('records[' || TO_CHAR(i - 1) || '].scope_from '
+              || AGENT_MEMORY_CODEC.quoted(p_rows(i).scope_from) || ' is not a stored memory');
+        END;
+        IF p_rows(i).fill_user = 1 THEN
+          p_rows(i).user_id := l_user;
+        END IF;
+        IF p_rows(i).fill_agent = 1 THEN
+          p_rows(i).agent_id := l_agent;
+        END IF;
+        IF p_rows(i).fill_thread = 1 THEN
+          p_rows(i).thread_id := l_thread;
+        END IF;
+      END IF;
+    END LOOP;
+  END fill_scopes;
+
   -- An end user's write rules, checked before anything is written. It writes only into
   -- threads it may change, whatever the records' user_id (the owner of another user's
   -- thread is looked up past the read policy, which hides it). Bound through a security
@@ -826,6 +876,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_links JSON_ARRAY_T := AGENT_MEMORY_CODEC.to_array(p_links, 'links');
     l_ids   JSON_ARRAY_T := JSON_ARRAY_T();
   BEGIN
+    fill_scopes(l_rows, l_now);
     check_end_user_writes(l_rows, p_thread_id);
     IF p_thread_id IS NOT NULL THEN
       lock_thread(AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id'), l_now);
@@ -1133,7 +1184,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     FOR i IN 1 .. l_keys.COUNT LOOP
       IF NVL(l_keys(i), '?') NOT IN ('content', 'embedding', 'metadata', 'timestamp', 'status',
                                      'ttl_days', 'ttl_anchor', 'parts', 'config', 'settings',
-                                     'mime_type', 'image_bytes', 'replace_images') THEN
+                                     'mime_type', 'image_bytes', 'replace_images',
+                                     'keep_bookkeeping', 'after_message_id') THEN
         l_unknown := l_unknown || CASE WHEN l_unknown IS NOT NULL THEN ', ' END || l_keys(i);
       END IF;
     END LOOP;
@@ -1156,7 +1208,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     RETURN l_seq;
   END find_visible;
 
-  -- The record to update, locked: its id, type, scope and the times its expiry counts from;
+  -- The record to update, locked: its id, type, scope, message, metadata, config and the
+  -- times its expiry counts from;
   -- NO_DATA_FOUND when the session may read it but not change it (a memory of no user, read
   -- through GLOBAL_MEMORIES), which is then neither locked nor updated.
   FUNCTION locked_row(p_seq IN NUMBER) RETURN row_t IS
@@ -1165,9 +1218,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     l_writer VARCHAR2(512 CHAR) := AGENT_MEMORY_SESSION.writable_user;
   BEGIN
     SELECT r.id, r.record_type, r.user_id, r.agent_id, r.thread_id, r.created_at, r.event_ts,
-           r.event_utc, JSON_SERIALIZE(r.config RETURNING CLOB)
+           r.event_utc, JSON_SERIALIZE(r.config RETURNING CLOB),
+           JSON_SERIALIZE(r.metadata RETURNING CLOB), r.message_id
       INTO l_row.id, l_row.record_type, l_row.user_id, l_row.agent_id, l_row.thread_id,
-           l_row.created_at, l_row.event_ts, l_row.event_utc, l_row.config
+           l_row.created_at, l_row.event_ts, l_row.event_utc, l_row.config,
+           l_row.metadata, l_row.message_id
       FROM AGENT_MEMORY_RECORDS r
      WHERE r.seq = p_seq
        AND (l_all = 1 OR r.user_id = l_writer)
@@ -1198,6 +1253,34 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
   END read_content;
 
+  -- New metadata p_new with the LangGraph store's bookkeeping of the stored p_stored kept,
+  -- when p_new is an object without that key (the rule of
+  -- python/oracleagentmemory/stores/record_changes.py: a caller replacing the metadata it
+  -- sees never saw it).
+  FUNCTION kept_bookkeeping(p_stored IN CLOB, p_new IN CLOB) RETURN CLOB IS
+    l_new      JSON_OBJECT_T;
+    l_envelope JSON_ELEMENT_T;
+  BEGIN
+    IF p_stored IS NULL OR p_new IS NULL THEN
+      RETURN p_new;
+    END IF;
+    l_new := JSON_OBJECT_T.parse(p_new);
+    IF l_new.has('langgraph') THEN
+      RETURN p_new;
+    END IF;
+    l_envelope := JSON_OBJECT_T.parse(p_stored).get('langgraph');
+    IF l_envelope IS NULL OR NOT l_envelope.is_object THEN
+      RETURN p_new;
+    END IF;
+    IF NOT TREAT(l_envelope AS JSON_OBJECT_T).has('kind')
+       OR NOT TREAT(l_envelope AS JSON_OBJECT_T).get('kind').is_string
+       OR TREAT(l_envelope AS JSON_OBJECT_T).get_string('kind') <> 'langgraph_store_item' THEN
+      RETURN p_new;
+    END IF;
+    l_new.put('langgraph', l_envelope);
+    RETURN l_new.to_clob;
+  END kept_bookkeeping;
+
   -- metadata (whole), timestamp, status, and the expiry when ttl_days or ttl_anchor is
   -- present (anchored on the original creation time or the new or stored event time).
   PROCEDURE read_state(p_changes IN JSON_OBJECT_T, p_target IN row_t,
@@ -1206,6 +1289,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   BEGIN
     IF p_changes.has('metadata') THEN
       p_change.metadata := AGENT_MEMORY_CODEC.opt_object_text(p_changes, 'metadata', 'metadata');
+      IF NVL(AGENT_MEMORY_CODEC.opt_boolean(p_changes, 'keep_bookkeeping', 'keep_bookkeeping'),
+             FALSE) THEN
+        p_change.metadata := kept_bookkeeping(p_target.metadata, p_change.metadata);
+      END IF;
       check_size(p_change.metadata, c_max_metadata, 'metadata as JSON');
       p_change.f_metadata := 1;
     END IF;
@@ -1231,9 +1318,48 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     END IF;
   END read_state;
 
-  -- parts, config, mime_type.
-  -- parts, config, mime_type; "settings" replaces the settings of the (locked) record's
-  -- config and keeps the rest of it (a thread's counters, which append_messages changes).
+  -- A thread's settings p_given layered over its stored settings p_stored (the rule of
+  -- python/oracleagentmemory/stores/record_changes.py): each key given replaces the stored
+  -- one, except memory_extraction_config, whose fields given replace the stored fields.
+  FUNCTION layered_settings(p_stored IN JSON_ELEMENT_T, p_given IN JSON_OBJECT_T)
+    RETURN JSON_OBJECT_T IS
+    l_out    JSON_OBJECT_T := JSON_OBJECT_T();
+    l_keys   JSON_KEY_LIST;
+    l_below  JSON_ELEMENT_T;
+    l_value  JSON_ELEMENT_T;
+    l_merged JSON_OBJECT_T;
+    l_fields JSON_KEY_LIST;
+  BEGIN
+    IF p_stored IS NOT NULL AND p_stored.is_object THEN
+      l_out := TREAT(p_stored AS JSON_OBJECT_T);
+    END IF;
+    l_keys := p_given.get_keys;
+    IF l_keys IS NULL THEN
+      RETURN l_out;
+    END IF;
+    FOR i IN 1 .. l_keys.COUNT LOOP
+      l_value := p_given.get(l_keys(i));
+      l_below := l_out.get(l_keys(i));
+      IF l_keys(i) = 'memory_extraction_config' AND l_value.is_object
+         AND l_below IS NOT NULL AND l_below.is_object THEN
+        l_merged := TREAT(l_below AS JSON_OBJECT_T);
+        l_fields := TREAT(l_value AS JSON_OBJECT_T).get_keys;
+        IF l_fields IS NOT NULL THEN
+          FOR j IN 1 .. l_fields.COUNT LOOP
+            l_merged.put(l_fields(j), TREAT(l_value AS JSON_OBJECT_T).get(l_fields(j)));
+          END LOOP;
+        END IF;
+        l_out.put(l_keys(i), l_merged);
+      ELSE
+        l_out.put(l_keys(i), l_value);
+      END IF;
+    END LOOP;
+    RETURN l_out;
+  END layered_settings;
+
+  -- parts, config, mime_type; "settings" are layered over the settings of the (locked)
+  -- record's config, whose rest is kept (a thread's counters, which append_messages
+  -- changes).
   PROCEDURE read_extras(p_changes IN JSON_OBJECT_T, p_target IN row_t,
                         p_change IN OUT NOCOPY change_t) IS
     l_config JSON_OBJECT_T := JSON_OBJECT_T();
@@ -1256,7 +1382,8 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       IF p_target.config IS NOT NULL THEN
         l_config := JSON_OBJECT_T.parse(p_target.config);
       END IF;
-      l_config.put('settings', p_changes.get_object('settings'));
+      l_config.put('settings', layered_settings(l_config.get('settings'),
+                                                p_changes.get_object('settings')));
       p_change.config := l_config.to_clob;
       p_change.f_config := 1;
     END IF;
@@ -1400,6 +1527,43 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
        AND r.message_id = p_message_id;
   END follow_message_expiry;
 
+  -- Inside the update of the locked record p_target (seq p_seq): an image attached to a
+  -- message keeps its message's expiry (-20008 for a change of its own), and a message's
+  -- after_message_id must be the thread's visible message right before it (-20011 when
+  -- another one, or none, is: its new vector was made against that message).
+  -- FIRST/LAST aggregate (KEEP DENSE_RANK LAST):
+  -- https://docs.oracle.com/cd/G47991_01/sqlrf/img_text/last.html
+  PROCEDURE check_context(p_seq IN NUMBER, p_target IN row_t, p_changes IN JSON_OBJECT_T,
+                          p_now IN TIMESTAMP) IS
+    l_expected VARCHAR2(512 CHAR);
+    l_before   VARCHAR2(512 CHAR);
+  BEGIN
+    IF p_target.record_type = 'image' AND p_target.message_id IS NOT NULL
+       AND (p_changes.has('ttl_days') OR p_changes.has('ttl_anchor')) THEN
+      AGENT_MEMORY_ERRORS.attached_image(
+        'the image is attached to a message: change its expiry with the message''s');
+    END IF;
+    IF NOT p_changes.has('after_message_id') THEN
+      RETURN;
+    END IF;
+    IF p_target.record_type <> 'message' THEN
+      AGENT_MEMORY_ERRORS.invalid_argument('after_message_id is only for a message');
+    END IF;
+    l_expected := AGENT_MEMORY_CODEC.opt_id(p_changes, 'after_message_id', 'after_message_id');
+    SELECT MAX(r.id) KEEP (DENSE_RANK LAST ORDER BY r.seq)
+      INTO l_before
+      FROM AGENT_MEMORY_RECORDS r
+     WHERE r.thread_id = p_target.thread_id
+       AND r.record_type = 'message'
+       AND r.seq < p_seq
+       AND (r.expires_at IS NULL OR r.expires_at > p_now);
+    IF NOT ((l_before IS NULL AND l_expected IS NULL) OR l_before = l_expected) THEN
+      AGENT_MEMORY_ERRORS.message_context_changed('the message before '
+        || AGENT_MEMORY_CODEC.quoted(p_target.id) || ' is not ' || AGENT_MEMORY_CODEC.quoted(l_expected)
+        || ' any more');
+    END IF;
+  END check_context;
+
   FUNCTION update_record(p_record_id IN VARCHAR2, p_record_types IN JSON, p_changes IN JSON,
                          p_thread_id IN VARCHAR2) RETURN JSON IS
     l_id      VARCHAR2(512 CHAR) := AGENT_MEMORY_CODEC.check_id(p_record_id, 'record_id');
@@ -1423,6 +1587,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       WHEN NO_DATA_FOUND THEN
         RETURN NULL;
     END;
+    check_context(l_seq, l_target, l_changes, l_now);
     l_change := read_changes(l_changes, l_target, l_now);
     apply_changes(l_seq, l_change, l_now);
     store_image_bytes(l_seq, l_changes);

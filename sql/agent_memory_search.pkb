@@ -247,23 +247,25 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_SEARCH AS
         || ' UNION ALL SELECT vr.seq, vr.d, vr.d FROM vr WHERE 1 = 0)'
       -- HYBRID (oracleagentmemory/stores/ranking.py, the embedded backend's rule): every
       -- candidate with a vector or in the keyword window, at its vector distance (1 without
-      -- a vector) less c_keyword_weight x its keyword part x spread / c_v. vs is the vector
-      -- side in one row: its best distance lo, its distance at rank p.win wd (NULL when it
-      -- has fewer rows: 1), mean and STDDEV_POP; spread = wd - lo (1 when not positive);
+      -- a vector; for a row of the keyword window at most the vector window's edge wd)
+      -- less c_keyword_weight x its keyword part x spread / c_v^2. vs is the vector
+      -- side in one row: its best distance lo, its distance at rank p.win wd (the edge;
+      -- NULL when it has fewer rows: 1), mean and STDDEV_POP; spread = wd - lo (1 when not positive);
       -- c_v = (mean - lo) / STDDEV_POP, the z-score of its best similarity (1 when
-      -- STDDEV_POP is 0 or there is no vector). kt is the keyword window: confidence
-      -- (MAX - AVG) / STDDEV_POP of the Text scores times each row's share of the window's
-      -- range (fusion_part). The reported distance is never below 0.
+      -- STDDEV_POP is 0 or there is no vector). kt is the keyword window: the confidence
+      -- (MAX - AVG) / STDDEV_POP of the Text scores, squared, times each row's share of
+      -- the window's range (fusion_part). The reported distance is never below 0.
       -- An aggregate without GROUP BY returns one row, NULL over no rows; CASE stops at the
       -- first true condition, so the divisions below are reached only when their divisor is
-      -- not 0.
+      -- not 0; LEAST of numbers returns the least (its arguments are never NULL here: NVL).
       ELSE ' scored AS (SELECT h.seq, h.rv, GREATEST(0, h.rv) AS d FROM (SELECT c.seq,'
-        || ' NVL(c.vd, 1) - 0.8 * NVL(kt.part, 0)'
+        || ' CASE WHEN kt.seq IS NULL THEN NVL(c.vd, 1)'
+        || ' ELSE LEAST(NVL(c.vd, 1), NVL(vs.wd, 1)) END - 0.1 * NVL(kt.part, 0)'
         || ' * CASE WHEN NVL(vs.wd, 1) - NVL(vs.lo, 1) > 0 THEN NVL(vs.wd, 1) - NVL(vs.lo, 1) ELSE 1 END'
-        || ' / CASE WHEN vs.sd > 0 THEN (vs.mu - vs.lo) / vs.sd ELSE 1 END AS rv'
+        || ' / CASE WHEN vs.sd > 0 THEN (vs.mu - vs.lo) * (vs.mu - vs.lo) / (vs.sd * vs.sd) ELSE 1 END AS rv'
         || ' FROM cand c CROSS JOIN (SELECT MIN(vr.d) AS lo, AVG(vr.d) AS mu, STDDEV_POP(vr.d) AS sd,'
         || ' MAX(CASE WHEN vr.rk = pw.win THEN vr.d END) AS wd FROM vr CROSS JOIN p pw) vs'
-        || ' LEFT OUTER JOIN (' || 'SELECT w.seq, CASE WHEN w.sd > 0 THEN (w.hi - w.mu) / w.sd ELSE 1 END'
+        || ' LEFT OUTER JOIN (' || 'SELECT w.seq, CASE WHEN w.sd > 0 THEN (w.hi - w.mu) * (w.hi - w.mu) / (w.sd * w.sd) ELSE 1 END'
         || ' * CASE WHEN w.hi <= NVL(w.wlast, 0) THEN 1'
         || ' ELSE GREATEST(0, LEAST(1, (w.x - NVL(w.wlast, 0)) / (w.hi - NVL(w.wlast, 0)))) END AS part'
         || ' FROM (SELECT r.seq, r.rk, 1 / r.d - 1 AS x, MAX(1 / r.d - 1) OVER () AS hi,'

@@ -9,11 +9,13 @@ AS
    *   2. scoring: VECTOR cosine distance (VECTOR_DISTANCE ... COSINE, exact over the
    *      candidates; on a large store without an exact scope or filter over the records
    *      the vector index preselects approximately, see c_approx_min_rows); KEYWORD Oracle Text CONTAINS over the query's words ORed, distance
-   *      1 / (1 + score); HYBRID the vector distance (1 without a vector) less a keyword
-   *      pull: c_keyword_weight x the keyword side's confidence x the record's share of
-   *      the keyword window (the best GREATEST(max_results, c_fusion_window)) x the vector
-   *      window's spread / the vector side's confidence (confidences: z-scores of each
-   *      side's best score; oracleagentmemory/stores/ranking.py), never below 0;
+   *      1 / (1 + score); HYBRID the vector distance (1 without a vector; for a record of
+   *      the keyword window, the best GREATEST(max_results, c_fusion_window), at most the
+   *      vector window's edge, its distance at that rank) less a keyword pull:
+   *      c_keyword_weight x the keyword side's confidence squared x the record's share of
+   *      the keyword window x the vector window's spread / the vector side's confidence
+   *      squared (confidences: z-scores of each side's best score;
+   *      oracleagentmemory/stores/ranking.py), never below 0;
    *   3. non-exact scope dimensions matching the record rank it c_affinity closer;
    *   4. links walked by AGENT_MEMORY_LINK_GRAPH.expand for memory-like hits.
    * Without a query_vector the in-database model embeds query_text (when one is configured).
@@ -24,12 +26,13 @@ AS
    * AUTHID DEFINER / ACCESSIBLE BY the facade, which exposes it to SQL and PL/SQL.
    */
   -- HYBRID fuses the best GREATEST(max_results, c_fusion_window) of each ranking, the
-  -- keyword side moving a record by up to c_keyword_weight spreads of the vector window
+  -- keyword side moving a record (once brought to the vector window's edge) by up to
+  -- c_keyword_weight spreads of the vector window
   -- (both rendered from oracleagentmemory/stores/ranking.py; the ranking statement carries
   -- c_keyword_weight as the same literal). num_hops is at most c_max_hops
   -- (oracleagentmemory/stores/limits.py MAX_HOPS).
   c_fusion_window  CONSTANT PLS_INTEGER := 10;
-  c_keyword_weight CONSTANT NUMBER := 0.8;
+  c_keyword_weight CONSTANT NUMBER := 0.1;
   c_max_hops       CONSTANT PLS_INTEGER := 5;
   -- A VECTOR search without an exact scope dimension or metadata filter on a store of more
   -- than c_approx_min_rows rows lets the vector index preselect c_approx_pool_factor times

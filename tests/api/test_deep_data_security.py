@@ -150,3 +150,16 @@ def test_bad_arguments_name_themselves(client):
         add_deep_data_security_policies(client.location, *STORE, ["own"])
     with pytest.raises(ValueError, match="group_name"):
         OciGroupPrincipal("")
+
+
+def test_an_end_user_links_a_new_memory_only_to_a_memory_it_may_read(client):
+    # The new memory takes the linked memory's scope in the write itself (scope_from): the
+    # guard takes it from a memory the end user may read, and another's is not there for it.
+    with OracleMemoryEndUserSecurityContext("alice"):
+        with pytest.raises(KeyError, match="memory_id_to_link 'mb' is not a stored memory"):
+            client.add_memory("likes tea too", memory_id_to_link="mb", link_type="supports")
+        linked = client.add_memory("drinks it at noon", memory_id_to_link="ma",
+                                   link_type="refines")
+        [memory] = [m for m in client.list_memories() if m.id == linked]
+        assert (memory.user_id, memory.thread_id) == ("alice", "ta")
+    assert sorted(m.id for m in client.list_memories(user_id="bob")) == ["mb"]

@@ -9,6 +9,7 @@ that writes it (``append_messages``).
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import os
 import subprocess
@@ -96,32 +97,118 @@ def test_add_messages_of_a_batch_is_one_contract_call_and_one_transaction(tmp_pa
             None if llm is None else 4)
 
 
-def test_the_other_thread_operations_are_one_call_each(tmp_path):
+def every_operation(client, thread):
+    """(name, call) of every public operation of the client and the thread, each on
+    records made for it, in an order in which each finds what it needs."""
+    first, second = thread.add_messages(BATCH)
+    memory = thread.add_memory("lives in Lyon", metadata={"a": 1})
+    tram = thread.add_memory("rides trams")
+    image = thread.add_image(PNG, description="a tram")
+    client.add_user("u", "likes Lyon")
+    relation = thread.link_records(memory, "memory", tram, "memory", "supports")
+    return (
+        ("add_user", lambda: client.add_user("v", "likes trains")),
+        ("add_agent", lambda: client.add_agent("b", "plans trips")),
+        ("create_thread", lambda: client.create_thread(thread_id="t2", user_id="v")),
+        ("get_thread", lambda: client.get_thread("t")),
+        ("update_thread", lambda: client.update_thread(
+            "t", metadata={"k": 1}, max_message_token_length=500)),
+        ("update_thread extraction", lambda: client.update_thread(
+            "t", memory_extraction_config=MemoryExtractionConfig(memory_extraction_window=3))),
+        ("list_threads", lambda: client.list_threads(user_id="u")),
+        ("list_users", lambda: client.list_users()),
+        ("list_agents", lambda: client.list_agents()),
+        ("list_memories", lambda: client.list_memories(user_id="u")),
+        ("list_messages", lambda: client.list_messages(thread_id="t")),
+        ("client list_images", lambda: client.list_images(user_id="u")),
+        ("client add_memory", lambda: client.add_memory("x", user_id="u")),
+        ("client add_memory linked", lambda: client.add_memory(
+            "works in Lyon", memory_id_to_link=memory, link_type="supports")),
+        ("add_memory", lambda: thread.add_memory("likes trains")),
+        ("add_memory linked", lambda: thread.add_memory(
+            "takes line 4", memory_id_to_link=tram, link_type="refines")),
+        ("update_memory content", lambda: thread.update_memory(memory, content="Lyon")),
+        ("update_memory metadata", lambda: thread.update_memory(memory, metadata={"b": 2})),
+        ("client update_memory", lambda: client.update_memory(memory, status="INVALID")),
+        ("add_image", lambda: thread.add_image(PNG, description="a bridge")),
+        ("client add_image", lambda: client.add_image(PNG, description="x", user_id="u")),
+        ("update_image description", lambda: thread.update_image(image, description="a bus")),
+        ("update_image bytes", lambda: client.update_image(
+            image, image=PNG, mime_type="image/png", description=None)),
+        ("update_image expiry", lambda: thread.update_image(image, ttl_days=3,
+                                                            metadata={"c": 1})),
+        ("search", lambda: thread.search("Lyon")),
+        ("client search", lambda: client.search("Lyon", user_id="u")),
+        ("update_record_link", lambda: thread.update_record_link(relation, metadata={"n": 1})),
+        ("add_messages", lambda: thread.add_messages([{"role": "user", "content": "more"}])),
+        ("update_message content", lambda: thread.update_message(first, content="hello")),
+        ("update_message metadata", lambda: thread.update_message(second, metadata={"q": 1})),
+        ("list_images", lambda: thread.list_images()),
+        ("delete_record_link", lambda: client.delete_record_link(relation_id=relation)),
+        ("delete_image", lambda: client.delete_image(image)),
+        ("client delete_memory", lambda: client.delete_memory(tram)),
+        ("delete_memory", lambda: thread.delete_memory(memory)),
+        ("delete_message", lambda: thread.delete_message(second)),
+        ("delete_user without cascade", lambda: client.delete_user("v", cascade=False)),
+        ("delete_agent", lambda: client.delete_agent("b")),
+        ("delete_thread", lambda: client.delete_thread("t2")),
+        ("purge_expired", lambda: client.purge_expired()),
+        ("delete_user", lambda: client.delete_user("u")),
+    )
+
+
+SEVERAL_READS = {
+    "get_messages": "one more read per message with image parts, for its images",
+    "get_message": "the message, then its images",
+    "get_summary": "the messages, then the stored summary",
+    "get_context_card": "the messages, the stored summary, one search per record type",
+}
+"""Reads that take several calls (each its own read transaction; nothing they could lose)."""
+
+
+def test_every_public_operation_is_one_store_call_and_one_transaction(tmp_path):
     with OracleAgentMemory(connection=str(tmp_path / "m.db"),
                            embedder=HashingEmbedder()) as client:
         thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
-        first, second = thread.add_messages(BATCH)
-        memory = thread.add_memory("lives in Lyon")
-        tram = thread.add_memory("rides trams")
-        for name, operation in (
-                ("create_thread", lambda: client.create_thread(thread_id="t2", user_id="v")),
-                ("add_image", lambda: thread.add_image(PNG, description="a tram")),
-                ("add_memory", lambda: thread.add_memory("likes trains")),
-                ("client add_memory", lambda: client.add_memory("x", user_id="u")),
-                ("update_memory", lambda: thread.update_memory(memory, content="Lyon")),
-                ("update_memory status", lambda: client.update_memory(memory,
-                                                                      status="INVALID")),
-                ("update_message metadata", lambda: thread.update_message(
-                    first, metadata={"k": 1})),
-                ("delete_message", lambda: thread.delete_message(second)),
-                ("link_records", lambda: thread.link_records(
-                    memory, "memory", tram, "memory", "supports")),
-                ("delete_memory", lambda: thread.delete_memory(memory)),
-                ("delete_thread", lambda: client.delete_thread("t")),
-                ("delete_user", lambda: client.delete_user("v"))):
+        for name, operation in every_operation(client, thread):
             with counted(client) as (calls, transactions):
                 operation()
             assert len(calls) == 1 and sum(transactions.values()) == 1, (name, calls)
+
+
+def test_the_reads_of_several_calls_write_nothing(tmp_path):
+    with OracleAgentMemory(connection=str(tmp_path / "m.db"),
+                           embedder=HashingEmbedder()) as client:
+        thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
+        [message] = thread.add_messages([{"role": "user", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image", "bytes": PNG, "mime_type": "image/png", "description": "x"}]}])
+        for name, operation in (("get_messages", thread.get_messages),
+                                ("get_message", lambda: thread.get_message(message)),
+                                ("get_summary", thread.get_summary),
+                                ("get_context_card", thread.get_context_card)):
+            with counted(client) as (calls, transactions):
+                operation()
+            assert name in SEVERAL_READS and set(transactions) == {"read"}, (name, calls)
+            assert len(calls) == transactions["read"] > 1, (name, calls)
+
+
+def test_the_async_twins_make_the_same_one_call(tmp_path):
+    async def run(client, thread, memory):
+        await client.update_thread_async("t", max_message_token_length=600)
+        await client.add_memory_async("x", memory_id_to_link=memory, link_type="supports")
+        await thread.update_memory_async(memory, metadata={"b": 3})
+        await thread.update_message_async(first, content="hi again")
+
+    with OracleAgentMemory(connection=str(tmp_path / "m.db"),
+                           embedder=HashingEmbedder()) as client:
+        thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
+        first, _ = thread.add_messages(BATCH)
+        memory = thread.add_memory("lives in Lyon")
+        with counted(client) as (calls, transactions):
+            asyncio.run(run(client, thread, memory))
+        assert calls == ["update_record", "write_records", "update_record", "update_record"]
+        assert transactions == {"write": 4}
 
 
 def test_a_batch_after_another_clients_message_is_embedded_against_that_message(tmp_path):

@@ -247,7 +247,7 @@ def test_the_errors_package_lists_exactly_the_contract_codes():
     constants = {int(code) for code in re.findall(r"CONSTANT PLS_INTEGER := (-200\d\d);", spec)}
     exceptions = {int(code) for code in re.findall(r"EXCEPTION_INIT\(\w+, (-200\d\d)\)", spec)}
     contract = set(ERRORS_BY_CODE)
-    assert constants == exceptions == contract == set(range(-20010, -20000))
+    assert constants == exceptions == contract == set(range(-20011, -20000))
 
 
 DYNAMIC_SQL = re.compile(
@@ -471,8 +471,10 @@ def test_the_ranking_numbers_in_the_packages_are_the_python_ones():
     assert constant(search_spec, "c_keyword_weight") == ranking.KEYWORD_WEIGHT
     assert constant(search_spec, "c_max_hops") == limits.MAX_HOPS
     assert constant(scope_spec, "c_affinity") == ranking.SCOPE_AFFINITY
-    # the HYBRID branch subtracts the same keyword weight as a literal
-    pull = re.search(r"NVL\(c\.vd, 1\) - ([\d.]+) \* NVL\(kt\.part, 0\)", ranking_statement())
+    # the HYBRID branch cuts a keyword-window row to the vector window's edge (wd) and
+    # subtracts the same keyword weight as a literal
+    pull = re.search(r"LEAST\(NVL\(c\.vd, 1\), NVL\(vs\.wd, 1\)\) END"
+                     r" - ([\d.]+) \* NVL\(kt\.part, 0\)", ranking_statement())
     assert pull and float(pull.group(1)) == ranking.KEYWORD_WEIGHT
     # another value in Python renders another package (not a copy that happens to match)
     saved = ranking.KEYWORD_WEIGHT, ranking.SCOPE_AFFINITY
@@ -481,6 +483,6 @@ def test_the_ranking_numbers_in_the_packages_are_the_python_ones():
         other = dict(render.render_install())
         assert constant(other["agent_memory_search.pks"], "c_keyword_weight") == 0.35
         assert constant(other["agent_memory_scope.pks"], "c_affinity") == 0.125
-        assert "NVL(c.vd, 1) - 0.35 * NVL(kt.part, 0)" in other["agent_memory_search.pkb"]
+        assert "NVL(vs.wd, 1)) END - 0.35 * NVL(kt.part, 0)" in other["agent_memory_search.pkb"]
     finally:
         ranking.KEYWORD_WEIGHT, ranking.SCOPE_AFFINITY = saved

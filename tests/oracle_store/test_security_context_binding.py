@@ -217,10 +217,10 @@ def test_the_client_sends_each_operation_bound_and_adds_no_guard_of_its_own():
         assert client.delete_memory("mb") == 0
         assert client.list_memories(user_id="carol") == []
     blocks = [block for block, _ in connection.calls]
-    # the client's own lookup of the memory, then the delete (the embedded backend's guard
-    # would have looked the record up first and skipped the delete), then the listing:
-    # every call bound, the database decides what each may touch
+    # the delete (no lookup of the memory first: no extraction is pending; the embedded
+    # backend's guard would have looked the record up first and skipped the delete), then
+    # the listing: every call bound, the database decides what each may touch
     assert [b.split(":result := ")[1].split("(")[0] for b in blocks] == [
-        "AGENT_MEMORY.GET_RECORDS", "AGENT_MEMORY.DELETE_RECORDS", "AGENT_MEMORY.GET_RECORDS"]
+        "AGENT_MEMORY.DELETE_RECORDS", "AGENT_MEMORY.GET_RECORDS"]
     assert all(b.startswith(f"BEGIN {SESSION}.SET_END_USER_CONTEXT(") for b in blocks)
     assert all(binds["am_end_user"] == "carol" for _, binds in connection.calls)

@@ -25,13 +25,18 @@ CAPABILITIES: dict[str, str] = {
     "utc_timestamps": "event timestamps come back in UTC with microseconds, "
                       "'2026-01-02T01:04:05.000000Z'",
     "keyword_search": "KEYWORD and HYBRID search over the records' words",
-    "images": "image records of any bytes, attached to messages or standalone",
-    "cascades": "deleting a thread or a user deletes what belongs to it",
-    "expiry": "ttl_days hides expired records everywhere and purge_expired removes them",
+    "any_image_bytes": "image records keep any bytes, with the mime_type they were given",
+    "cascade_counts": "delete_cascade counts the records and links it deleted",
+    "expiry": "ttl_days hides expired records from every read, update and search",
+    "expiry_times": "records report created_at and expires_at, and purge_expired removes "
+                    "expired records",
     "link_graph": "typed links with their stored direction, walked by search",
-    "extraction_counters": "append_messages keeps a thread's extraction counters",
+    "extraction_counters": "append_messages keeps a thread's extraction counters, and "
+                           "update_record layers its settings over the stored ones",
     "scoped_replace": "a replace never replaces a record of another scope",
     "contract_messages": "errors name the contract's own arguments (max_results, ...)",
+    "whole_metadata": "metadata reads back whole, the LangGraph store's bookkeeping "
+                      "('langgraph') included",
 }
 """What a test may need beyond the operations every store offers, by name."""
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 import statistics
+import struct
 import uuid
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -32,6 +34,8 @@ from oracleagentmemory.stores.errors import (
     InvalidArgumentError,
     InvalidFilterError,
     InvalidLinkError,
+    LinkEndNotFoundError,
+    MessageContextChangedError,
 )
 
 TestFunction = Callable[..., None]
@@ -66,6 +70,19 @@ def store(make_store: Callable[..., Any], store_capabilities: frozenset[str],
 
 
 E1, E2, E3, E4 = [1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]
+
+
+def png(tag: str = "") -> bytes:
+    """A one-pixel grey PNG whose text chunk holds ``tag``: image bytes that any store
+    accepts (one that reads the type from the bytes too), told apart by their tag."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(
+            ">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+            + chunk(b"tEXt", b"Comment\x00" + tag.encode()) + chunk(b"IDAT", zlib.compress(b"\0\0"))
+            + chunk(b"IEND", b""))
 
 
 def memory(rid, vector=E1, **fields):
@@ -253,49 +270,73 @@ def test_delete_records_counts_and_respects_thread(store):
     assert store.get_records({}) == []
 
 
-@needs("images")
-def test_deleting_an_attached_image_directly_is_refused(store):
-    store.write_records([
+def message_with_image():
+    """A message and the image attached to it (its parts name it)."""
+    return [
         {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user",
+         "content": "look", "parts": [{"type": "image", "id": "img", "mime_type": "image/png"}],
          "embedding": E1},
         {"record_type": "image", "id": "img", "thread_id": "t", "message_id": "msg",
-         "mime_type": "image/png", "image_bytes": b"\x89PNG"},
-    ])
+         "mime_type": "image/png", "image_bytes": png()},
+    ]
+
+
+def test_deleting_an_attached_image_directly_is_refused(store):
+    store.write_records(message_with_image())
+    [image] = store.get_records({"record_types": ["image"], "message_id": "msg"})
+    assert image["id"] == "img" and image["message_id"] == "msg"
     with pytest.raises(AttachedImageError):
         store.delete_records(["img"], ["image"])
     assert store.delete_records(["msg"], ["message"]) == 1
     assert store.get_records({"record_types": ["image"]}) == []
 
 
-@needs("images")
 def test_image_bytes_are_returned_only_when_asked(store):
     store.write_records([{"record_type": "image", "id": "img", "mime_type": "image/png",
-                          "image_bytes": b"\x00\x01raw"}])
+                          "image_bytes": png("raw")}])
     assert "image_bytes" not in store.get_records({"ids": ["img"]})[0]
     [loaded] = store.get_records({"ids": ["img"], "include_bytes": True})
-    assert loaded["image_bytes"] == b"\x00\x01raw"
+    assert loaded["image_bytes"] == png("raw")
+    assert (loaded["mime_type"], loaded["message_id"]) == ("image/png", None)
 
 
-@needs("cascades")
-def test_thread_cascade_removes_everything_of_the_thread_only(store):
+@needs("any_image_bytes")
+def test_image_bytes_are_kept_as_given_with_their_declared_type(store):
+    """The client checks an image before it reaches the store; the store keeps what it is
+    given, whatever the bytes."""
+    store.write_records([{"record_type": "image", "id": "img", "mime_type": "image/webp",
+                          "image_bytes": b"\x00\x01raw"}])
+    [loaded] = store.get_records({"ids": ["img"], "include_bytes": True})
+    assert (loaded["image_bytes"], loaded["mime_type"]) == (b"\x00\x01raw", "image/webp")
+
+
+def _thread_with_everything(store):
+    """Thread t1 with a message, two linked memories, a summary and an image; a memory of
+    the same user in thread t2."""
     store.write_records([
         {"record_type": "thread", "id": "t1", "thread_id": "t1", "user_id": "u1"},
         {"record_type": "message", "id": "msg", "thread_id": "t1", "role": "user",
          "embedding": E1},
         memory("m1", thread_id="t1"), memory("m2", thread_id="t1"),
         {"record_type": "summary", "id": "t1", "thread_id": "t1", "content": "s"},
-        {"record_type": "image", "id": "img", "thread_id": "t1", "image_bytes": b"x"},
+        {"record_type": "image", "id": "img", "thread_id": "t1", "image_bytes": png()},
         memory("elsewhere", thread_id="t2", user_id="u1"),
     ], links=[{"thread_id": "t1", "source_id": "m1", "source_type": "memory",
                "target_id": "m2", "target_type": "memory", "relation_type": "supports"}])
-    result = store.delete_cascade("thread", "t1")
-    assert result == {"owner": 1, "records": 6, "links": 1}
+
+
+def test_thread_cascade_removes_everything_of_the_thread_only(store):
+    _thread_with_everything(store)
+    assert store.delete_cascade("thread", "t1")["owner"] == 1
     assert [r["id"] for r in store.get_records({})] == ["elsewhere"]
+    assert store.get_records({"record_types": ["thread", "summary"]}) == []
     assert store.list_links({"thread_id": "t1"}) == []
+    assert store.delete_cascade("thread", "t1")["owner"] == 0
 
 
-@needs("cascades")
-def test_user_cascade_removes_profile_owned_threads_and_scoped_records(store):
+def _user_with_everything(store):
+    """User u1's profile, a thread it owns (holding a record of no user), a record of u1 in
+    another thread, and a record of user u2."""
     store.write_records([
         {"record_type": "user_profile", "id": "u1", "user_id": "u1", "content": "p",
          "embedding": E1},
@@ -304,10 +345,22 @@ def test_user_cascade_removes_profile_owned_threads_and_scoped_records(store):
         memory("scoped-elsewhere", thread_id="t9", user_id="u1"),
         memory("other-user", user_id="u2"),
     ])
-    result = store.delete_cascade("user", "u1")
-    assert result["owner"] == 1 and result["records"] == 4
+
+
+def test_user_cascade_removes_profile_owned_threads_and_scoped_records(store):
+    _user_with_everything(store)
+    assert store.delete_cascade("user", "u1")["owner"] == 1
     assert [r["id"] for r in store.get_records({})] == ["other-user"]
+    assert store.get_records({"record_types": ["thread"]}) == []
     assert store.delete_cascade("user", "u1")["owner"] == 0
+
+
+@needs("cascade_counts")
+def test_a_cascade_counts_the_records_and_links_it_deleted(store):
+    _thread_with_everything(store)
+    assert store.delete_cascade("thread", "t1") == {"owner": 1, "records": 6, "links": 1}
+    _user_with_everything(store)  # and u1's memory "elsewhere", which the thread's kept
+    assert store.delete_cascade("user", "u1") == {"owner": 1, "records": 5, "links": 0}
 
 
 # -- search -----------------------------------------------------------------------------
@@ -391,18 +444,25 @@ def test_hybrid_search_fuses_vector_and_keyword_ranks(store):
 
 def hybrid_pull(cosines, window):
     """The contract's HYBRID pull of a keyword part of 1 over these vector cosines:
-    0.8 x spread / c_v, spread the window's last distance less the best (last: 1 when the
-    list is shorter than the window), c_v the z-score of the best cosine."""
+    0.1 x spread / c_v^2, spread the window's edge less the best distance, c_v the z-score
+    of the best cosine."""
     distances = sorted(1 - c for c in cosines)
-    last = distances[window - 1] if len(distances) >= window else 1.0
     confidence = (max(cosines) - statistics.mean(cosines)) / statistics.pstdev(cosines)
-    return 0.8 * (last - distances[0]) / confidence
+    return 0.1 * (window_edge(cosines, window) - distances[0]) / confidence ** 2
+
+
+def window_edge(cosines, window):
+    """The vector window's edge: its last (window-th best) distance, 1 when the list is
+    shorter than the window."""
+    distances = sorted(1 - c for c in cosines)
+    return distances[window - 1] if len(distances) >= window else 1.0
 
 
 @needs("keyword_search")
 def test_hybrid_distance_is_the_vector_distance_less_the_keyword_pull(store):
-    """HYBRID reports a distance to the query: each record's cosine distance, less the pull
-    of its keyword part (the keyword side's confidence x the record's share of the keyword
+    """HYBRID reports a distance to the query: each record's cosine distance (for a record
+    in the keyword window, at most the vector window's edge), less the pull of its keyword
+    part (the keyword side's confidence squared x the record's share of the keyword
     window) measured in spreads of the vector window; never below 0."""
     store.write_records([
         memory(f"r{i}", [1, 0.1 * i, 0, 0]) | {"content": "zebra note" if i == 11 else "note"}
@@ -411,10 +471,12 @@ def test_hybrid_distance_is_the_vector_distance_less_the_keyword_pull(store):
     hits = search(store, E1, query_text="zebra", strategy="HYBRID", max_results=11)
     distance = {hit["record"]["id"]: hit["distance"] for hit in hits}
     cosines = [1 / math.sqrt(1 + (0.1 * i) ** 2) for i in range(12)]
-    # r11, the one keyword match (confidence 1, share 1 of a one-record list), is pulled
-    # closer by the whole pull; every other record keeps its cosine distance
+    # r11, the one keyword match (confidence 1, share 1 of a one-record list), is the 12th
+    # by vector, beyond the window of 11: it counts the window's edge (r10's distance), less
+    # the whole pull; every other record keeps its cosine distance
     expected = [1 - c for c in cosines]
-    expected[11] -= hybrid_pull(cosines, 11)
+    assert window_edge(cosines, 11) == pytest.approx(expected[10])
+    expected[11] = window_edge(cosines, 11) - hybrid_pull(cosines, 11)
     assert 0 < expected[11] < expected[10]                  # r11 passes r10 (and is kept)
     assert distance == pytest.approx(
         {f"r{i}": expected[i] for i in range(12) if i != 10}, abs=1e-6)
@@ -427,8 +489,9 @@ def test_hybrid_distance_is_the_vector_distance_less_the_keyword_pull(store):
 @needs("keyword_search")
 def test_hybrid_keyword_match_passes_closer_records_by_its_confidence(store):
     """A keyword match that stands out (one match of two rare words over five matches of a
-    common one: confidence sqrt(5)) passes vector neighbours within its pull, and a record
-    the words barely match (share 0.1 of the list's top) moves a tenth as far."""
+    common one: confidence sqrt(5), weighing 5) passes vector neighbours within its pull,
+    and a record the words barely match (share 0.1 of the list's top) moves a tenth as
+    far."""
     vectors = [[1, 0.05 * i, 0, 0] for i in range(12)]
     store.write_records(
         [memory(f"v{i}", vectors[i]) | {"content": "plain words"} for i in range(12)
@@ -439,9 +502,10 @@ def test_hybrid_keyword_match_passes_closer_records_by_its_confidence(store):
                   max_results=4)
     cosines = [1 / math.sqrt(1 + (0.05 * i) ** 2) for i in range(12)]
     # keyword scores: v3 matches two words, v5..v9 one common word each; whatever bm25
-    # gives, five equal weak scores and one strong one have a top z-score of sqrt(5), and
-    # the weak ones a share s of the list's top (short list: floor 0) with s < 1
-    pull = hybrid_pull(cosines, 10) * math.sqrt(5)
+    # gives, five equal weak scores and one strong one have a top z-score of sqrt(5)
+    # (squared: 5), and the weak ones a share s of the list's top (short list: floor 0)
+    # with s < 1
+    pull = hybrid_pull(cosines, 10) * 5
     assert ids(hits)[0] == "v3"
     assert hits[0]["distance"] == pytest.approx(max(0.0, 1 - cosines[3] - pull), abs=1e-6)
     assert ids(hits)[1:3] == ["v0", "v1"]                   # plain vector distances
@@ -500,8 +564,7 @@ def test_a_negation_matches_a_record_without_metadata(store):
 # -- expiry -----------------------------------------------------------------------------
 
 
-@needs("expiry")
-def test_expired_records_are_invisible_everywhere_and_purged(store):
+def _expired_live_and_forever(store):
     past = "2020-01-01T00:00:00Z"
     store.write_records([
         memory("expired", timestamp=past, ttl_days=1, ttl_anchor="TIMESTAMP",
@@ -510,16 +573,27 @@ def test_expired_records_are_invisible_everywhere_and_purged(store):
                thread_id="t"),
         memory("forever", ttl_days=None, thread_id="t"),
     ])
+
+
+@needs("expiry")
+def test_expired_records_are_invisible_everywhere(store):
+    _expired_live_and_forever(store)
     assert sorted(r["id"] for r in store.get_records({})) == ["forever", "live"]
+    assert store.get_records({"ids": ["expired"]}) == []
     assert "expired" not in ids(search(store))
     assert store.update_record("expired", ["memory"], {"content": "x"}) is None
+
+
+@needs("expiry_times")
+def test_expiry_times_are_reported_and_expired_records_purged(store):
+    _expired_live_and_forever(store)
     [live] = store.get_records({"ids": ["live"]})
     assert live["expires_at"].startswith("4757-")  # 2020-01-01 + 1,000,000 days
     assert store.purge_expired() == 1
     assert store.purge_expired() == 0
 
 
-@needs("expiry")
+@needs("expiry_times")
 def test_created_at_anchor_counts_from_creation(store):
     store.write_records([memory("m", ttl_days=10)])
     [record] = store.get_records({})
@@ -564,9 +638,10 @@ def test_timestamp_anchor_without_timestamp_is_rejected(store):
         store.write_records([memory("m", ttl_days=1, ttl_anchor="TIMESTAMP")])
 
 
-@needs("expiry")
+@needs("expiry_times")
 def test_ttl_refresh_on_update(store):
     store.write_records([memory("m", ttl_days=1)])
+    assert store.get_records({"ids": ["m"]})[0]["expires_at"] is not None
     updated = store.update_record("m", ["memory"], {"ttl_days": None,
                                                     "ttl_anchor": "CREATED_AT"})
     assert updated["expires_at"] is None
@@ -898,16 +973,113 @@ def test_append_messages_takes_only_messages_and_images_of_its_thread(store):
 @needs("extraction_counters")
 def test_changing_a_threads_settings_keeps_its_counters(store):
     # update_thread used to write the whole config it had read: a batch counted meanwhile
-    # by another client was lost. "settings" replaces only the settings, in the update.
+    # by another client was lost. "settings" changes only the settings, in the update.
     store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1",
                           "config": {"settings": {"a": 1}, "state": {}}}])
     store.append_messages({"thread_id": "t1", "records": [message("a")], "schedule": {
         "extraction_frequency": 10, "extraction_window": -1, "summary_frequency": None}})
     updated = store.update_record("t1", ["thread"], {"settings": {"b": 2}})
-    assert updated["config"]["settings"] == {"b": 2}
+    assert updated["config"]["settings"] == {"a": 1, "b": 2}
     assert updated["config"]["state"]["extraction"]["messages_since_extraction"] == 1
     with pytest.raises(InvalidArgumentError):
         store.update_record("t1", ["thread"], {"settings": {"c": 3}, "config": {}})
+
+
+@needs("extraction_counters")
+def test_a_threads_settings_layer_over_the_stored_ones(store):
+    # Each setting given replaces the stored one, except the extraction config, whose
+    # fields given replace the stored fields; what was set by another client stays.
+    stored = {"max_message_token_length": 500, "context_card_token_limit": 9,
+              "image_input_limit_config": {"max_images_per_llm_request": 4},
+              "memory_extraction_config": {"memory_extraction_frequency": 5,
+                                           "memory_extraction_custom_instructions": "brief"}}
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1",
+                          "config": {"settings": stored, "state": {}}}])
+    updated = store.update_record("t1", ["thread"], {"settings": {
+        "max_message_token_length": 800,
+        "image_input_limit_config": {"max_raw_image_bytes": 1000},
+        "memory_extraction_config": {"memory_extraction_custom_instructions": None,
+                                     "memory_extraction_window": 7}}})
+    assert updated["config"]["settings"] == {
+        "max_message_token_length": 800, "context_card_token_limit": 9,
+        "image_input_limit_config": {"max_raw_image_bytes": 1000},
+        "memory_extraction_config": {"memory_extraction_frequency": 5,
+                                     "memory_extraction_custom_instructions": None,
+                                     "memory_extraction_window": 7}}
+    [thread] = store.get_records({"ids": ["t1"], "record_types": ["thread"]})
+    assert thread["config"]["settings"] == updated["config"]["settings"]
+
+
+@needs("whole_metadata")
+def test_new_metadata_keeps_the_langgraph_bookkeeping_when_asked(store):
+    envelope = {"kind": "langgraph_store_item", "namespace": ["n"], "key": "k"}
+    store.write_records([memory("kept", metadata={"langgraph": envelope, "a": 1}),
+                         memory("plain", metadata={"langgraph": "ordinary", "a": 1})])
+    kept = store.update_record("kept", ["memory"], {"metadata": {"b": 2},
+                                                    "keep_bookkeeping": True})
+    assert kept["metadata"] == {"b": 2, "langgraph": envelope}
+    # only the store's own bookkeeping is kept, never ordinary metadata of that name, and
+    # metadata that sets the key itself (or clears everything) replaces it
+    plain = store.update_record("plain", ["memory"], {"metadata": {"b": 2},
+                                                      "keep_bookkeeping": True})
+    assert plain["metadata"] == {"b": 2}
+    assert store.update_record("kept", ["memory"], {"metadata": None,
+                                                    "keep_bookkeeping": True})["metadata"] is None
+    store.update_record("kept", ["memory"], {"metadata": {"langgraph": envelope}})
+    assert store.update_record("kept", ["memory"], {"metadata": {"c": 3}})["metadata"] == {
+        "c": 3}
+
+
+@needs("link_graph")
+def test_a_record_takes_the_scope_it_leaves_out_from_the_memory_it_names(store):
+    store.write_records([{"record_type": "thread", "id": "t", "thread_id": "t"},
+                         memory("home", record_type="fact", user_id="u", agent_id="a",
+                                thread_id="t")])
+    # one write: the new memory's scope is the stored memory's (the keys it gives win),
+    # and a link end without a type is of its stored type
+    store.write_records([memory("work", scope_from="home", agent_id=None)], links=[
+        {"source_id": "work", "source_type": "memory", "target_id": "home",
+         "relation_type": "supports"}])
+    [work] = store.get_records({"ids": ["work"]})
+    assert (work["user_id"], work["agent_id"], work["thread_id"]) == ("u", None, "t")
+    [link] = store.list_links({"source_id": "work"})
+    assert (link["target_type"], link["thread_id"]) == ("fact", "t")
+    with pytest.raises(LinkEndNotFoundError):
+        store.write_records([memory("lost", scope_from="missing")])
+    with pytest.raises(InvalidLinkError):
+        store.write_records([memory("typed", user_id="u")], links=[
+            {"source_id": "typed", "source_type": "memory", "target_id": "home",
+             "target_type": "memory", "relation_type": "supports"}])
+    assert store.get_records({"ids": ["lost", "typed"]}) == []
+
+
+def test_an_attached_images_expiry_changes_only_with_its_message(store):
+    store.write_records(message_with_image())
+    with pytest.raises(AttachedImageError):
+        store.update_record("img", ["image"], {"ttl_days": 3})
+    assert store.get_records({"ids": ["img"]})[0]["expires_at"] is None
+    assert store.update_record("img", ["image"], {"content": "a cat"})["content"] == "a cat"
+
+
+def test_a_message_update_checks_the_message_before_it(store):
+    store.write_records([message("a"), message("b"), message("c")])
+    # the new content's vector was made against "b": the update applies while "b" is the
+    # message before it, and changes nothing once another one is
+    assert store.update_record("c", ["message"], {"content": "C", "embedding": E2,
+                                                  "after_message_id": "b"})["content"] == "C"
+    assert store.update_record("a", ["message"], {"content": "A",
+                                                  "after_message_id": None})["content"] == "A"
+    store.delete_records(["b"], ["message"])
+    with pytest.raises(MessageContextChangedError):
+        store.update_record("c", ["message"], {"content": "C2", "after_message_id": "b"})
+    assert store.get_records({"ids": ["c"]})[0]["content"] == "C"
+    with pytest.raises(MessageContextChangedError):
+        store.update_record("a", ["message"], {"content": "A2", "after_message_id": "c"})
+    assert store.update_record("missing", ["message"], {"content": "x",
+                                                        "after_message_id": None}) is None
+    store.write_records([memory("m")])
+    with pytest.raises(InvalidArgumentError):
+        store.update_record("m", ["memory"], {"content": "x", "after_message_id": None})
 
 
 # -- a replace keeps to its own scope ----------------------------------------------------
@@ -929,7 +1101,7 @@ def _conversation(store):
         {"record_type": "message", "id": "m-bob", **BOB, "role": "user", "content": "look",
          "parts": [{"type": "image", "id": "img-bob"}], "embedding": [1, 0, 0, 0]},
         {"record_type": "image", "id": "img-bob", **BOB, "message_id": "m-bob",
-         "mime_type": "image/png", "image_bytes": b"bob's bytes", "content": "bob's cat"},
+         "mime_type": "image/png", "image_bytes": png("bob"), "content": "bob's cat"},
         {"record_type": "message", "id": "m-alice", **ALICE, "role": "user",
          "content": "hello", "embedding": [0, 1, 0, 0]},
     ])
@@ -948,12 +1120,12 @@ def test_replace_images_cannot_take_over_another_users_attached_image(store):
         store.update_record("m-alice", ["message"], {
             "content": "mine now", "parts": [{"type": "image", "id": "img-bob"}],
             "replace_images": [{"id": "img-bob", "mime_type": "image/png",
-                                "image_bytes": b"alice's bytes"}],
+                                "image_bytes": png("alice")}],
         }, "t-alice")
     image = _bobs_image(store)
     assert (image["user_id"], image["thread_id"], image["message_id"]) == (
         "bob", "t-bob", "m-bob")
-    assert image["image_bytes"] == b"bob's bytes"
+    assert image["image_bytes"] == png("bob")
     [alice] = store.get_records({"ids": ["m-alice"]})
     assert alice["content"] == "hello" and alice["parts"] is None  # nothing half-written
 
@@ -963,10 +1135,10 @@ def test_the_answer_is_the_one_a_write_without_replace_gives(store):
     _conversation(store)
     with pytest.raises(DuplicateRecordError) as plain:
         store.write_records([{"record_type": "image", "id": "img-bob", **ALICE,
-                              "image_bytes": b"x"}])
+                              "image_bytes": png("x")}])
     with pytest.raises(DuplicateRecordError) as replacing:
         store.update_record("m-alice", ["message"], {
-            "replace_images": [{"id": "img-bob", "image_bytes": b"x"}]}, "t-alice")
+            "replace_images": [{"id": "img-bob", "image_bytes": png("x")}]}, "t-alice")
     assert str(replacing.value) == str(plain.value)
 
 
@@ -992,8 +1164,8 @@ def test_replace_within_the_same_scope_still_replaces(store):
     _conversation(store)
     store.update_record("m-bob", ["message"], {
         "replace_images": [{"id": "img-bob", "mime_type": "image/png",
-                            "image_bytes": b"new bytes"}]}, "t-bob")
-    assert _bobs_image(store)["image_bytes"] == b"new bytes"
+                            "image_bytes": png("new")}]}, "t-bob")
+    assert _bobs_image(store)["image_bytes"] == png("new")
     store.write_records([{"record_type": "memory", "id": "mem", **BOB, "content": "v1"}])
     store.write_records([{"record_type": "memory", "id": "mem", **BOB, "content": "v2"}],
                         replace=True)
@@ -1003,14 +1175,14 @@ def test_replace_within_the_same_scope_still_replaces(store):
 @needs("scoped_replace")
 def test_a_standalone_image_cannot_be_attached_by_naming_it(store):
     store.write_records([
-        {"record_type": "image", "id": "loose", **ALICE, "image_bytes": b"loose bytes"},
+        {"record_type": "image", "id": "loose", **ALICE, "image_bytes": png("loose")},
         {"record_type": "message", "id": "m", **ALICE, "role": "user", "content": "x"},
     ])
     with pytest.raises(DuplicateRecordError, match="loose"):
         store.update_record("m", ["message"], {
-            "replace_images": [{"id": "loose", "image_bytes": b"other"}]}, "t-alice")
+            "replace_images": [{"id": "loose", "image_bytes": png("other")}]}, "t-alice")
     [loose] = store.get_records({"ids": ["loose"], "include_bytes": True})
-    assert (loose["message_id"], loose["image_bytes"]) == (None, b"loose bytes")
+    assert (loose["message_id"], loose["image_bytes"]) == (None, png("loose"))
 
 
 # -- the metadata-filter and scope cases (conformance/cases.py) -------------------------

@@ -20,15 +20,18 @@ def new_link(thread_id: str | None, *, source: tuple[Any, Any] | None,
              target: tuple[Any, Any], relation_type: Any,
              relation_id: Any = NOT_SET_MARKER, opposite_relation_type: Any = NOT_SET_MARKER,
              timestamp: str | None = None, metadata: Any = None) -> LinkIn:
-    """A link to write; ``source`` None means the memory written in the same batch."""
+    """A link to write; ``source`` None means the memory written in the same batch, a
+    target type None the target's stored type."""
     link: LinkIn = {
         "id": check_id_argument(value_or(relation_id, None) or new_id(), "relation_id"),
         "thread_id": thread_id,
-        "target_id": target[0], "target_type": target[1],
+        "target_id": target[0],
         "relation_type": relation_type,
         "opposite_relation_type": value_or(opposite_relation_type, None),
         "timestamp": timestamp, "metadata": metadata,
     }
+    if target[1] is not None:
+        link["target_type"] = target[1]
     if source is not None:
         link["source_id"], link["source_type"] = source
     return link

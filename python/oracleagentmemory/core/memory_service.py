@@ -46,7 +46,6 @@ from oracleagentmemory.core.records import (
     DEFAULT_SEARCH_STRATEGY,
     contract_record_type,
     contract_strategy,
-    keep_bookkeeping,
     relation_of,
     to_record,
 )
@@ -304,9 +303,9 @@ class MemoryService:
             changes["content"] = check_stored_text(content, "content")
             changes["embedding"] = self.embed([content])[0]
         if metadata is not NOT_SET_MARKER:
-            stored = self.find(memory_id, MEMORY_TYPES, thread_id)
-            changes["metadata"] = keep_bookkeeping(
-                stored.get("metadata") if stored is not None else None, metadata)
+            # the store keeps the LangGraph bookkeeping of what it holds, in the update
+            changes["metadata"] = metadata
+            changes["keep_bookkeeping"] = True
         if timestamp is not NOT_SET_MARKER:
             changes["timestamp"] = timestamp
         if status is not NOT_SET_MARKER:
@@ -352,11 +351,15 @@ class MemoryService:
         if self._background is not None:
             self._background.wait(thread_ids, timeout)
 
+    def has_pending_work(self) -> bool:
+        """Is background extraction accepted and not finished yet?"""
+        return self._background is not None and self._background.pending() > 0
+
     def wait_for_owner(self, column: Literal["user_id", "agent_id"], owner_id: str,
                        timeout: float | None = 300.0) -> None:
         """Wait for extraction accepted earlier for the threads of a user or agent; their
         ids are read only when there is work to wait for (a delete stays one store call)."""
-        if self._background is not None and self._background.pending():
+        if self.has_pending_work():
             self.wait_for_threads(self.owned_threads(column, owner_id), timeout)
 
     def close(self, timeout: float | None) -> None:

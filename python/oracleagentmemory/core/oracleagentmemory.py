@@ -56,7 +56,6 @@ from oracleagentmemory.core.thread import OracleThread, link_new_memory, open_th
 from oracleagentmemory.core.thread_settings import (
     SettingsLayer,
     layer_from_arguments,
-    layer_from_json,
 )
 from oracleagentmemory.errors import (
     ArgumentTypeError,
@@ -576,11 +575,10 @@ class OracleAgentMemory(IAgentMemory, ScopedOperations):
         reject_store_kwargs("update_thread", kwargs)
         call = _call_layer("update_thread", dict(locals()))
         thread_id = thread_key(thread_id)
-        record = self._load_thread(thread_id)
-        stored = layer_from_json((record.get("config") or {}).get("settings"))
-        # only the settings: the store keeps the rest of the config (the extraction counters
-        # other clients may be counting meanwhile)
-        changes: RecordChanges = {"settings": call.over(stored).to_json()}
+        # The call's settings, which the store layers over the stored ones in the update
+        # (as ``call.over(stored)``) and keeps the rest of the config: settings or counters
+        # another client writes meanwhile are never lost.
+        changes: RecordChanges = {"settings": call.to_json()}
         if not isinstance(metadata, _NotSetMarker):
             changes["metadata"] = metadata
         updated = self.memory_service.backend.update_record(thread_id, ["thread"], changes)
@@ -855,11 +853,31 @@ class OracleAgentMemory(IAgentMemory, ScopedOperations):
         """Every scope dimension: the one given, or None."""
         return _every_dimension(given_scope(user_id, agent_id, thread_id))
 
-    def _memory_scope(self, given: RecordScope, target: RecordOut | None) -> RecordScope:
+    def _memory_scope(self, given: RecordScope, linked: bool) -> RecordScope:
         """The dimensions given (None where omitted); with a linked memory, each that is
-        None is the linked memory's."""
-        scope = _every_dimension(given)
-        return scope if target is None else _filled_scope(scope, target)
+        None is left out (the linked memory's)."""
+        if not linked:
+            return _every_dimension(given)
+        kept: RecordScope = {}
+        if given.get("user_id") is not None:
+            kept["user_id"] = given["user_id"]
+        if given.get("agent_id") is not None:
+            kept["agent_id"] = given["agent_id"]
+        if given.get("thread_id") is not None:
+            kept["thread_id"] = given["thread_id"]
+        return kept
+
+    def _memory_thread(self, scope: RecordScope, linked: str | None,
+                       requested: bool | _NotSetMarker) -> str | None:
+        """The thread given; else the linked memory's, read first only when the memory may be
+        linked autonomously (then several calls follow anyway)."""
+        if linked is None or "thread_id" in scope or (
+                self.llm is None and requested is not True):
+            return scope.get("thread_id")
+        found = self.memory_service.find(linked, MEMORY_TYPES)
+        if found is None:
+            raise self._not_linkable(linked)
+        return found.get("thread_id")
 
     def _linking_thread(self, requested: bool | _NotSetMarker,
                         thread_id: str | None) -> str | None:
@@ -887,11 +905,3 @@ def _every_dimension(given: RecordScope) -> RecordScope:
     """Every scope dimension of a new record: the given id, or None when omitted."""
     return {"user_id": given.get("user_id"), "agent_id": given.get("agent_id"),
             "thread_id": given.get("thread_id")}
-
-
-def _filled_scope(scope: RecordScope, stored: RecordOut) -> RecordScope:
-    """``scope`` with each dimension that is None taken from a stored record."""
-    user, agent, thread = scope.get("user_id"), scope.get("agent_id"), scope.get("thread_id")
-    return {"user_id": stored.get("user_id") if user is None else user,
-            "agent_id": stored.get("agent_id") if agent is None else agent,
-            "thread_id": stored.get("thread_id") if thread is None else thread}

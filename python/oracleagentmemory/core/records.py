@@ -13,7 +13,6 @@ from typing import Any
 from oracleagentmemory._vocabulary import (
     CONTRACT_RECORD_TYPES,
     LANGGRAPH_ENVELOPE,
-    LANGGRAPH_ITEM_KIND,
     MEMORY_TYPES,
     PUBLIC_RECORD_TYPES,
 )
@@ -26,6 +25,7 @@ from oracleagentmemory.apis.relations import (
 )
 from oracleagentmemory.core.dbsearch import SearchStrategy
 from oracleagentmemory.stores.protocol import LinkOut, RecordOut, StoreBackend, Strategy
+from oracleagentmemory.stores.record_changes import has_bookkeeping
 from oracleagentmemory.stores.timestamps import shown
 
 _MEMORY_TYPES = frozenset(MEMORY_TYPES)
@@ -55,28 +55,12 @@ def contract_strategy(strategy: SearchStrategy) -> Strategy:
     return _CONTRACT_STRATEGIES[strategy]
 
 
-def _bookkeeping(metadata: Any) -> bool:
-    if not isinstance(metadata, Mapping):
-        return False
-    envelope = metadata.get(LANGGRAPH_ENVELOPE)
-    return isinstance(envelope, Mapping) and envelope.get("kind") == LANGGRAPH_ITEM_KIND
-
-
 def public_metadata(metadata: Any) -> Any:
     """A record's metadata as every public reader sees it: without the bookkeeping the
     LangGraph store keeps in it (only the LangGraph view reads that)."""
-    if not _bookkeeping(metadata):
+    if not has_bookkeeping(metadata):
         return metadata
     return {key: value for key, value in metadata.items() if key != LANGGRAPH_ENVELOPE}
-
-
-def keep_bookkeeping(stored: Any, replacement: Any) -> Any:
-    """New metadata for a record, with the LangGraph bookkeeping of the stored metadata kept
-    (a caller replacing the metadata it sees never saw it, so must not drop it)."""
-    if not _bookkeeping(stored) or not isinstance(replacement, Mapping) \
-            or LANGGRAPH_ENVELOPE in replacement:
-        return replacement
-    return {**replacement, LANGGRAPH_ENVELOPE: stored[LANGGRAPH_ENVELOPE]}
 
 
 def effective_timestamp(data: Mapping[str, Any]) -> str | None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
+from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.message import ImageMimeType
 from oracleagentmemory.apis.records import ImageRecord, RecordStatus
 from oracleagentmemory.apis.relations import check_memory_link_type
@@ -41,8 +42,8 @@ from oracleagentmemory.core.retention import ttl_changes, ttl_fields
 from oracleagentmemory.core.searchconfig import MemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
-from oracleagentmemory.stores.errors import LinkEndNotFoundError
-from oracleagentmemory.stores.protocol import LinkIn, RecordOut, RecordQuery, RecordScope
+from oracleagentmemory.stores.errors import AttachedImageError, LinkEndNotFoundError
+from oracleagentmemory.stores.protocol import LinkIn, RecordQuery, RecordScope
 
 __all__ = ["DEFAULT_IMAGE_LIST_LIMIT", "ScopedOperations", "given_scope"]
 
@@ -168,16 +169,9 @@ class ScopedOperations(IScopedOperations):
         reject_store_kwargs("update_image", kwargs)
         image_id = check_id_argument(image_id, "image_id")
         service, thread_id = self._service, self._own_thread
-        current = service.find(image_id, ["image"], thread_id)
         where = f" in thread {thread_id!r}" if thread_id else ""
-        if current is None:
-            raise NotFoundError(f"image {image_id!r} does not exist{where}")
         changes = ttl_changes(ttl_days, ttl_anchor, service.retention)
-        if changes and current.get("message_id") is not None:
-            raise InvalidArgumentError(
-                "the image is attached to a message: change its expiry with update_message()")
-        mime = ImageMimeType(current.get("mime_type") or ImageMimeType.PNG)
-        data: bytes | None = None
+        mime, data = ImageMimeType.PNG, None
         if not isinstance(image, _NotSetMarker):
             if isinstance(mime_type, _NotSetMarker):
                 raise InvalidArgumentError("mime_type must be given together with image")
@@ -187,11 +181,18 @@ class ScopedOperations(IScopedOperations):
             changes["mime_type"] = mime.value
         elif mime_type is not NOT_SET_MARKER:
             raise InvalidArgumentError("mime_type can only be given together with image")
+        if description is None and data is None and self.llm is not None:
+            # A caption of the stored bytes: the LLM reads them between a read and the update.
+            query: RecordQuery = {"ids": [image_id], "record_types": ["image"],
+                                  "include_bytes": True}
+            if thread_id is not None:
+                query["thread_id"] = thread_id
+            stored = service.backend.get_records(query)
+            if not stored:
+                raise NotFoundError(f"image {image_id!r} does not exist{where}")
+            mime = ImageMimeType(stored[0].get("mime_type") or ImageMimeType.PNG)
+            data = stored[0].get("image_bytes")
         if description is not NOT_SET_MARKER:
-            if description is None and data is None:
-                stored = service.backend.get_records({"ids": [image_id], "record_types": ["image"],
-                                                      "include_bytes": True})
-                data = stored[0].get("image_bytes") if stored else None
             text = describe(data, mime, description, self._caption)
             changes["content"] = text
             changes["embedding"] = service.embed([text])[0] if text else None
@@ -199,7 +200,13 @@ class ScopedOperations(IScopedOperations):
             changes["metadata"] = metadata
         if not isinstance(timestamp, _NotSetMarker):
             changes["timestamp"] = timestamp
-        updated = service.backend.update_record(image_id, ["image"], changes, thread_id)
+        try:
+            # one store call: it finds the image and refuses, in the update itself, an
+            # expiry change of an image attached to a message
+            updated = service.backend.update_record(image_id, ["image"], changes, thread_id)
+        except AttachedImageError:
+            raise InvalidArgumentError("the image is attached to a message: change its expiry "
+                                       "with update_message()") from None
         if updated is None:
             raise NotFoundError(f"image {image_id!r} does not exist{where}")
         return updated["id"]
@@ -318,37 +325,49 @@ class ScopedOperations(IScopedOperations):
         if (memory_id_to_link is NOT_SET_MARKER) != (link_type is NOT_SET_MARKER):
             raise InvalidArgumentError("memory_id_to_link and link_type must be given together")
         given = given_scope(user_id, agent_id, thread_id)
-        target: RecordOut | None = None
         links: list[LinkIn] = []
+        linked: str | None = None
         if not isinstance(memory_id_to_link, _NotSetMarker):
             relation_type = check_memory_link_type(link_type)
-            target = self._memory_to_link(memory_id_to_link)
-            links.append(new_link(self._own_thread, source=None,
-                                  target=(target["id"], target["record_type"]),
+            linked = check_id_argument(memory_id_to_link, "memory_id_to_link")
+            # the target's type is the one stored, which the store reads with the link
+            links.append(new_link(self._own_thread, source=None, target=(linked, None),
                                   relation_type=relation_type, relation_id=link_id,
                                   timestamp=value_or(link_timestamp, None),
                                   metadata=value_or(link_metadata, None)))
-        scope = self._memory_scope(given, target)
-        linking_thread = self._linking_thread(autonomous_linking, scope.get("thread_id"))
+        scope = self._memory_scope(given, linked is not None)
+        thread = self._memory_thread(scope, linked, autonomous_linking)
+        linking_thread = self._linking_thread(autonomous_linking, thread)
         service = self._service
         record = service.memory_record(
             content, scope, memory_id=memory_id, memory_type=memory_type,
             metadata=value_or(metadata, None), timestamp=value_or(timestamp, None),
             ttl_days=ttl_days, ttl_anchor=ttl_anchor, status=status)
-        new_id = service.write_memory(record, links, thread_id=self._write_thread)
+        if linked is not None:
+            # One store call: the scope keys left out are the linked memory's, which the
+            # store reads in the write's own transaction.
+            if "user_id" not in scope:
+                del record["user_id"]
+            if "agent_id" not in scope:
+                del record["agent_id"]
+            if "thread_id" not in scope:
+                del record["thread_id"]
+            record["scope_from"] = linked
+        try:
+            new_id = service.write_memory(record, links, thread_id=self._write_thread)
+        except LinkEndNotFoundError as error:
+            if linked is None or self._own_thread not in (None, thread):
+                raise  # on a thread, a memory put in another thread cannot link in it
+            raise self._not_linkable(linked) from error
         if linking_thread is not None:
             self._link_new_memory(linking_thread, new_id, content, record["record_type"])
         return new_id
 
-    def _memory_to_link(self, memory_id: str) -> RecordOut:
-        """The stored memory ``add_memory`` links a new one to, within reach."""
-        found = self._service.find(check_id_argument(memory_id, "memory_id_to_link"), MEMORY_TYPES,
-                                   self._own_thread)
-        if found is None:
-            where = ("a stored memory" if self._own_thread is None
-                     else f"a memory of thread {self._own_thread!r}")
-            raise LinkEndNotFoundError(f"memory_id_to_link {memory_id!r} is not {where}")
-        return found
+    def _not_linkable(self, memory_id: str) -> LinkEndNotFoundError:
+        """The error of a ``memory_id_to_link`` out of reach."""
+        where = ("a stored memory" if self._own_thread is None
+                 else f"a memory of thread {self._own_thread!r}")
+        return LinkEndNotFoundError(f"memory_id_to_link {memory_id!r} is not {where}")
 
     def update_memory(
         self,
@@ -414,7 +433,9 @@ class ScopedOperations(IScopedOperations):
         check_id_argument(memory_id, "memory_id")
         service = self._service
         owner = self._own_thread
-        if owner is None:
+        if owner is None and service.has_pending_work():
+            # the memory's thread is read only when there is extraction to wait for (a
+            # delete stays one store call)
             found = service.find(memory_id, MEMORY_TYPES)
             owner = found.get("thread_id") if found is not None else None
         if owner is not None:
@@ -651,6 +672,8 @@ class ScopedOperations(IScopedOperations):
 
     _service: MemoryService
     """The service the calls go through."""
+    llm: ILlm | None
+    """The LLM that captions an image given no description (None: none)."""
     _own_thread: str | None
     """The thread a record named by id must belong to: a thread's own id; None for the
     client, which reaches every record of its store."""
@@ -673,9 +696,16 @@ class ScopedOperations(IScopedOperations):
         """The scope of a new image, from ``add_image``'s scope arguments."""
 
     @abstractmethod
-    def _memory_scope(self, given: RecordScope, target: RecordOut | None) -> RecordScope:
-        """The scope of a new memory: ``given``, the checked scope arguments of the call
-        (only those given), with ``target``, the memory it is linked to (if any)."""
+    def _memory_scope(self, given: RecordScope, linked: bool) -> RecordScope:
+        """The scope keys of a new memory, from ``given``, the checked scope arguments of
+        the call (only those given); with ``linked`` (it is linked to a stored memory),
+        the keys left out take that memory's values."""
+
+    @abstractmethod
+    def _memory_thread(self, scope: RecordScope, linked: str | None,
+                       requested: bool | _NotSetMarker) -> str | None:
+        """The thread a new memory of ``scope`` will have, as far as deciding to link it
+        autonomously (``requested``) needs it; ``linked``: the memory it is linked to."""
 
     @abstractmethod
     def _linking_thread(self, requested: bool | _NotSetMarker,

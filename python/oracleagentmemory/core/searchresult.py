@@ -70,9 +70,10 @@ class OracleSearchResult(SearchResult):
     (0 the same direction, up to 2), whatever the query: a query that means nothing stored
     gets larger distances than a good match, so a threshold works. How large depends on
     the model: with the default one a close match mostly reads below 0.15 and unrelated
-    text 0.2 to 0.3. With the hybrid strategy a
-    record that matches the query's words is brought closer by a keyword pull (never below
-    0); with the keyword strategy it is ``1 / (1 + |bm25|)`` of the full-text match.
+    text 0.2 to 0.3. With the hybrid strategy a record that matches the query's words
+    reads no farther than the tenth-best vector match (the max_results-th when more are
+    asked for) and is brought closer by a keyword pull (never below 0); with the keyword
+    strategy it is ``1 / (1 + |bm25|)`` of the full-text match.
     Results come best first, in the order of these distances (a non-exact scope match
     moves a record up by 0.05 without changing its distance).
 

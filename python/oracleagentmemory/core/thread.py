@@ -35,7 +35,7 @@ from oracleagentmemory.core.extractors.memoryextractionconfig import (
 from oracleagentmemory.core.image_records import message_images
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.memory_service import MemoryService, SearchOptions, ServiceHolder
-from oracleagentmemory.core.message_batches import KnownTail, append_batch
+from oracleagentmemory.core.message_batches import KnownTail, append_batch, update_content
 from oracleagentmemory.core.message_input import to_messages
 from oracleagentmemory.core.observation import (
     THREAD_OPERATIONS,
@@ -449,13 +449,12 @@ class OracleThread(IThread, ScopedOperations):
         reject_store_kwargs("update_message", kwargs)
         check_id_argument(message_id, "message_id")
         changes = ttl_changes(ttl_days, ttl_anchor, self._service.retention)
-        stored: list[RecordOut] = []
-        if content is not NOT_SET_MARKER and (self._service.embedder is not None
-                                              or self._context.llm is not None):
-            # One read serves the new vector (the message before it) and the extraction
-            # window that ends at it.
-            stored = self._service.backend.list_messages(self.thread_id, None, None)
-        if content is not NOT_SET_MARKER:
+        if not isinstance(metadata, _NotSetMarker):
+            changes["metadata"] = metadata
+        if content is NOT_SET_MARKER:
+            updated = self._service.backend.update_record(
+                message_id, ["message"], changes, self.thread_id)
+        else:
             message = to_messages([{"role": "user", "content": content}])[0]
             # Attached images always take their message's expiry (the store keeps it so).
             parts, images = message_images(
@@ -468,36 +467,17 @@ class OracleThread(IThread, ScopedOperations):
                 {"id": part["id"]} for part in parts or []
                 if part["type"] == "image" and part["id"] not in new_ids
             ]
-            changes["embedding"] = self._service.embed(
-                [self._index_text(stored, message_id, message.text)])[0]
-        if not isinstance(metadata, _NotSetMarker):
-            changes["metadata"] = metadata
-        updated = self._service.backend.update_record(
-            message_id, ["message"], changes, self.thread_id)
+            # its vector made with the message before it, checked by the store in the update
+            updated, stored = update_content(self._context, self._tail, message_id,
+                                             message.text, changes)
+            if updated is not None:
+                derived_memory.after_message_updated(
+                    self._context, message_id,
+                    [updated if record["id"] == message_id else record for record in stored])
         if updated is None:
             raise NotFoundError(
                 f"message {message_id!r} does not exist in thread {self.thread_id!r}")
-        if "content" in changes:
-            self._tail.forget()  # it may have been the last message, which a batch answers
-            derived_memory.after_message_updated(
-                self._context, message_id,
-                [updated if record["id"] == message_id else record for record in stored])
         return updated["id"]
-
-    def _index_text(self, stored: list[RecordOut], message_id: str, text: str) -> str:
-        """The index text of a stored message given new content: its stored role and
-        timestamp, and the message before it in the thread (``stored``: the thread's
-        messages, none read when there is no embedder, since the store embeds the content
-        alone)."""
-        if self._service.embedder is None:
-            return text
-        position = next((i for i, record in enumerate(stored) if record["id"] == message_id),
-                        None)
-        if position is None:  # not in this thread: update_record reports it
-            return text
-        return index_text.message_index_text(
-            index_text.record_turn(stored[position], text),
-            index_text.record_turn(stored[position - 1]) if position else None)
 
     def delete_message(self, message_id: str) -> int:
         """Delete one raw message of this thread (derived memories stay).
@@ -652,13 +632,15 @@ class OracleThread(IThread, ScopedOperations):
                     f"{name}={value!r} does not match this thread's {name} {own.get(name)!r}")
         return own
 
-    def _memory_scope(self, given: RecordScope, target: RecordOut | None) -> RecordScope:
-        """The thread's scope (the linked memory's, with one), each dimension given
-        replacing its part."""
-        base: RecordScope = self._context.scope if target is None else {
-            "user_id": target.get("user_id"), "agent_id": target.get("agent_id"),
-            "thread_id": target.get("thread_id")}
-        return {**base, **given}
+    def _memory_scope(self, given: RecordScope, linked: bool) -> RecordScope:
+        """The thread's scope (the linked memory's, with one, left out), each dimension
+        given replacing its part."""
+        return RecordScope(**given) if linked else {**self._context.scope, **given}
+
+    def _memory_thread(self, scope: RecordScope, linked: str | None,
+                       requested: bool | _NotSetMarker) -> str | None:
+        """The thread given, else this one (a memory linked here is one of its own)."""
+        return scope.get("thread_id", self.thread_id)
 
     def _linking_thread(self, requested: bool | _NotSetMarker,
                         thread_id: str | None) -> str | None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from oracleagentmemory._end_user import EndUser, current_end_user
 from oracleagentmemory._vocabulary import MEMORY_TYPES, PRINCIPAL_KINDS, SECURITY_POLICIES
-from oracleagentmemory.stores.errors import AccessDeniedError
+from oracleagentmemory.stores.errors import AccessDeniedError, LinkEndNotFoundError
 from oracleagentmemory.stores.middleware import Layer
 from oracleagentmemory.stores.operations import (
     AppendMessages,
@@ -168,9 +168,31 @@ class EndUserGuard(Layer):
         return {**result, "messages": [m for m in result["messages"] if rules.visible(m)],
                 "last_message": last if last is None or rules.visible(last) else None}
 
+    def _scoped(self, rules: Rules, records: Sequence[RecordIn]) -> list[RecordIn]:
+        """The records with the scope a ``scope_from`` gives them, from a memory the user
+        may read (another is not there for it: LinkEndNotFoundError, as on Oracle)."""
+        named = sorted({record["scope_from"] for record in records if "scope_from" in record})
+        if not named:
+            return list(records)
+        sources = {found["id"]: found for found in self.below.get_records(
+            {"ids": named, "record_types": list(MEMORY_TYPES)}) if rules.visible(found)}
+        scoped: list[RecordIn] = []
+        for record in records:
+            if "scope_from" in record:
+                source = sources.get(record["scope_from"])
+                if source is None:
+                    raise LinkEndNotFoundError(
+                        f"scope_from {record['scope_from']!r} is not a stored memory")
+                record = {"user_id": source.get("user_id"), "agent_id": source.get("agent_id"),
+                          "thread_id": source.get("thread_id"), **record}
+            scoped.append(record)
+        return scoped
+
     def on_write_records(self, op: WriteRecords) -> list[str]:
         rules = self._rules()
         if rules is not None:
+            op = WriteRecords(self._scoped(rules, op.records), op.links, op.replace,
+                              op.thread_id)
             self._check_writes(rules, op.records, op.thread_id)
             ends = {end for link in op.links for end in (link.get("source_id"),
                                                          link.get("target_id")) if end}

@@ -110,6 +110,15 @@ class AccessDeniedError(StoreError, errors.AccessDeniedError):
     code = -20009
 
 
+class MessageContextChangedError(StoreError, RuntimeError):
+    """The message before the one being updated is not the one its new vector was made
+    against any more (-20011): another client wrote, edited or deleted a message of the
+    thread meanwhile. Nothing changed; the caller embeds again and retries. A
+    ``RuntimeError``."""
+
+    code = -20011
+
+
 class StoreClosedError(StoreError, errors.ClosedError):
     """The store was closed (by ``close()`` of the client that opened it). No PL/SQL code:
     raised by the Python side of either backend before it reaches the database. Also a
@@ -136,5 +145,6 @@ ERRORS_BY_CODE: dict[int, type[StoreError]] = {
         AttachedImageError,
         AccessDeniedError,
         LinkEndNotFoundError,
+        MessageContextChangedError,
     )
 }

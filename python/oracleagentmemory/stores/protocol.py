@@ -57,6 +57,11 @@ class RecordIn(TypedDict, total=False):
     """Import only: keep this update time (None: the creation time)."""
     expires_at: str | None
     """Import only: keep this expiry verbatim (``ttl_days`` is then ignored)."""
+    scope_from: str
+    """The id of a visible memory-like record whose scope fills each scope key
+    (``user_id``, ``agent_id``, ``thread_id``) absent from this record, read in the write's
+    transaction (a memory linked to a stored one takes its scope); when there is no such
+    record, a LinkEndNotFoundError and nothing is written."""
 
 
 class RecordOut(TypedDict, total=False):
@@ -96,6 +101,7 @@ class LinkIn(TypedDict, total=False):
     thread_id: str | None
     source_id: str
     source_type: str
+    """Absent: the end's stored memory-like type (the same for ``target_type``)."""
     target_id: str
     target_type: str
     relation_type: str
@@ -217,9 +223,18 @@ class RecordChanges(TypedDict, total=False):
     parts: list[dict[str, Any]] | None
     config: dict[str, Any] | None
     settings: dict[str, Any]
-    """Threads: replaces ``config["settings"]`` and keeps the rest of the config as stored
-    (the extraction counters ``append_messages`` keeps), in the update's transaction; not
-    with ``config``."""
+    """Threads: layered over the stored ``config["settings"]`` in the update's transaction
+    (``stores.record_changes``: each key replaces the stored one, except
+    ``memory_extraction_config``, whose fields replace the stored fields); the rest of the
+    config stays as stored (the extraction counters ``append_messages`` keeps). Not with
+    ``config``."""
+    keep_bookkeeping: bool
+    """With ``metadata``: keep the LangGraph store's bookkeeping of the stored metadata when
+    the new metadata is an object without it (``stores.record_changes``). Default: False."""
+    after_message_id: str | None
+    """Messages only: the id of the message the caller expects right before this one in
+    its thread (None: none), the one the new content's vector was made against. When another
+    message (or none) is there, nothing changes: a MessageContextChangedError."""
     mime_type: str | None
     image_bytes: bytes | None
     replace_images: list[RecordIn]
@@ -376,7 +391,8 @@ class StoreBackend(Protocol):
             DuplicateRecordError: An id is taken in its id space, or a second relation
                 joins the same two records.
             LinkEndNotFoundError: A link's end is missing, expired or outside its thread
-                (an ``InvalidLinkError`` and a ``RecordNotFoundError``).
+                (an ``InvalidLinkError`` and a ``RecordNotFoundError``), or a record's
+                ``scope_from`` names no visible memory-like record.
             InvalidLinkError: A link's end is not memory-like, or a label is not allowed.
             DimensionMismatchError: A vector has another dimension than the store.
             AccessDeniedError: Inside an end-user security context, a record or link end
@@ -474,7 +490,10 @@ class StoreBackend(Protocol):
             InvalidArgumentError: ``changes`` is malformed or over an input limit.
             DimensionMismatchError: The new vector has another dimension than the store.
             DuplicateRecordError: A replacing image's id is held by another record.
-            AttachedImageError: The record is an image attached to a message.
+            AttachedImageError: An expiry change of an image attached to a message (its
+                message's expiry is its own).
+            MessageContextChangedError: ``after_message_id`` is not the message before it
+                any more.
         """
 
     def delete_records(
@@ -519,8 +538,9 @@ class StoreBackend(Protocol):
 
         KEYWORD reads the first ``limits.MAX_KEYWORD_QUERY_CHARS`` characters of the query,
         cut as records are indexed (``stores.keyword_text``: Han and Hangul as character
-        bigrams); HYBRID ranks by the cosine distance less a keyword pull, each side weighted by
-        how far its top score stands out (``stores.ranking``; docs/store-contract.md).
+        bigrams); HYBRID ranks by the cosine distance (at most the vector window's edge for a
+        record the keyword window holds) less a keyword pull, each side weighted by how far
+        its top score stands out (``stores.ranking``; docs/store-contract.md).
 
         Args:
             request: The search; every key is optional (strategy ``VECTOR``, 10 results,
@@ -529,7 +549,8 @@ class StoreBackend(Protocol):
 
         Returns:
             The hits, best first, each with its distance and linked records: VECTOR the
-            cosine distance, HYBRID that distance less the keyword pull (never below 0),
+            cosine distance, HYBRID that distance (at most the vector window's edge for a
+            keyword-window record) less the keyword pull (never below 0),
             KEYWORD ``1 / (1 + |bm25|)``; comparable across searches of one strategy.
 
         Raises:

@@ -3,9 +3,9 @@
 Candidates are narrowed over the in-memory record cache (type, status, expiry, exact scope
 dimensions as numpy masks), then by the metadata filter over cached key columns, and only
 the survivors are scored: cosine distance as one matrix product over cached unit vectors for
-VECTOR, FTS5 bm25 for KEYWORD, the vector distance less a confidence-weighted keyword
-pull for HYBRID (``stores.ranking``). Only the top hits and their links are read from
-SQLite.
+VECTOR, FTS5 bm25 for KEYWORD, for HYBRID the vector distance (at most the vector window's
+edge for a record the keyword window holds) less a confidence-weighted keyword pull
+(``stores.ranking``). Only the top hits and their links are read from SQLite.
 """
 
 from __future__ import annotations
@@ -50,10 +50,11 @@ from oracleagentmemory.stores.ranking import (
     SCOPE_AFFINITY,
     fusion_window,
     hybrid_distances,
+    keyword_parts,
     keyword_pull,
     ranking_confidence,
     vector_spread,
-    window_shares,
+    window_edge,
 )
 from oracleagentmemory.stores.stoplist import content_words
 
@@ -374,24 +375,26 @@ def _fuse(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """HYBRID (the rule and its reasons: ``stores.ranking``) as (positions in ``seqs``,
     ranking values, distances): every record with a vector, and the keyword window's best,
-    each at its vector distance less its keyword part (confidence x window share of |bm25|,
-    back from 1 / (1 + |bm25|)) times the pull. Cutting the keyword list to its window
-    keeps the long tail of weak matches out."""
+    each at its vector distance (at most the vector window's edge for a keyword-window
+    record) less its keyword part (confidence squared x window share of |bm25|, back from
+    1 / (1 + |bm25|)) times the pull. Cutting the keyword list to its window keeps the long
+    tail of weak matches out."""
     vector_slots, vector_distances = vector
     keyword_slots, keyword_distances = keyword
     similar = vector_distances.astype(np.float64)
-    # The spread reads the best and the window-th best distance: sort only the window.
-    head = (np.partition(similar, window - 1)[:window] if similar.shape[0] > window
-            else similar)
-    spread = vector_spread(np.sort(head), window)
-    pull = keyword_pull(ranking_confidence(1.0 - similar), spread)
+    # The edge and the spread read the best and the window-th best distance: sort only
+    # the window.
+    head = np.sort(np.partition(similar, window - 1)[:window] if similar.shape[0] > window
+                   else similar)
+    edge = window_edge(head, window)
+    pull = keyword_pull(ranking_confidence(1.0 - similar), vector_spread(head, window))
     windowed = keyword_slots[:0]
     parts = np.zeros(0, dtype=np.float64)
     if keyword_slots.shape[0]:
         scores = 1.0 / np.asarray(keyword_distances, dtype=np.float64) - 1.0
         best_first = _top(keyword_distances, seqs, keyword_slots, window)
         windowed = keyword_slots[best_first]
-        parts = ranking_confidence(scores) * window_shares(scores[best_first], window)
+        parts = keyword_parts(scores, scores[best_first], window)
     # Both lists' positions ascend (candidates follow seq); the keyword window is usually
     # among the records with a vector, and then those are the records that take part.
     at = np.searchsorted(vector_slots, windowed)
@@ -402,9 +405,11 @@ def _fuse(
         distances = np.full(slots.shape[0], np.nan)
         distances[np.searchsorted(slots, vector_slots)] = similar
         at = np.searchsorted(slots, windowed)
-    keyword_parts = np.zeros(slots.shape[0], dtype=np.float64)
-    keyword_parts[at] = parts
-    ranking, reported = hybrid_distances(distances, keyword_parts, pull)
+    part = np.zeros(slots.shape[0], dtype=np.float64)
+    part[at] = parts
+    in_window = np.zeros(slots.shape[0], dtype=bool)
+    in_window[at] = True
+    ranking, reported = hybrid_distances(distances, part, in_window, edge, pull)
     return slots, ranking, reported
 
 

@@ -82,6 +82,11 @@ from oracleagentmemory.stores.protocol import (
     SearchHit,
     SearchRequest,
 )
+from oracleagentmemory.stores.record_changes import (
+    check_context,
+    keep_bookkeeping,
+    layered_settings,
+)
 from oracleagentmemory.stores.relations import check_label, opposite_label
 from oracleagentmemory.stores.timestamps import add_days, normalize, to_text, utc_now
 
@@ -91,6 +96,7 @@ a ninth reader at once waits for one of them."""
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
 OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
+SCOPE_KEYS = ("user_id", "agent_id", "thread_id")
 PROFILE_TYPES = {"user": "user_profile", "agent": "agent_profile"}
 
 
@@ -185,6 +191,41 @@ def _require_thread(conn: Any, thread_id: str, now: str) -> None:
         " AND (expires_at IS NULL OR expires_at > ?)", (thread_id, now)).fetchone()
     if found is None:
         raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
+
+
+def scope_sources(records: Sequence[Any]) -> list[tuple[int, str, list[str]]]:
+    """(position, ``scope_from`` id, the scope keys it fills) of each record that names one:
+    the keys absent from the record."""
+    sources = []
+    for index, record in enumerate(records):
+        if isinstance(record, Mapping) and "scope_from" in record:
+            source = check_id(record["scope_from"], f"records[{index}].scope_from")
+            sources.append((index, source, [key for key in SCOPE_KEYS if key not in record]))
+    return sources
+
+
+def _fill_scopes(conn: Any, rows: list[dict[str, Any]],
+                 sources: Sequence[tuple[int, str, list[str]]], now: str) -> None:
+    """Inside the write: each record naming ``scope_from`` takes the scope keys it left out
+    from that visible memory-like record (LinkEndNotFoundError when there is none)."""
+    for index, source, keys in sources:
+        found = conn.execute(
+            "SELECT user_id, agent_id, thread_id FROM records WHERE id_space = 'memory'"
+            " AND id = ? AND (expires_at IS NULL OR expires_at > ?)", (source, now)).fetchone()
+        if found is None:
+            raise LinkEndNotFoundError(
+                f"records[{index}].scope_from {source!r} is not a stored memory")
+        rows[index].update({key: value for key, value in zip(SCOPE_KEYS, found, strict=True)
+                            if key in keys})
+
+
+def _message_before(conn: Any, seq: int, thread_id: str | None, now: str) -> str | None:
+    """The id of the thread's visible message right before ``seq`` (None: none)."""
+    before = conn.execute(
+        "SELECT id FROM records WHERE thread_id = ? AND record_type = 'message' AND seq < ?"
+        " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq DESC LIMIT 1",
+        (thread_id, seq, now)).fetchone()
+    return before[0] if before else None
 
 
 def _stored_dimension(conn: Any) -> int | None:
@@ -505,9 +546,11 @@ class EmbeddedBackend:
             check_id(thread_id, "thread_id")
         now = self._now()
         rows = self._prepare_records(records, now)
+        inherited = scope_sources(records)
         with self._write() as conn:
             if thread_id is not None:  # in the write lock: no deletion can come in between
                 _require_thread(conn, thread_id, now)
+            _fill_scopes(conn, rows, inherited, now)
             settled = self._settle_widths(conn, [row["embedding"] for row in rows])
             if replace:
                 for row in rows:
@@ -761,9 +804,10 @@ class EmbeddedBackend:
             target = (check_id(link.get("target_id"), "target_record_id"), link.get("target_type"))
             if source[0] == target[0]:
                 raise InvalidLinkError("a record cannot be linked to itself")
-            threads = []
+            threads, types = [], []
             for (rid, rtype), side in ((source, "source"), (target, "target")):
-                if rtype not in MEMORY_TYPES:
+                stated = f"{side}_type" in link  # absent: the end's stored type
+                if stated and rtype not in MEMORY_TYPES:
                     raise InvalidLinkError(
                         f"{side}_record_type must be one of {', '.join(MEMORY_TYPES)}, "
                         f"got {rtype!r}"
@@ -772,9 +816,10 @@ class EmbeddedBackend:
                 if found is None or (thread_id is not None and found[1] != thread_id):
                     where = f" in thread {thread_id!r}" if thread_id is not None else ""
                     raise LinkEndNotFoundError(f"{side} record {rid!r} does not exist{where}")
-                if found[0] != rtype:
+                if stated and found[0] != rtype:
                     raise InvalidLinkError(f"{side} record {rid!r} is a {found[0]}, not a {rtype}")
                 threads.append(found[1])
+                types.append(found[0])
             if thread_id is None and threads[0] == threads[1]:
                 thread_id = threads[0]  # both ends in one thread: the thread owns the link
             relation_type = check_label("relation_type", link.get("relation_type"))
@@ -791,7 +836,7 @@ class EmbeddedBackend:
             taken_ids.add(relation_id)
             taken_pairs[low, high] = relation_id
             rows.append((
-                relation_id, thread_id, source[0], source[1], target[0], target[1],
+                relation_id, thread_id, source[0], types[0], target[0], types[1],
                 relation_type, opposite, timestamp,
                 dump_json(link.get("metadata"), "metadata", limits.MAX_METADATA_CHARS),
                 restored_time(link, "created_at", "link") or now, low, high,
@@ -980,6 +1025,8 @@ class EmbeddedBackend:
     ) -> RecordOut | None:
         check_id(record_id, "record_id")
         types = check_record_types(record_types)
+        if "after_message_id" in changes:
+            check_optional_id(changes["after_message_id"], "after_message_id")
         now = self._now()
         new_vectors = [] if self.embedding_dimension is not None else [
             encode_vector(vector, None)
@@ -992,6 +1039,8 @@ class EmbeddedBackend:
             if row is None:
                 return None
             seq, current = row[0], row_to_record(row)
+            check_context(current, changes, lambda: _message_before(
+                conn, seq, current["thread_id"], now))
             settled = self._settle_widths(conn, new_vectors)
             sets, params = self._change_set(current, changes, now)
             if sets:
@@ -1062,6 +1111,7 @@ class EmbeddedBackend:
         unknown = set(changes) - {
             "content", "embedding", "metadata", "timestamp", "status", "ttl_days", "ttl_anchor",
             "parts", "config", "settings", "mime_type", "image_bytes", "replace_images",
+            "keep_bookkeeping", "after_message_id",
         }
         if unknown:
             raise InvalidArgumentError(f"unknown change fields: {', '.join(sorted(unknown))}")
@@ -1079,8 +1129,11 @@ class EmbeddedBackend:
             params.append(None if embedding is None else
                           encode_vector(embedding, self.embedding_dimension))
         if "metadata" in changes:
+            metadata = changes["metadata"]
+            if changes.get("keep_bookkeeping"):
+                metadata = keep_bookkeeping(current["metadata"], metadata)
             sets.append("metadata = ?")
-            params.append(dump_json(changes["metadata"], "metadata", limits.MAX_METADATA_CHARS))
+            params.append(dump_json(metadata, "metadata", limits.MAX_METADATA_CHARS))
         timestamp = current["timestamp"]
         if "timestamp" in changes:
             timestamp = normalize(changes["timestamp"], "timestamp")
@@ -1105,9 +1158,11 @@ class EmbeddedBackend:
                 raise InvalidArgumentError("give config or settings, not both")
             if not isinstance(changes["settings"], dict):
                 raise InvalidArgumentError("settings must be a JSON object")
-            # the stored config (read in this write transaction) keeps everything else
-            changes = {**changes, "config": {**(current.get("config") or {}),
-                                             "settings": changes["settings"]}}
+            # layered over the stored config (read in this write transaction), which keeps
+            # everything else
+            stored = current.get("config") or {}
+            changes = {**changes, "config": {**stored, "settings": layered_settings(
+                stored.get("settings"), changes["settings"])}}
             extra_keys.append("config")
         if extra_keys:
             extra = {key: current.get(key) for key in ("parts", "config", "mime_type")}

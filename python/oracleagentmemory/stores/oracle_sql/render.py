@@ -319,6 +319,8 @@ def _vocabulary_context() -> dict[str, object]:
         "ttl_anchors": _vocabulary.TTL_ANCHORS,
         "security_policies": tuple(name.upper() for name in _vocabulary.SECURITY_POLICIES),
         "principal_kinds": tuple(kind.upper() for kind in _vocabulary.PRINCIPAL_KINDS),
+        "langgraph_envelope": _vocabulary_words((_vocabulary.LANGGRAPH_ENVELOPE,))[0],
+        "langgraph_item_kind": _vocabulary_words((_vocabulary.LANGGRAPH_ITEM_KIND,))[0],
     }
 
 
