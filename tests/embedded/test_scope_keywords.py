@@ -410,3 +410,44 @@ def test_a_store_indexed_with_another_tokenizer_is_left_to_fts5(
     assert found(store, "runs", user="u1") == {"m1"}  # Porter stems both to "run"
     assert fts5_calls == ["runs"]
     store.close()
+
+
+def test_words_of_rewritten_records_leave_the_term_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fts5_only: Any) -> None:
+    """A long-lived process whose records come and go (each with words of its own) keeps
+    the words of the records it holds, not of every record it ever read."""
+    monkeypatch.setattr(record_terms, "MIN_GARBAGE", 8)
+    store = EmbeddedBackend(tmp_path / "churn.db", embedding_dimension=DIM, vector_file=False)
+    languages = ["zh", "ko", "fr", "en"]
+    for round_ in range(60):
+        lang = languages[round_ % 4]
+        store.write_records([memory(f"r{round_}-{i}", f"{TEXTS[lang][i]} tag{round_}x{i}")
+                             for i in range(5)])
+        assert found(store, f"tag{round_}x3", user="u1") == {f"r{round_}-3"}
+        if round_:
+            store.delete_records([f"r{round_ - 1}-{i}" for i in range(5)], ["memory"])
+    for query in ("台北", "서울", "école", "Boston", "tag59x1"):
+        in_memory = keyword(store, query, user="u1")
+        with fts5_only():
+            by_fts5 = keyword(store, query, user="u1")
+        assert [r for r, _ in in_memory] == [r for r, _ in by_fts5], query
+        assert [d for _, d in in_memory] == pytest.approx([d for _, d in by_fts5]), query
+    assert keyword(store, "tag59x1", user="u1")[0][0] == "r59-1"
+    terms = store._cache.terms
+    live = terms.held()
+    assert len(terms.table) <= 2 * live + 8 + 64  # not the 60 x 5 tags met in all
+    store.close()
+
+
+def test_a_scope_of_too_many_terms_is_left_to_fts5(
+        store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch,
+        fts5_calls: list[str]) -> None:
+    """What one search copies out of the cache is bounded by terms as well as records."""
+    store.write_records(every_text(("u1",)))
+    terms_of_t1 = sum(len(Fts5Tokens().tokens_of([keyword_text(text)])[0])
+                      for texts in TEXTS.values() for i, text in enumerate(texts) if i % 2)
+    monkeypatch.setattr(scope_keywords, "MAX_SCOPE_TERMS", terms_of_t1)
+    assert found(store, "Boston", user="u1", thread="u1-t1") == {"u1-en1"}
+    assert not fts5_calls
+    assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"}  # more terms: FTS5
+    assert fts5_calls == ["boston"]

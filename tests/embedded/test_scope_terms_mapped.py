@@ -27,7 +27,7 @@ from oracleagentmemory.stores.embedded import (
     vector_file,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
-from tests.embedded.test_scope_keywords import QUERIES, every_text, memory, vector
+from tests.embedded.test_scope_keywords import QUERIES, every_text, keyword, memory, vector
 from tests.embedded.test_vector_file import no_full_reload
 
 pytestmark = pytest.mark.skipif(vector_file.path_for("x.db") is None,
@@ -215,3 +215,93 @@ def test_the_header_names_the_terms_and_the_vocabulary(store_path: Path) -> None
     assert isinstance(cache, RecordCache)
     assert header["terms"] == int(cache.term_count[: cache.size].sum())
     assert header["vocabulary"] == len(cache.terms.table)
+
+
+def _header(path: Path) -> dict[str, Any]:
+    head = path.read_bytes()[:vector_file.HEADER_BYTES]
+    return dict(json.loads(head[16:16 + int.from_bytes(head[8:12], "little")]))
+
+
+def _terms_at(path: Path) -> int:
+    """Where the file's term numbers begin."""
+    header = _header(path)
+    _, table_at = vector_file._metadata_layout(
+        header["scope_at"] + header["scope_bytes"], header["capacity"],
+        header["metadata_columns"])
+    parts, _ = vector_file._terms_layout(table_at + header["metadata_bytes"],
+                                         vector_file._term_counts(
+                                             header["terms"], header["vocabulary"],
+                                             header["vocabulary_bytes"]))
+    return parts["terms"][0]
+
+
+@pytest.mark.parametrize("damage", ["run", "number"])
+def test_damaged_runs_or_term_numbers_are_not_trusted(
+        store_path: Path, damage: str) -> None:
+    """Parts no CRC covers (a slot's run, the term numbers): what cannot be is caught by
+    the first search that reads it, which reads SQLite again; the file is written anew."""
+    target = Path(f"{store_path}.vectors")
+    data = bytearray(target.read_bytes())
+    if damage == "run":  # the first slot's run starts far past the file's terms
+        at = _header(target)["offsets"]["term_start"][0]
+        data[at:at + 8] = (1 << 40).to_bytes(8, "little")
+    else:  # the first record's first term: a number no vocabulary holds
+        at = _terms_at(target)
+        data[at:at + 4] = (2**31 - 1).to_bytes(4, "little")
+    target.write_bytes(bytes(data))
+    want = reference(store_path)
+    store = EmbeddedBackend(store_path)
+    assert results(store) == want
+    store.close()
+    cache = from_file(store_path)
+    assert cache is not None
+    live = np.flatnonzero(cache.live[: cache.size])
+    terms, _ = cache.terms.read(cache.term_start[live], cache.term_count[live])
+    assert int(terms.max()) < len(cache.terms.table)
+
+
+def test_damaged_terms_a_closing_store_would_copy_remove_the_file(
+        store_path: Path) -> None:
+    """A store closing with terms mapped from a damaged file it never searched does not
+    write them on into a new file: it removes the file, and the next store reads SQLite."""
+    target = Path(f"{store_path}.vectors")
+    data = bytearray(target.read_bytes())
+    at = _terms_at(target)
+    data[at:at + 4] = (2**31 - 1).to_bytes(4, "little")
+    target.write_bytes(bytes(data))
+    store = EmbeddedBackend(store_path)
+    store.write_records([memory("late", "Boston late", user="u1")])  # the file lags behind
+    store.search({"query_vector": vector("x")})  # vectors only: no term read
+    store.close()
+    assert not target.exists()
+    want = reference(store_path)
+    store = EmbeddedBackend(store_path)
+    assert results(store) == want
+    store.close()
+
+
+def test_each_scope_scores_as_fts5_does_over_the_scope_alone(
+        store_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An expected value the mapped path has no part in: FTS5's own bm25 in a store that
+    holds the scope's records alone (its statistics are then the scope's), in the four
+    languages."""
+    from oracleagentmemory.stores.embedded import scope_keywords
+
+    records = every_text(USERS)
+    store = EmbeddedBackend(store_path)
+    for number, scope in enumerate(SCOPES):
+        inside = [record for record in records
+                  if all(record[f"{name}_id"] == value for name, value in scope.items())]
+        alone = EmbeddedBackend(tmp_path / f"alone{number}.db", embedding_dimension=4,
+                                vector_file=False)
+        alone.write_records(inside)
+        for query in QUERIES:
+            mapped = keyword(store, query, **scope)
+            with monkeypatch.context() as patch:
+                patch.setattr(scope_keywords, "MAX_SCOPE_RECORDS", 0)  # FTS5 answers
+                by_fts5 = keyword(alone, query, **scope)
+            assert [r for r, _ in mapped] == [r for r, _ in by_fts5], (scope, query)
+            assert [d for _, d in mapped] == pytest.approx([d for _, d in by_fts5],
+                                                           rel=1e-12), (scope, query)
+        alone.close()
+    store.close()

@@ -42,7 +42,12 @@ from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.stores.embedded import changelog, vector_file
 from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.metadata_columns import KeyColumn, MetadataColumns
-from oracleagentmemory.stores.embedded.record_terms import RecordTerms, TermTable, Vocabulary
+from oracleagentmemory.stores.embedded.record_terms import (
+    DamagedTerms,
+    RecordTerms,
+    TermTable,
+    Vocabulary,
+)
 
 _TYPE_CODES = {name: code for code, name in enumerate(SEARCHABLE_TYPES)}
 _TYPE_LIST = ", ".join(f"'{name}'" for name in SEARCHABLE_TYPES)
@@ -306,6 +311,9 @@ class RecordCache:
                                      self._version, self._mark, self.dimension, columns,
                                      self.size, keep, self.expiring, scope_values, metadata,
                                      self.terms)
+        except DamagedTerms:  # mapped from a damaged file: never kept, never copied on
+            self.erase_file()
+            return
         except (OSError, ValueError, TypeError, IndexError, MemoryError):
             return  # a cache file that cannot be written never fails a search or a close
         if saved:

@@ -27,6 +27,12 @@ import numpy as np
 from oracleagentmemory.stores.embedded.fts_tokens import RECORD_END, TOKENS
 
 _EMPTY_TERMS = np.zeros(0, dtype=np.int32)
+
+
+class DamagedTerms(ValueError):
+    """A run or a term number that cannot be (a damaged vector file): the cache is read
+    again from SQLite and the file written anew."""
+
 MIN_GARBAGE = 65_536
 """Terms of rewritten or deleted records left in the process's array before it is packed
 (besides half of the array)."""
@@ -85,6 +91,11 @@ class TermTable:
     def __len__(self) -> int:
         return self._base + len(self._new)
 
+    @property
+    def vocabulary_size(self) -> int:
+        """Terms of the file's vocabulary: numbers below it are the file's."""
+        return self._base
+
     def find(self, term: str) -> int | None:
         """The term's number, or None when no record ever had it."""
         number = self._ids.get(term)
@@ -104,6 +115,20 @@ class TermTable:
                 self._new.append(term)
             ids[term] = number
         return np.fromiter(map(ids.__getitem__, terms), dtype=np.int32, count=len(terms))
+
+    def keep_new(self, kept: np.ndarray) -> np.ndarray:
+        """Keep only the terms met since the file whose numbers are ``kept`` (ascending),
+        numbered on from the file's vocabulary again: the terms of rewritten or deleted
+        records do not pile up in a long-lived process. Returns each old number's new one
+        (a lookup table over every number)."""
+        base = self._base
+        renumber = np.arange(len(self), dtype=np.int32)
+        renumber[base:] = -1
+        renumber[kept] = np.arange(base, base + kept.shape[0], dtype=np.int32)
+        self._new = [self._new[number - base] for number in kept.tolist()]
+        self._ids = {term: number for term, number in self._ids.items() if number < base}
+        self._ids.update((term, base + at) for at, term in enumerate(self._new))
+        return renumber
 
     def terms(self, numbers: np.ndarray) -> list[bytes]:
         """The UTF-8 text of each numbered term."""
@@ -165,10 +190,12 @@ class RecordTerms:
 
     def pack(self, starts: np.ndarray, counts: np.ndarray) -> None:
         """Keep only the given runs (every live record's) of this process's array,
-        rewriting their ``starts`` in place."""
+        rewriting their ``starts`` in place, and only the terms met since the file that
+        they hold (the mapped file's runs hold the file's vocabulary only)."""
         own = starts >= self._base
         runs, kept = self.read(starts[own], counts[own])
-        self._own = runs.copy()
+        renumber = self.table.keep_new(np.unique(runs[runs >= self.table.vocabulary_size]))
+        self._own = renumber[runs]
         self._used, self._garbage = int(runs.shape[0]), 0
         starts[own] = self._base + kept - counts[own]
 
@@ -178,10 +205,14 @@ class RecordTerms:
         ends = np.cumsum(counts, dtype=np.int64)
         if not starts.shape[0]:
             return _EMPTY_TERMS, ends
+        stops = starts + counts
+        if bool(((counts < 0) | (starts < 0) | (stops > self._base + self._used)
+                 | ((starts < self._base) & (stops > self._base))).any()):
+            raise DamagedTerms("a record's terms lie outside the terms held")
         first, stop = int(starts[0]), int(starts[-1]) + int(counts[-1])
         if stop <= self._base and stop - first == int(ends[-1]) and (
                 starts.shape[0] == 1 or bool((starts[1:] == first + ends[:-1]).all())):
-            return self.file_terms[first:stop], ends
+            return self._checked(self.file_terms[first:stop]), ends
         positions = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(
             starts - (ends - counts), counts)
         out = np.empty(positions.shape[0], dtype=np.int32)
@@ -191,4 +222,10 @@ class RecordTerms:
         else:
             out[mapped] = self.file_terms[positions[mapped]]
             out[~mapped] = self._own[positions[~mapped] - self._base]
-        return out, ends
+        return self._checked(out), ends
+
+    def _checked(self, terms: np.ndarray) -> np.ndarray:
+        """``terms``, every one a number of the table (the mapped file's are not trusted)."""
+        if terms.shape[0] and (int(terms.min()) < 0 or int(terms.max()) >= len(self.table)):
+            raise DamagedTerms("a term number outside the vocabulary")
+        return terms

@@ -18,8 +18,8 @@ ranks them, whatever other users write, and one user's ranking never depends on 
 records.
 
 Left to FTS5 (which then counts the whole store's rows): a search without an exact
-dimension, a scope of more than ``MAX_SCOPE_RECORDS`` records, and a keyword index made with
-another tokenizer.
+dimension, a scope of more than ``MAX_SCOPE_RECORDS`` records or ``MAX_SCOPE_TERMS`` terms
+(what one search copies out is bounded), and a keyword index made with another tokenizer.
 """
 
 from __future__ import annotations
@@ -42,6 +42,9 @@ BM25_B = 0.75
 MIN_IDF = 1e-6
 MAX_SCOPE_RECORDS = 100_000
 """A larger scope is left to FTS5: scoring it reads every term of its records."""
+MAX_SCOPE_TERMS = 16 * 1024 * 1024
+"""A scope whose records hold more terms is left to FTS5: a search copies its scope's terms
+(4 bytes each, at most 64 MiB) out of the cache to score them without the cache's lock."""
 _EMPTY = np.zeros(0, dtype=np.int64)
 
 
@@ -68,10 +71,14 @@ def scope_terms(cache: RecordCache, scope: np.ndarray | None, words: Sequence[st
                 ) -> ScopeTerms | None:
     """The terms of the ``scope`` slots (``RecordCache.scope_slots``) and the query's
     phrases; None when FTS5 must answer (no exact dimension, too large a scope). Called
-    under the cache's lock, the cache synced to the search's snapshot."""
+    under the cache's lock, the cache synced to the search's snapshot. Raises
+    ``DamagedTerms`` when the runs or numbers the cache holds cannot be (a damaged vector
+    file)."""
     if scope is None or scope.shape[0] > MAX_SCOPE_RECORDS:
         return None
     starts, counts = cache.term_start[scope], cache.term_count[scope]
+    if int(counts.sum(dtype=np.int64)) > MAX_SCOPE_TERMS:
+        return None
     order = np.lexsort((counts, starts))  # runs of the mapped file in order: one view
     terms, ends = cache.terms.read(starts[order], counts[order])
     table = cache.terms.table

@@ -30,6 +30,7 @@ from oracleagentmemory.stores.embedded.codec import (
     row_to_record,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
+from oracleagentmemory.stores.embedded.record_terms import DamagedTerms
 from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.embedded.scope_keywords import (
     ScopeTerms,
@@ -147,15 +148,20 @@ def run_search(
 
     Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
     metadata filter) before it is returned: a cache that disagrees (a vector file from
-    another state of the database) is dropped, reloaded from SQLite, and the search run
-    again on it."""
+    another state of the database), or whose keyword terms cannot be (a damaged file), is
+    dropped, reloaded from SQLite, and the search run again on it."""
     req = check_search_request(request)
     for again in (False, True):
         with cache_lock:
             if again:  # the cache disagreed with SQLite
                 cache.distrust()
             cache.sync(conn)
-            candidates = _candidates(conn, req, cache, now, dimension)
+            try:
+                candidates = _candidates(conn, req, cache, now, dimension)
+            except DamagedTerms:
+                if again:
+                    raise
+                continue  # terms from a damaged vector file: read SQLite again
         hits = _hits(conn, req, candidates, now, strict=not again)
         if hits is not None:
             return hits
