@@ -87,10 +87,14 @@ def scope_terms(cache: RecordCache, scope: np.ndarray | None, words: Sequence[st
     return ScopeTerms(cache.seq[scope[order]], terms, ends, counts[order], phrases)
 
 
-def phrase_records(scope: ScopeTerms, phrase: Sequence[int]) -> np.ndarray:
-    """The record (index into ``scope.seqs``) of each place the phrase stands."""
+def phrase_records(scope: ScopeTerms, phrase: Sequence[int], record_of: np.ndarray
+                   ) -> np.ndarray:
+    """The record (index into ``scope.seqs``) of each place the phrase stands;
+    ``record_of`` gives the record of each term (a look-up: a frequent word stands in
+    thousands of places, and a binary search of each in ``ends`` cost several times the
+    rest of the scoring)."""
     first = np.flatnonzero(scope.terms == phrase[0])
-    records = np.searchsorted(scope.ends, first, side="right")
+    records = record_of[first]
     if len(phrase) == 1:
         return records
     ok = first + (len(phrase) - 1) < scope.ends[records]  # the phrase ends in its record
@@ -110,10 +114,13 @@ def bm25(scope: ScopeTerms) -> tuple[np.ndarray, np.ndarray]:
     sizes = scope.counts + float(SCOPE_TOKENS)
     average = float(sizes.sum()) / count
     score: np.ndarray | None = None
+    record_of: np.ndarray | None = None
     for phrase in scope.phrases:
         if not phrase or min(phrase) < 0:
             continue  # a term no record holds: the phrase matches nothing
-        frequency = np.bincount(phrase_records(scope, phrase), minlength=count)
+        if record_of is None:
+            record_of = np.repeat(np.arange(count, dtype=np.int32), scope.counts)
+        frequency = np.bincount(phrase_records(scope, phrase, record_of), minlength=count)
         matched = np.flatnonzero(frequency)
         hits = matched.shape[0]
         if not hits:
