@@ -305,3 +305,24 @@ def test_each_scope_scores_as_fts5_does_over_the_scope_alone(
                                                            rel=1e-12), (scope, query)
         alone.close()
     store.close()
+
+
+def test_a_damaged_run_met_while_packing_the_terms_is_not_trusted(
+        store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Catching up with writes packs the process's term array, which reads every live
+    record's run: a damaged one found there is handled as in a search."""
+    monkeypatch.setattr(record_terms, "MIN_GARBAGE", 0)
+    target = Path(f"{store_path}.vectors")
+    data = bytearray(target.read_bytes())
+    at = _header(target)["offsets"]["term_start"][0]
+    data[at:at + 8] = (1 << 40).to_bytes(8, "little")
+    target.write_bytes(bytes(data))
+    store = EmbeddedBackend(store_path)
+    store.search({"query_vector": vector("x")})  # the file adopted, no term read
+    store.update_record("u2-en1", ["memory"], {"content": "Zanzibar harbour"})
+    store.search({"query_vector": vector("x")})
+    store.delete_records(["u2-en1"], ["memory"])
+    store.search({"query_vector": vector("x")})  # the rewritten terms released: packed
+    got = results(store)
+    store.close()
+    assert got == reference(store_path)

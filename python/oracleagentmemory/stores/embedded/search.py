@@ -155,8 +155,8 @@ def run_search(
         with cache_lock:
             if again:  # the cache disagreed with SQLite
                 cache.distrust()
-            cache.sync(conn)
             try:
+                cache.sync(conn)  # (packing the terms reads every live record's run)
                 candidates = _candidates(conn, req, cache, now, dimension)
             except DamagedTerms:
                 if again:
