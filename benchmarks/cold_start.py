@@ -21,10 +21,10 @@ the page cache (``warm``, a store reopened while the machine keeps them cached) 
 as far as the virtual disk lets us see). The first search that builds the file (every row
 read, then the file written) is measured once.
 
-``--strategy HYBRID`` runs every search as a client does with nothing set: each user's
-first one also reads that user's terms for the keyword half (``scope_keywords``), so
-*first* includes it, and so do about a quarter of the steady searches (each of the 50 users'
-first), which weighs on p95, not on p50.
+``--strategy HYBRID`` runs every search as a client does with nothing set: each one also
+scores its keyword half from the user's terms (``scope_keywords``), which the record cache
+holds (mapped from the vector file in a fresh process), so a user's first search reads no
+row for it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """The scoped keyword path (terms in memory, BM25 from the scope) agrees with FTS5.
 
-A scoped KEYWORD or HYBRID search is scored from the scope's terms held in memory
-(``stores/embedded/scope_keywords.py``), with the FTS5 tokenizer mirrored in Python
-(``fts_tokens.py``). These tests prove it cuts text as FTS5 does, matches the records FTS5
-matches, gives FTS5's bm25 when the scope is the whole store, keeps the contract's filters
-and the query cut, and follows writes from other connections and processes. Expected
+A scoped KEYWORD or HYBRID search is scored from the scope's terms held by the record cache
+(``stores/embedded/scope_keywords.py``, ``record_terms.py``), with the FTS5 tokenizer
+mirrored in Python (``fts_tokens.py``). These tests prove it cuts text as FTS5 does,
+matches the records FTS5 matches, gives FTS5's bm25 when the scope is the whole store,
+keeps the contract's filters and the query cut, and follows writes from other connections
+and processes. Expected
 results are written out here, or come from FTS5 itself (the path the store used before).
 """
 
@@ -22,8 +23,13 @@ from typing import Any
 import pytest
 
 from oracleagentmemory.stores import limits
-from oracleagentmemory.stores.embedded import EmbeddedBackend, scope_keywords, search
-from oracleagentmemory.stores.embedded.fts_tokens import TOKENIZER, Fts5Tokens
+from oracleagentmemory.stores.embedded import (
+    EmbeddedBackend,
+    record_terms,
+    scope_keywords,
+    search,
+)
+from oracleagentmemory.stores.embedded.fts_tokens import RECORD_END, TOKENIZER, Fts5Tokens
 from oracleagentmemory.stores.keyword_text import keyword_text
 
 DIM = 4
@@ -141,6 +147,19 @@ def test_texts_in_four_languages_are_cut_as_fts5_cuts_them() -> None:
     assert Fts5Tokens().tokens_of(texts) == fts5_terms(texts)
 
 
+def test_a_batch_cut_in_one_pass_is_cut_as_fts5_cuts_each_text() -> None:
+    texts = [t for texts in TEXTS.values() for t in texts] + QUERIES + ["", "  ", "x"]
+    texts += [keyword_text(text) for text in texts]
+    tokens = Fts5Tokens()
+    want = [term for terms in fts5_terms(texts) for term in [*terms, RECORD_END]]
+    assert tokens.marked(texts) == want
+    ascii_only = [text for text in texts if text.isascii()]
+    assert tokens.marked(ascii_only) == [
+        term for terms in fts5_terms(ascii_only) for term in [*terms, RECORD_END]]
+    assert tokens.marked(["a\x01b", "c"]) is None  # the mark inside a text: cut one by one
+    assert tokens.marked([]) == []
+
+
 def test_every_sampled_character_is_cut_as_fts5_cuts_it() -> None:
     """Whole blocks where scripts and diacritics live, and every 101st code point of the
     rest, alone, inside a word, at a word's start and end, and doubled."""
@@ -149,7 +168,10 @@ def test_every_sampled_character_is_cut_as_fts5_cuts_it() -> None:
              *range(0x3000, 0x3100), *range(0xFF00, 0xFFF0),
              *(c for c in range(0x250, 0x110000, 101) if not 0xD800 <= c <= 0xDFFF)]
     texts = [f"a{chr(c)}a {chr(c)}b{chr(c)} {chr(c)}{chr(c)}x" for c in codes]
-    assert Fts5Tokens().tokens_of(texts) == fts5_terms(texts)
+    want = fts5_terms(texts)
+    assert Fts5Tokens().tokens_of(texts) == want
+    assert Fts5Tokens().marked(texts) == [
+        term for terms in want for term in [*terms, RECORD_END]]
 
 
 # -- what matches and how it scores ----------------------------------------------------------
@@ -315,42 +337,59 @@ def test_a_reused_rowid_and_a_recreated_schema(tmp_path: Path) -> None:
     reader.close()
 
 
-def test_many_changes_drop_the_keys_and_they_are_built_again(
-        store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scope_keywords, "MAX_CHANGES", 3)
-    store.write_records(every_text(("u1", "u2")))
-    assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"}
-    assert found(store, "Boston", user="u2") == {"u2-en1", "u2-en2"}
-    store.write_records([memory(f"b{i}", "boston again") for i in range(5)])  # > MAX_CHANGES
-    assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"} | {
-        f"b{i}" for i in range(5)}
-    store.write_records([memory("c1", "boston once more", user="u2")])  # followed
-    assert found(store, "Boston", user="u2") == {"u2-en1", "u2-en2", "c1"}
-    assert found(store, "Boston", thread="u2-t1") == {"u2-en1"}
+def test_a_reader_far_behind_the_change_log_reads_every_row_again(
+        tmp_path: Path) -> None:
+    """Past the pruned change log the cache (terms included) is read again from SQLite."""
+    path = tmp_path / "shared.db"
+    reader = EmbeddedBackend(path, embedding_dimension=DIM, vector_file=False)
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
+    writer.write_records(every_text(("u1", "u2")))
+    assert found(reader, "Boston", user="u1") == {"u1-en1", "u1-en2"}
+    writer.write_records([memory("b0", "boston again")])
+    conn = sqlite3.connect(path)
+    with conn:  # as a prune would: the reader's version is no longer in the log
+        conn.execute("DELETE FROM record_changes WHERE version < (SELECT max(version)"
+                     " FROM record_changes)")
+    conn.close()
+    assert found(reader, "Boston", user="u1") == {"u1-en1", "u1-en2", "b0"}
+    writer.update_record("b0", ["memory"], {"content": "pizza"})
+    assert found(reader, "Boston", user="u1") == {"u1-en1", "u1-en2"}
+    assert found(reader, "Boston", thread="u2-t1") == {"u2-en1"}
+    writer.close()
+    reader.close()
 
 
-def test_the_memory_budget_holds(store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch,
-                                 fts5_calls: list[str]) -> None:
-    users = ("u1", "u2", "u3", "u4")
-    store.write_records(every_text(users))
-    assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"}
-    one_scope = store._keywords.held_bytes()
-    budget = one_scope * 3 // 2  # room for one user's terms, not two
-    monkeypatch.setattr(scope_keywords, "MEMORY_BUDGET", budget)
-    for user in users * 2:
-        assert found(store, "Boston", user=user) == {f"{user}-en1", f"{user}-en2"}
-        assert found(store, "台北", user=user) == {f"{user}-zh0", f"{user}-zh2"}
-        assert store._keywords.held_bytes() <= budget
-    assert not fts5_calls  # each user's terms built again when needed
-    monkeypatch.setattr(scope_keywords, "MEMORY_BUDGET", one_scope // 2)
-    assert found(store, "Boston", user="u2") == {"u2-en1", "u2-en2"}  # too big: FTS5
-    assert fts5_calls == ["boston"]
-    assert store._keywords.held_bytes() <= one_scope // 2
+def test_rewritten_records_leave_no_terms_behind(
+        store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch, fts5_only: Any) -> None:
+    """The terms a record held before it was rewritten or deleted are dropped once they are
+    many (the process's term array packed), and the scores stay FTS5's."""
+    monkeypatch.setattr(record_terms, "MIN_GARBAGE", 8)
+    store.write_records([memory(f"m{i}", f"word{i % 7} common{i % 3}") for i in range(40)])
+    assert len(found(store, "word3", user="u1")) == 6
+    for i in range(40, 80):  # one by one: each search catches up with one write
+        store.write_records([memory(f"m{i}", f"word{i % 7} common{i % 3}")])
+        assert found(store, f"word{i % 7}", user="u1") == {
+            f"m{j}" for j in range(i + 1) if j % 7 == i % 7}
+    for round_ in range(5):  # every record rewritten again and again
+        for i in range(80):
+            store.update_record(f"m{i}", ["memory"],
+                                {"content": f"word{(i + round_) % 7} common{i % 3}"})
+        assert found(store, "word0", user="u1") == {
+            f"m{i}" for i in range(80) if (i + round_) % 7 == 0}
+    store.delete_records([f"m{i}" for i in range(0, 80, 2)], ["memory"])
+    for query in ("word1 common2", "common0", "word6"):
+        in_memory = keyword(store, query, user="u1")
+        with fts5_only():
+            by_fts5 = keyword(store, query, user="u1")
+        assert [record_id for record_id, _ in in_memory] == [r for r, _ in by_fts5]
+        assert [d for _, d in in_memory] == pytest.approx([d for _, d in by_fts5], rel=1e-12)
+    held = store._cache.terms.held()
+    assert held <= 2 * 40 * 2 + 8  # 40 records of two terms are live
 
 
-def test_the_smallest_exact_dimension_is_held(store: EmbeddedBackend,
-                                              monkeypatch: pytest.MonkeyPatch,
-                                              fts5_calls: list[str]) -> None:
+def test_a_scope_larger_than_the_limit_is_left_to_fts5(
+        store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch,
+        fts5_calls: list[str]) -> None:
     monkeypatch.setattr(scope_keywords, "MAX_SCOPE_RECORDS", 12)
     store.write_records(every_text(("u1",)))  # 20 records: threads u1-t0 and u1-t1, 10 each
     assert found(store, "Boston", user="u1", thread="u1-t1") == {"u1-en1"}
@@ -358,24 +397,6 @@ def test_the_smallest_exact_dimension_is_held(store: EmbeddedBackend,
     assert not fts5_calls
     assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"}  # 20 > 12: FTS5
     assert fts5_calls == ["boston"]
-
-
-def test_appends_past_the_inverted_list_and_compaction(
-        store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch, fts5_only: Any) -> None:
-    monkeypatch.setattr(scope_keywords, "MIN_TAIL", 8)
-    store.write_records([memory(f"m{i}", f"word{i % 7} common{i % 3}") for i in range(40)])
-    assert len(found(store, "word3", user="u1")) == 6
-    for i in range(40, 80):  # one by one: some stay in the tail, some make a new list
-        store.write_records([memory(f"m{i}", f"word{i % 7} common{i % 3}")])
-        assert found(store, f"word{i % 7}", user="u1") == {
-            f"m{j}" for j in range(i + 1) if j % 7 == i % 7}
-    store.delete_records([f"m{i}" for i in range(0, 80, 2)], ["memory"])  # compacted
-    for query in ("word1 common2", "common0", "word6"):
-        in_memory = keyword(store, query, user="u1")
-        with fts5_only():
-            by_fts5 = keyword(store, query, user="u1")
-        assert [record_id for record_id, _ in in_memory] == [r for r, _ in by_fts5]
-        assert [d for _, d in in_memory] == pytest.approx([d for _, d in by_fts5], rel=1e-12)
 
 
 def test_a_store_indexed_with_another_tokenizer_is_left_to_fts5(
@@ -389,3 +410,44 @@ def test_a_store_indexed_with_another_tokenizer_is_left_to_fts5(
     assert found(store, "runs", user="u1") == {"m1"}  # Porter stems both to "run"
     assert fts5_calls == ["runs"]
     store.close()
+
+
+def test_words_of_rewritten_records_leave_the_term_table(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fts5_only: Any) -> None:
+    """A long-lived process whose records come and go (each with words of its own) keeps
+    the words of the records it holds, not of every record it ever read."""
+    monkeypatch.setattr(record_terms, "MIN_GARBAGE", 8)
+    store = EmbeddedBackend(tmp_path / "churn.db", embedding_dimension=DIM, vector_file=False)
+    languages = ["zh", "ko", "fr", "en"]
+    for round_ in range(60):
+        lang = languages[round_ % 4]
+        store.write_records([memory(f"r{round_}-{i}", f"{TEXTS[lang][i]} tag{round_}x{i}")
+                             for i in range(5)])
+        assert found(store, f"tag{round_}x3", user="u1") == {f"r{round_}-3"}
+        if round_:
+            store.delete_records([f"r{round_ - 1}-{i}" for i in range(5)], ["memory"])
+    for query in ("台北", "서울", "école", "Boston", "tag59x1"):
+        in_memory = keyword(store, query, user="u1")
+        with fts5_only():
+            by_fts5 = keyword(store, query, user="u1")
+        assert [r for r, _ in in_memory] == [r for r, _ in by_fts5], query
+        assert [d for _, d in in_memory] == pytest.approx([d for _, d in by_fts5]), query
+    assert keyword(store, "tag59x1", user="u1")[0][0] == "r59-1"
+    terms = store._cache.terms
+    live = terms.held()
+    assert len(terms.table) <= 2 * live + 8 + 64  # not the 60 x 5 tags met in all
+    store.close()
+
+
+def test_a_scope_of_too_many_terms_is_left_to_fts5(
+        store: EmbeddedBackend, monkeypatch: pytest.MonkeyPatch,
+        fts5_calls: list[str]) -> None:
+    """What one search copies out of the cache is bounded by terms as well as records."""
+    store.write_records(every_text(("u1",)))
+    terms_of_t1 = sum(len(Fts5Tokens().tokens_of([keyword_text(text)])[0])
+                      for texts in TEXTS.values() for i, text in enumerate(texts) if i % 2)
+    monkeypatch.setattr(scope_keywords, "MAX_SCOPE_TERMS", terms_of_t1)
+    assert found(store, "Boston", user="u1", thread="u1-t1") == {"u1-en1"}
+    assert not fts5_calls
+    assert found(store, "Boston", user="u1") == {"u1-en1", "u1-en2"}  # more terms: FTS5
+    assert fts5_calls == ["boston"]

@@ -8,6 +8,7 @@ middle of a SQLite write transaction, then opening the file here.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -100,7 +101,8 @@ def metadata_state(cache: RecordCache) -> dict[str, dict[int, tuple]]:
 
 
 def state(cache: RecordCache) -> tuple[dict[int, tuple], dict[int, np.ndarray]]:
-    """(seq -> type, scope strings, status, expiry, has vector; seq -> unit vector)."""
+    """(seq -> type, scope strings, status, expiry, has vector, keyword terms; seq -> unit
+    vector)."""
     names = {code: value for value, code in cache._ids.items()}
     rows: dict[int, tuple] = {}
     vectors: dict[int, np.ndarray] = {}
@@ -109,10 +111,17 @@ def state(cache: RecordCache) -> tuple[dict[int, tuple], dict[int, np.ndarray]]:
         rows[seq] = (int(cache.type_code[slot]),
                      tuple(names[int(code)] for code in cache.scope[:, slot]),
                      bool(cache.valid[slot]), bytes(cache.expires[slot]),
-                     bool(cache.has_vector[slot]))
+                     bool(cache.has_vector[slot]), terms_of(cache, slot))
         if cache.has_vector[slot]:
             vectors[seq] = np.array(cache.vectors[cache.row[slot]])
     return rows, vectors
+
+
+def terms_of(cache: RecordCache, slot: int) -> tuple[bytes, ...]:
+    """The slot's keyword terms, spelled out."""
+    numbers, _ = cache.terms.read(cache.term_start[slot:slot + 1],
+                                  cache.term_count[slot:slot + 1])
+    return tuple(cache.terms.table.terms(numbers))
 
 
 def assert_same_state(got: RecordCache, want: RecordCache) -> None:
@@ -325,13 +334,17 @@ def _damage(path: Path, how: str) -> None:
         with open(target, "ab") as handle:
             handle.write(b"\0")
     elif how == "scope table":
+        head = target.read_bytes()[:vector_file.HEADER_BYTES]
+        header = json.loads(head[16:16 + int.from_bytes(head[8:12], "little")])
+        _flip(target, header["scope_at"] + 1)
+    elif how == "vocabulary":
         _flip(target, target.stat().st_size - 2)
     elif how == "not a vector file":
         target.write_bytes(b"hello" * 1000)
 
 
 @pytest.mark.parametrize("how", ["header", "truncated", "longer", "scope table",
-                                 "not a vector file"])
+                                 "vocabulary", "not a vector file"])
 def test_a_damaged_file_is_ignored_and_rewritten(store_path: Path, how: str) -> None:
     _damage(store_path, how)
     want_cache, want = reference(store_path)

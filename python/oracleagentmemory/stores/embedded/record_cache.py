@@ -1,10 +1,13 @@
-"""In-memory columns of the searchable records: scope, status, expiry and unit vectors.
+"""In-memory columns of the searchable records: scope, status, expiry, unit vectors and
+keyword terms.
 
 Why: a search used to select every candidate row from SQLite and decode its vector on each
 call, so a scoped search cost as much as reading the user's whole history. The cache keeps
 what candidate selection and scoring need as numpy arrays (one slot per record, sorted by
 ``seq``), so scope, type, status and expiry become boolean masks and scoring one matrix
-product over the survivors.
+product over the survivors. Each record's keyword terms are kept too (``record_terms``: a
+run of term numbers per slot), so a scoped keyword search scores its scope in memory
+(``scope_keywords``) without reading a row.
 
 Coherence, correctness first: before every search the cache compares the change log's
 latest version and the store epoch (``changelog.state``) inside the search's own read
@@ -15,7 +18,7 @@ reads. Callers serialise access (the store's cache lock).
 
 Vectors live in ``vectors`` at row ``row[slot]``: rows follow slots after a reload from
 SQLite, and follow scopes in a vector file (grouped by user and thread), so a scoped search
-reads one contiguous run of a mapped file.
+reads one contiguous run of a mapped file; so do the records' terms.
 
 Cold start: for a store file, the first sync maps the vector file beside it
 (``vector_file``: these columns as of one change-log version) instead of reading every row,
@@ -39,10 +42,19 @@ from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.stores.embedded import changelog, vector_file
 from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.metadata_columns import KeyColumn, MetadataColumns
+from oracleagentmemory.stores.embedded.record_terms import (
+    DamagedTerms,
+    RecordTerms,
+    TermTable,
+    Vocabulary,
+)
 
 _TYPE_CODES = {name: code for code, name in enumerate(SEARCHABLE_TYPES)}
 _TYPE_LIST = ", ".join(f"'{name}'" for name in SEARCHABLE_TYPES)
-_COLUMNS = "seq, record_type, user_id, agent_id, thread_id, status, expires_at, embedding"
+_COLUMNS = ("seq, record_type, user_id, agent_id, thread_id, status, expires_at, embedding,"
+            " keyword_body")
+_METADATA = 9
+"""Where ``_apply`` finds the metadata column it asks for after _COLUMNS."""
 NEVER = b"\xff"
 """Expiry of a record that never expires: sorts after every ISO-8601 text."""
 _CHUNK = 20_000
@@ -117,6 +129,10 @@ class RecordCache:
         self.has_vector = np.zeros(capacity, dtype=bool)
         self.row = np.arange(capacity, dtype=np.int32)
         self.vectors = np.zeros((capacity, self.dimension or 0), dtype=np.float32)
+        self.term_start = np.zeros(capacity, dtype=np.int64)
+        self.term_count = np.zeros(capacity, dtype=np.int32)
+        """Each slot's terms: a run of ``terms`` (``RecordTerms``)."""
+        self.terms = RecordTerms()
         self.metadata.clear(capacity)
 
     def _grow(self, needed: int) -> None:
@@ -144,6 +160,8 @@ class RecordCache:
         self.has_vector = grown(self.has_vector, False)
         self.row = grown(self.row)
         self.vectors = grown(self.vectors)
+        self.term_start = grown(self.term_start)
+        self.term_count = grown(self.term_count)
         self.metadata.grow(new)
 
     def code(self, value: str | None) -> int | None:
@@ -260,6 +278,10 @@ class RecordCache:
             self._prefetch = snapshot.prefetch
         else:
             self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
+        self.term_start, self.term_count = columns["term_start"], columns["term_count"]
+        words = snapshot.terms
+        self.terms = RecordTerms(TermTable(Vocabulary(
+            words.offsets, words.data, words.hashes, words.ids)), words.terms)
         self.metadata.clear(snapshot.capacity)
         self.metadata.restore(key_columns)
         self._file_keys = {column.key for column in snapshot.metadata}
@@ -279,15 +301,20 @@ class RecordCache:
         columns: dict[str, np.ndarray] = {
             "seq": self.seq, "type_code": self.type_code, "valid": self.valid,
             "has_vector": self.has_vector, "expires": self.expires, "scope": self.scope,
-            "row": self.row, "vectors": self.vectors}
+            "row": self.row, "vectors": self.vectors, "term_start": self.term_start,
+            "term_count": self.term_count}
         metadata = [vector_file.KeyCodes(column.key, column.codes, column.values,
                                          column.complex) for column in self.metadata.columns]
         assert self._location is not None
         try:
             saved = vector_file.save(self._vector_path, self._location, _FILE_TAG, self._epoch,
                                      self._version, self._mark, self.dimension, columns,
-                                     self.size, keep, self.expiring, scope_values, metadata)
-        except (OSError, ValueError, TypeError, MemoryError):
+                                     self.size, keep, self.expiring, scope_values, metadata,
+                                     self.terms)
+        except DamagedTerms:  # mapped from a damaged file: never kept, never copied on
+            self.erase_file()
+            return
+        except (OSError, ValueError, TypeError, IndexError, MemoryError):
             return  # a cache file that cannot be written never fails a search or a close
         if saved:
             self._file_version = self._version
@@ -346,6 +373,8 @@ class RecordCache:
         expires = [NEVER if row[6] is None else row[6].encode() for row in rows]
         self.expiring += sum(1 for value in expires if value != NEVER)
         self.expires[slots] = expires
+        self.term_start[slots], self.term_count[slots] = self.terms.add(
+            [row[8] or "" for row in rows])
         blobs = [row[7] for row in rows]
         if self.dimension is None:
             first = next((blob for blob in blobs if blob is not None), None)
@@ -404,11 +433,13 @@ class RecordCache:
                         self.expiring -= 1
                         self.expires[slot] = NEVER
                     self.metadata.forget(slot)
+                    self.terms.release(self.term_start[slot:slot + 1],
+                                       self.term_count[slot:slot + 1])
                 if row is not None:
                     self.dead -= 1
                     self._fill(slot, row)
                     if want_metadata:
-                        self.metadata.update(slot, row[8])
+                        self.metadata.update(slot, row[_METADATA])
             elif row is not None:
                 appended.append(row)
         if appended:
@@ -417,11 +448,16 @@ class RecordCache:
             self._append(appended)
             if want_metadata:
                 for offset, row in enumerate(appended):
-                    self.metadata.update(first + offset, row[8])
+                    self.metadata.update(first + offset, row[_METADATA])
             if not in_order:
                 self._reorder()
         if self.dead > 1024 and self.dead > self.size // 2:
             self._reorder()
+        if self.terms.needs_packing():
+            live = np.flatnonzero(self.live[: self.size])
+            starts = self.term_start[live]
+            self.terms.pack(starts, self.term_count[live])
+            self.term_start[live] = starts
 
     def _reorder(self) -> None:
         """Drop dead slots and sort by seq again (rare: a reused seq, many deletes)."""
@@ -438,6 +474,8 @@ class RecordCache:
         self.expires[n:] = NEVER
         self.has_vector[:n] = self.has_vector[order]
         self.has_vector[n:] = False
+        self.term_start[:n] = self.term_start[order]
+        self.term_count[:n] = self.term_count[order]
         self.vectors[:n] = self.vectors[self.row[order]]  # rows follow slots again
         self.row[:] = np.arange(self.row.shape[0], dtype=np.int32)
         self.size, self.dead = n, 0
@@ -445,14 +483,11 @@ class RecordCache:
 
     # -- queries ------------------------------------------------------------------------
 
-    def candidates(
-        self,
-        record_types: Sequence[str],
-        include_invalid: bool,
-        exact_scope: dict[int, str | None],
-        now: str,
-    ) -> np.ndarray:
-        """Slots passing type, status, expiry and the exact scope dimensions (seq order)."""
+    def scope_slots(self, exact_scope: dict[int, str | None]) -> np.ndarray | None:
+        """Live slots matching every exact scope dimension (seq order), whatever their type,
+        status or expiry; None when the search has no exact dimension."""
+        if not exact_scope:
+            return None
         n = self.size
         mask: np.ndarray | None = None
         for dimension, value in exact_scope.items():
@@ -461,12 +496,23 @@ class RecordCache:
                 return np.zeros(0, dtype=np.int64)
             hit = self.scope[dimension, :n] == code
             mask = hit if mask is None else mask & hit
-        if mask is None:
-            slots = np.flatnonzero(self.live[:n]) if self.dead else np.arange(n)
+        assert mask is not None
+        slots = np.flatnonzero(mask)
+        return slots[self.live[slots]] if self.dead else slots
+
+    def candidates(
+        self,
+        scope: np.ndarray | None,
+        record_types: Sequence[str],
+        include_invalid: bool,
+        now: str,
+    ) -> np.ndarray:
+        """Slots of ``scope`` (``scope_slots``; None: every slot) passing type, status and
+        expiry (seq order)."""
+        if scope is not None:
+            slots = scope
         else:
-            slots = np.flatnonzero(mask)
-        if mask is not None and self.dead:
-            slots = slots[self.live[slots]]
+            slots = np.flatnonzero(self.live[: self.size]) if self.dead else np.arange(self.size)
         if len(set(record_types)) < len(SEARCHABLE_TYPES):
             wanted = np.array([_TYPE_CODES[t] for t in set(record_types)], dtype=np.int8)
             slots = slots[np.isin(self.type_code[slots], wanted)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TypedDict, get_args
 
 import numpy as np
@@ -30,8 +30,14 @@ from oracleagentmemory.stores.embedded.codec import (
     row_to_record,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
+from oracleagentmemory.stores.embedded.record_terms import DamagedTerms
 from oracleagentmemory.stores.embedded.schema import scope_token
-from oracleagentmemory.stores.embedded.scope_keywords import PendingScope, ScopeKeywords
+from oracleagentmemory.stores.embedded.scope_keywords import (
+    ScopeTerms,
+    bm25,
+    index_uses_mirrored_tokenizer,
+    scope_terms,
+)
 from oracleagentmemory.stores.errors import DimensionMismatchError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import (
     LinkedHit,
@@ -128,35 +134,34 @@ def _check_int(value: Any, name: str, minimum: int) -> int:
 
 
 def run_search(
-    conn: Any, request: Mapping[str, Any], cache: RecordCache, keywords: ScopeKeywords,
+    conn: Any, request: Mapping[str, Any], cache: RecordCache,
     cache_lock: AbstractContextManager[Any], dimension: int | None, now: str,
 ) -> list[SearchHit]:
     """Run a search in ``conn``'s read transaction, begun but not yet read from.
 
-    The cache and the scope keywords are used under ``cache_lock`` only: synced to the
-    transaction's snapshot (its first read happens under the lock, so snapshots follow the
-    order the cache is synced in), the candidates chosen, the vector distances and the
-    in-memory keyword scores computed, all copied out (a query is cut to
-    MAX_KEYWORD_QUERY_CHARS, so that part is bounded). A scope's terms not held yet (its
-    first keyword search: up to MAX_SCOPE_RECORDS rows read), an FTS5 keyword side (no
-    exact scope, a huge scope), the records and their links are then read with the lock
-    released, so a slow search never holds up another one.
+    The cache is used under ``cache_lock`` only: synced to the transaction's snapshot (its
+    first read happens under the lock, so snapshots follow the order the cache is synced
+    in), the candidates chosen, the vector distances computed and the scope's keyword terms
+    copied out. The keyword scores (``scope_keywords``), an FTS5 keyword side (no exact
+    scope, a huge scope), the records and their links are then computed or read with the
+    lock released, so a slow search never holds up another one.
 
     Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
     metadata filter) before it is returned: a cache that disagrees (a vector file from
-    another state of the database) is dropped, reloaded from SQLite, and the search run
-    again on it."""
+    another state of the database), or whose keyword terms cannot be (a damaged file), is
+    dropped, reloaded from SQLite, and the search run again on it."""
     req = check_search_request(request)
     for again in (False, True):
         with cache_lock:
             if again:  # the cache disagreed with SQLite
                 cache.distrust()
-                keywords.reset()
-            cache.sync(conn)
-            candidates = _candidates(conn, req, cache, keywords, now, dimension)
-        if isinstance(candidates.keyword, PendingScope):  # the scope's terms, read unlocked
-            candidates = replace(candidates, keyword=keywords.complete(
-                conn, candidates.keyword, cache_lock))
+            try:
+                cache.sync(conn)  # (packing the terms reads every live record's run)
+                candidates = _candidates(conn, req, cache, now, dimension)
+            except DamagedTerms:
+                if again:
+                    raise
+                continue  # terms from a damaged vector file: read SQLite again
         hits = _hits(conn, req, candidates, now, strict=not again)
         if hits is not None:
             return hits
@@ -174,9 +179,9 @@ class _Candidates:
     affinity: np.ndarray | None
     vector: tuple[np.ndarray, np.ndarray] | None
     """(positions in ``seqs``, cosine distances), for VECTOR and HYBRID."""
-    keyword: tuple[np.ndarray, np.ndarray] | PendingScope | None
-    """(seqs, bm25) of the scope's matching records from ``ScopeKeywords``, for KEYWORD and
-    HYBRID (a PendingScope until the scope's terms are read); None when FTS5 answers."""
+    keyword: ScopeTerms | None
+    """The scope's terms for the in-memory keyword scores, for KEYWORD and HYBRID; None
+    when FTS5 answers."""
     cached: int
 
 
@@ -223,17 +228,17 @@ def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
     return hits
 
 
-def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, keywords: ScopeKeywords,
-                now: str, store_dimension: int | None) -> _Candidates:
+def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str,
+                store_dimension: int | None) -> _Candidates:
     """The records passing type, status, expiry, exact scope and the metadata filter, with
-    what scoring needs from the cache and the scope keywords (called under the cache's
-    lock)."""
+    what scoring needs from the cache (called under the cache's lock)."""
     exact = {
         index: dimension["value"]
         for index, column in enumerate(SCOPE_COLUMNS)
         if (dimension := req["scope"].get(column)) and dimension["exact"]
     }
-    slots = cache.candidates(req["record_types"], req["include_invalid"], exact, now)
+    scope = cache.scope_slots(exact)
+    slots = cache.candidates(scope, req["record_types"], req["include_invalid"], now)
     if req["metadata_filter"] is not None and slots.shape[0]:
         slots = cache.metadata.filter(
             req["metadata_filter"], slots, lambda: cache.metadata_rows(conn)
@@ -253,9 +258,8 @@ def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, keywords: Sc
     keyword = None
     if req["strategy"] in ("KEYWORD", "HYBRID") and slots.shape[0]:
         words = keyword_words(req["query_text"])
-        exact_values = {column: dimension["value"] for column, dimension in req["scope"].items()
-                        if dimension["exact"]}
-        keyword = keywords.scores(conn, words, exact_values) if words else None
+        if words and scope is not None and index_uses_mirrored_tokenizer(conn):
+            keyword = scope_terms(cache, scope, words)
     return _Candidates(cache.seq[slots], _affinity(cache, slots, req), vector, keyword,
                        cache.size)
 
@@ -334,8 +338,8 @@ def _keyword_distances(
     if not words:
         return seqs[:0], np.zeros(0, dtype=np.float64)
     held = candidates.keyword
-    assert not isinstance(held, PendingScope)  # completed by run_search
-    found, scores = held if held is not None else _fts_scores(conn, words, scope, candidates)
+    found, scores = bm25(held) if held is not None else _fts_scores(
+        conn, words, scope, candidates)
     if not found.shape[0]:
         return seqs[:0], np.zeros(0, dtype=np.float64)
     at = np.minimum(np.searchsorted(seqs, found), seqs.shape[0] - 1)

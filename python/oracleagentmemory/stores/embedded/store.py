@@ -37,7 +37,6 @@ from oracleagentmemory.stores.embedded.codec import (
     row_to_record,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
-from oracleagentmemory.stores.embedded.scope_keywords import ScopeKeywords
 from oracleagentmemory.stores.embedded.search import run_search
 from oracleagentmemory.stores.embedded.storage_errors import translated
 from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
@@ -383,7 +382,6 @@ class EmbeddedBackend:
             self.embedding_dimension = self._settle_dimension(embedding_dimension)
             self._cache = RecordCache(self.embedding_dimension,
                                       self.location if vector_file else None)
-            self._keywords = ScopeKeywords()
             self._cache_lock = threading.RLock()
             """Guards the record cache."""
             self._readers = None if self.location == ":memory:" else _ReadConnections(
@@ -492,7 +490,6 @@ class EmbeddedBackend:
                     self._readers.close()
                 self._conn.close()
                 self._cache = RecordCache(self.embedding_dimension)
-                self._keywords.reset()
 
     # -- transactions and time ------------------------------------------------------
 
@@ -1342,5 +1339,5 @@ class EmbeddedBackend:
 
     def search(self, request: SearchRequest) -> list[SearchHit]:
         with self._read() as conn:
-            return run_search(conn, request, self._cache, self._keywords, self._cache_lock,
+            return run_search(conn, request, self._cache, self._cache_lock,
                               self.embedding_dimension, self._now())

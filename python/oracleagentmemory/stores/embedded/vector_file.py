@@ -3,15 +3,18 @@
 Why: the first search of a process used to read every searchable row from SQLite and
 normalise its vector before it could score anything (seconds per million records). The
 vector file ``<store file>.vectors`` holds the record cache's columns (seq, type, scope
-codes, status, expiry, the row of each slot's vector, unit vectors), the scope strings and
-the metadata-filter key columns built so far (``MetadataColumns``) as they were at one
+codes, status, expiry, the row of each slot's vector, unit vectors, each slot's run of
+keyword terms), the scope strings, the metadata-filter key columns built so far
+(``MetadataColumns``), and the records' keyword terms with their vocabulary
+(``record_terms``) as they were at one
 change-log ``version`` of one schema ``epoch``; a new process maps it copy-on-write instead,
 catches up through the change log like any cache does, and is searching in milliseconds.
 
 Vectors are laid out by scope: grouped by user, then thread, then seq (``row`` gives each
-slot's vector row). Pages of the map are read from the file as a search touches them, so a
-user-scoped search reads its user's vectors, one contiguous run, and resident memory grows
-with the scopes searched, never beyond the file.
+slot's vector row), and so are the records' terms. Pages of the map are read from the file
+as a search touches them, so a user-scoped search reads its user's vectors and terms, one
+contiguous run each, and resident memory grows with the scopes searched, never beyond the
+file.
 
 SQLite stays the source of truth; the file is a cache that is used only when it provably
 holds a state of this SQLite file:
@@ -28,10 +31,11 @@ holds a state of this SQLite file:
   left behind is never read, and is removed by the next writer;
 - before writing, the SQLite file and its write-ahead log are fsynced, so the version the
   file names is durable;
-- the reader checks the magic, format, byte order, a CRC of the header and of the scope and
-  metadata tables, the exact file length, the epoch, the dimension and what its codes mean.
-  Anything else: the file is ignored, the cache is rebuilt from SQLite and a new file
-  written. Every search hit is still checked against its SQLite row (``search``).
+- the reader checks the magic, format, byte order, a CRC of the header, of the scope and
+  metadata tables and of the term vocabulary, the exact file length, the epoch, the
+  dimension and what its codes mean. Anything else: the file is ignored, the cache is
+  rebuilt from SQLite and a new file written. Every search hit is still checked against
+  its SQLite row (``search``).
 
 The map is private (copy-on-write): a process applying changes to its cache never touches
 the file others read. Used on POSIX systems with a little-endian CPU for file stores of at
@@ -56,10 +60,14 @@ from typing import Any
 
 import numpy as np
 
+from oracleagentmemory.stores.embedded.record_terms import RecordTerms, Vocabulary
+
 SUFFIX = ".vectors"
 MAGIC = b"OAMVEC01"
-FORMAT = 2
-"""2: the change-log mark of the version held, and vectors grouped by scope (``row``)."""
+FORMAT = 3
+"""2: the change-log mark of the version held, and vectors grouped by scope (``row``);
+3: the records' keyword terms and their vocabulary. A file of another format is ignored
+(the cache reads SQLite once and writes a file of this one)."""
 HEADER_BYTES = 4096
 _HEAD = struct.Struct("<8sII")
 """magic, length of the JSON header, CRC-32 of the JSON header."""
@@ -81,11 +89,17 @@ FAULT_STEPS = ("vector-file-begin", "vector-file-half", "vector-file-written",
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("seq", "<i8"), ("type_code", "i1"), ("valid", "?"), ("has_vector", "?"),
-    ("expires", "S32"), ("scope", "<i4"), ("row", "<i4"), ("vectors", "<f4"),
+    ("expires", "S32"), ("scope", "<i4"), ("row", "<i4"), ("term_start", "<i8"),
+    ("term_count", "<i4"), ("vectors", "<f4"),
 )
 """Columns in file order; ``scope`` holds three runs of ``capacity`` codes (user, agent,
-thread), ``row`` the vector row of each slot, ``vectors`` ``capacity`` rows of
-``dimension`` floats."""
+thread), ``row`` the vector row of each slot, ``term_start`` and ``term_count`` each slot's
+run of the terms part, ``vectors`` ``capacity`` rows of ``dimension`` floats."""
+TERM_PARTS: tuple[tuple[str, str], ...] = (
+    ("terms", "<i4"), ("offsets", "<i8"), ("hashes", "<u4"), ("ids", "<i4"), ("data", "u1"))
+"""After the metadata table: every record's term numbers (in vector row order), then the
+vocabulary (``record_terms.Vocabulary``): ``terms`` numbers, ``vocabulary + 1`` offsets,
+``vocabulary`` hashes and ids, ``data`` bytes of UTF-8."""
 GROUP_DIMENSIONS = (0, 2)
 """Vector rows are ordered by these scope dimensions (user, then thread), then by slot."""
 
@@ -121,6 +135,19 @@ class Snapshot:
     scope_values: list[str | None]
     metadata: list[KeyCodes]
     prefetch: Prefetch
+    terms: TermsPart
+
+
+@dataclass
+class TermsPart:
+    """The terms part of a file, mapped: ``terms`` (each slot's run is ``term_start`` and
+    ``term_count``) and the vocabulary's arrays."""
+
+    terms: np.ndarray
+    offsets: np.ndarray
+    data: memoryview
+    hashes: np.ndarray
+    ids: np.ndarray
 
 
 @dataclass
@@ -187,6 +214,24 @@ def _metadata_layout(scope_end: int, capacity: int, count: int) -> tuple[list[in
     return [at + index * capacity * 4 for index in range(count)], at + count * capacity * 4
 
 
+def _terms_layout(metadata_end: int, counts: Mapping[str, int]
+                  ) -> tuple[dict[str, tuple[int, int]], int]:
+    """(part -> (offset, bytes), end of the file) for the terms part after the metadata
+    table ending at ``metadata_end``; ``counts`` gives each part's length in items."""
+    offsets: dict[str, tuple[int, int]] = {}
+    at = metadata_end
+    for name, dtype in TERM_PARTS:
+        at = -(-at // _ALIGN) * _ALIGN
+        offsets[name] = (at, np.dtype(dtype).itemsize * counts[name])
+        at += offsets[name][1]
+    return offsets, at
+
+
+def _term_counts(terms: int, vocabulary: int, data: int) -> dict[str, int]:
+    return {"terms": terms, "offsets": vocabulary + 1, "hashes": vocabulary,
+            "ids": vocabulary, "data": data}
+
+
 def _shape(name: str, capacity: int, dimension: int) -> tuple[int, ...]:
     if name == "scope":
         return (3, capacity)
@@ -222,10 +267,13 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
             code_offsets, table_at = _metadata_layout(
                 scope_at + scope_bytes, capacity, int(header["metadata_columns"]))
             metadata_bytes = int(header["metadata_bytes"])
+            vocabulary = int(header["vocabulary"])
+            parts, end = _terms_layout(table_at + metadata_bytes, _term_counts(
+                int(header["terms"]), vocabulary, int(header["vocabulary_bytes"])))
             if (header["scope_at"] != scope_at or header["offsets"] != {
                     name: list(value) for name, value in offsets.items()}
-                    or not 0 <= size <= capacity or len(mark) != 8
-                    or os.fstat(handle.fileno()).st_size != table_at + metadata_bytes):
+                    or not 0 <= size <= capacity or len(mark) != 8 or vocabulary < 0
+                    or os.fstat(handle.fileno()).st_size != end):
                 return None
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -239,6 +287,16 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     table = mapped[table_at:table_at + metadata_bytes]
     if zlib.crc32(table) != int(header["metadata_crc"]):
         return None
+    view = memoryview(mapped)
+    crc = 0
+    for name in ("offsets", "hashes", "ids", "data"):
+        crc = zlib.crc32(view[parts[name][0]:parts[name][0] + parts[name][1]], crc)
+    if crc != int(header["vocabulary_crc"]):
+        return None
+    term_arrays = {name: np.ndarray((parts[name][1] // np.dtype(dtype).itemsize,),
+                                    dtype=dtype, buffer=mapped, offset=parts[name][0])
+                   for name, dtype in TERM_PARTS if name != "data"}
+    terms = TermsPart(data=view[parts["data"][0]:end], **term_arrays)
     metadata = [
         KeyCodes(key=entry["key"], values=entry["values"],
                  complex={int(slot): value for slot, value in entry["complex"]},
@@ -255,7 +313,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     return Snapshot(epoch=epoch, version=int(header["version"]), mark=mark,
                     dimension=dimension, size=size, capacity=capacity,
                     expiring=int(header["expiring"]), columns=columns,
-                    scope_values=scope_values, metadata=metadata, prefetch=prefetch)
+                    scope_values=scope_values, metadata=metadata, prefetch=prefetch,
+                    terms=terms)
 
 
 def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
@@ -294,13 +353,15 @@ def save(
     keep: np.ndarray | None,
     expiring: int,
     scope_values: list[str | None],
-    metadata: Sequence[KeyCodes] = (),
+    metadata: Sequence[KeyCodes],
+    terms: RecordTerms,
 ) -> bool:
     """Write a vector file of the cache ``columns`` (RecordCache arrays, ``vectors`` read
-    through ``row``) and its metadata key columns at ``version`` (whose change-log mark is
+    through ``row``, each slot's terms through ``term_start`` and ``term_count`` from
+    ``terms``) and its metadata key columns at ``version`` (whose change-log mark is
     ``mark``): their first ``size`` slots, or only the slots ``keep`` (live ones, in seq
-    order), the vectors grouped by scope. Returns False (nothing replaced) when the file
-    cannot be written."""
+    order), the vectors and terms grouped by scope, the vocabulary cut to the terms the
+    records hold. Returns False (nothing replaced) when the file cannot be written."""
     fault_point("vector-file-begin")
     kept = np.arange(size) if keep is None else keep
     live = int(kept.shape[0])
@@ -313,6 +374,14 @@ def save(
         {"key": column.key, "values": column.values,
          "complex": _moved(column.complex, keep)} for column in metadata
     ]).encode()
+    # File row r holds the vector of new slot ``order[r]``; that slot's ``row`` is r.
+    order = grouped_order(np.ascontiguousarray(columns["scope"][:, kept]), np.arange(live))
+    rows = np.empty(live, dtype="<i4")
+    rows[order] = np.arange(live, dtype="<i4")
+    sources = np.asarray(columns["row"])[kept[order]]
+    words = _TermsOut(terms, np.asarray(columns["term_start"])[kept[order]],
+                      np.asarray(columns["term_count"])[kept[order]])
+    parts, end = _terms_layout(table_at + len(metadata_table), words.counts)
     header = json.dumps({
         "format": FORMAT, "byteorder": "little", "tag": tag, "epoch": epoch,
         "version": version, "mark": mark.hex(),
@@ -320,15 +389,12 @@ def save(
         "offsets": {name: list(value) for name, value in offsets.items()},
         "scope_at": scope_at, "scope_bytes": len(table), "scope_crc": zlib.crc32(table),
         "metadata_columns": len(metadata), "metadata_bytes": len(metadata_table),
-        "metadata_crc": zlib.crc32(metadata_table),
+        "metadata_crc": zlib.crc32(metadata_table), "terms": words.counts["terms"],
+        "vocabulary": words.counts["ids"], "vocabulary_bytes": words.counts["data"],
+        "vocabulary_crc": words.vocabulary_crc,
     }).encode()
     if _HEAD.size + len(header) > HEADER_BYTES:
         return False
-    # File row r holds the vector of new slot ``order[r]``; that slot's ``row`` is r.
-    order = grouped_order(np.ascontiguousarray(columns["scope"][:, kept]), np.arange(live))
-    rows = np.empty(live, dtype="<i4")
-    rows[order] = np.arange(live, dtype="<i4")
-    sources = np.asarray(columns["row"])[kept[order]]
     directory = os.path.dirname(os.path.abspath(path))
     _remove_leftovers(path)
     temporary = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
@@ -342,6 +408,8 @@ def save(
                 handle.seek(offsets[name][0])
                 if name == "row":
                     handle.write(rows.data)
+                elif name in ("term_start", "term_count"):
+                    handle.write(np.ascontiguousarray(words.slot_runs[name][rows]).data)
                 elif name == "vectors":
                     _write_rows(handle, columns[name], sources, halfway=True)
                 elif name == "scope":
@@ -357,6 +425,8 @@ def save(
                 _write_rows(handle, column.codes, kept, halfway=False)
             handle.seek(table_at)
             handle.write(metadata_table)
+            words.write(handle, parts)
+            handle.truncate(end)  # (the last part may be empty)
             handle.flush()
             fault_point("vector-file-written")
             os.fsync(handle.fileno())
@@ -374,6 +444,47 @@ def save(
         with contextlib.suppress(OSError):
             os.unlink(temporary)  # ours: no later writer of this process would remove it
         raise
+
+
+class _TermsOut:
+    """The terms part of a file being written: the records' terms in file row order,
+    renumbered so the vocabulary holds the terms some record holds and no other (a
+    deleted record's words do not outlive it in the file)."""
+
+    def __init__(self, terms: RecordTerms, starts: np.ndarray, counts: np.ndarray) -> None:
+        self._terms, self._starts, self._counts = terms, starts, counts
+        used = np.zeros(len(terms.table), dtype=bool)
+        for begin in range(0, starts.shape[0], _CHUNK_ROWS):
+            used[self._read(begin)] = True
+        self._renumber = (np.cumsum(used, dtype=np.int64) - 1).astype("<i4")
+        offsets, data, hashes, ids = Vocabulary.arrays(terms.table.terms(np.flatnonzero(used)))
+        self._vocabulary = {"offsets": offsets.astype("<i8"), "hashes": hashes.astype("<u4"),
+                            "ids": ids.astype("<i4")}
+        self._data = data
+        ends = np.cumsum(counts, dtype=np.int64)
+        self.slot_runs = {"term_start": (ends - counts).astype("<i8"),
+                          "term_count": counts.astype("<i4")}
+        """Each file row's run (indexed by row)."""
+        self.counts = _term_counts(int(ends[-1]) if ends.shape[0] else 0, ids.shape[0],
+                                   len(data))
+        crc = 0
+        for name in ("offsets", "hashes", "ids"):
+            crc = zlib.crc32(self._vocabulary[name].data, crc)
+        self.vocabulary_crc = zlib.crc32(data, crc)
+
+    def _read(self, begin: int) -> np.ndarray:
+        stop = begin + _CHUNK_ROWS
+        return self._terms.read(self._starts[begin:stop], self._counts[begin:stop])[0]
+
+    def write(self, handle: Any, parts: Mapping[str, tuple[int, int]]) -> None:
+        handle.seek(parts["terms"][0])
+        for begin in range(0, self._starts.shape[0], _CHUNK_ROWS):
+            handle.write(self._renumber[self._read(begin)].data)
+        for name in ("offsets", "hashes", "ids"):
+            handle.seek(parts[name][0])
+            handle.write(self._vocabulary[name].data)
+        handle.seek(parts["data"][0])
+        handle.write(self._data)
 
 
 def _moved(values: dict[int, Any], keep: np.ndarray | None) -> list[list[Any]]:
