@@ -35,7 +35,6 @@ from oracleagentmemory.apis.records import Record, RecordStatus, ThreadRecord
 from oracleagentmemory.apis.relations import RecordRelation
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.stores import metadata_filter as mf
-from oracleagentmemory.stores.embedded.search import check_search_request
 from oracleagentmemory.stores.errors import (
     AttachedImageError,
     InvalidArgumentError,
@@ -94,6 +93,7 @@ from oracleagentmemory.stores.record_changes import (
     layered_settings,
 )
 from oracleagentmemory.stores.relations import BUILTIN_OPPOSITES
+from oracleagentmemory.stores.search_request import check_search_request
 from oracleagentmemory.stores.timestamps import normalize
 
 logger = logging.getLogger(__name__)
