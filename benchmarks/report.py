@@ -228,7 +228,8 @@ def write(results: dict[str, Any], out: Path) -> None:
         add("")
         source = e2e_rows[0][2].get("source", "generated one-role messages")
         add(f"Ours: the public client (`OracleAgentMemory(connection=<the file above>)` with "
-            f"`LocalMiniLMEmbedder`): `thread.add_messages` of up to 32 messages per call "
+            f"`LocalE5Embedder`, multilingual-e5-small, the default model): "
+            f"`thread.add_messages` of up to 32 messages per call "
             f"({source}; one thread per conversation session), "
             f"{e2e_rows[0][2]['messages']} messages added to the store already "
             "holding N records, then `client.search(text, user_id=...)` (what a user gets with "
@@ -433,9 +434,10 @@ def write(results: dict[str, Any], out: Path) -> None:
         "bm25 is computed for candidates only. In this synthetic vocabulary one query word "
         "can occur in most records, so a 2 % scope still holds thousands of matches, and an "
         "unscoped keyword search reads every match.")
-    add("- The default embedder runs all-MiniLM-L6-v2 with onnxruntime from an ONNX file built "
-        "from the bundled weights (`core/embedders/`), the numpy forward pass where onnxruntime "
-        "is missing; the side run below compares the two.")
+    add("- The default embedder is multilingual-e5-small (`LocalE5Embedder`), run with "
+        "onnxruntime from an ONNX file built from the packaged weights (`core/embedders/`), "
+        "a numpy forward pass where onnxruntime is missing; all-MiniLM-L6-v2 stays available "
+        "by name, and the retrieval-quality run above uses it for every system.")
     add("- `num_hops=2` and hybrid are ours only where the peers have no equivalent (LanceDB "
         "has hybrid).")
     add("")

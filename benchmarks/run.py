@@ -46,10 +46,14 @@ def child_env(blas: str) -> dict[str, str]:
     return env
 
 
+def relative_to_checkout(text: str) -> str:
+    """Paths inside the checkout (or beside it) relative to it: the log names no machine."""
+    return text.replace(f"{ROOT}{os.sep}", "").replace(f"{ROOT.parent}{os.sep}", f"..{os.sep}")
+
+
 def shown_command(command: list[str]) -> str:
-    """The command as the log shows it: paths inside the checkout relative to it."""
-    prefix = f"{ROOT}{os.sep}"
-    return shlex.join(part.replace(prefix, "") for part in command)
+    """The command as the log shows it."""
+    return shlex.join(relative_to_checkout(part) for part in command)
 
 
 def run_child(module: str, args: list[str], env: dict[str, str], out: Path,
@@ -62,7 +66,7 @@ def run_child(module: str, args: list[str], env: dict[str, str], out: Path,
         handle.write(f"\n$ {shown_command(command)}\n")
         for line in (done.stdout + done.stderr).splitlines():
             if NOISE not in line:
-                handle.write(line + "\n")
+                handle.write(relative_to_checkout(line) + "\n")
     seconds = time.perf_counter() - t0
     print(f"  {module} {' '.join(args[:3])}: {seconds:.1f}s rc={done.returncode}", flush=True)
     if done.returncode != 0 or not out.exists():

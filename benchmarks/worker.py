@@ -210,11 +210,11 @@ def run_e2e(args: argparse.Namespace) -> dict[str, Any]:
     from benchmarks.dataset import Query
     from benchmarks.timing_embedder import TimingEmbedder
     from oracleagentmemory.core import OracleAgentMemory
-    from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
 
     batches, source = conversation_batches(args.turns_from, args.sample)
     asked = load_queries(args.workdir.parent / "queries")[:E2E_QUERIES]
-    embedder = TimingEmbedder(LocalMiniLMEmbedder(query_cache_size=0))
+    embedder = TimingEmbedder(LocalE5Embedder(query_cache_size=0))
     embedder.inner.load()
     embedder.embed(["warm up the model"])
     embedder.seconds = 0.0

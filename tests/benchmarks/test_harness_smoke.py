@@ -126,3 +126,10 @@ def test_the_run_log_shows_paths_inside_the_checkout_relative_to_it() -> None:
     assert shown_command(command) == (
         "benchmarks/.venv/bin/python -m benchmarks.worker "
         "--workdir benchmarks/.work/10000 --size 10000")
+
+
+def test_the_run_log_shows_paths_beside_the_checkout_relative_to_it() -> None:
+    from benchmarks.run import ROOT, relative_to_checkout
+
+    line = f'  File "{ROOT / "benchmarks" / "worker.py"}", line 3; data {ROOT.parent / "data"}'
+    assert relative_to_checkout(line) == '  File "benchmarks/worker.py", line 3; data ../data'
