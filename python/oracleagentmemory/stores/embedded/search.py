@@ -187,7 +187,10 @@ def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str,
                 f"query vector has {query_vector.shape[0]} dimensions, the store uses "
                 f"{cache.dimension}")
         with_vector, distances = cache.distances(slots, query_vector)
-        vector = (np.searchsorted(slots, with_vector), distances)
+        # with_vector keeps the order of slots: all of them, or a subset to look up.
+        positions = (np.arange(slots.shape[0]) if with_vector.shape[0] == slots.shape[0]
+                     else np.searchsorted(slots, with_vector))
+        vector = (positions, distances)
     keyword = None
     if req["strategy"] in ("KEYWORD", "HYBRID") and slots.shape[0]:
         words = keyword_words(req["query_text"])
