@@ -149,7 +149,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   -- counters, and what the extraction or summary refresh the batch makes due reads.
   --   p_batch   MessageBatch {"thread_id", "records", "thread_required", "after_message_id",
   --             "schedule"}: "records" are RecordIn of messages and their attached images,
-  --             all of thread_id (-20001 otherwise); with "thread_required" (default true)
+  --             all of thread_id and without "scope_from" (-20001 otherwise); with
+  --             "thread_required" (default true)
   --             the unexpired thread record must exist (-20002), and is locked FOR UPDATE
   --             as write_records' p_thread_id locks it; with "after_message_id" (an id or
   --             null: no message) the thread's last visible message must be that one, else

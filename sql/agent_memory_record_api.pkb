@@ -1089,6 +1089,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         AGENT_MEMORY_ERRORS.invalid_argument('records[' || (i - 1) || '] must be a message or an'
           || ' image of thread ' || AGENT_MEMORY_CODEC.quoted(l_thread_id));
       END IF;
+      IF l_rows(i).scope_from IS NOT NULL THEN
+        AGENT_MEMORY_ERRORS.invalid_argument('records[' || (i - 1) || '].scope_from is not taken'
+          || ' by append_messages: a batch''s records carry their thread''s scope');
+      END IF;
       IF l_rows(i).record_type = 'message' THEN
         l_added := l_added + 1;
       END IF;

@@ -970,6 +970,16 @@ def test_append_messages_takes_only_messages_and_images_of_its_thread(store):
     assert store.get_records({"ids": ["m", "mem"]}) == []
 
 
+def test_append_messages_refuses_a_scope_from(store):
+    # A batch's records carry their thread's scope; a scope_from there used to be ignored.
+    store.write_records([{"record_type": "thread", "id": "t1", "thread_id": "t1"},
+                         memory("mem", thread_id="t1")])
+    with pytest.raises(InvalidArgumentError, match=r"records\[1\]\.scope_from"):
+        store.append_messages({"thread_id": "t1",
+                               "records": [message("a"), message("b", scope_from="mem")]})
+    assert store.get_records({"ids": ["a", "b"]}) == []
+
+
 @needs("extraction_counters")
 def test_changing_a_threads_settings_keeps_its_counters(store):
     # update_thread used to write the whole config it had read: a batch counted meanwhile

@@ -163,7 +163,8 @@ def batch_thread(batch: Any) -> tuple[str, bool]:
 
 
 def check_batch_records(batch: MessageBatch, thread_id: str) -> list[Any]:
-    """The batch's records: each a message or an image of the thread."""
+    """The batch's records: each a message or an image of the thread, without a
+    ``scope_from`` (that is write_records')."""
     records = batch.get("records", [])
     if isinstance(records, (str, bytes, Mapping)) or not isinstance(records, list):
         raise InvalidArgumentError("batch.records must be a list of record objects")
@@ -174,4 +175,8 @@ def check_batch_records(batch: MessageBatch, thread_id: str) -> list[Any]:
                 or record.get("thread_id") != thread_id:
             raise InvalidArgumentError(
                 f"records[{index}] must be a message or an image of thread {thread_id!r}")
+        if "scope_from" in record:
+            raise InvalidArgumentError(
+                f"records[{index}].scope_from is not taken by append_messages: a batch's "
+                "records carry their thread's scope")
     return records
