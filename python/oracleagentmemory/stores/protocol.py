@@ -295,7 +295,8 @@ class MessageBatch(TypedDict, total=False):
 
     thread_id: str
     records: list[RecordIn]
-    """The messages and the images attached to them, all of ``thread_id``. Default: none."""
+    """The messages and the images attached to them, all of ``thread_id`` and without
+    ``scope_from`` (they carry their thread's scope). Default: none."""
     thread_required: bool
     """The thread record must exist (default True); False for a thread without a record,
     which then keeps no counters."""
@@ -420,7 +421,8 @@ class StoreBackend(Protocol):
 
         Raises:
             InvalidArgumentError: The batch is malformed, a record is not a message or
-                image of the thread, or a value is over an input limit.
+                image of the thread or names a ``scope_from``, or a value is over an input
+                limit.
             RecordNotFoundError: The thread does not exist (and ``thread_required``).
             DuplicateRecordError: An id is taken in its id space.
             DimensionMismatchError: A vector has another dimension than the store.
