@@ -584,13 +584,11 @@ class InterfaceBackend:
             metadata_filter=checked["metadata_filter"], num_hops=checked["num_hops"],
             max_linked_results=checked["max_linked_results"],
             include_invalid_results=checked["include_invalid"])
-        known: Known = {}
         outs = [record_out(record) for record, _ in results]
         linked = [[(relation, record_out(record)) for relation, record in hit.linked_results]
                   for hit, _ in results]
-        self._attach(outs + [out for pairs in linked for _, out in pairs])
-        for out in outs + [out for pairs in linked for _, out in pairs]:
-            known[out["record_type"], out["id"]] = out
+        known: Known = {(out["record_type"], out["id"]): out for out in self._attach(
+            outs + [out for pairs in linked for _, out in pairs])}
         return [{"record": out, "distance": float(distance),
                  "linked": self._walked(out["id"], pairs, known)}
                 for out, (_, distance), pairs in zip(outs, results, linked, strict=True)]
