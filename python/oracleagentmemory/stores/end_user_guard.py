@@ -53,6 +53,7 @@ from oracleagentmemory.stores.protocol import (
     ScopeDimension,
     SearchHit,
     SearchRequest,
+    scope_of,
     within_limit,
 )
 
@@ -183,8 +184,7 @@ class EndUserGuard(Layer):
                 if source is None:
                     raise LinkEndNotFoundError(
                         f"scope_from {record['scope_from']!r} is not a stored memory")
-                record = {"user_id": source.get("user_id"), "agent_id": source.get("agent_id"),
-                          "thread_id": source.get("thread_id"), **record}
+                record = {**scope_of(source), **record}
             scoped.append(record)
         return scoped
 

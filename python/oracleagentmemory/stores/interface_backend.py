@@ -66,6 +66,7 @@ from oracleagentmemory.stores.interface_records import (
 )
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,
+    SCOPE_KEYS,
     CascadeResult,
     LinkChanges,
     LinkedHit,
@@ -84,6 +85,7 @@ from oracleagentmemory.stores.protocol import (
     SearchHit,
     SearchRequest,
     Vector,
+    scope_of,
     within_limit,
 )
 from oracleagentmemory.stores.record_changes import (
@@ -99,7 +101,6 @@ from oracleagentmemory.stores.timestamps import normalize
 logger = logging.getLogger(__name__)
 
 _OWNER_TYPES = {"user": "user_profile", "agent": "agent_profile"}
-_SCOPE_KEYS = ("user_id", "agent_id", "thread_id")
 _THREAD_METHODS = ("_create_thread_record", "_get_thread_record", "_update_thread_record")
 
 Steps: TypeAlias = list[Callable[[], object]]
@@ -205,14 +206,7 @@ class InterfaceBackend:
         if source is None:
             raise LinkEndNotFoundError(f"scope_from {record['scope_from']!r} is not a stored "
                                        "memory")
-        scoped: RecordIn = {**record}
-        if "user_id" not in record:
-            scoped["user_id"] = source.get("user_id")
-        if "agent_id" not in record:
-            scoped["agent_id"] = source.get("agent_id")
-        if "thread_id" not in record:
-            scoped["thread_id"] = source.get("thread_id")
-        return scoped
+        return {**scope_of(source), **record}
 
     def _typed(self, link: LinkIn) -> LinkIn:
         """The link with an end given without a type typed as stored."""
@@ -365,7 +359,7 @@ class InterfaceBackend:
         it refuses a write without replace, so a replace never takes over a record of
         another scope and answers as a plain write does."""
         holder = self._get(record["record_type"], record["id"])
-        if holder is None or any(holder.get(key) != record.get(key) for key in _SCOPE_KEYS):
+        if holder is None or any(holder.get(key) != record.get(key) for key in SCOPE_KEYS):
             return False
         if record["record_type"] != "image":
             return True
@@ -383,7 +377,7 @@ class InterfaceBackend:
         for image in with_bytes:
             if image["id"] in attached:
                 self._remove("image", image["id"], steps)
-        scope = {key: message.get(key) for key in _SCOPE_KEYS}
+        scope = scope_of(message)
         self._add([_prepared(cast(RecordIn, {**image, **scope, "record_type": "image",
                                              "message_id": message["id"]}))
                    for image in with_bytes], steps)
@@ -540,13 +534,7 @@ class InterfaceBackend:
         types = query.get("record_types") or list(SEARCHABLE_TYPES)
         include_bytes = bool(query.get("include_bytes"))
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
-        scope: RecordScope = {}
-        if "user_id" in query:
-            scope["user_id"] = query["user_id"]
-        if "agent_id" in query:
-            scope["agent_id"] = query["agent_id"]
-        if "thread_id" in query:
-            scope["thread_id"] = query["thread_id"]
+        scope = cast(RecordScope, {key: query[key] for key in SCOPE_KEYS if key in query})
         found: list[RecordOut] = []
         for record_type in types:
             if "message_id" in query or "ids" in query:
@@ -596,13 +584,11 @@ class InterfaceBackend:
             metadata_filter=checked["metadata_filter"], num_hops=checked["num_hops"],
             max_linked_results=checked["max_linked_results"],
             include_invalid_results=checked["include_invalid"])
-        known: Known = {}
         outs = [record_out(record) for record, _ in results]
         linked = [[(relation, record_out(record)) for relation, record in hit.linked_results]
                   for hit, _ in results]
-        self._attach(outs + [out for pairs in linked for _, out in pairs])
-        for out in outs + [out for pairs in linked for _, out in pairs]:
-            known[out["record_type"], out["id"]] = out
+        known: Known = {(out["record_type"], out["id"]): out for out in self._attach(
+            outs + [out for pairs in linked for _, out in pairs])}
         return [{"record": out, "distance": float(distance),
                  "linked": self._walked(out["id"], pairs, known)}
                 for out, (_, distance), pairs in zip(outs, results, linked, strict=True)]

@@ -67,10 +67,6 @@ class Operation(Generic[R]):
     """It reads or changes stored records or links, so end-user rules apply to it."""
 
     @property
-    def writes(self) -> bool:
-        return self.kind is not READ
-
-    @property
     def member(self) -> str:
         """The PL/SQL facade member that runs it on Oracle."""
         return self.name.upper()

@@ -9,7 +9,7 @@ written or none.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeAlias, TypedDict, runtime_checkable
 
 import numpy as np
@@ -28,6 +28,17 @@ class RecordScope(TypedDict, total=False):
     user_id: str | None
     agent_id: str | None
     thread_id: str | None
+
+
+ScopeKey = Literal["user_id", "agent_id", "thread_id"]
+SCOPE_KEYS: tuple[ScopeKey, ...] = ("user_id", "agent_id", "thread_id")
+"""The keys of a ``RecordScope`` (and of a search request's ``scope``)."""
+
+
+def scope_of(record: Mapping[str, Any]) -> RecordScope:
+    """The scope of ``record``, every key present (None where it has none)."""
+    return {"user_id": record.get("user_id"), "agent_id": record.get("agent_id"),
+            "thread_id": record.get("thread_id")}
 
 
 class RecordIn(TypedDict, total=False):

@@ -13,10 +13,10 @@ from oracleagentmemory._vocabulary import SEARCHABLE_TYPES
 from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
 from oracleagentmemory.stores.errors import InvalidArgumentError
-from oracleagentmemory.stores.protocol import ScopeDimension, Strategy, Vector
+from oracleagentmemory.stores.protocol import SCOPE_KEYS, ScopeDimension, Strategy, Vector
 
 STRATEGIES = get_args(Strategy)
-SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
+SCOPE_COLUMNS = SCOPE_KEYS
 
 
 class CheckedRequest(TypedDict):
