@@ -221,7 +221,7 @@ class OracleAgentMemoryStore(BaseStore):
         embed = (index or {}).get("embed")
         embedder: Any = NOT_SET_MARKER
         if embed is not None:
-            embedder = LangChainEmbedder(ensure_embeddings(embed), _dims(index or {}))
+            embedder = LangChainEmbedder(embed, _dims(index or {}))
         with OracleAgentMemory(connection=conn_string, embedder=embedder) as client:
             store = cls(client, index=index, ttl=ttl, namespace_mapper=namespace_mapper,
                         memory_type=memory_type)
@@ -608,10 +608,15 @@ class OracleAgentMemoryStore(BaseStore):
 
 class LangChainEmbedder(IEmbedder):
     """A LangChain ``Embeddings`` as the library's embedder, its vectors checked against
-    ``dims`` (a store's vectors are all of one size)."""
+    ``dims`` (a store's vectors are all of one size).
 
-    def __init__(self, embeddings: Any, dims: int) -> None:
-        self.embeddings = embeddings
+    ``embed`` is ``index["embed"]`` as given: what it names is made once, and a store whose
+    client indexes with this embedder reuses it rather than making the model again.
+    """
+
+    def __init__(self, embed: Any, dims: int) -> None:
+        self.embed_given = embed
+        self.embeddings = ensure_embeddings(embed)
         self._dims = dims
 
     @property
@@ -669,7 +674,11 @@ def _checked_index(client: OracleAgentMemory, config: dict[str, Any]
             f"index['dims'] is {dims} but the client's store keeps {stored}-dimensional "
             "vectors: open the store with OracleAgentMemoryStore.from_conn_string, or the "
             f"client with an embedder of {dims} dimensions")
-    return LangChainEmbedder(ensure_embeddings(config["embed"]), dims)
+    if isinstance(client.embedder, LangChainEmbedder) \
+            and client.embedder.embed_given is config["embed"] \
+            and client.embedder.embedding_dimension == dims:
+        return client.embedder  # from_conn_string made it for the client already
+    return LangChainEmbedder(config["embed"], dims)
 
 
 def _index_paths(paths: Iterable[str]) -> list[tuple[str, Any]]:

@@ -312,11 +312,16 @@ class _ReadableTool(Tool):
     async def run(self, arguments: dict[str, Any], context: Any,
                   convert_result: bool = False) -> Any:
         try:
-            self.fn_metadata.validate_arguments(arguments)
-        except ValidationError as error:
+            return await super().run(arguments, context, convert_result)
+        except ToolError as error:
+            # The SDK validates the arguments once and reports a mistake as a plain
+            # ToolError caused by the ValidationError itself (a failure of the tool's body
+            # is caused by what the body raised); only that one is reworded.
+            mistake = error.__cause__
+            if type(error) is not ToolError or not isinstance(mistake, ValidationError):
+                raise
             raise ToolError(f"Error executing tool {self.name}: "
-                            f"{_argument_mistakes(error, self.parameters)}") from error
-        return await super().run(arguments, context, convert_result)
+                            f"{_argument_mistakes(mistake, self.parameters)}") from mistake
 
 
 def _argument_mistakes(error: ValidationError, schema: dict[str, Any]) -> str:
