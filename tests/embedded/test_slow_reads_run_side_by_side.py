@@ -26,11 +26,11 @@ def held_keyword_side(monkeypatch):
     entered, release = threading.Semaphore(0), threading.Event()
     real = search._keyword_distances
 
-    def slow(conn, text, *rest):
-        if MARK in text:
+    def slow(conn, words, *rest):
+        if MARK in words:
             entered.release()
             release.wait(60)
-        return real(conn, text, *rest)
+        return real(conn, words, *rest)
 
     monkeypatch.setattr(search, "_keyword_distances", slow)
     yield entered, release

@@ -55,9 +55,6 @@ class Fts5Tokens:
         self._lock = threading.Lock()
         self._scratch: sqlite3.Connection | None = None
 
-    def tokens(self, text: str) -> list[str]:
-        return self.tokens_of([text])[0]
-
     def tokens_of(self, texts: Sequence[str]) -> list[list[str]]:
         """Each text's terms, in order (one probing round for the new characters of all)."""
         unknown: set[str] = set()

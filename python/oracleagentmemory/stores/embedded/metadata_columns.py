@@ -111,7 +111,7 @@ class KeyColumn:
         return self._values
 
     def token(self, slot: int) -> tuple:
-        """What the column holds for ``slot``, comparable with ``token_of``."""
+        """What the column holds for ``slot``, as a comparable value."""
         code = int(self.codes[slot])
         if code == NOT_OBJECT:
             return ("not an object",)
@@ -122,19 +122,6 @@ class KeyColumn:
         if not FIRST_SCALAR <= code < FIRST_SCALAR + len(self._values):
             return ("no such code", code)
         return ("scalar", scalar_key(self._values[code - FIRST_SCALAR]))
-
-    def token_of(self, metadata_text: str | None) -> tuple:
-        """What the column should hold for a record with this metadata text."""
-        metadata = _parsed(metadata_text)
-        if not isinstance(metadata, Mapping):
-            return ("missing",)
-        value = metadata.get(self.key, _NO_VALUE)
-        if value is _NO_VALUE:
-            return ("missing",)
-        key = scalar_key(value)
-        if key is None:
-            return ("complex", json.dumps(value, sort_keys=True))
-        return ("scalar", key)
 
     def grow(self, capacity: int) -> None:
         if capacity > self.codes.shape[0]:

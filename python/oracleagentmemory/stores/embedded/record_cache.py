@@ -46,7 +46,6 @@ from oracleagentmemory.stores.embedded.record_terms import (
     DamagedTerms,
     RecordTerms,
     TermTable,
-    Vocabulary,
 )
 
 _TYPE_CODES = {name: code for code, name in enumerate(SEARCHABLE_TYPES)}
@@ -279,9 +278,7 @@ class RecordCache:
         else:
             self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
         self.term_start, self.term_count = columns["term_start"], columns["term_count"]
-        words = snapshot.terms
-        self.terms = RecordTerms(TermTable(Vocabulary(
-            words.offsets, words.data, words.hashes, words.ids)), words.terms)
+        self.terms = RecordTerms(TermTable(snapshot.vocabulary), snapshot.terms)
         self.metadata.clear(snapshot.capacity)
         self.metadata.restore(key_columns)
         self._file_keys = {column.key for column in snapshot.metadata}

@@ -84,18 +84,20 @@ def run_search(
     another state of the database), or whose keyword terms cannot be (a damaged file), is
     dropped, reloaded from SQLite, and the search run again on it."""
     req = check_search_request(request)
+    # (cut once, before the lock: a long CJK query takes milliseconds)
+    words = keyword_words(req["query_text"]) if req["strategy"] in ("KEYWORD", "HYBRID") else []
     for again in (False, True):
         with cache_lock:
             if again:  # the cache disagreed with SQLite
                 cache.distrust()
             try:
                 cache.sync(conn)  # (packing the terms reads every live record's run)
-                candidates = _candidates(conn, req, cache, now, dimension)
+                candidates = _candidates(conn, req, words, cache, now, dimension)
             except DamagedTerms:
                 if again:
                     raise
                 continue  # terms from a damaged vector file: read SQLite again
-        hits = _hits(conn, req, candidates, now, strict=not again)
+        hits = _hits(conn, req, words, candidates, now, strict=not again)
         if hits is not None:
             return hits
     return []
@@ -129,7 +131,7 @@ def _matches(record: RecordOut, req: CheckedRequest, now: str) -> bool:
             and mf.matches(req["metadata_filter"], record.get("metadata")))
 
 
-def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
+def _hits(conn: Any, req: CheckedRequest, words: Sequence[str], candidates: _Candidates,
           now: str, strict: bool) -> list[SearchHit] | None:
     """The hits; when a hit's row does not match what the cache said of it, None
     (``strict``), else the hits without it (a cache just read from SQLite: never a row the
@@ -137,7 +139,7 @@ def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
     seqs = candidates.seqs
     if not seqs.shape[0]:
         return []
-    positions, ranking, distances = _score(conn, req, candidates)
+    positions, ranking, distances = _score(conn, req, words, candidates)
     if not positions.shape[0]:
         return []
     if candidates.affinity is not None:
@@ -161,10 +163,11 @@ def _hits(conn: Any, req: CheckedRequest, candidates: _Candidates,
     return hits
 
 
-def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str,
-                store_dimension: int | None) -> _Candidates:
+def _candidates(conn: Any, req: CheckedRequest, words: Sequence[str], cache: RecordCache,
+                now: str, store_dimension: int | None) -> _Candidates:
     """The records passing type, status, expiry, exact scope and the metadata filter, with
-    what scoring needs from the cache (called under the cache's lock)."""
+    what scoring needs from the cache (called under the cache's lock); ``words``: the
+    query's ``keyword_words``."""
     exact = {
         index: dimension["value"]
         for index, column in enumerate(SCOPE_COLUMNS)
@@ -192,10 +195,8 @@ def _candidates(conn: Any, req: CheckedRequest, cache: RecordCache, now: str,
                      else np.searchsorted(slots, with_vector))
         vector = (positions, distances)
     keyword = None
-    if req["strategy"] in ("KEYWORD", "HYBRID") and slots.shape[0]:
-        words = keyword_words(req["query_text"])
-        if words and scope is not None and index_uses_mirrored_tokenizer(conn):
-            keyword = scope_terms(cache, scope, words)
+    if words and slots.shape[0] and scope is not None and index_uses_mirrored_tokenizer(conn):
+        keyword = scope_terms(cache, scope, words)
     return _Candidates(cache.seq[slots], _affinity(cache, slots, req), vector, keyword,
                        cache.size)
 
@@ -228,7 +229,7 @@ def _top(ranking: np.ndarray, seq: np.ndarray, slots: np.ndarray, k: int) -> np.
     return chosen[order[:k]]
 
 
-def _score(conn: Any, req: CheckedRequest,
+def _score(conn: Any, req: CheckedRequest, words: Sequence[str],
            candidates: _Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(scored positions in the candidates' seqs, their ranking values, their distances):
     vector, keyword, or both fused; only HYBRID ranks by something else than the distance
@@ -238,7 +239,7 @@ def _score(conn: Any, req: CheckedRequest,
         assert candidates.vector is not None
         positions, distances = candidates.vector
         return positions, distances, distances
-    keyword = _keyword_distances(conn, req["query_text"], req["scope"], candidates)
+    keyword = _keyword_distances(conn, words, req["scope"], candidates)
     if strategy == "KEYWORD":
         return keyword[0], keyword[1], keyword[1]
     assert candidates.vector is not None
@@ -265,12 +266,12 @@ def fts_query(words: Sequence[str], scope: Mapping[str, ScopeDimension] | None =
 
 
 def _keyword_distances(
-    conn: Any, text: str, scope: Mapping[str, ScopeDimension], candidates: _Candidates,
+    conn: Any, words: Sequence[str], scope: Mapping[str, ScopeDimension],
+    candidates: _Candidates,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """BM25 of the candidates that match any word, as a distance 1 / (1 + |bm25|): the
-    scope's in-memory scores when there are, else FTS5's."""
+    """BM25 of the candidates that match any of the query's ``words``, as a distance
+    1 / (1 + |bm25|): the scope's in-memory scores when there are, else FTS5's."""
     seqs = candidates.seqs
-    words = keyword_words(text)
     if not words:
         return seqs[:0], np.zeros(0, dtype=np.float64)
     held = candidates.keyword

@@ -89,6 +89,7 @@ from oracleagentmemory.stores.record_changes import (
     layered_settings,
 )
 from oracleagentmemory.stores.relations import check_label, opposite_label
+from oracleagentmemory.stores.search_request import SCOPE_COLUMNS
 from oracleagentmemory.stores.timestamps import add_days, normalize, to_text, utc_now
 
 MAX_READERS = 8
@@ -97,7 +98,6 @@ a ninth reader at once waits for one of them."""
 SCHEMA_POLICIES = ("REQUIRE_EXISTING", "CREATE_IF_NECESSARY", "CREATE_IF_EMPTY", "RECREATE",
                    "NO_CHECK")
 OWNER_COLUMNS = {"thread": "thread_id", "user": "user_id", "agent": "agent_id"}
-SCOPE_KEYS = ("user_id", "agent_id", "thread_id")
 PROFILE_TYPES = {"user": "user_profile", "agent": "agent_profile"}
 
 
@@ -201,7 +201,7 @@ def scope_sources(records: Sequence[Any]) -> list[tuple[int, str, list[str]]]:
     for index, record in enumerate(records):
         if isinstance(record, Mapping) and "scope_from" in record:
             source = check_id(record["scope_from"], f"records[{index}].scope_from")
-            sources.append((index, source, [key for key in SCOPE_KEYS if key not in record]))
+            sources.append((index, source, [key for key in SCOPE_COLUMNS if key not in record]))
     return sources
 
 
@@ -216,7 +216,7 @@ def _fill_scopes(conn: Any, rows: list[dict[str, Any]],
         if found is None:
             raise LinkEndNotFoundError(
                 f"records[{index}].scope_from {source!r} is not a stored memory")
-        rows[index].update({key: value for key, value in zip(SCOPE_KEYS, found, strict=True)
+        rows[index].update({key: value for key, value in zip(SCOPE_COLUMNS, found, strict=True)
                             if key in keys})
 
 

@@ -135,19 +135,9 @@ class Snapshot:
     scope_values: list[str | None]
     metadata: list[KeyCodes]
     prefetch: Prefetch
-    terms: TermsPart
-
-
-@dataclass
-class TermsPart:
-    """The terms part of a file, mapped: ``terms`` (each slot's run is ``term_start`` and
-    ``term_count``) and the vocabulary's arrays."""
-
     terms: np.ndarray
-    offsets: np.ndarray
-    data: memoryview
-    hashes: np.ndarray
-    ids: np.ndarray
+    """Every record's term numbers (each slot's run is ``term_start`` and ``term_count``)."""
+    vocabulary: Vocabulary
 
 
 @dataclass
@@ -296,7 +286,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     term_arrays = {name: np.ndarray((parts[name][1] // np.dtype(dtype).itemsize,),
                                     dtype=dtype, buffer=mapped, offset=parts[name][0])
                    for name, dtype in TERM_PARTS if name != "data"}
-    terms = TermsPart(data=view[parts["data"][0]:end], **term_arrays)
+    words = Vocabulary(offsets=term_arrays["offsets"], data=view[parts["data"][0]:end],
+                       hashes=term_arrays["hashes"], ids=term_arrays["ids"])
     metadata = [
         KeyCodes(key=entry["key"], values=entry["values"],
                  complex={int(slot): value for slot, value in entry["complex"]},
@@ -314,7 +305,7 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                     dimension=dimension, size=size, capacity=capacity,
                     expiring=int(header["expiring"]), columns=columns,
                     scope_values=scope_values, metadata=metadata, prefetch=prefetch,
-                    terms=terms)
+                    terms=term_arrays["terms"], vocabulary=words)
 
 
 def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
