@@ -201,7 +201,8 @@ def scope_sources(records: Sequence[Any]) -> list[tuple[int, str, list[str]]]:
     for index, record in enumerate(records):
         if isinstance(record, Mapping) and "scope_from" in record:
             source = check_id(record["scope_from"], f"records[{index}].scope_from")
-            sources.append((index, source, [key for key in SCOPE_COLUMNS if key not in record]))
+            missing: list[str] = [key for key in SCOPE_COLUMNS if key not in record]
+            sources.append((index, source, missing))
     return sources
 
 
