@@ -210,9 +210,10 @@ def test_the_terms_of_a_user_or_thread_are_one_run_of_the_file(store_path: Path)
 def test_the_header_names_the_terms_and_the_vocabulary(store_path: Path) -> None:
     head = Path(f"{store_path}.vectors").read_bytes()[:vector_file.HEADER_BYTES]
     header = json.loads(head[16:16 + int.from_bytes(head[8:12], "little")])
-    assert header["format"] == 3
+    assert header["format"] == 4
     cache = from_file(store_path)
     assert isinstance(cache, RecordCache)
+    assert header["scope_codes"] == len(cache._ids)
     assert header["terms"] == int(cache.term_count[: cache.size].sum())
     assert header["vocabulary"] == len(cache.terms.table)
 
@@ -231,7 +232,9 @@ def _terms_at(path: Path) -> int:
     parts, _ = vector_file._terms_layout(table_at + header["metadata_bytes"],
                                          vector_file._term_counts(
                                              header["terms"], header["vocabulary"],
-                                             header["vocabulary_bytes"]))
+                                             header["vocabulary_bytes"])
+                                         | vector_file._user_counts(header["scope_codes"],
+                                                                    header["size"]))
     return parts["terms"][0]
 
 

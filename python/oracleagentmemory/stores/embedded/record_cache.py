@@ -43,10 +43,11 @@ from oracleagentmemory.stores.embedded import changelog, vector_file
 from oracleagentmemory.stores.embedded.bound_lists import marks, runs
 from oracleagentmemory.stores.embedded.metadata_columns import KeyColumn, MetadataColumns
 from oracleagentmemory.stores.embedded.record_terms import (
-    DamagedTerms,
+    DamagedFile,
     RecordTerms,
     TermTable,
 )
+from oracleagentmemory.stores.embedded.user_slots import UserSlots
 
 _TYPE_CODES = {name: code for code, name in enumerate(SEARCHABLE_TYPES)}
 _TYPE_LIST = ", ".join(f"'{name}'" for name in SEARCHABLE_TYPES)
@@ -128,6 +129,8 @@ class RecordCache:
         self.has_vector = np.zeros(capacity, dtype=bool)
         self.row = np.arange(capacity, dtype=np.int32)
         self.vectors = np.zeros((capacity, self.dimension or 0), dtype=np.float32)
+        self.users: UserSlots | None = None
+        """Each user's slots, from a vector file (None: compare every slot's user code)."""
         self.term_start = np.zeros(capacity, dtype=np.int64)
         self.term_count = np.zeros(capacity, dtype=np.int32)
         """Each slot's terms: a run of ``terms`` (``RecordTerms``)."""
@@ -278,7 +281,9 @@ class RecordCache:
         else:
             self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
         self.term_start, self.term_count = columns["term_start"], columns["term_count"]
-        self.terms = RecordTerms(TermTable(snapshot.vocabulary), snapshot.terms)
+        self.terms = RecordTerms(TermTable(snapshot.vocabulary), snapshot.terms,
+                                 snapshot.prefetch.view)
+        self.users = snapshot.users
         self.metadata.clear(snapshot.capacity)
         self.metadata.restore(key_columns)
         self._file_keys = {column.key for column in snapshot.metadata}
@@ -308,7 +313,7 @@ class RecordCache:
                                      self._version, self._mark, self.dimension, columns,
                                      self.size, keep, self.expiring, scope_values, metadata,
                                      self.terms)
-        except DamagedTerms:  # mapped from a damaged file: never kept, never copied on
+        except DamagedFile:  # mapped from a damaged file: never kept, never copied on
             self.erase_file()
             return
         except (OSError, ValueError, TypeError, IndexError, MemoryError):
@@ -361,10 +366,16 @@ class RecordCache:
             targets: np.ndarray | slice = slots
         else:
             targets = self.row[slots]
+        users = [self._intern(row[2]) for row in rows]
+        if self.users is not None and not isinstance(slots, slice):
+            covered = slots < self.users.covered
+            if bool((self.scope[0, slots[covered]] != np.array(users)[covered]).any()):
+                self.users = None  # a slot it covers changed user
         self.live[slots] = True
         self.seq[slots] = np.fromiter((row[0] for row in rows), dtype=np.int64, count=count)
         self.type_code[slots] = [_TYPE_CODES[row[1]] for row in rows]
-        for dimension in range(3):
+        self.scope[0, slots] = users
+        for dimension in (1, 2):
             self.scope[dimension, slots] = [self._intern(row[2 + dimension]) for row in rows]
         self.valid[slots] = [row[5] == "VALID" for row in rows]
         expires = [NEVER if row[6] is None else row[6].encode() for row in rows]
@@ -476,6 +487,7 @@ class RecordCache:
         self.vectors[:n] = self.vectors[self.row[order]]  # rows follow slots again
         self.row[:] = np.arange(self.row.shape[0], dtype=np.int32)
         self.size, self.dead = n, 0
+        self.users = None  # slots renumbered
         self.metadata.clear(self.seq.shape[0])
 
     # -- queries ------------------------------------------------------------------------
@@ -486,15 +498,23 @@ class RecordCache:
         if not exact_scope:
             return None
         n = self.size
-        mask: np.ndarray | None = None
+        codes: dict[int, int] = {}
         for dimension, value in exact_scope.items():
             code = self.code(value)
             if code is None:
                 return np.zeros(0, dtype=np.int64)
-            hit = self.scope[dimension, :n] == code
-            mask = hit if mask is None else mask & hit
-        assert mask is not None
-        slots = np.flatnonzero(mask)
+            codes[dimension] = code
+        if self.users is not None and 0 in codes:
+            slots = self.users.of(codes.pop(0), self.scope[0], n)
+            for dimension, code in codes.items():
+                slots = slots[self.scope[dimension, slots] == code]
+        else:
+            mask: np.ndarray | None = None
+            for dimension, code in codes.items():
+                hit = self.scope[dimension, :n] == code
+                mask = hit if mask is None else mask & hit
+            assert mask is not None
+            slots = np.flatnonzero(mask)
         return slots[self.live[slots]] if self.dead else slots
 
     def candidates(

@@ -19,7 +19,7 @@ record without a file).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,9 +29,10 @@ from oracleagentmemory.stores.embedded.fts_tokens import RECORD_END, TOKENS
 _EMPTY_TERMS = np.zeros(0, dtype=np.int32)
 
 
-class DamagedTerms(ValueError):
-    """A run or a term number that cannot be (a damaged vector file): the cache is read
-    again from SQLite and the file written anew."""
+class DamagedFile(ValueError):
+    """What a vector file's unchecked parts give cannot be (a term run or number, a user's
+    slots: a damaged file): the cache is read again from SQLite and the file written
+    anew."""
 
 MIN_GARBAGE = 65_536
 """Terms of rewritten or deleted records left in the process's array before it is packed
@@ -143,9 +144,12 @@ class RecordTerms:
     there on). The cache keeps each slot's run as (start, count)."""
 
     def __init__(self, table: TermTable | None = None,
-                 file_terms: np.ndarray = _EMPTY_TERMS) -> None:
+                 file_terms: np.ndarray = _EMPTY_TERMS,
+                 prefetch: Callable[[np.ndarray], None] | None = None) -> None:
         self.table = table or TermTable()
         self.file_terms = file_terms
+        self._prefetch = prefetch
+        """Asked to read and map a run of ``file_terms`` before it is read (its map's)."""
         self._base = int(file_terms.shape[0])
         self._own = np.zeros(0, dtype=np.int32)
         self._used = 0
@@ -208,11 +212,14 @@ class RecordTerms:
         stops = starts + counts
         if bool(((counts < 0) | (starts < 0) | (stops > self._base + self._used)
                  | ((starts < self._base) & (stops > self._base))).any()):
-            raise DamagedTerms("a record's terms lie outside the terms held")
+            raise DamagedFile("a record's terms lie outside the terms held")
         first, stop = int(starts[0]), int(starts[-1]) + int(counts[-1])
         if stop <= self._base and stop - first == int(ends[-1]) and (
                 starts.shape[0] == 1 or bool((starts[1:] == first + ends[:-1]).all())):
-            return self._checked(self.file_terms[first:stop]), ends
+            run = self.file_terms[first:stop]
+            if self._prefetch is not None:
+                self._prefetch(run)
+            return self._checked(run), ends
         positions = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(
             starts - (ends - counts), counts)
         out = np.empty(positions.shape[0], dtype=np.int32)
@@ -227,5 +234,5 @@ class RecordTerms:
     def _checked(self, terms: np.ndarray) -> np.ndarray:
         """``terms``, every one a number of the table (the mapped file's are not trusted)."""
         if terms.shape[0] and (int(terms.min()) < 0 or int(terms.max()) >= len(self.table)):
-            raise DamagedTerms("a term number outside the vocabulary")
+            raise DamagedFile("a term number outside the vocabulary")
         return terms

@@ -72,7 +72,7 @@ def scope_terms(cache: RecordCache, scope: np.ndarray | None, words: Sequence[st
     """The terms of the ``scope`` slots (``RecordCache.scope_slots``) and the query's
     phrases; None when FTS5 must answer (no exact dimension, too large a scope). Called
     under the cache's lock, the cache synced to the search's snapshot. Raises
-    ``DamagedTerms`` when the runs or numbers the cache holds cannot be (a damaged vector
+    ``DamagedFile`` when the runs or numbers the cache holds cannot be (a damaged vector
     file)."""
     if scope is None or scope.shape[0] > MAX_SCOPE_RECORDS:
         return None

@@ -30,7 +30,7 @@ from oracleagentmemory.stores.embedded.codec import (
     row_to_record,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
-from oracleagentmemory.stores.embedded.record_terms import DamagedTerms
+from oracleagentmemory.stores.embedded.record_terms import DamagedFile
 from oracleagentmemory.stores.embedded.schema import scope_token
 from oracleagentmemory.stores.embedded.scope_keywords import (
     ScopeTerms,
@@ -93,10 +93,10 @@ def run_search(
             try:
                 cache.sync(conn)  # (packing the terms reads every live record's run)
                 candidates = _candidates(conn, req, words, cache, now, dimension)
-            except DamagedTerms:
+            except DamagedFile:
                 if again:
                     raise
-                continue  # terms from a damaged vector file: read SQLite again
+                continue  # terms or user slots from a damaged vector file: read SQLite again
         hits = _hits(conn, req, words, candidates, now, strict=not again)
         if hits is not None:
             return hits

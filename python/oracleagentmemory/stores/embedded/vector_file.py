@@ -61,13 +61,15 @@ from typing import Any
 import numpy as np
 
 from oracleagentmemory.stores.embedded.record_terms import RecordTerms, Vocabulary
+from oracleagentmemory.stores.embedded.user_slots import UserSlots, index_arrays
 
 SUFFIX = ".vectors"
 MAGIC = b"OAMVEC01"
-FORMAT = 3
+FORMAT = 4
 """2: the change-log mark of the version held, and vectors grouped by scope (``row``);
-3: the records' keyword terms and their vocabulary. A file of another format is ignored
-(the cache reads SQLite once and writes a file of this one)."""
+3: the records' keyword terms and their vocabulary; 4: each user's slots (``user_slots``).
+A file of another format is ignored (the cache reads SQLite once and writes a file of this
+one)."""
 HEADER_BYTES = 4096
 _HEAD = struct.Struct("<8sII")
 """magic, length of the JSON header, CRC-32 of the JSON header."""
@@ -100,6 +102,9 @@ TERM_PARTS: tuple[tuple[str, str], ...] = (
 """After the metadata table: every record's term numbers (in vector row order), then the
 vocabulary (``record_terms.Vocabulary``): ``terms`` numbers, ``vocabulary + 1`` offsets,
 ``vocabulary`` hashes and ids, ``data`` bytes of UTF-8."""
+USER_PARTS: tuple[tuple[str, str], ...] = (("user_offsets", "<i8"), ("user_slots", "<i4"))
+"""After the terms part: where each user code's slots begin (one more than the scope
+values), then the slots of each user, ascending (``user_slots.index_arrays``)."""
 GROUP_DIMENSIONS = (0, 2)
 """Vector rows are ordered by these scope dimensions (user, then thread), then by slot."""
 
@@ -138,6 +143,7 @@ class Snapshot:
     terms: np.ndarray
     """Every record's term numbers (each slot's run is ``term_start`` and ``term_count``)."""
     vocabulary: Vocabulary
+    users: UserSlots
 
 
 @dataclass
@@ -152,13 +158,15 @@ class KeyCodes:
 
 
 class Prefetch:
-    """Asks the kernel to read a run of vector rows of the map at once, once.
+    """Asks the kernel to read runs of the map at once, each part once.
 
     A search touching pages of the map nobody touched yet faults them in one after another;
     when they must come from the disk (a file not in the page cache), ``MADV_WILLNEED`` on
-    the run puts many reads in flight instead. The rows of one scope are one run. Each
-    ``CHUNK_BYTES`` of the map is advised at most once, so searches of a scope already read
-    make no system call."""
+    the run puts many reads in flight instead. The rows of one scope are one run, and so
+    are its terms. Each ``CHUNK_BYTES`` of the map is advised at most once, so searches of
+    a scope already read make no system call. (Mapping the run at once as well, with
+    Linux's ``MADV_POPULATE_READ``, or the per-slot columns when the file is opened, made
+    a fresh process's first search no faster: measured, see benchmarks/README.md.)"""
 
     CHUNK_BYTES = 1 << 20
 
@@ -168,12 +176,23 @@ class Prefetch:
         """The mapped matrix this applies to (the cache drops it once it copied them)."""
         size = 0 if mapped is None else len(mapped)
         self._advised = np.zeros(size // self.CHUNK_BYTES + 1, dtype=bool)
+        self._address = 0 if mapped is None else np.frombuffer(mapped, dtype=np.uint8).ctypes.data
 
     def rows(self, first: int, stop: int) -> None:
-        if self._mapped is None or stop <= first or not hasattr(mmap, "MADV_WILLNEED"):
+        """Vector rows ``[first, stop)``."""
+        self._bytes(self._offset + first * self._row_bytes, self._offset + stop * self._row_bytes)
+
+    def view(self, array: np.ndarray) -> None:
+        """The bytes of ``array``, a contiguous view of this map (nothing for another array)."""
+        if self._mapped is None or not array.flags.c_contiguous:
             return
-        start = self._offset + first * self._row_bytes
-        end = self._offset + stop * self._row_bytes
+        start = array.ctypes.data - self._address
+        if start >= 0 and start + array.nbytes <= len(self._mapped):
+            self._bytes(start, start + array.nbytes)
+
+    def _bytes(self, start: int, end: int) -> None:
+        if self._mapped is None or end <= start or not hasattr(mmap, "MADV_WILLNEED"):
+            return
         chunks = self._advised[start // self.CHUNK_BYTES:(end - 1) // self.CHUNK_BYTES + 1]
         if chunks.all():
             return
@@ -207,10 +226,11 @@ def _metadata_layout(scope_end: int, capacity: int, count: int) -> tuple[list[in
 def _terms_layout(metadata_end: int, counts: Mapping[str, int]
                   ) -> tuple[dict[str, tuple[int, int]], int]:
     """(part -> (offset, bytes), end of the file) for the terms part after the metadata
-    table ending at ``metadata_end``; ``counts`` gives each part's length in items."""
+    table ending at ``metadata_end``, then the user index; ``counts`` gives each part's
+    length in items."""
     offsets: dict[str, tuple[int, int]] = {}
     at = metadata_end
-    for name, dtype in TERM_PARTS:
+    for name, dtype in TERM_PARTS + USER_PARTS:
         at = -(-at // _ALIGN) * _ALIGN
         offsets[name] = (at, np.dtype(dtype).itemsize * counts[name])
         at += offsets[name][1]
@@ -220,6 +240,10 @@ def _terms_layout(metadata_end: int, counts: Mapping[str, int]
 def _term_counts(terms: int, vocabulary: int, data: int) -> dict[str, int]:
     return {"terms": terms, "offsets": vocabulary + 1, "hashes": vocabulary,
             "ids": vocabulary, "data": data}
+
+
+def _user_counts(codes: int, size: int) -> dict[str, int]:
+    return {"user_offsets": codes + 1, "user_slots": size}
 
 
 def _shape(name: str, capacity: int, dimension: int) -> tuple[int, ...]:
@@ -259,7 +283,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
             metadata_bytes = int(header["metadata_bytes"])
             vocabulary = int(header["vocabulary"])
             parts, end = _terms_layout(table_at + metadata_bytes, _term_counts(
-                int(header["terms"]), vocabulary, int(header["vocabulary_bytes"])))
+                int(header["terms"]), vocabulary, int(header["vocabulary_bytes"]))
+                | _user_counts(int(header["scope_codes"]), size))
             if (header["scope_at"] != scope_at or header["offsets"] != {
                     name: list(value) for name, value in offsets.items()}
                     or not 0 <= size <= capacity or len(mark) != 8 or vocabulary < 0
@@ -272,7 +297,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     if zlib.crc32(table) != scope_crc:
         return None
     scope_values = json.loads(table)
-    if not isinstance(scope_values, list) or scope_values[:1] != [None]:
+    if (not isinstance(scope_values, list) or scope_values[:1] != [None]
+            or len(scope_values) != int(header["scope_codes"])):
         return None  # code 0 is always "no value"
     table = mapped[table_at:table_at + metadata_bytes]
     if zlib.crc32(table) != int(header["metadata_crc"]):
@@ -285,8 +311,9 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
         return None
     term_arrays = {name: np.ndarray((parts[name][1] // np.dtype(dtype).itemsize,),
                                     dtype=dtype, buffer=mapped, offset=parts[name][0])
-                   for name, dtype in TERM_PARTS if name != "data"}
-    words = Vocabulary(offsets=term_arrays["offsets"], data=view[parts["data"][0]:end],
+                   for name, dtype in TERM_PARTS + USER_PARTS if name != "data"}
+    data_end = parts["data"][0] + parts["data"][1]
+    words = Vocabulary(offsets=term_arrays["offsets"], data=view[parts["data"][0]:data_end],
                        hashes=term_arrays["hashes"], ids=term_arrays["ids"])
     metadata = [
         KeyCodes(key=entry["key"], values=entry["values"],
@@ -305,7 +332,9 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                     dimension=dimension, size=size, capacity=capacity,
                     expiring=int(header["expiring"]), columns=columns,
                     scope_values=scope_values, metadata=metadata, prefetch=prefetch,
-                    terms=term_arrays["terms"], vocabulary=words)
+                    terms=term_arrays["terms"], vocabulary=words,
+                    users=UserSlots(term_arrays["user_offsets"], term_arrays["user_slots"],
+                                    size))
 
 
 def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
@@ -372,7 +401,10 @@ def save(
     sources = np.asarray(columns["row"])[kept[order]]
     words = _TermsOut(terms, np.asarray(columns["term_start"])[kept[order]],
                       np.asarray(columns["term_count"])[kept[order]])
-    parts, end = _terms_layout(table_at + len(metadata_table), words.counts)
+    user_offsets, user_slots = index_arrays(
+        np.asarray(columns["scope"][0])[kept], len(scope_values))
+    parts, end = _terms_layout(table_at + len(metadata_table),
+                               words.counts | _user_counts(len(scope_values), live))
     header = json.dumps({
         "format": FORMAT, "byteorder": "little", "tag": tag, "epoch": epoch,
         "version": version, "mark": mark.hex(),
@@ -382,7 +414,7 @@ def save(
         "metadata_columns": len(metadata), "metadata_bytes": len(metadata_table),
         "metadata_crc": zlib.crc32(metadata_table), "terms": words.counts["terms"],
         "vocabulary": words.counts["ids"], "vocabulary_bytes": words.counts["data"],
-        "vocabulary_crc": words.vocabulary_crc,
+        "vocabulary_crc": words.vocabulary_crc, "scope_codes": len(scope_values),
     }).encode()
     if _HEAD.size + len(header) > HEADER_BYTES:
         return False
@@ -417,6 +449,9 @@ def save(
             handle.seek(table_at)
             handle.write(metadata_table)
             words.write(handle, parts)
+            for name, array in (("user_offsets", user_offsets), ("user_slots", user_slots)):
+                handle.seek(parts[name][0])
+                handle.write(array.data)
             handle.truncate(end)  # (the last part may be empty)
             handle.flush()
             fault_point("vector-file-written")

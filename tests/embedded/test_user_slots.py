@@ -1,0 +1,111 @@
+"""Each user's slots, held by the vector file: a user-scoped search finds its records without
+comparing every record's user, and finds the same ones as that comparison would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from oracleagentmemory.stores.embedded import EmbeddedBackend, vector_file
+from oracleagentmemory.stores.embedded.record_cache import RecordCache
+from oracleagentmemory.stores.embedded.record_terms import DamagedFile
+from oracleagentmemory.stores.embedded.user_slots import UserSlots, index_arrays
+from tests.embedded import test_vector_file
+from tests.embedded.test_vector_file import USERS, from_file, records, reference, searches
+
+pytestmark = pytest.mark.skipif(vector_file.path_for("x.db") is None,
+                                reason="no vector file on this platform")
+small_files = test_vector_file.small_files  # (fixtures: files for any size, and a store)
+store_path = test_vector_file.store_path
+
+
+def test_index_arrays_group_each_users_slots_in_ascending_order() -> None:
+    users = np.array([2, 0, 2, 1, 2, 0], dtype=np.int32)
+    offsets, slots = index_arrays(users, 4)
+    assert offsets.tolist() == [0, 2, 3, 6, 6]
+    assert slots.tolist() == [1, 5, 3, 0, 2, 4]
+
+
+def test_slots_appended_after_the_index_are_found_by_comparing_only_them() -> None:
+    covered = np.array([2, 0, 2, 1, 2, 0], dtype=np.int32)
+    index = UserSlots(*index_arrays(covered, 3), covered=6)
+    user_codes = np.array([2, 0, 2, 1, 2, 0, 2, 3, 0, 9], dtype=np.int32)
+    assert index.of(2, user_codes, 6).tolist() == [0, 2, 4]
+    assert index.of(2, user_codes, 9).tolist() == [0, 2, 4, 6]
+    assert index.of(0, user_codes, 9).tolist() == [1, 5, 8]
+    assert index.of(3, user_codes, 9).tolist() == [7]  # a user the index never saw
+    assert index.of(1, user_codes, 9).tolist() == [3]
+
+
+@pytest.mark.parametrize("offsets, slots", [
+    ([0, 2, 9], [0, 1, 2]),       # a range past the slots
+    ([0, 2, 1], [0, 1, 2]),       # a range that ends before it begins
+    ([0, 0, 3], [2, 1, 0]),       # slots not ascending
+    ([0, 0, 3], [0, 1, 7]),       # a slot the index does not cover
+])
+def test_an_index_that_cannot_be_raises_damaged_file(offsets: list[int], slots: list[int]
+                                                     ) -> None:
+    index = UserSlots(np.array(offsets, dtype=np.int64), np.array(slots, dtype=np.int32), 3)
+    with pytest.raises(DamagedFile):
+        index.of(1, np.zeros(3, dtype=np.int32), 3)
+
+
+def _expected(cache: RecordCache, user: str, thread: str | None) -> list[int]:
+    """Live slots of the user (and thread), by reading every slot's codes one by one."""
+    names = {code: value for value, code in cache._ids.items()}
+    return [slot for slot in range(cache.size)
+            if cache.live[slot] and names[int(cache.scope[0, slot])] == user
+            and (thread is None or names[int(cache.scope[2, slot])] == thread)]
+
+
+def _assert_scopes(cache: RecordCache, users: tuple[str, ...]) -> None:
+    for user in users:
+        for thread in (None, "t0", "t3"):
+            exact = {0: user} if thread is None else {0: user, 2: thread}
+            assert cache.scope_slots(exact).tolist() == _expected(cache, user, thread), (
+                user, thread)
+
+
+def test_scope_slots_agree_with_every_slot_compared_after_changes(store_path: Path) -> None:
+    """From the file, then after appends (a known user and a new one), deletions and a
+    covered slot that changes user: the same slots as comparing every slot."""
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None
+    _assert_scopes(cache, USERS)
+    store = EmbeddedBackend(store_path)
+    store.write_records(records(300, 340) + [
+        {**item, "user_id": "u9"} for item in records(340, 350)])
+    assert store.delete_records(["m1", "m4", "m301"], ["memory", "fact", "message"]) == 3
+    cache = store._cache
+    store.search({"query_vector": [0.1] * 8,
+                  "scope": {"user_id": {"value": "u1", "exact": True}}})  # catches up
+    assert cache.users is not None and cache.users.covered < cache.size
+    _assert_scopes(cache, (*USERS, "u9", "nobody"))
+    slot = int(np.flatnonzero(cache.live[: cache.users.covered])[0])
+    row = (int(cache.seq[slot]), "memory", "u9", "a0", "t0", "VALID", None, None, "")
+    cache._fill(slot, row)
+    assert cache.users is None  # a covered slot changed user: every slot compared again
+    _assert_scopes(cache, (*USERS, "u9"))
+    store.close()
+
+
+def test_a_damaged_index_is_not_trusted(store_path: Path) -> None:
+    """The first user-scoped search that reads a damaged index reads SQLite again, returns
+    what SQLite holds, and the file is written anew."""
+    _, want = reference(store_path)
+    target = Path(f"{store_path}.vectors")
+    data = bytearray(target.read_bytes())
+    head = data[:vector_file.HEADER_BYTES]
+    header = json.loads(head[16:16 + int.from_bytes(head[8:12], "little")])
+    at = len(data) - header["size"] * 4  # the user slots are the file's last part
+    data[at:at + 8] = (2**31 - 1).to_bytes(4, "little") * 2
+    target.write_bytes(bytes(data))
+    store = EmbeddedBackend(store_path)
+    assert searches(store) == want
+    store.close()
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None
+    assert int(cache.users.slots.max()) < cache.size
