@@ -282,7 +282,7 @@ class RecordCache:
             self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
         self.term_start, self.term_count = columns["term_start"], columns["term_count"]
         self.terms = RecordTerms(TermTable(snapshot.vocabulary), snapshot.terms,
-                                 snapshot.prefetch.view)
+                                 snapshot.prefetch.terms)
         self.users = snapshot.users
         self.metadata.clear(snapshot.capacity)
         self.metadata.restore(key_columns)

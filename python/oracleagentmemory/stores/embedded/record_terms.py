@@ -145,11 +145,12 @@ class RecordTerms:
 
     def __init__(self, table: TermTable | None = None,
                  file_terms: np.ndarray = _EMPTY_TERMS,
-                 prefetch: Callable[[np.ndarray], None] | None = None) -> None:
+                 prefetch: Callable[[int, int], None] | None = None) -> None:
         self.table = table or TermTable()
         self.file_terms = file_terms
         self._prefetch = prefetch
-        """Asked to read and map a run of ``file_terms`` before it is read (its map's)."""
+        """Asked to read positions ``[first, stop)`` of ``file_terms`` from its file at once,
+        before a run of them is read."""
         self._base = int(file_terms.shape[0])
         self._own = np.zeros(0, dtype=np.int32)
         self._used = 0
@@ -216,10 +217,9 @@ class RecordTerms:
         first, stop = int(starts[0]), int(starts[-1]) + int(counts[-1])
         if stop <= self._base and stop - first == int(ends[-1]) and (
                 starts.shape[0] == 1 or bool((starts[1:] == first + ends[:-1]).all())):
-            run = self.file_terms[first:stop]
             if self._prefetch is not None:
-                self._prefetch(run)
-            return self._checked(run), ends
+                self._prefetch(first, stop)
+            return self._checked(self.file_terms[first:stop]), ends
         positions = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(
             starts - (ends - counts), counts)
         out = np.empty(positions.shape[0], dtype=np.int32)

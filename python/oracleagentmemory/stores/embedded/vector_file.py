@@ -170,25 +170,22 @@ class Prefetch:
 
     CHUNK_BYTES = 1 << 20
 
-    def __init__(self, mapped: mmap.mmap | None, offset: int, row_bytes: int) -> None:
+    def __init__(self, mapped: mmap.mmap | None, offset: int, row_bytes: int,
+                 terms_offset: int = 0) -> None:
         self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
+        self._terms_offset = terms_offset
         self.vectors: np.ndarray | None = None
         """The mapped matrix this applies to (the cache drops it once it copied them)."""
         size = 0 if mapped is None else len(mapped)
         self._advised = np.zeros(size // self.CHUNK_BYTES + 1, dtype=bool)
-        self._address = 0 if mapped is None else np.frombuffer(mapped, dtype=np.uint8).ctypes.data
 
     def rows(self, first: int, stop: int) -> None:
         """Vector rows ``[first, stop)``."""
         self._bytes(self._offset + first * self._row_bytes, self._offset + stop * self._row_bytes)
 
-    def view(self, array: np.ndarray) -> None:
-        """The bytes of ``array``, a contiguous view of this map (nothing for another array)."""
-        if self._mapped is None or not array.flags.c_contiguous:
-            return
-        start = array.ctypes.data - self._address
-        if start >= 0 and start + array.nbytes <= len(self._mapped):
-            self._bytes(start, start + array.nbytes)
+    def terms(self, first: int, stop: int) -> None:
+        """Term numbers ``[first, stop)`` of the terms part."""
+        self._bytes(self._terms_offset + first * 4, self._terms_offset + stop * 4)
 
     def _bytes(self, start: int, end: int) -> None:
         if self._mapped is None or end <= start or not hasattr(mmap, "MADV_WILLNEED"):
@@ -326,7 +323,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                          offset=offsets[name][0])
         for name, dtype in COLUMNS
     }
-    prefetch = Prefetch(mapped, offsets["vectors"][0], (dimension or 0) * 4)
+    prefetch = Prefetch(mapped, offsets["vectors"][0], (dimension or 0) * 4,
+                        parts["terms"][0])
     prefetch.vectors = columns["vectors"]
     return Snapshot(epoch=epoch, version=int(header["version"]), mark=mark,
                     dimension=dimension, size=size, capacity=capacity,
