@@ -114,7 +114,7 @@ def measured_peak(workdir: Path) -> dict[str, Any]:
         return {"skipped": "no C compiler"}
     source, binary = workdir / "fma_probe.c", workdir / "fma_probe"
     source.write_text(_PROBE_C)
-    built = subprocess.run([compiler, "-O2", "-march=native", "-o", str(binary), str(source)],
+    built = subprocess.run([compiler, "-O3", "-march=native", "-o", str(binary), str(source)],
                            capture_output=True, text=True)
     if built.returncode != 0:
         return {"skipped": f"probe did not compile: {built.stderr.strip()[:200]}"}
