@@ -41,6 +41,7 @@ import numpy as np
 
 from benchmarks import machine
 from benchmarks.conversations import sample_messages
+from oracleagentmemory.core.embedders.length_batches import padded_batch, plan_batches
 from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder, max_seq_length
 from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
 from oracleagentmemory.core.embedders.onnx_model_file import model_file
@@ -142,17 +143,9 @@ class _SessionEmbedder:
     def embed(self, texts: list[str]) -> np.ndarray:
         encodings = self.tokenizer.encode_batch([t.strip() for t in texts])
         out = np.zeros((len(texts), 384), dtype=np.float32)
-        size = self.base.batch_size
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        for start in range(0, len(order), size):
-            index = order[start:start + size]
-            seq = max(len(encodings[i].ids) for i in index)
-            ids = np.zeros((len(index), seq), dtype=np.int64)
-            mask = np.zeros_like(ids)
-            for row, i in enumerate(index):
-                ids[row, :len(encodings[i].ids)] = encodings[i].ids
-                mask[row, :len(encodings[i].ids)] = 1
-            out[index] = self.encoder.run(ids, mask)
+        token_ids = [encoding.ids for encoding in encodings]
+        for index in plan_batches([len(ids) for ids in token_ids], self.base.batch_size):
+            out[index] = self.encoder.run(*padded_batch(token_ids, index))
         return out
 
 

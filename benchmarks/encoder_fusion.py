@@ -103,18 +103,10 @@ def _node_types(path: Path) -> dict[str, int]:
 def _batches(encodings: list[list[int]], size: int) -> list[tuple[np.ndarray, np.ndarray,
                                                                    list[int]]]:
     """Right-padded id and mask arrays of similar lengths, as the embedder makes them."""
-    order = sorted(range(len(encodings)), key=lambda i: len(encodings[i]))
-    out = []
-    for start in range(0, len(order), size):
-        index = order[start:start + size]
-        seq = max(len(encodings[i]) for i in index)
-        ids = np.zeros((len(index), seq), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, i in enumerate(index):
-            ids[row, :len(encodings[i])] = encodings[i]
-            mask[row, :len(encodings[i])] = 1
-        out.append((ids, mask, index))
-    return out
+    from oracleagentmemory.core.embedders.length_batches import padded_batch, plan_batches
+
+    return [(*padded_batch(encodings, index), index)
+            for index in plan_batches([len(ids) for ids in encodings], size)]
 
 
 def _run(encoder: Any, batches: list[tuple[np.ndarray, np.ndarray, list[int]]],

@@ -501,6 +501,11 @@ def side_runs(out: Path) -> list[str]:
         from benchmarks.encoder_fusion import report_section as fusion_section
 
         lines.extend(fusion_section(json.loads(fusion_file.read_text())))
+    flops_file = out / "encoder_flops.json"
+    if flops_file.exists():
+        from benchmarks.encoder_flops import report_section as flops_section
+
+        lines.extend(flops_section(json.loads(flops_file.read_text())))
     overhead_file = out / "observability_overhead.json"
     if overhead_file.exists():
         overhead = json.loads(overhead_file.read_text())

