@@ -11,6 +11,10 @@ shared machine), the wall time, the bytes the process wrote through system calls
 log and checkpoints: ``wchar`` of ``/proc/self/io``, Linux; independent of load) and the
 files' size at the end. The checkouts alternate within each round, so load from other work
 falls on both alike; the load average is recorded at each start.
+
+``--pragma NAME=VALUE`` (repeatable) runs this checkout with the PRAGMA set on every
+connection the store opens (after its own), the baseline as it is: a setting measured
+without changing the library, e.g. ``--baseline . --pragma mmap_size=2147418112``.
 """
 
 from __future__ import annotations
@@ -33,9 +37,10 @@ from benchmarks import machine
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _written() -> int:
+def _io(field: str) -> int:
+    """``rchar`` or ``wchar``: bytes this process read or wrote through system calls."""
     with open("/proc/self/io") as handle:
-        match = re.search(r"wchar: (\d+)", handle.read())
+        match = re.search(rf"{field}: (\d+)", handle.read())
     return int(match.group(1)) if match else 0
 
 
@@ -44,11 +49,29 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def child(size: int, links: bool) -> dict[str, Any]:
+def _set_pragmas(pragmas: list[str]) -> None:
+    """Every connection the store opens from now on gets ``PRAGMA`` of each setting."""
+    from oracleagentmemory.stores.embedded import schema
+
+    opened = schema.connect
+
+    def connect(location: str) -> Any:
+        conn = opened(location)
+        for pragma in pragmas:
+            name, value = pragma.split("=", 1)
+            conn.execute(f"PRAGMA {name} = {value}")
+        return conn
+
+    schema.connect = connect
+
+
+def child(size: int, links: bool, pragmas: list[str]) -> dict[str, Any]:
     """Ingest ``size`` records into a new store file with the library on the path."""
     from benchmarks.backends.embedded import BATCH, records_of
     from benchmarks.dataset import generate
     from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+    _set_pragmas(pragmas)
 
     data = generate(size)
     batches = [records_of(data, start, min(start + BATCH, size))
@@ -56,18 +79,18 @@ def child(size: int, links: bool) -> dict[str, Any]:
     directory = tempfile.mkdtemp(prefix="ingest-cost-")
     try:
         store = EmbeddedBackend(Path(directory) / "store.db", embedding_dimension=384)
-        cpu, wall, written = _cpu(), time.perf_counter(), _written()
+        cpu, wall, written, read = _cpu(), time.perf_counter(), _io("wchar"), _io("rchar")
         for records, batch_links in batches:
             store.write_records(records, batch_links if links else [])
-        cpu, wall, written = (_cpu() - cpu, time.perf_counter() - wall,
-                              _written() - written)
+        cpu, wall, written, read = (_cpu() - cpu, time.perf_counter() - wall,
+                                    _io("wchar") - written, _io("rchar") - read)
         store.close()
         disk = sum(path.stat().st_size for path in Path(directory).iterdir())
     finally:
         shutil.rmtree(directory, ignore_errors=True)
     return {"cpu_us": cpu / size * 1e6, "wall_us": wall / size * 1e6,
             "records_per_second": size / wall, "written_bytes": written / size,
-            "disk_bytes": disk / size}
+            "read_bytes": read / size, "disk_bytes": disk / size}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -77,31 +100,37 @@ def main(argv: list[str] | None = None) -> None:
                         help="another checkout of the project (its python/ is imported)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--no-links", action="store_true")
+    parser.add_argument("--pragma", action="append", default=[], metavar="NAME=VALUE",
+                        help="set on this checkout's connections only (repeatable)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--child", action="store_true")
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.size, not args.no_links)))
+        print(json.dumps(child(args.size, not args.no_links, args.pragma)))
         return
-    roots = [ROOT] + ([args.baseline.resolve()] if args.baseline else [])
+    sides: list[tuple[Path, list[str]]] = [(ROOT, args.pragma)] + (
+        [(args.baseline.resolve(), [])] if args.baseline else [])
     started = machine.describe()
     runs: list[dict[str, Any]] = []
     for round_number in range(args.rounds):
-        for root in roots if round_number % 2 == 0 else roots[::-1]:
+        for root, pragmas in sides if round_number % 2 == 0 else sides[::-1]:
             env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root / "python"),
                                                                 str(ROOT)])}
             load = os.getloadavg()[0]
             done = subprocess.run(
                 [sys.executable, "-m", "benchmarks.ingest_cost", "--child", "--size",
-                 str(args.size), *(["--no-links"] if args.no_links else [])],
+                 str(args.size), *(["--no-links"] if args.no_links else []),
+                 *(f"--pragma={pragma}" for pragma in pragmas)],
                 env=env, capture_output=True, text=True, check=True, cwd=ROOT)
             result = json.loads(done.stdout.strip().splitlines()[-1])
-            result.update({"root": str(root), "round": round_number,
+            result.update({"root": str(root), "pragmas": pragmas, "round": round_number,
                            "load_average": [load, os.getloadavg()[0]]})
             runs.append(result)
-            print(f"{round_number} {root.name:20} cpu {result['cpu_us']:6.1f} us  wall "
+            label = root.name + (" +pragma" if pragmas else "")
+            print(f"{round_number} {label:20} cpu {result['cpu_us']:6.1f} us  wall "
                   f"{result['wall_us']:6.1f} us  {result['records_per_second']:8,.0f}/s  "
-                  f"written {result['written_bytes']:6,.0f} B  load {load:.1f}", flush=True)
+                  f"written {result['written_bytes']:6,.0f} B  read {result['read_bytes']:6,.0f} B"
+                  f"  load {load:.1f}", flush=True)
     if args.out:
         args.out.write_text(json.dumps({"machine": machine.finish(started), "size": args.size,
                                         "links": not args.no_links, "runs": runs}, indent=1))

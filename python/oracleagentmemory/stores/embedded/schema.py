@@ -163,7 +163,16 @@ often (measured: 1M records ingested 15% faster)."""
 
 
 def connect(location: str) -> sqlite3.Connection:
-    """Open the file in WAL mode with a busy timeout, autocommit (explicit transactions)."""
+    """Open the file in WAL mode with a busy timeout, autocommit (explicit transactions).
+
+    ``mmap_size`` stays 0 (pages are read with ``pread``), for the write connection and the
+    read connections alike. Memory-mapped I/O (https://www.sqlite.org/mmap.html) saves a
+    copy per page read, but an I/O error on a mapped page is a signal (SIGBUS) that ends
+    the caller's process instead of an error this store turns into a StorageError, and it
+    needs a unified buffer cache when other processes read the file without it. Measured on
+    ingestion (benchmarks/README.md, "Where ingestion time goes"): no gain at 1M records,
+    since in WAL mode pages whose newest version is in the log, and the log read back at
+    checkpoints, are read with ``pread`` anyway."""
     conn = sqlite3.connect(location, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
                            check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
