@@ -40,17 +40,18 @@ def test_slots_appended_after_the_index_are_found_by_comparing_only_them() -> No
     assert index.of(1, user_codes, 9).tolist() == [3]
 
 
-@pytest.mark.parametrize("offsets, slots", [
-    ([0, 2, 9], [0, 1, 2]),       # a range past the slots
-    ([0, 2, 1], [0, 1, 2]),       # a range that ends before it begins
-    ([0, 0, 3], [2, 1, 0]),       # slots not ascending
-    ([0, 0, 3], [0, 1, 7]),       # a slot the index does not cover
+@pytest.mark.parametrize("offsets, slots, codes", [
+    ([0, 2, 9], [0, 1, 2], [1, 1, 1]),     # a range past the slots
+    ([0, 2, 1], [0, 1, 2], [1, 1, 1]),     # a range that ends before it begins
+    ([0, 0, 3], [2, 1, 0], [1, 1, 1]),     # slots not ascending
+    ([0, 0, 3], [0, 1, 7], [1, 1, 1]),     # a slot the index does not cover
+    ([0, 0, 3], [0, 1, 2], [1, 0, 1]),     # a slot of another user
 ])
-def test_an_index_that_cannot_be_raises_damaged_file(offsets: list[int], slots: list[int]
-                                                     ) -> None:
+def test_an_index_that_cannot_be_raises_damaged_file(offsets: list[int], slots: list[int],
+                                                     codes: list[int]) -> None:
     index = UserSlots(np.array(offsets, dtype=np.int64), np.array(slots, dtype=np.int32), 3)
     with pytest.raises(DamagedFile):
-        index.of(1, np.zeros(3, dtype=np.int32), 3)
+        index.of(1, np.array(codes, dtype=np.int32), 3)
 
 
 def _expected(cache: RecordCache, user: str, thread: str | None) -> list[int]:
@@ -109,3 +110,60 @@ def test_a_damaged_index_is_not_trusted(store_path: Path) -> None:
     cache = from_file(store_path)
     assert cache is not None and cache.users is not None
     assert int(cache.users.slots.max()) < cache.size
+
+
+def _rewrite(path: Path, old: np.ndarray, new: np.ndarray) -> None:
+    """Replace the bytes of the file's array ``old`` (found nowhere else) with ``new``."""
+    target = Path(f"{path}.vectors")
+    data, before, after = target.read_bytes(), old.tobytes(), new.tobytes()
+    assert data.count(before) == 1 and len(after) == len(before)
+    target.write_bytes(data.replace(before, after))
+
+
+def _memories_of_u1(path: Path, with_file: bool) -> set[str]:
+    store = EmbeddedBackend(path, vector_file=with_file)
+    hits = store.search({"query_vector": [0.1] * 8, "max_results": 300,
+                         "record_types": ["memory"],
+                         "scope": {"user_id": {"value": "u1", "exact": True}}})
+    store.close()
+    return {hit["record"]["id"] for hit in hits}
+
+
+def _assert_rewritten(path: Path) -> None:
+    """The store wrote the file again, with an index that agrees with its user codes."""
+    cache = from_file(path)
+    assert cache is not None and cache.users is not None
+    _assert_scopes(cache, USERS)
+
+
+def test_a_slot_of_another_user_in_a_users_list_is_not_trusted(store_path: Path) -> None:
+    """Still ascending and in range, but one of u1's slots (a memory) is replaced by a slot
+    of u2 (a fact, which the search filters out): u1's memory must not go missing."""
+    want = _memories_of_u1(store_path, with_file=False)
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None
+    code = cache._ids["u1"]
+    slots = np.array(cache.users.slots)
+    low, high = int(cache.users.offsets[code]), int(cache.users.offsets[code + 1])
+    mine = slots[low:high]
+    assert mine[:3].tolist() == [0, 3, 6] and cache._ids["u2"] == int(cache.scope[0, 4])
+    damaged = slots.copy()
+    damaged[low + 1] = 4  # [0, 4, 6, ...]: u2's record in place of u1's m3
+    _rewrite(store_path, slots, damaged)
+    assert _memories_of_u1(store_path, with_file=True) == want and "m3" in want
+    _assert_rewritten(store_path)
+
+
+def test_a_shifted_user_range_is_not_trusted(store_path: Path) -> None:
+    """Still ascending and in range, but the range of code 0 (no user) takes u1's first
+    two slots: u1's records must not go missing."""
+    want = _memories_of_u1(store_path, with_file=False)
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None
+    offsets = np.array(cache.users.offsets)
+    assert cache._ids["u1"] == 1 and offsets[:2].tolist() == [0, 0]
+    damaged = offsets.copy()
+    damaged[1] = 2  # code 0: [0, 3]; u1: its slots from the third on
+    _rewrite(store_path, offsets, damaged)
+    assert _memories_of_u1(store_path, with_file=True) == want and "m3" in want
+    _assert_rewritten(store_path)

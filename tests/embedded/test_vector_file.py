@@ -337,8 +337,8 @@ def _damage(path: Path, how: str) -> None:
         head = target.read_bytes()[:vector_file.HEADER_BYTES]
         header = json.loads(head[16:16 + int.from_bytes(head[8:12], "little")])
         _flip(target, header["scope_at"] + 1)
-    elif how == "vocabulary":
-        _flip(target, target.stat().st_size - 2)
+    elif how == "vocabulary":  # a byte of a term's UTF-8 ("record number i")
+        _flip(target, target.read_bytes().rfind(b"number"))
     elif how == "not a vector file":
         target.write_bytes(b"hello" * 1000)
 

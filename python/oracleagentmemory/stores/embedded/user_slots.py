@@ -7,8 +7,13 @@ slots, ascending, as they were when it was written (``covered`` slots); records 
 appended since are found by comparing only theirs. The cache drops the index when a slot it
 covers changes user or slots are renumbered, and compares every code again, as before.
 
-The file's index is checked where it is read: a range outside the slots, or slots not
-ascending inside the covered ones, raise ``DamagedFile`` (SQLite is read again)."""
+The index is checked so that damage to it never hides a record: its offsets carry a CRC
+(a file whose offsets fail it is not used), and where a user's slots are read, a range
+outside the slots, slots not ascending inside the covered ones, or a slot holding another
+user's code raise ``DamagedFile`` (SQLite is read again). With each user's count right, a
+slot missing from the user's list means another user's slot in its place, which the last
+check finds (it reads the codes of the user's slots only, as the search reads their other
+columns)."""
 
 from __future__ import annotations
 
@@ -33,6 +38,9 @@ class UserSlots:
 
     def __init__(self, offsets: np.ndarray, slots: np.ndarray, covered: int) -> None:
         self.offsets, self.slots, self.covered = offsets, slots, covered
+        self._checked: set[int] = set()
+        """Codes whose slots were checked: neither they nor the codes of covered slots
+        change while the cache holds this index, so each user's are checked once."""
 
     def of(self, code: int, user_codes: np.ndarray, size: int) -> np.ndarray:
         """Ascending slots below ``size`` whose code in ``user_codes`` is ``code``."""
@@ -42,10 +50,17 @@ class UserSlots:
             if not 0 <= low <= high <= self.slots.shape[0]:
                 raise DamagedFile("a user's slots lie outside the index")
             found = self.slots[low:high].astype(np.int64)
-            if found.shape[0] and (int(found[0]) < 0 or int(found[-1]) >= self.covered
-                                   or bool((found[1:] <= found[:-1]).any())):
-                raise DamagedFile("a user's slots are not ascending slots of the file")
+            if code not in self._checked:
+                self._check(found, code, user_codes)
         if size <= self.covered:
             return found
         tail = np.flatnonzero(user_codes[self.covered:size] == code) + self.covered
         return np.concatenate((found, tail)) if found.shape[0] else tail
+
+    def _check(self, found: np.ndarray, code: int, user_codes: np.ndarray) -> None:
+        if found.shape[0] and (int(found[0]) < 0 or int(found[-1]) >= self.covered
+                               or bool((found[1:] <= found[:-1]).any())):
+            raise DamagedFile("a user's slots are not ascending slots of the file")
+        if bool((user_codes[found] != code).any()):
+            raise DamagedFile("a user's slots hold another user's record")
+        self._checked.add(code)

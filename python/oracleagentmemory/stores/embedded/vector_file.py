@@ -32,10 +32,10 @@ holds a state of this SQLite file:
 - before writing, the SQLite file and its write-ahead log are fsynced, so the version the
   file names is durable;
 - the reader checks the magic, format, byte order, a CRC of the header, of the scope and
-  metadata tables and of the term vocabulary, the exact file length, the epoch, the
-  dimension and what its codes mean. Anything else: the file is ignored, the cache is
-  rebuilt from SQLite and a new file written. Every search hit is still checked against
-  its SQLite row (``search``).
+  metadata tables, of the term vocabulary and of where each user's slots begin, the exact
+  file length, the epoch, the dimension and what its codes mean. Anything else: the file
+  is ignored, the cache is rebuilt from SQLite and a new file written. Every search hit
+  is still checked against its SQLite row (``search``).
 
 The map is private (copy-on-write): a process applying changes to its cache never touches
 the file others read. Used on POSIX systems with a little-endian CPU for file stores of at
@@ -104,7 +104,8 @@ vocabulary (``record_terms.Vocabulary``): ``terms`` numbers, ``vocabulary + 1`` 
 ``vocabulary`` hashes and ids, ``data`` bytes of UTF-8."""
 USER_PARTS: tuple[tuple[str, str], ...] = (("user_offsets", "<i8"), ("user_slots", "<i4"))
 """After the terms part: where each user code's slots begin (one more than the scope
-values), then the slots of each user, ascending (``user_slots.index_arrays``)."""
+values; a CRC in the header, as small as the scope table), then the slots of each user,
+ascending (``user_slots.index_arrays``; checked where read)."""
 GROUP_DIMENSIONS = (0, 2)
 """Vector rows are ordered by these scope dimensions (user, then thread), then by slot."""
 
@@ -279,6 +280,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                 scope_at + scope_bytes, capacity, int(header["metadata_columns"]))
             metadata_bytes = int(header["metadata_bytes"])
             vocabulary = int(header["vocabulary"])
+            vocabulary_crc, offsets_crc = (int(header["vocabulary_crc"]),
+                                           int(header["user_offsets_crc"]))
             parts, end = _terms_layout(table_at + metadata_bytes, _term_counts(
                 int(header["terms"]), vocabulary, int(header["vocabulary_bytes"]))
                 | _user_counts(int(header["scope_codes"]), size))
@@ -304,7 +307,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     crc = 0
     for name in ("offsets", "hashes", "ids", "data"):
         crc = zlib.crc32(view[parts[name][0]:parts[name][0] + parts[name][1]], crc)
-    if crc != int(header["vocabulary_crc"]):
+    at, length = parts["user_offsets"]
+    if crc != vocabulary_crc or zlib.crc32(view[at:at + length]) != offsets_crc:
         return None
     term_arrays = {name: np.ndarray((parts[name][1] // np.dtype(dtype).itemsize,),
                                     dtype=dtype, buffer=mapped, offset=parts[name][0])
@@ -413,6 +417,7 @@ def save(
         "metadata_crc": zlib.crc32(metadata_table), "terms": words.counts["terms"],
         "vocabulary": words.counts["ids"], "vocabulary_bytes": words.counts["data"],
         "vocabulary_crc": words.vocabulary_crc, "scope_codes": len(scope_values),
+        "user_offsets_crc": zlib.crc32(user_offsets.data),
     }).encode()
     if _HEAD.size + len(header) > HEADER_BYTES:
         return False
