@@ -45,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,87 +81,85 @@ def _search_request(vector: np.ndarray, user: str | None, text: str = "",
     return request
 
 
+Search = Callable[[int, str | None, str | None], list[str]]
+"""One search of the child: (query index, user or None, topic filter or None) -> top ids."""
+
+
+def _fresh_process(out: dict[str, Any], opening: Callable[[], tuple[Search, Callable[[], None]]],
+                   queries: Path) -> dict[str, Any]:
+    """Time what a fresh process does: open, a user-scoped search (the first), another
+    user's, an unscoped one, a user-scoped one with a metadata filter, then ~200
+    user-scoped searches (the steady state); RSS after each of the first four."""
+    items = json.loads(queries.with_suffix(".json").read_text())
+    users = [item["user"] for item in items]
+    out["memory_before"] = _memory()
+    t0 = time.perf_counter()
+    search, close = opening()
+    out["open_ms"] = (time.perf_counter() - t0) * 1e3
+    timings = []
+    ids = []
+    for index, user, topic in ((0, users[0], None), (1, users[1], None), (2, None, None),
+                               (3, users[3], items[3]["topic"])):
+        t0 = time.perf_counter()
+        ids.append(search(index, user, topic))
+        timings.append((time.perf_counter() - t0) * 1e3)
+        out.setdefault("memory_after", []).append(_memory())
+    steady = []
+    for index in range(4, len(items)):
+        t0 = time.perf_counter()
+        search(index, users[index], None)
+        steady.append((time.perf_counter() - t0) * 1e3)
+    out["steady_p50_ms"] = float(np.percentile(steady, 50))
+    out["steady_p95_ms"] = float(np.percentile(steady, 95))
+    out["steady_count"] = len(steady)
+    t0 = time.perf_counter()
+    close()
+    out["close_ms"] = (time.perf_counter() - t0) * 1e3
+    out["first_ms"], out["second_ms"], out["unscoped_ms"], out["filtered_ms"] = timings
+    out["ids"] = ids
+    return out
+
+
 def child(store_path: Path, queries: Path, mode: str, strategy: str = "VECTOR"
           ) -> dict[str, Any]:
-    """One fresh process: open, first search, second search, unscoped search."""
+    """One fresh process on our store, with (``vector file``) or without the vector file."""
     from oracleagentmemory.stores.embedded import EmbeddedBackend
 
     vectors = np.load(queries.with_suffix(".npy"))
-    items = json.loads(queries.with_suffix(".json").read_text())
-    users = [item["user"] for item in items]
-    texts = [item["text"] for item in items]
+    texts = [item["text"] for item in json.loads(queries.with_suffix(".json").read_text())]
 
-    def _request(vector: np.ndarray, user: str | None, index: int = 0) -> dict[str, Any]:
-        return _search_request(vector, user, texts[index], strategy)
+    def opening() -> tuple[Search, Callable[[], None]]:
+        store = EmbeddedBackend(store_path, embedding_dimension=384,
+                                vector_file=mode != "sqlite")
 
-    out: dict[str, Any] = {"mode": mode, "strategy": strategy, "memory_before": _memory()}
-    t0 = time.perf_counter()
-    store = EmbeddedBackend(store_path, embedding_dimension=384,
-                            vector_file=mode != "sqlite")
-    out["open_ms"] = (time.perf_counter() - t0) * 1e3
-    timings = []
-    ids = []
-    topic = json.loads(queries.with_suffix(".json").read_text())[3]["topic"]
-    filtered = {**_request(vectors[3], users[3], 3), "metadata_filter": {"topic": topic}}
-    for request in (_request(vectors[0], users[0], 0), _request(vectors[1], users[1], 1),
-                    _request(vectors[2], None, 2), filtered):
-        t0 = time.perf_counter()
-        hits = store.search(request)
-        timings.append((time.perf_counter() - t0) * 1e3)
-        ids.append([hit["record"]["id"] for hit in hits])
-        out.setdefault("memory_after", []).append(_memory())
-    steady = []
-    for index, (vector, user) in enumerate(zip(vectors[4:], users[4:], strict=False), 4):
-        t0 = time.perf_counter()
-        store.search(_request(vector, user, index))
-        steady.append((time.perf_counter() - t0) * 1e3)
-    out["steady_p50_ms"] = float(np.percentile(steady, 50))
-    out["steady_p95_ms"] = float(np.percentile(steady, 95))
-    out["steady_count"] = len(steady)
-    t0 = time.perf_counter()
-    store.close()
-    out["close_ms"] = (time.perf_counter() - t0) * 1e3
-    out["first_ms"], out["second_ms"], out["unscoped_ms"], out["filtered_ms"] = timings
-    out["ids"] = ids
-    return out
+        def search(index: int, user: str | None, topic: str | None) -> list[str]:
+            request = _search_request(vectors[index], user, texts[index], strategy)
+            if topic is not None:
+                request["metadata_filter"] = {"topic": topic}
+            return [hit["record"]["id"] for hit in store.search(request)]
+
+        return search, store.close
+
+    return _fresh_process({"mode": mode, "strategy": strategy}, opening, queries)
 
 
 def peer_child(vec_path: Path, queries: Path) -> dict[str, Any]:
-    """The same fresh process with sqlite-vec: the same searches, each user-scoped one in
-    the user's partition (sqlite-vec has no keyword half: always a vector search)."""
+    """The same fresh process with sqlite-vec: connect and load the extension (*open*), the
+    same searches, each user-scoped one in the user's partition (sqlite-vec has no keyword
+    half: always a vector search)."""
     from benchmarks.backends import sqlite_vec
 
     vectors = np.load(queries.with_suffix(".npy"))
-    items = json.loads(queries.with_suffix(".json").read_text())
-    users = [item["user"] for item in items]
-    out: dict[str, Any] = {"mode": PEER, "strategy": "VECTOR", "memory_before": _memory()}
-    t0 = time.perf_counter()
-    db = sqlite_vec.connect(vec_path)
-    out["open_ms"] = (time.perf_counter() - t0) * 1e3
-    timings = []
-    ids = []
-    for vector, user, topic in ((vectors[0], users[0], None), (vectors[1], users[1], None),
-                                (vectors[2], None, None),
-                                (vectors[3], users[3], items[3]["topic"])):
-        t0 = time.perf_counter()
-        hits = sqlite_vec.search(db, vector, user, topic)
-        timings.append((time.perf_counter() - t0) * 1e3)
-        ids.append([hit[0] for hit in hits])
-        out.setdefault("memory_after", []).append(_memory())
-    steady = []
-    for vector, user in zip(vectors[4:], users[4:], strict=False):
-        t0 = time.perf_counter()
-        sqlite_vec.search(db, vector, user)
-        steady.append((time.perf_counter() - t0) * 1e3)
-    out["steady_p50_ms"] = float(np.percentile(steady, 50))
-    out["steady_p95_ms"] = float(np.percentile(steady, 95))
-    out["steady_count"] = len(steady)
-    t0 = time.perf_counter()
-    db.close()
-    out["close_ms"] = (time.perf_counter() - t0) * 1e3
-    out["first_ms"], out["second_ms"], out["unscoped_ms"], out["filtered_ms"] = timings
-    out["ids"] = ids
-    return out
+
+    def opening() -> tuple[Search, Callable[[], None]]:
+        db = sqlite_vec.connect(vec_path)
+
+        def search(index: int, user: str | None, topic: str | None) -> list[str]:
+            return [hit[0] for hit in sqlite_vec.search(db, vectors[index], user, topic)]
+
+        return search, db.close
+
+    return _fresh_process({"mode": PEER, "strategy": "VECTOR"}, opening, queries)
 
 
 def ours_over_peer(runs: list[dict[str, Any]], cache: str) -> dict[str, float]:
