@@ -334,7 +334,8 @@ def report_section(run: dict[str, Any]) -> list[str]:
     peer = run.get("peer") or {}
     peer_cells = [key for key in run["summary"] if key.endswith(f"/{PEER}")]
     strategy = run.get("strategy", "VECTOR")
-    add("## Cold start with the vector file" + ("" if strategy == "VECTOR" else f" ({strategy})"))
+    add(f"## Cold start with the vector file, {run['records']:,} records"
+        + ("" if strategy == "VECTOR" else f" ({strategy})"))
     add("")
     add("```bash")
     add(run["command"])
