@@ -1,12 +1,13 @@
 """Cold start of the embedded backend: the first search of a fresh process, with and
 without the vector file, paired in one run.
 
-    PYTHONPATH=python:. python -m benchmarks.cold_start --size 1000000 \\
-        --out benchmarks/results/cold_start.json
+    PYTHONPATH=python:. benchmarks/.venv/bin/python -m benchmarks.cold_start \\
+        --size 1000000 --out benchmarks/results/cold_start.json
 
 The targets read off it: the first search of a fresh process at most 2x the same
-process's steady p50 at 100K (``first ÷ then p50``), and RSS after one user-scoped search
-at 1M at most 0.5 GB (``RSS after first``), both with the vector file and a warm page cache.
+process's steady p50 at 100K (``first ÷ then p50``) and at most 2x sqlite-vec's first
+search at 1M (``ours ÷ sqlite-vec``), and RSS after one user-scoped search at 1M at most
+0.5 GB (``RSS after first``), all with the vector file and a warm page cache.
 
 The store is the scale benchmark's (``benchmarks.worker ingest``, made once under
 ``--workdir`` if missing). Each measurement is a fresh child process that opens the store,
@@ -21,6 +22,12 @@ the page cache (``warm``, a store reopened while the machine keeps them cached) 
 as far as the virtual disk lets us see). The first search that builds the file (every row
 read, then the file written) is measured once.
 
+The peer, ``sqlite-vec`` (``benchmarks/backends/sqlite_vec.py``), alternates with them: a
+fresh process opens its own file of the same records and vectors (copied from our store
+once, under ``--workdir``), loads the extension (both timed as *open*) and runs the same
+searches, each user-scoped one in the user's partition. It is left out, and the report
+says so, when ``sqlite_vec`` is not installed.
+
 ``--strategy HYBRID`` runs every search as a client does with nothing set: each one also
 scores its keyword half from the user's terms (``scope_keywords``), which the record cache
 holds (mapped from the vector file in a fresh process), so a user's first search reads no
@@ -30,6 +37,7 @@ row for it.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import shlex
@@ -37,6 +45,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +54,9 @@ import numpy as np
 from benchmarks import machine
 
 ROOT = Path(__file__).resolve().parent.parent
-MODES = ("sqlite", "vector file")
+OURS = ("sqlite", "vector file")
+PEER = "sqlite-vec"
+MODES = (*OURS, PEER)
 CACHES = ("warm", "evicted")
 RAW_VECTOR_BYTES_PER_RECORD = 384 * 4
 
@@ -70,49 +81,104 @@ def _search_request(vector: np.ndarray, user: str | None, text: str = "",
     return request
 
 
-def child(store_path: Path, queries: Path, mode: str, strategy: str = "VECTOR"
-          ) -> dict[str, Any]:
-    """One fresh process: open, first search, second search, unscoped search."""
-    from oracleagentmemory.stores.embedded import EmbeddedBackend
+Search = Callable[[int, str | None, str | None], list[str]]
+"""One search of the child: (query index, user or None, topic filter or None) -> top ids."""
 
-    vectors = np.load(queries.with_suffix(".npy"))
+
+def _fresh_process(out: dict[str, Any], opening: Callable[[], tuple[Search, Callable[[], None]]],
+                   queries: Path) -> dict[str, Any]:
+    """Time what a fresh process does: open, a user-scoped search (the first), another
+    user's, an unscoped one, a user-scoped one with a metadata filter, then ~200
+    user-scoped searches (the steady state); RSS after each of the first four."""
     items = json.loads(queries.with_suffix(".json").read_text())
     users = [item["user"] for item in items]
-    texts = [item["text"] for item in items]
-
-    def _request(vector: np.ndarray, user: str | None, index: int = 0) -> dict[str, Any]:
-        return _search_request(vector, user, texts[index], strategy)
-
-    out: dict[str, Any] = {"mode": mode, "strategy": strategy, "memory_before": _memory()}
+    out["memory_before"] = _memory()
     t0 = time.perf_counter()
-    store = EmbeddedBackend(store_path, embedding_dimension=384,
-                            vector_file=mode != "sqlite")
+    search, close = opening()
     out["open_ms"] = (time.perf_counter() - t0) * 1e3
     timings = []
     ids = []
-    topic = json.loads(queries.with_suffix(".json").read_text())[3]["topic"]
-    filtered = {**_request(vectors[3], users[3], 3), "metadata_filter": {"topic": topic}}
-    for request in (_request(vectors[0], users[0], 0), _request(vectors[1], users[1], 1),
-                    _request(vectors[2], None, 2), filtered):
+    for index, user, topic in ((0, users[0], None), (1, users[1], None), (2, None, None),
+                               (3, users[3], items[3]["topic"])):
         t0 = time.perf_counter()
-        hits = store.search(request)
+        ids.append(search(index, user, topic))
         timings.append((time.perf_counter() - t0) * 1e3)
-        ids.append([hit["record"]["id"] for hit in hits])
         out.setdefault("memory_after", []).append(_memory())
     steady = []
-    for index, (vector, user) in enumerate(zip(vectors[4:], users[4:], strict=False), 4):
+    for index in range(4, len(items)):
         t0 = time.perf_counter()
-        store.search(_request(vector, user, index))
+        search(index, users[index], None)
         steady.append((time.perf_counter() - t0) * 1e3)
     out["steady_p50_ms"] = float(np.percentile(steady, 50))
     out["steady_p95_ms"] = float(np.percentile(steady, 95))
     out["steady_count"] = len(steady)
     t0 = time.perf_counter()
-    store.close()
+    close()
     out["close_ms"] = (time.perf_counter() - t0) * 1e3
     out["first_ms"], out["second_ms"], out["unscoped_ms"], out["filtered_ms"] = timings
     out["ids"] = ids
     return out
+
+
+def child(store_path: Path, queries: Path, mode: str, strategy: str = "VECTOR"
+          ) -> dict[str, Any]:
+    """One fresh process on our store, with (``vector file``) or without the vector file."""
+    from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+    vectors = np.load(queries.with_suffix(".npy"))
+    texts = [item["text"] for item in json.loads(queries.with_suffix(".json").read_text())]
+
+    def opening() -> tuple[Search, Callable[[], None]]:
+        store = EmbeddedBackend(store_path, embedding_dimension=384,
+                                vector_file=mode != "sqlite")
+
+        def search(index: int, user: str | None, topic: str | None) -> list[str]:
+            request = _search_request(vectors[index], user, texts[index], strategy)
+            if topic is not None:
+                request["metadata_filter"] = {"topic": topic}
+            return [hit["record"]["id"] for hit in store.search(request)]
+
+        return search, store.close
+
+    return _fresh_process({"mode": mode, "strategy": strategy}, opening, queries)
+
+
+def peer_child(vec_path: Path, queries: Path) -> dict[str, Any]:
+    """The same fresh process with sqlite-vec: connect and load the extension (*open*), the
+    same searches, each user-scoped one in the user's partition (sqlite-vec has no keyword
+    half: always a vector search)."""
+    from benchmarks.backends import sqlite_vec
+
+    vectors = np.load(queries.with_suffix(".npy"))
+
+    def opening() -> tuple[Search, Callable[[], None]]:
+        db = sqlite_vec.connect(vec_path)
+
+        def search(index: int, user: str | None, topic: str | None) -> list[str]:
+            return [hit[0] for hit in sqlite_vec.search(db, vectors[index], user, topic)]
+
+        return search, db.close
+
+    return _fresh_process({"mode": PEER, "strategy": "VECTOR"}, opening, queries)
+
+
+def ours_over_peer(runs: list[dict[str, Any]], cache: str) -> dict[str, float]:
+    """Ours (vector file) ÷ the peer for the first search, open + first search (what a
+    fresh process waits for), the second search and the steady p50: each repeat's pair
+    (measured back to back), then the median of the ratios."""
+    pairs = [(run, next(other for other in runs if other["mode"] == PEER
+                        and other["cache"] == cache and other["repeat"] == run["repeat"]))
+             for run in runs if run["mode"] == "vector file" and run["cache"] == cache]
+    ratios = {key: statistics.median(a[key] / b[key] for a, b in pairs)
+              for key in ("first_ms", "second_ms", "steady_p50_ms")}
+    ratios["open_and_first_ms"] = statistics.median(
+        (a["open_ms"] + a["first_ms"]) / (b["open_ms"] + b["first_ms"]) for a, b in pairs)
+    return ratios
+
+
+def _overlap(ours: list[list[str]], theirs: list[list[str]]) -> list[float]:
+    """Share of each of our top-10 lists that the peer's list for the same search holds."""
+    return [len(set(a) & set(b)) / max(1, len(a)) for a, b in zip(ours, theirs, strict=True)]
 
 
 def _evict(paths: list[Path]) -> None:
@@ -158,12 +224,16 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     base = args.workdir / f"cold-start-{args.size}"
     store_path = base / "embedded" / "store.db"
+    peer_path = base / "sqlite-vec" / "store.db"
     queries = base / "queries"
+    if args.child == PEER:
+        print(json.dumps(peer_child(peer_path, queries)))
+        return
     if args.child:
         print(json.dumps(child(store_path, queries, args.child, args.strategy)))
         return
-    command = "PYTHONPATH=python:. python -m benchmarks.cold_start " + shlex.join(
-        sys.argv[1:] if argv is None else argv)
+    command = f"PYTHONPATH=python:. {machine.interpreter()} -m benchmarks.cold_start " + (
+        shlex.join(sys.argv[1:] if argv is None else argv))
     started = machine.describe()
     if not store_path.exists():
         base.mkdir(parents=True, exist_ok=True)
@@ -172,8 +242,25 @@ def main(argv: list[str] | None = None) -> None:
                         str(base / "ingest.json")], check=True,
                        env={**os.environ, "PYTHONPATH": os.pathsep.join(
                            [str(ROOT / "python"), str(ROOT)])})
+    modes = list(MODES)
+    peer: dict[str, Any] = {}
+    if importlib.util.find_spec("sqlite_vec") is None:
+        modes.remove(PEER)
+        peer["skipped"] = "sqlite-vec is not installed (benchmarks/requirements.txt)"
+    else:
+        from benchmarks.backends import sqlite_vec
+
+        build_facts = Path(f"{peer_path}.json")
+        if not peer_path.exists():
+            build_facts.write_text(json.dumps(sqlite_vec.copy_from_store(store_path,
+                                                                         peer_path)))
+        db = sqlite_vec.connect(peer_path)
+        peer = {"versions": sqlite_vec.versions(db), "schema": sqlite_vec.SCHEMA,
+                "build": json.loads(build_facts.read_text())}
+        db.close()
     vector_path = Path(f"{store_path}.vectors")
-    files = [store_path, Path(f"{store_path}-wal"), vector_path]
+    files = {mode: [store_path, Path(f"{store_path}-wal"), vector_path] for mode in OURS}
+    files[PEER] = [peer_path, Path(f"{peer_path}-wal")]
     vector_path.unlink(missing_ok=True)
     build = _spawn(["--size", str(args.size), "--workdir", str(args.workdir),
                     "--strategy", args.strategy, "--child", "vector file"])
@@ -181,19 +268,28 @@ def main(argv: list[str] | None = None) -> None:
     runs: list[dict[str, Any]] = []
     for repeat in range(args.repeats):
         for cache in CACHES:
-            order = MODES if repeat % 2 == 0 else MODES[::-1]
+            order = modes if repeat % 2 == 0 else modes[::-1]
             for mode in order:
-                (_evict if cache == "evicted" else _warm)(files)
+                (_evict if cache == "evicted" else _warm)(files[mode])
                 result = _spawn(["--size", str(args.size), "--workdir", str(args.workdir),
                                  "--strategy", args.strategy, "--child", mode])
                 result.update({"repeat": repeat, "cache": cache})
                 runs.append(result)
                 print(f"{repeat} {cache:7} {mode:11} first {result['first_ms']:9,.1f} ms, "
+                      f"p50 {result['steady_p50_ms']:6.2f} ms, "
                       f"RSS {result['memory_after'][0]['VmRSS'] / 2**20:,.0f} MB", flush=True)
-    same = all(run["ids"] == runs[0]["ids"] for run in runs)
+    ours = [run for run in runs if run["mode"] in OURS]
+    same = all(run["ids"] == ours[0]["ids"] for run in ours)
+    if PEER in modes:
+        theirs = next(run for run in runs if run["mode"] == PEER)
+        peer["same_ids_every_run"] = all(
+            run["ids"] == theirs["ids"] for run in runs if run["mode"] == PEER)
+        peer["overlap_with_ours"] = dict(zip(
+            ("first", "second", "unscoped", "filtered"), _overlap(ours[0]["ids"],
+                                                                  theirs["ids"]), strict=True))
     summary = {}
     for cache in CACHES:
-        for mode in MODES:
+        for mode in modes:
             mine = [run for run in runs if run["cache"] == cache and run["mode"] == mode]
             summary[f"{cache}/{mode}"] = {
                 key: statistics.median(run[key] for run in mine)
@@ -210,6 +306,9 @@ def main(argv: list[str] | None = None) -> None:
                 for what in ("VmRSS", "RssAnon", "RssFile")
             } | {"rss_before_mb": statistics.median(
                 run["memory_before"]["VmRSS"] / 2**20 for run in mine)}
+    if PEER in modes:
+        for cache in CACHES:
+            peer[f"{cache}/ours_over_peer"] = ours_over_peer(runs, cache)
     result = {
         "command": command, "machine": machine.finish(started), "records": args.size,
         "strategy": args.strategy,
@@ -219,7 +318,7 @@ def main(argv: list[str] | None = None) -> None:
         "vector_file_disk_bytes": vector_path.stat().st_blocks * 512,
         "store_file_bytes": store_path.stat().st_size,
         "build": {key: build[key] for key in ("first_ms", "close_ms")},
-        "same_results": same, "summary": summary,
+        "same_results": same, "peer": peer, "summary": summary,
         "runs": [{key: value for key, value in run.items() if key != "ids"} for run in runs],
     }
     args.out.write_text(json.dumps(result, indent=1))
@@ -232,8 +331,11 @@ def report_section(run: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     add = lines.append
     raw = run["raw_vector_mb"]
+    peer = run.get("peer") or {}
+    peer_cells = [key for key in run["summary"] if key.endswith(f"/{PEER}")]
     strategy = run.get("strategy", "VECTOR")
-    add("## Cold start with the vector file" + ("" if strategy == "VECTOR" else f" ({strategy})"))
+    add(f"## Cold start with the vector file, {run['records']:,} records"
+        + ("" if strategy == "VECTOR" else f" ({strategy})"))
     add("")
     add("```bash")
     add(run["command"])
@@ -248,9 +350,11 @@ def report_section(run: dict[str, Any]) -> list[str]:
         "(it reads every vector), a user-scoped one with a metadata filter (*first "
         "filtered*, see below), then ~200 user-scoped searches "
         "(*then*: the steady state); MB are MiB; medians of "
-        f"{len(run['runs']) // 4} runs per cell, the two ways alternating in one run. "
-        "*sqlite* reads every searchable row from SQLite on the first search (as before the "
-        "vector file); *vector file* maps `<file>.vectors`. *warm*: the store's files are in "
+        f"{len(run['runs']) // len(run['summary'])} runs per cell, the ways alternating in "
+        "one run. *sqlite* reads every searchable row from SQLite on the first search (as "
+        "before the vector file); *vector file* maps `<file>.vectors`"
+        + (f"; *{PEER}* is the peer (below), always a vector search" if peer_cells else "")
+        + ". *warm*: the store's files are in "
         "the page cache; *evicted*: dropped from it first with `posix_fadvise(DONTNEED)` "
         "(this virtual machine's disk may still be cached by its host). RSS splits into "
         "anonymous memory and file pages mapped from the page cache (shared, reclaimable).")
@@ -278,6 +382,10 @@ def report_section(run: dict[str, Any]) -> list[str]:
         add(f"- {cache}: the first search takes {new['first_ms'] / old['first_ms']:.3f}x the "
             f"time of reading SQLite ({new['first_ms']:,.1f} vs {old['first_ms']:,.1f} ms).")
     add(f"- Both ways return the same hits: {'yes' if run['same_results'] else 'NO'}.")
+    if peer_cells:
+        lines.extend(_peer_lines(run, peer))
+    elif peer.get("skipped"):
+        add(f"- {PEER}: skipped ({peer['skipped']}).")
     add("- First filtered search: *sqlite* builds the filter key's column from every "
         "record's metadata; *vector file* maps the column from the file (the run that built "
         "the file used the same filter key, and the file was rewritten with its column when "
@@ -289,6 +397,42 @@ def report_section(run: dict[str, Any]) -> list[str]:
         f"took {run['build']['first_ms']:,.0f} ms, once; closing that process (the file "
         f"written again with the filter column) took {run['build']['close_ms']:,.0f} ms.")
     add("")
+    return lines
+
+
+
+def _peer_lines(run: dict[str, Any], peer: dict[str, Any]) -> list[str]:
+    """The report's lines comparing the vector file with sqlite-vec, per page-cache state."""
+    lines: list[str] = []
+    add = lines.append
+    summary = run["summary"]
+    ours = "HYBRID" if run.get("strategy", "VECTOR") == "HYBRID" else "VECTOR"
+    for cache in CACHES:
+        mine, theirs = summary[f"{cache}/vector file"], summary[f"{cache}/{PEER}"]
+        ratio = peer[f"{cache}/ours_over_peer"]
+        both = (f", open + first {ratio['open_and_first_ms']:.2f}x"
+                if "open_and_first_ms" in ratio else "")
+        add(f"- {cache}, ours ({ours}, vector file) ÷ {PEER}: first search "
+            f"**{ratio['first_ms']:.2f}x** ({mine['first_ms']:,.1f} vs "
+            f"{theirs['first_ms']:,.1f} ms){both}, second {ratio['second_ms']:.2f}x, then "
+            f"p50 {ratio['steady_p50_ms']:.2f}x ({mine['steady_p50_ms']:.2f} vs "
+            f"{theirs['steady_p50_ms']:.2f} ms); medians of each repeat's pair.")
+    overlap = ", ".join(f"{name} {share:.0%}"
+                        for name, share in peer.get("overlap_with_ours", {}).items())
+    build = peer["build"]
+    versions = peer["versions"]
+    add(f"- {PEER} {versions['sqlite-vec']} (SQLite {versions['sqlite (its driver)']} "
+        f"through its Python driver; ours runs on SQLite {versions['sqlite (ours)']}): the "
+        "same records and vectors copied from our store into a `vec0` table with the user "
+        "as its partition key (the way its documentation gives for a selective search), the "
+        "topic a metadata column, id and content auxiliary columns returned with the hits, "
+        "cosine distance; each search is `embedding MATCH ? AND k = 10 AND user_id = ?`. "
+        f"Share of our top 10 in its top 10: {overlap}"
+        + (" (ours is HYBRID here: keyword matches enter its list by design)"
+           if ours == "HYBRID" else "")
+        + f". Its file: {build['file_bytes'] / 2**20:,.0f} MB, built in "
+        f"{build['seconds']:,.0f} s ({build['records_per_second']:,.0f} records/s, rows "
+        "grouped by user).")
     return lines
 
 

@@ -1,0 +1,85 @@
+"""The cold-start report section: older results without a peer, newer ones with sqlite-vec."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.cold_start import ours_over_peer, report_section
+
+MACHINE = {"cpus": 2, "processor": "cpu", "python": "3.11", "threads": {},
+           "load_average_start": 0.5, "load_average_end": 1.0,
+           "started_utc": "2026-12-01 00:00"}
+
+
+def cell(first_ms: float, p50_ms: float) -> dict[str, float]:
+    memory = {f"{what}_after_{when}_mb": 10.0 for when in ("first", "unscoped")
+              for what in ("VmRSS", "RssAnon", "RssFile")}
+    return {"first_ms": first_ms, "second_ms": 1.0, "unscoped_ms": 20.0, "filtered_ms": 2.0,
+            "open_ms": 1.0, "steady_p50_ms": p50_ms, "steady_p95_ms": 2 * p50_ms,
+            "first_over_steady_p50": first_ms / p50_ms, "load_average": 1.5,
+            "rss_before_mb": 5.0, **memory}
+
+
+def cold_run(modes: tuple[str, ...], peer: dict[str, Any] | None) -> dict[str, Any]:
+    summary = {f"{cache}/{mode}": cell(4.0 if mode == "vector file" else 1000.0, 0.5)
+               for cache in ("warm", "evicted") for mode in modes}
+    if "sqlite-vec" in modes:
+        summary["warm/sqlite-vec"] = cell(2.0, 1.0)
+    run: dict[str, Any] = {
+        "command": "python -m benchmarks.cold_start --size 1000", "machine": MACHINE,
+        "records": 1000, "strategy": "HYBRID", "cpu_flags": [], "raw_vector_mb": 1.5,
+        "vector_file_bytes": 2**21, "vector_file_disk_bytes": 2**21,
+        "store_file_bytes": 2**22, "build": {"first_ms": 50.0, "close_ms": 5.0},
+        "same_results": True, "summary": summary,
+        "runs": [{}] * (3 * len(summary)),
+    }
+    if peer is not None:
+        run["peer"] = peer
+    return run
+
+
+def test_a_run_from_before_the_peer_still_renders() -> None:
+    text = "\n".join(report_section(cold_run(("sqlite", "vector file"), None)))
+    assert "medians of 3 runs per cell" in text
+    assert "| warm | vector file | 4.0 |" in text
+    assert "sqlite-vec" not in text
+
+
+def test_the_peer_has_its_rows_and_the_ratio_of_first_searches() -> None:
+    ratio = {"first_ms": 2.0, "second_ms": 1.0, "steady_p50_ms": 0.5, "open_and_first_ms": 1.5}
+    peer = {"versions": {"sqlite-vec": "v0.1.9", "sqlite (its driver)": "3.51.1",
+                         "sqlite (ours)": "3.40.1"},
+            "build": {"records": 1000, "seconds": 2.0, "records_per_second": 500.0,
+                      "file_bytes": 2**21},
+            "overlap_with_ours": {"first": 1.0, "second": 0.9},
+            "warm/ours_over_peer": ratio, "evicted/ours_over_peer": ratio}
+    text = "\n".join(report_section(cold_run(("sqlite", "vector file", "sqlite-vec"), peer)))
+    assert "medians of 3 runs per cell" in text
+    assert "| warm | sqlite-vec | 2.0 |" in text
+    assert ("- warm, ours (HYBRID, vector file) ÷ sqlite-vec: first search **2.00x** "
+            "(4.0 vs 2.0 ms), open + first 1.50x, second 1.00x, then p50 0.50x "
+            "(0.50 vs 1.00 ms)") in text
+    assert ("Share of our top 10 in its top 10: first 100%, second 90% (ours is HYBRID "
+            "here: keyword matches enter its list by design).") in text
+
+
+def test_a_run_without_sqlite_vec_installed_says_it_was_skipped() -> None:
+    run = cold_run(("sqlite", "vector file"), {"skipped": "sqlite-vec is not installed"})
+    text = "\n".join(report_section(run))
+    assert "- sqlite-vec: skipped (sqlite-vec is not installed)." in text
+
+
+def test_ours_over_the_peer_pairs_each_repeat_then_takes_the_median() -> None:
+    def measured(mode: str, repeat: int, cache: str, first: float) -> dict[str, Any]:
+        return {"mode": mode, "repeat": repeat, "cache": cache, "first_ms": first,
+                "open_ms": 1.0, "second_ms": first, "steady_p50_ms": 1.0}
+
+    runs = [measured("vector file", 0, "warm", 4.0), measured("sqlite-vec", 0, "warm", 2.0),
+            measured("vector file", 1, "warm", 9.0), measured("sqlite-vec", 1, "warm", 1.0),
+            measured("sqlite-vec", 2, "warm", 4.0), measured("vector file", 2, "warm", 2.0),
+            measured("vector file", 0, "evicted", 100.0),
+            measured("sqlite-vec", 0, "evicted", 1.0)]
+    ratios = ours_over_peer(runs, "warm")
+    assert ratios["first_ms"] == 2.0  # pairs 2.0, 9.0 and 0.5
+    assert ratios["open_and_first_ms"] == 5.0 / 3.0  # pairs 5/3, 10/2 and 3/5
+    assert ratios["steady_p50_ms"] == 1.0
