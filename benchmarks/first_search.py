@@ -1,0 +1,160 @@
+"""A fresh process's first searches, this checkout against another, interleaved in one run.
+
+    PYTHONPATH=python:. python -m benchmarks.first_search --baseline PATH_TO_A_CHECKOUT \\
+        --size 100000 --strategy HYBRID --rounds 12 --out benchmarks/results/first_search.json
+
+Where the cold-start benchmark (``benchmarks.cold_start``) compares ways of one checkout,
+this compares two checkouts on the same data, and splits the first search into its parts.
+Each measurement is a fresh process running one checkout's library (its ``python/`` first
+on the path) on its own copy of the cold-start store (``<workdir>/first-search-<size>/<label>``,
+copied once from ``cold-start-<size>``, so the two checkouts never rewrite each other's vector
+file): open the store, search user 0 (*first*), user 0 again, user 1 (a scope the process has
+not touched: *new scope*), user 1 again, then the cold-start query set's steady searches
+(*p50*). The checkouts alternate within each round; the files stay in the page cache.
+
+``--warm-elsewhere`` first runs one search on a small in-memory store in the child (timed as
+its own column): what remains of *first* above *new scope* after that is the process's
+first-call cost of the search code (numpy kernels, SQLite, Python), not this store's data.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks import machine
+
+ROOT = Path(__file__).resolve().parent.parent
+COLUMNS = ("open", "elsewhere", "first", "first again", "new scope", "new scope again", "p50")
+
+
+def child(store_dir: Path, strategy: str, warm_elsewhere: bool) -> dict[str, float]:
+    """One fresh process: the timed steps (ms) of ``COLUMNS``."""
+    from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+    vectors = np.load(store_dir / "queries.npy")
+    items = json.loads((store_dir / "queries.json").read_text())
+
+    def request(index: int, user: str | None = None) -> Any:  # (a SearchRequest)
+        return {"query_text": items[index]["text"], "query_vector": vectors[index],
+                "strategy": strategy, "max_results": 10,
+                "scope": {"user_id": {"value": user or items[index]["user"], "exact": True}}}
+
+    out: dict[str, float] = {}
+    if warm_elsewhere:
+        rng = np.random.default_rng(0)
+        other = EmbeddedBackend(":memory:", embedding_dimension=vectors.shape[1])
+        other.write_records([
+            {"record_type": "memory", "id": f"w{i}", "user_id": "elsewhere",
+             "content": f"{items[i]['text']} {i}", "embedding": rng.standard_normal(
+                 vectors.shape[1]).tolist()} for i in range(50)])
+        started = time.perf_counter()
+        other.search(request(5, "elsewhere"))
+        out["elsewhere"] = (time.perf_counter() - started) * 1e3
+        other.close()
+    started = time.perf_counter()
+    store = EmbeddedBackend(store_dir / "embedded" / "store.db",
+                            embedding_dimension=vectors.shape[1])
+    out["open"] = (time.perf_counter() - started) * 1e3
+    for name, index in (("first", 0), ("first again", 0), ("new scope", 1),
+                        ("new scope again", 1)):
+        started = time.perf_counter()
+        store.search(request(index))
+        out[name] = (time.perf_counter() - started) * 1e3
+    steady = []
+    for index in range(4, len(items)):
+        started = time.perf_counter()
+        store.search(request(index))
+        steady.append((time.perf_counter() - started) * 1e3)
+    out["p50"] = float(np.percentile(steady, 50))
+    store.close()
+    return out
+
+
+def _copy(source: Path, target: Path) -> None:
+    """The cold-start store's SQLite file and queries (not its vector file: each checkout
+    writes its own on its first search, which is not measured)."""
+    if (target / "embedded" / "store.db").exists():
+        return
+    (target / "embedded").mkdir(parents=True, exist_ok=True)
+    for name in ("queries.json", "queries.npy"):
+        shutil.copy2(source / name, target / name)
+    shutil.copy2(source / "embedded" / "store.db", target / "embedded" / "store.db")
+
+
+def _spawn(checkout: Path, store_dir: Path, strategy: str, warm: bool) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "python"),
+                                                        str(ROOT)])}
+    args = [sys.executable, "-m", "benchmarks.first_search", "--child", str(store_dir),
+            "--strategy", strategy] + (["--warm-elsewhere"] if warm else [])
+    done = subprocess.run(args, env=env, capture_output=True, text=True, check=True,
+                          cwd=str(ROOT))
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", type=Path, help="another checkout of this repository")
+    parser.add_argument("--size", type=int, default=100_000)
+    parser.add_argument("--strategy", choices=("VECTOR", "HYBRID"), default="HYBRID")
+    parser.add_argument("--rounds", type=int, default=12)
+    parser.add_argument("--warm-elsewhere", action="store_true")
+    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / ".work")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child, args.strategy, args.warm_elsewhere)))
+        return
+    if args.baseline is None:
+        parser.error("--baseline is required")
+    source = args.workdir / f"cold-start-{args.size}"
+    if not (source / "embedded" / "store.db").exists():
+        raise SystemExit(f"no cold-start store at {source}: run benchmarks.cold_start first")
+    checkouts = {"this": ROOT, "baseline": args.baseline.resolve()}
+    stores = {label: args.workdir / f"first-search-{args.size}" / label for label in checkouts}
+    started = machine.describe()
+    for label, checkout in checkouts.items():
+        _copy(source, stores[label])
+        _spawn(checkout, stores[label], args.strategy, False)  # writes its vector file
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label in checkouts}
+    loads = []
+    for round_ in range(args.rounds):
+        order = list(checkouts) if round_ % 2 == 0 else list(checkouts)[::-1]
+        for label in order:
+            loads.append(os.getloadavg()[0])
+            runs[label].append(_spawn(checkouts[label], stores[label], args.strategy,
+                                      args.warm_elsewhere))
+    columns = [c for c in COLUMNS if c != "elsewhere" or args.warm_elsewhere]
+    summary = {label: {c: statistics.median(run[c] for run in mine) for c in columns}
+               for label, mine in runs.items()}
+    for cell in summary.values():
+        cell["first / p50"] = cell["first"] / cell["p50"]
+        cell["new scope / p50"] = cell["new scope"] / cell["p50"]
+    print(f"{args.size:,} records, {args.strategy}, medians of {args.rounds} fresh processes "
+          f"each (ms); load {min(loads):.1f}-{max(loads):.1f}")
+    print("| checkout | " + " | ".join(columns) + " | first / p50 | new scope / p50 |")
+    for label, cell in summary.items():
+        print(f"| {label} | " + " | ".join(f"{cell[c]:.2f}" for c in columns)
+              + f" | {cell['first / p50']:.2f} | {cell['new scope / p50']:.2f} |")
+    if args.out:
+        args.out.write_text(json.dumps({
+            "command": "PYTHONPATH=python:. python -m benchmarks.first_search " + shlex.join(
+                sys.argv[1:] if argv is None else argv),
+            "machine": machine.finish(started), "load": [min(loads), max(loads)],
+            "summary": summary, "runs": runs}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
