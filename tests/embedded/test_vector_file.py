@@ -283,7 +283,8 @@ def test_filter_columns_built_by_one_process_serve_the_next(
 
 def test_a_filter_column_with_a_code_that_stands_for_nothing_is_not_used(
         store_path: Path) -> None:
-    """A code past the column's values (a damaged file) fails the file's load: the cache is
+    """A code past the column's values (a damaged file) fails the first filter that reads
+    the column (not the file's load, which does not read the columns): the cache is
     rebuilt from SQLite. (A code changed into another valid one is damage in place that no
     O(1) check sees; every hit is still checked against the filter on its SQLite row.)"""
     store = EmbeddedBackend(store_path)
@@ -307,7 +308,9 @@ def test_a_filter_column_with_a_code_that_stands_for_nothing_is_not_used(
     want_columns = metadata_state(writer._cache)
     writer.close()
     store = EmbeddedBackend(store_path)
+    assert not store._cache._distrusted  # the file was taken
     assert filtered(store) == want
+    assert store._cache._distrusted  # and dropped by the filter that read the bad code
     assert metadata_state(store._cache) == want_columns
     store.close()
 
