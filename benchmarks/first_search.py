@@ -10,7 +10,11 @@ on the path) on its own copy of the cold-start store (``<workdir>/first-search-<
 copied once from ``cold-start-<size>``, so the two checkouts never rewrite each other's vector
 file): open the store, search user 0 (*first*), user 0 again, user 1 (a scope the process has
 not touched: *new scope*), user 1 again, then the cold-start query set's steady searches
-(*p50*). The checkouts alternate within each round; the files stay in the page cache.
+(*p50*). The checkouts alternate within each round. Before each process the store's files
+are dropped from the page cache and read back once, so both checkouts' files are cached
+the same way: a file its writer just wrote sits in the page cache otherwise than one read
+back (measured: the same code on two copies of one store, one file just written, differed
+1.6x on the first search at 1M).
 
 ``--warm-elsewhere`` first runs one search on a small in-memory store in the child (timed as
 its own column): what remains of *first* above *new scope* after that is the process's
@@ -34,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import machine
+from benchmarks.cold_start import _evict, _warm
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("open", "elsewhere", "first", "first again", "new scope", "new scope again", "p50")
@@ -94,6 +99,10 @@ def _copy(source: Path, target: Path) -> None:
 
 
 def _spawn(checkout: Path, store_dir: Path, strategy: str, warm: bool) -> dict[str, float]:
+    store = store_dir / "embedded" / "store.db"
+    files = [store, Path(f"{store}-wal"), Path(f"{store}.vectors")]
+    _evict(files)
+    _warm(files)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "python"),
                                                         str(ROOT)])}
     args = [sys.executable, "-m", "benchmarks.first_search", "--child", str(store_dir),
