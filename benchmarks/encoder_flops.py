@@ -126,9 +126,10 @@ def measure(workloads: dict[str, list[list[str]]], rounds: int) -> dict[str, Any
             for grouping, plan in GROUPINGS.items():
                 case = _calls(embedder, calls, plan, work)
                 case.update(model=model, workload=workload, grouping=grouping,
-                            seconds=[], limit_gflops=[])
+                            dimension=embedder.embedding_dimension, seconds=[],
+                            limit_gflops=[])
                 vectors[grouping] = np.concatenate(_run(encoders[model], case["batches"],
-                                                        embedder.embedding_dimension))
+                                                        case["dimension"]))
                 cases[f"{model} | {workload} | {grouping}"] = case
             planned, fixed = vectors.values()
             cases[f"{model} | {workload} | {list(GROUPINGS)[0]}"]["min_cosine_vs_fixed"] = (
@@ -144,7 +145,7 @@ def measure(workloads: dict[str, list[list[str]]], rounds: int) -> dict[str, Any
                 sgemm.setdefault(size, []).append(rate)
             case = cases[name]
             started = time.thread_time()
-            _run(encoders[case["model"]], case["batches"], 384)
+            _run(encoders[case["model"]], case["batches"], case["dimension"])
             case["seconds"].append(time.thread_time() - started)
             case["limit_gflops"].append(max(limit.values()))
         load.append(os.getloadavg()[0])
