@@ -181,7 +181,7 @@ def _overlap(ours: list[list[str]], theirs: list[list[str]]) -> list[float]:
     return [len(set(a) & set(b)) / max(1, len(a)) for a, b in zip(ours, theirs, strict=True)]
 
 
-def _evict(paths: list[Path]) -> None:
+def evict_from_page_cache(paths: list[Path]) -> None:
     """Drop this store's own files from the page cache (nothing else is touched)."""
     for path in paths:
         if path.exists():
@@ -192,7 +192,7 @@ def _evict(paths: list[Path]) -> None:
                 os.close(descriptor)
 
 
-def _warm(paths: list[Path]) -> None:
+def read_into_page_cache(paths: list[Path]) -> None:
     """Read the store's files once, so they are in the page cache."""
     for path in paths:
         if path.exists():
@@ -270,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
         for cache in CACHES:
             order = modes if repeat % 2 == 0 else modes[::-1]
             for mode in order:
-                (_evict if cache == "evicted" else _warm)(files[mode])
+                (evict_from_page_cache if cache == "evicted" else read_into_page_cache)(files[mode])
                 result = _spawn(["--size", str(args.size), "--workdir", str(args.workdir),
                                  "--strategy", args.strategy, "--child", mode])
                 result.update({"repeat": repeat, "cache": cache})

@@ -26,7 +26,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shlex
 import sys
 import time
@@ -110,11 +109,6 @@ def _run(encoder: Any, calls: list[list[Batch]], dimension: int) -> list[np.ndar
     return out
 
 
-def _cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def measure(workloads: dict[str, list[list[str]]], rounds: int) -> dict[str, Any]:
     """Every model x workload x grouping, with the sgemm limit, in alternating rounds."""
     from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
@@ -132,16 +126,17 @@ def measure(workloads: dict[str, list[list[str]]], rounds: int) -> dict[str, Any
             for grouping, plan in GROUPINGS.items():
                 case = _calls(embedder, calls, plan, work)
                 case.update(model=model, workload=workload, grouping=grouping,
-                            seconds=[], limit_gflops=[])
+                            dimension=embedder.embedding_dimension, seconds=[],
+                            limit_gflops=[])
                 vectors[grouping] = np.concatenate(_run(encoders[model], case["batches"],
-                                                        embedder.embedding_dimension))
+                                                        case["dimension"]))
                 cases[f"{model} | {workload} | {grouping}"] = case
             planned, fixed = vectors.values()
             cases[f"{model} | {workload} | {list(GROUPINGS)[0]}"]["min_cosine_vs_fixed"] = (
                 float(np.min(np.sum(planned * fixed, axis=1))))
     sgemm: dict[int, list[float]] = {}
     load = [os.getloadavg()[0]]
-    cpu_start = _cpu_seconds()
+    cpu_start = machine.cpu_seconds()
     for round_ in range(rounds):
         names = list(cases) if round_ % 2 == 0 else list(cases)[::-1]
         for name in names:
@@ -150,7 +145,7 @@ def measure(workloads: dict[str, list[list[str]]], rounds: int) -> dict[str, Any
                 sgemm.setdefault(size, []).append(rate)
             case = cases[name]
             started = time.thread_time()
-            _run(encoders[case["model"]], case["batches"], 384)
+            _run(encoders[case["model"]], case["batches"], case["dimension"])
             case["seconds"].append(time.thread_time() - started)
             case["limit_gflops"].append(max(limit.values()))
         load.append(os.getloadavg()[0])
@@ -176,7 +171,7 @@ def measure(workloads: dict[str, list[list[str]]], rounds: int) -> dict[str, Any
                                            for size, rates in sgemm.items()},
             "sgemm_limit_p50": float(np.median([max(r) for r in zip(*sgemm.values(),
                                                                     strict=True)])),
-            "load_average_by_round": load, "cpu_seconds": _cpu_seconds() - cpu_start}
+            "load_average_by_round": load, "cpu_seconds": machine.cpu_seconds() - cpu_start}
 
 
 def main() -> None:

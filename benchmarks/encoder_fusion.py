@@ -33,7 +33,6 @@ import argparse
 import collections
 import json
 import os
-import resource
 import shlex
 import sys
 import tempfile
@@ -117,11 +116,6 @@ def _run(encoder: Any, batches: list[tuple[np.ndarray, np.ndarray, list[int]]],
     return out
 
 
-def _cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def fastembed_peer(embedder: Any, turns: list[str], args: argparse.Namespace,
                    workdir: Path) -> dict[str, Any]:
     """fastembed's ``TextEmbedding`` around our all-MiniLM-L6-v2 graph, from local files,
@@ -191,7 +185,7 @@ def measure(name: str, embedder: Any, turns: list[str], args: argparse.Namespace
     query_inputs = [_batches([ids], 1)[0] for ids in tokens(SHORT_QUERIES, True)]
     result: dict[str, Any] = {"nodes": {graph: _node_types(path) for graph, path in paths.items()},
                               "load_average_start": os.getloadavg()[0]}
-    cpu_start = _cpu_seconds()
+    cpu_start = machine.cpu_seconds()
     for threads in (embedder.threads, 1):
         encoders = {graph: OnnxEncoder(path, threads) for graph, path in paths.items()}
         vectors = {graph: _run(encoder, turn_batches, len(turns))
@@ -217,7 +211,7 @@ def measure(name: str, embedder: Any, turns: list[str], args: argparse.Namespace
     if name == "all-MiniLM-L6-v2":
         result["text_in_vectors_out"] = fastembed_peer(embedder, turns, args, workdir)
     result["load_average_end"] = os.getloadavg()[0]
-    result["cpu_seconds"] = _cpu_seconds() - cpu_start
+    result["cpu_seconds"] = machine.cpu_seconds() - cpu_start
     return result
 
 

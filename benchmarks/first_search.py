@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import machine
-from benchmarks.cold_start import _evict, _warm
+from benchmarks.cold_start import evict_from_page_cache, read_into_page_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("open", "elsewhere", "first", "first again", "new scope", "new scope again", "p50")
@@ -101,8 +101,8 @@ def _copy(source: Path, target: Path) -> None:
 def _spawn(checkout: Path, store_dir: Path, strategy: str, warm: bool) -> dict[str, float]:
     store = store_dir / "embedded" / "store.db"
     files = [store, Path(f"{store}-wal"), Path(f"{store}.vectors")]
-    _evict(files)
-    _warm(files)
+    evict_from_page_cache(files)
+    read_into_page_cache(files)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "python"),
                                                         str(ROOT)])}
     args = [sys.executable, "-m", "benchmarks.first_search", "--child", str(store_dir),
@@ -159,8 +159,8 @@ def main(argv: list[str] | None = None) -> None:
               + f" | {cell['first / p50']:.2f} | {cell['new scope / p50']:.2f} |")
     if args.out:
         args.out.write_text(json.dumps({
-            "command": "PYTHONPATH=python:. python -m benchmarks.first_search " + shlex.join(
-                sys.argv[1:] if argv is None else argv),
+            "command": f"PYTHONPATH=python:. {machine.interpreter()} -m benchmarks.first_search "
+                       + shlex.join(sys.argv[1:] if argv is None else argv),
             "machine": machine.finish(started), "load": [min(loads), max(loads)],
             "summary": summary, "runs": runs}, indent=1))
 

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -42,11 +41,6 @@ def _io(field: str) -> int:
     with open("/proc/self/io") as handle:
         match = re.search(rf"{field}: (\d+)", handle.read())
     return int(match.group(1)) if match else 0
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def _set_pragmas(pragmas: list[str]) -> None:
@@ -79,10 +73,11 @@ def child(size: int, links: bool, pragmas: list[str]) -> dict[str, Any]:
     directory = tempfile.mkdtemp(prefix="ingest-cost-")
     try:
         store = EmbeddedBackend(Path(directory) / "store.db", embedding_dimension=384)
-        cpu, wall, written, read = _cpu(), time.perf_counter(), _io("wchar"), _io("rchar")
+        cpu, wall = machine.cpu_seconds(), time.perf_counter()
+        written, read = _io("wchar"), _io("rchar")
         for records, batch_links in batches:
             store.write_records(records, batch_links if links else [])
-        cpu, wall, written, read = (_cpu() - cpu, time.perf_counter() - wall,
+        cpu, wall, written, read = (machine.cpu_seconds() - cpu, time.perf_counter() - wall,
                                     _io("wchar") - written, _io("rchar") - read)
         store.close()
         disk = sum(path.stat().st_size for path in Path(directory).iterdir())

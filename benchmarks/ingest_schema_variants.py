@@ -25,7 +25,6 @@ import argparse
 import os
 import pickle
 import re
-import resource
 import shutil
 import sqlite3
 import tempfile
@@ -33,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks import machine
 from benchmarks.backends.embedded import BATCH, records_of
 from benchmarks.dataset import generate
 from oracleagentmemory.stores.embedded import changelog, schema
@@ -46,11 +46,6 @@ def _written() -> int:
     with open("/proc/self/io") as handle:
         match = re.search(r"wchar: (\d+)", handle.read())
     return int(match.group(1)) if match else 0
-
-
-def _cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
 
 
 def prepared(size: int, workdir: Path) -> list[list[tuple[Any, ...]]]:
@@ -133,7 +128,7 @@ def run(batches: list[list[tuple[Any, ...]]], variant: list[str]) -> dict[str, f
             width -= 1
         values = "(" + ", ".join(["?"] * width) + ")"
         count = sum(len(batch) for batch in batches)
-        cpu, wall, written = _cpu(), time.perf_counter(), _written()
+        cpu, wall, written = machine.cpu_seconds(), time.perf_counter(), _written()
         for batch in batches:
             conn.execute("BEGIN IMMEDIATE")
             for start in range(0, len(batch), RUN):
@@ -149,7 +144,8 @@ def run(batches: list[list[tuple[Any, ...]]], variant: list[str]) -> dict[str, f
             if "nolog" not in variant:
                 changelog.prune(conn)
             conn.execute("COMMIT")
-        cpu, wall, written = _cpu() - cpu, time.perf_counter() - wall, _written() - written
+        cpu, wall, written = (machine.cpu_seconds() - cpu, time.perf_counter() - wall,
+                              _written() - written)
         conn.close()
         disk = sum(entry.stat().st_size for entry in Path(directory).iterdir())
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import re
+import resource
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -52,6 +53,12 @@ def describe() -> dict[str, Any]:
             "threads": {name: os.environ[name] for name in THREAD_VARS if name in os.environ},
             "load_average_start": os.getloadavg()[0],
             "started_utc": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M")}
+
+
+def cpu_seconds() -> float:
+    """User plus system CPU time of this process so far (every thread)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def finish(machine: dict[str, Any]) -> dict[str, Any]:

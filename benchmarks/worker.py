@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import machine
 from benchmarks.backends.base import WORKLOADS, Adapter
 from benchmarks.dataset import generate, load_queries, queries, save_queries
 
@@ -57,23 +58,17 @@ def peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
-def cpu_seconds() -> float:
-    """User plus system CPU time of this process so far (every thread)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 class Phase:
     """The load average at the start and end of a timed phase and the CPU time it used, so
     every row of the report says what else the machine was doing and how busy we were."""
 
     def __init__(self) -> None:
         self.load_start = os.getloadavg()[0]
-        self.cpu_start = cpu_seconds()
+        self.cpu_start = machine.cpu_seconds()
 
     def facts(self) -> dict[str, Any]:
         return {"load_average": [self.load_start, os.getloadavg()[0]],
-                "cpu_seconds": cpu_seconds() - self.cpu_start}
+                "cpu_seconds": machine.cpu_seconds() - self.cpu_start}
 
 
 def blas_info() -> str:
