@@ -12,7 +12,8 @@ from oracleagentmemory.stores.embedded import EmbeddedBackend
 from oracleagentmemory.stores.end_user_guard import SecuritySettings
 from oracleagentmemory.stores.guarded import guarded
 from oracleagentmemory.stores.operations import OPERATIONS, Operation, StoreCalls
-from oracleagentmemory.stores.protocol import StoreBackend
+from oracleagentmemory.stores.protocol import SearchRequest, StoreBackend
+from oracleagentmemory.stores.search_request import CheckedRequest
 
 
 def test_every_protocol_method_is_one_declared_operation_and_one_typed_call():
@@ -46,3 +47,11 @@ def test_an_operation_without_an_end_user_rule_passes_outside_a_context_only(tmp
             store.runner.run(Unruled())
     finally:
         store.close()
+
+
+def test_a_checked_search_request_has_exactly_the_requests_fields_all_present():
+    # CheckedRequest is SearchRequest's total twin, written twice (a TypedDict cannot derive
+    # one from the other): a field added to one must be added to the other
+    assert set(CheckedRequest.__annotations__) == set(SearchRequest.__annotations__)
+    assert CheckedRequest.__required_keys__ == frozenset(SearchRequest.__annotations__)
+    assert SearchRequest.__required_keys__ == frozenset()

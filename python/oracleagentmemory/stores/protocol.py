@@ -500,7 +500,9 @@ class StoreBackend(Protocol):
             of another type or thread, or not changeable by the end user).
 
         Raises:
-            InvalidArgumentError: ``changes`` is malformed or over an input limit.
+            InvalidArgumentError: ``changes`` is malformed or over an input limit (a
+                malformed ``after_message_id`` or ``keep_bookkeeping`` even when no
+                record matches: they are checked before the record is looked for).
             DimensionMismatchError: The new vector has another dimension than the store.
             DuplicateRecordError: A replacing image's id is held by another record.
             AttachedImageError: An expiry change of an image attached to a message (its

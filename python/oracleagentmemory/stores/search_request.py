@@ -20,7 +20,12 @@ SCOPE_COLUMNS = SCOPE_KEYS
 
 
 class CheckedRequest(TypedDict):
-    """A search request after ``check_search_request``: every field present."""
+    """A search request after ``check_search_request``: every field present.
+
+    The keys of ``protocol.SearchRequest``, written again because a TypedDict cannot derive
+    a total twin from a partial one (a subclass keeps its base's requiredness, and
+    ``Required`` marks keys of one class body only); a test keeps the two key sets equal.
+    """
 
     query_text: str
     query_vector: Vector | None
