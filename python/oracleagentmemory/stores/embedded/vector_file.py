@@ -171,14 +171,13 @@ class Prefetch:
 
     CHUNK_BYTES = 1 << 20
 
-    def __init__(self, mapped: mmap.mmap | None, offset: int, row_bytes: int,
-                 terms_offset: int = 0) -> None:
+    def __init__(self, mapped: mmap.mmap, offset: int, row_bytes: int,
+                 terms_offset: int) -> None:
         self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
         self._terms_offset = terms_offset
         self.vectors: np.ndarray | None = None
         """The mapped matrix this applies to (the cache drops it once it copied them)."""
-        size = 0 if mapped is None else len(mapped)
-        self._advised = np.zeros(size // self.CHUNK_BYTES + 1, dtype=bool)
+        self._advised = np.zeros(len(mapped) // self.CHUNK_BYTES + 1, dtype=bool)
 
     def rows(self, first: int, stop: int) -> None:
         """Vector rows ``[first, stop)``."""
@@ -189,15 +188,13 @@ class Prefetch:
         self._bytes(self._terms_offset + first * 4, self._terms_offset + stop * 4)
 
     def _bytes(self, start: int, end: int) -> None:
-        if self._mapped is None or end <= start or not hasattr(mmap, "MADV_WILLNEED"):
+        if end <= start or not hasattr(mmap, "MADV_WILLNEED"):
             return
         chunks = self._advised[start // self.CHUNK_BYTES:(end - 1) // self.CHUNK_BYTES + 1]
         if chunks.all():
             return
         chunks[:] = True
-        begin = start // mmap.PAGESIZE * mmap.PAGESIZE
-        with contextlib.suppress(OSError, ValueError):
-            self._mapped.madvise(mmap.MADV_WILLNEED, begin, end - begin)
+        _will_need(self._mapped, start, end)
 
 
 def _layout(capacity: int, dimension: int) -> tuple[dict[str, tuple[int, int]], int]:
@@ -348,9 +345,15 @@ def _read_ahead(mapped: mmap.mmap, regions: Sequence[tuple[int, int]]) -> None:
         return
     for offset, length in regions:
         if length > 0:
-            begin = offset // mmap.PAGESIZE * mmap.PAGESIZE
-            with contextlib.suppress(OSError, ValueError):
-                mapped.madvise(mmap.MADV_WILLNEED, begin, offset + length - begin)
+            _will_need(mapped, offset, offset + length)
+
+
+def _will_need(mapped: mmap.mmap, start: int, end: int) -> None:
+    """``MADV_WILLNEED`` on bytes ``[start, end)`` of the map (from the page holding
+    ``start``); a kernel that refuses it leaves the pages to be faulted in as read."""
+    begin = start // mmap.PAGESIZE * mmap.PAGESIZE
+    with contextlib.suppress(OSError, ValueError):
+        mapped.madvise(mmap.MADV_WILLNEED, begin, end - begin)
 
 
 def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
