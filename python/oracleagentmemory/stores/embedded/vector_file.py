@@ -5,8 +5,8 @@ normalise its vector before it could score anything (seconds per million records
 vector file ``<store file>.vectors`` holds the record cache's columns (seq, type, scope
 codes, status, expiry, the row of each slot's vector, unit vectors, each slot's run of
 keyword terms), the scope strings, the metadata-filter key columns built so far
-(``MetadataColumns``), and the records' keyword terms with their vocabulary
-(``record_terms``) as they were at one
+(``MetadataColumns``), the records' keyword terms with their vocabulary
+(``record_terms``) and each user's slots (``user_slots``) as they were at one
 change-log ``version`` of one schema ``epoch``; a new process maps it copy-on-write instead,
 catches up through the change log like any cache does, and is searching in milliseconds.
 
@@ -34,8 +34,10 @@ holds a state of this SQLite file:
 - the reader checks the magic, format, byte order, a CRC of the header, of the scope and
   metadata tables, of the term vocabulary and of where each user's slots begin, the exact
   file length, the epoch, the dimension and what its codes mean. Anything else: the file
-  is ignored, the cache is rebuilt from SQLite and a new file written. Every search hit
-  is still checked against its SQLite row (``search``).
+  is ignored, the cache is rebuilt from SQLite and a new file written. Parts no CRC
+  covers are checked where a search first reads them (a term run or number, a user's
+  slots, a metadata-filter code that stands for no value: ``DamagedFile``, the same
+  rebuild). Every search hit is still checked against its SQLite row (``search``).
 
 The map is private (copy-on-write): a process applying changes to its cache never touches
 the file others read. Used on POSIX systems with a little-endian CPU for file stores of at
@@ -279,9 +281,10 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
             vocabulary = int(header["vocabulary"])
             vocabulary_crc, offsets_crc = (int(header["vocabulary_crc"]),
                                            int(header["user_offsets_crc"]))
+            scope_codes = int(header["scope_codes"])
             parts, end = _terms_layout(table_at + metadata_bytes, _term_counts(
                 int(header["terms"]), vocabulary, int(header["vocabulary_bytes"]))
-                | _user_counts(int(header["scope_codes"]), size))
+                | _user_counts(scope_codes, size))
             if (header["scope_at"] != scope_at or header["offsets"] != {
                     name: list(value) for name, value in offsets.items()}
                     or not 0 <= size <= capacity or len(mark) != 8 or vocabulary < 0
@@ -297,7 +300,7 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
         return None
     scope_values = json.loads(table)
     if (not isinstance(scope_values, list) or scope_values[:1] != [None]
-            or len(scope_values) != int(header["scope_codes"])):
+            or len(scope_values) != scope_codes):
         return None  # code 0 is always "no value"
     table = mapped[table_at:table_at + metadata_bytes]
     if zlib.crc32(table) != int(header["metadata_crc"]):
