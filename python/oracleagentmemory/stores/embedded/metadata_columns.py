@@ -62,7 +62,7 @@ class KeyColumn:
         self._codes: dict[tuple, int] = {}
         self._values: list[Any] = []
         self._unchecked = 0
-        """Slots whose codes were read back from a vector file and not checked yet."""
+        """How many first slots hold codes read back from a vector file, not checked yet."""
 
     def code_of(self, value: Any) -> int | None:
         """The code of a scalar already seen, else None (no stored record holds it)."""
@@ -92,14 +92,14 @@ class KeyColumn:
 
     @classmethod
     def restored(cls, key: str, codes: np.ndarray, values: list[Any],
-                 complex_values: dict[int, Any], size: int | None = None) -> KeyColumn:
+                 complex_values: dict[int, Any], size: int) -> KeyColumn:
         """A column as ``values`` and ``complex`` left it (read back from a vector file);
-        the codes of its first ``size`` slots (all when None) are checked when a filter
+        the codes of its first ``size`` slots (the file's records) are checked when a filter
         first reads them (``check``), not here: a whole column read when the store opens
         cost 0.5 ms at a million records, 9 ms from a file out of the page cache."""
         column = cls(key, 0)
         column.codes, column.complex, column._values = codes, complex_values, list(values)
-        column._unchecked = codes.shape[0] if size is None else size
+        column._unchecked = size
         for index, value in enumerate(column._values):
             scalar = scalar_key(value)
             if scalar is None or scalar in column._codes:

@@ -31,8 +31,8 @@ _EMPTY_TERMS = np.zeros(0, dtype=np.int32)
 
 class DamagedFile(ValueError):
     """What a vector file's unchecked parts give cannot be (a term run or number, a user's
-    slots: a damaged file): the cache is read again from SQLite and the file written
-    anew."""
+    slots, a metadata-filter code: a damaged file): the cache is read again from SQLite and
+    the file written anew."""
 
 MIN_GARBAGE = 65_536
 """Terms of rewritten or deleted records left in the process's array before it is packed

@@ -81,8 +81,9 @@ def run_search(
 
     Every hit is checked against the row SQLite holds (type, exact scope, expiry, status,
     metadata filter) before it is returned: a cache that disagrees (a vector file from
-    another state of the database), or whose keyword terms cannot be (a damaged file), is
-    dropped, reloaded from SQLite, and the search run again on it."""
+    another state of the database), or whose terms, user slots or metadata-filter codes
+    cannot be (a damaged file: ``DamagedFile``), is dropped, reloaded from SQLite, and the
+    search run again on it."""
     req = check_search_request(request)
     # (cut once, before the lock: a long CJK query takes milliseconds)
     words = keyword_words(req["query_text"]) if req["strategy"] in ("KEYWORD", "HYBRID") else []
@@ -96,7 +97,7 @@ def run_search(
             except DamagedFile:
                 if again:
                     raise
-                continue  # terms or user slots from a damaged vector file: read SQLite again
+                continue  # parts of a damaged vector file: read SQLite again
         hits = _hits(conn, req, words, candidates, now, strict=not again)
         if hits is not None:
             return hits

@@ -5,8 +5,8 @@ normalise its vector before it could score anything (seconds per million records
 vector file ``<store file>.vectors`` holds the record cache's columns (seq, type, scope
 codes, status, expiry, the row of each slot's vector, unit vectors, each slot's run of
 keyword terms), the scope strings, the metadata-filter key columns built so far
-(``MetadataColumns``), and the records' keyword terms with their vocabulary
-(``record_terms``) as they were at one
+(``MetadataColumns``), the records' keyword terms with their vocabulary
+(``record_terms``) and each user's slots (``user_slots``) as they were at one
 change-log ``version`` of one schema ``epoch``; a new process maps it copy-on-write instead,
 catches up through the change log like any cache does, and is searching in milliseconds.
 
@@ -34,8 +34,10 @@ holds a state of this SQLite file:
 - the reader checks the magic, format, byte order, a CRC of the header, of the scope and
   metadata tables, of the term vocabulary and of where each user's slots begin, the exact
   file length, the epoch, the dimension and what its codes mean. Anything else: the file
-  is ignored, the cache is rebuilt from SQLite and a new file written. Every search hit
-  is still checked against its SQLite row (``search``).
+  is ignored, the cache is rebuilt from SQLite and a new file written. Parts no CRC
+  covers are checked where a search first reads them (a term run or number, a user's
+  slots, a metadata-filter code that stands for no value: ``DamagedFile``, the same
+  rebuild). Every search hit is still checked against its SQLite row (``search``).
 
 The map is private (copy-on-write): a process applying changes to its cache never touches
 the file others read. Used on POSIX systems with a little-endian CPU for file stores of at
@@ -171,14 +173,13 @@ class Prefetch:
 
     CHUNK_BYTES = 1 << 20
 
-    def __init__(self, mapped: mmap.mmap | None, offset: int, row_bytes: int,
-                 terms_offset: int = 0) -> None:
+    def __init__(self, mapped: mmap.mmap, offset: int, row_bytes: int,
+                 terms_offset: int) -> None:
         self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
         self._terms_offset = terms_offset
         self.vectors: np.ndarray | None = None
         """The mapped matrix this applies to (the cache drops it once it copied them)."""
-        size = 0 if mapped is None else len(mapped)
-        self._advised = np.zeros(size // self.CHUNK_BYTES + 1, dtype=bool)
+        self._advised = np.zeros(len(mapped) // self.CHUNK_BYTES + 1, dtype=bool)
 
     def rows(self, first: int, stop: int) -> None:
         """Vector rows ``[first, stop)``."""
@@ -189,15 +190,13 @@ class Prefetch:
         self._bytes(self._terms_offset + first * 4, self._terms_offset + stop * 4)
 
     def _bytes(self, start: int, end: int) -> None:
-        if self._mapped is None or end <= start or not hasattr(mmap, "MADV_WILLNEED"):
+        if end <= start or not hasattr(mmap, "MADV_WILLNEED"):
             return
         chunks = self._advised[start // self.CHUNK_BYTES:(end - 1) // self.CHUNK_BYTES + 1]
         if chunks.all():
             return
         chunks[:] = True
-        begin = start // mmap.PAGESIZE * mmap.PAGESIZE
-        with contextlib.suppress(OSError, ValueError):
-            self._mapped.madvise(mmap.MADV_WILLNEED, begin, end - begin)
+        _will_need(self._mapped, start, end)
 
 
 def _layout(capacity: int, dimension: int) -> tuple[dict[str, tuple[int, int]], int]:
@@ -282,9 +281,10 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
             vocabulary = int(header["vocabulary"])
             vocabulary_crc, offsets_crc = (int(header["vocabulary_crc"]),
                                            int(header["user_offsets_crc"]))
+            scope_codes = int(header["scope_codes"])
             parts, end = _terms_layout(table_at + metadata_bytes, _term_counts(
                 int(header["terms"]), vocabulary, int(header["vocabulary_bytes"]))
-                | _user_counts(int(header["scope_codes"]), size))
+                | _user_counts(scope_codes, size))
             if (header["scope_at"] != scope_at or header["offsets"] != {
                     name: list(value) for name, value in offsets.items()}
                     or not 0 <= size <= capacity or len(mark) != 8 or vocabulary < 0
@@ -300,7 +300,7 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
         return None
     scope_values = json.loads(table)
     if (not isinstance(scope_values, list) or scope_values[:1] != [None]
-            or len(scope_values) != int(header["scope_codes"])):
+            or len(scope_values) != scope_codes):
         return None  # code 0 is always "no value"
     table = mapped[table_at:table_at + metadata_bytes]
     if zlib.crc32(table) != int(header["metadata_crc"]):
@@ -348,9 +348,15 @@ def _read_ahead(mapped: mmap.mmap, regions: Sequence[tuple[int, int]]) -> None:
         return
     for offset, length in regions:
         if length > 0:
-            begin = offset // mmap.PAGESIZE * mmap.PAGESIZE
-            with contextlib.suppress(OSError, ValueError):
-                mapped.madvise(mmap.MADV_WILLNEED, begin, offset + length - begin)
+            _will_need(mapped, offset, offset + length)
+
+
+def _will_need(mapped: mmap.mmap, start: int, end: int) -> None:
+    """``MADV_WILLNEED`` on bytes ``[start, end)`` of the map (from the page holding
+    ``start``); a kernel that refuses it leaves the pages to be faulted in as read."""
+    begin = start // mmap.PAGESIZE * mmap.PAGESIZE
+    with contextlib.suppress(OSError, ValueError):
+        mapped.madvise(mmap.MADV_WILLNEED, begin, end - begin)
 
 
 def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
