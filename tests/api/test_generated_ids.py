@@ -1,0 +1,65 @@
+"""Ids the library makes for what the caller leaves unnamed: dashed version 7 UUIDs, so ids
+made later sort later and a store's id index is appended to (``oracleagentmemory._ids``)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import datetime, timezone
+
+import pytest
+
+from oracleagentmemory import _ids
+from oracleagentmemory.core import OracleAgentMemory
+from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+DASHED_V7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+def _at(monkeypatch: pytest.MonkeyPatch, milliseconds: int) -> None:
+    monkeypatch.setattr(_ids.time, "time_ns", lambda: milliseconds * 1_000_000 + 999_999)
+
+
+def test_an_id_is_a_dashed_version_7_uuid_starting_with_its_millisecond(monkeypatch):
+    moment = datetime(2026, 12, 2, 10, 30, 0, 123000, tzinfo=timezone.utc)
+    milliseconds = 1_796_207_400_123  # the moment above (`date -u -d 2026-12-02T10:30:00Z +%s`)
+    assert moment.timestamp() * 1000 == milliseconds
+    _at(monkeypatch, milliseconds)
+    made = _ids.new_id()
+    assert DASHED_V7.match(made)
+    parsed = uuid.UUID(made)
+    assert parsed.version == 7 and parsed.variant == uuid.RFC_4122
+    assert parsed.int >> 80 == milliseconds
+    assert made.replace("-", "")[:12] == f"{milliseconds:012x}"
+
+
+def test_later_ids_sort_later_and_ids_of_one_millisecond_differ(monkeypatch):
+    made = []
+    for milliseconds in (1_700_000_000_000, 1_700_000_000_001, 1_700_000_001_000,
+                         2_000_000_000_000):
+        _at(monkeypatch, milliseconds)
+        made.append(_ids.new_id())
+    assert made == sorted(made)
+    _at(monkeypatch, 1_700_000_000_000)
+    same_moment = {_ids.new_id() for _ in range(1000)}
+    assert len(same_moment) == 1000  # 74 random bits each
+    assert {made_id[:13] for made_id in same_moment} == {made[0][:13]}
+
+
+def test_the_client_and_the_embedded_store_make_version_7_ids(embedder):
+    client = OracleAgentMemory(connection=":memory:", embedder=embedder)
+    try:
+        thread = client.create_thread(user_id="u1")
+        message_ids = thread.add_messages([{"role": "user", "content": "hello"}])
+        memory_id = client.add_memory("likes tea", user_id="u1")
+        made = [thread.thread_id, *message_ids, memory_id]
+    finally:
+        client.close()
+    store = EmbeddedBackend(":memory:", embedding_dimension=2)
+    try:
+        made += store.write_records([{"record_type": "memory", "content": "x"}])
+    finally:
+        store.close()
+    assert len(made) == 4
+    for one in made:
+        assert DASHED_V7.match(one), one
