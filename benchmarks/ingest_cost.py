@@ -12,6 +12,11 @@ log and checkpoints: ``wchar`` of ``/proc/self/io``, Linux; independent of load)
 files' size at the end. The checkouts alternate within each round, so load from other work
 falls on both alike; the load average is recorded at each start.
 
+``--generated-ids`` gives every record the id the library makes for a record its caller
+leaves unnamed (``new_id``, as the client does for messages, memories and threads), made in
+insertion order before the timing starts, instead of the data set's ascending ``rec-N``:
+each checkout's own ids, so a change in how ids are made shows in the store's cost.
+
 ``--pragma NAME=VALUE`` (repeatable) runs this checkout with the PRAGMA set on every
 connection the store opens (after its own), the baseline as it is: a setting measured
 without changing the library, e.g. ``--baseline . --pragma mmap_size=2147418112``.
@@ -59,7 +64,20 @@ def _set_pragmas(pragmas: list[str]) -> None:
     schema.connect = connect
 
 
-def child(size: int, links: bool, pragmas: list[str]) -> dict[str, Any]:
+def _with_generated_ids(batches: list[tuple[list[dict], list[dict]]]) -> None:
+    """Give every record (and the links naming it) an id the checkout's library makes."""
+    from oracleagentmemory.apis.message import new_id
+
+    made = {record["id"]: new_id() for records, _ in batches for record in records}
+    for records, links in batches:
+        for record in records:
+            record["id"] = made[record["id"]]
+        for link in links:
+            link["source_id"], link["target_id"] = made[link["source_id"]], made[link["target_id"]]
+
+
+def child(size: int, links: bool, pragmas: list[str], generated_ids: bool = False
+          ) -> dict[str, Any]:
     """Ingest ``size`` records into a new store file with the library on the path."""
     from benchmarks.backends.embedded import BATCH, records_of
     from benchmarks.dataset import generate
@@ -70,6 +88,8 @@ def child(size: int, links: bool, pragmas: list[str]) -> dict[str, Any]:
     data = generate(size)
     batches = [records_of(data, start, min(start + BATCH, size))
                for start in range(0, size, BATCH)]
+    if generated_ids:
+        _with_generated_ids(batches)
     directory = tempfile.mkdtemp(prefix="ingest-cost-")
     try:
         store = EmbeddedBackend(Path(directory) / "store.db", embedding_dimension=384)
@@ -95,13 +115,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="another checkout of the project (its python/ is imported)")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--no-links", action="store_true")
+    parser.add_argument("--generated-ids", action="store_true",
+                        help="ids made by each checkout's library instead of rec-N")
     parser.add_argument("--pragma", action="append", default=[], metavar="NAME=VALUE",
                         help="set on this checkout's connections only (repeatable)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--child", action="store_true")
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.size, not args.no_links, args.pragma)))
+        print(json.dumps(child(args.size, not args.no_links, args.pragma, args.generated_ids)))
         return
     sides: list[tuple[Path, list[str]]] = [(ROOT, args.pragma)] + (
         [(args.baseline.resolve(), [])] if args.baseline else [])
@@ -115,6 +137,7 @@ def main(argv: list[str] | None = None) -> None:
             done = subprocess.run(
                 [sys.executable, "-m", "benchmarks.ingest_cost", "--child", "--size",
                  str(args.size), *(["--no-links"] if args.no_links else []),
+                 *(["--generated-ids"] if args.generated_ids else []),
                  *(f"--pragma={pragma}" for pragma in pragmas)],
                 env=env, capture_output=True, text=True, check=True, cwd=ROOT)
             result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -128,7 +151,9 @@ def main(argv: list[str] | None = None) -> None:
                   f"  load {load:.1f}", flush=True)
     if args.out:
         args.out.write_text(json.dumps({"machine": machine.finish(started), "size": args.size,
-                                        "links": not args.no_links, "runs": runs}, indent=1))
+                                        "links": not args.no_links,
+                                        "generated_ids": args.generated_ids, "runs": runs},
+                                       indent=1))
 
 
 if __name__ == "__main__":

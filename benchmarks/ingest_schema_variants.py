@@ -16,7 +16,12 @@ indexes whose DDL line holds NAME; ``idx=a:b/c`` these indexes instead (``:`` be
 columns of one, ``/`` between indexes); ``nofts`` no keyword index; ``dnone`` / ``dcol``
 FTS5 ``detail=none`` / ``detail=column``; ``noscope`` no scope tokens in the keyword index;
 ``nolog`` no change-log triggers; ``vtable`` vectors in a table of their own;
-``amN`` FTS5 automerge N; ``mmapN`` ``PRAGMA mmap_size`` of N MiB; ``pgN`` pages of N bytes.
+``uuid4`` / ``uuid7`` every id
+replaced by a random UUID (what the library generates for a record the caller leaves
+unnamed) / a time-ordered one (RFC 9562 version 7), made before the timing starts;
+``novec`` the same schema with every vector NULL (the floor of vectors kept outside
+SQLite); ``amN`` FTS5 automerge N; ``mmapN`` ``PRAGMA mmap_size`` of N MiB; ``pgN``
+pages of N bytes.
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ import argparse
 import os
 import pickle
 import re
+import secrets
 import shutil
 import sqlite3
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +106,26 @@ def ddl(variant: list[str]) -> str:
     return records + schema.RELATIONS_DDL + fts + log
 
 
+def count_rows(batches: list[list[tuple[Any, ...]]]) -> int:
+    return sum(len(batch) for batch in batches)
+
+
+def _ids(count: int, variant: list[str]) -> list[str] | None:
+    """Ids in insertion order for the ``uuid4`` / ``uuid7`` variants (None: keep the data
+    set's own, ``rec-N``, which ascend)."""
+    if "uuid4" in variant:
+        return [str(uuid.uuid4()) for _ in range(count)]
+    if "uuid7" in variant:
+        start = time.time_ns() // 1_000_000
+        out = []
+        for index in range(count):  # 100 records per millisecond, random bits after
+            raw = ((start + index // 100) << 80) | (0x7 << 76) | (secrets.randbits(12) << 64) \
+                | (0b10 << 62) | secrets.randbits(62)
+            out.append(str(uuid.UUID(int=raw)))
+        return out
+    return None
+
+
 def run(batches: list[list[tuple[Any, ...]]], variant: list[str]) -> dict[str, float]:
     directory = tempfile.mkdtemp(prefix="ingest-variant-")
     path = os.path.join(directory, "store.db")
@@ -120,6 +147,8 @@ def run(batches: list[list[tuple[Any, ...]]], variant: list[str]) -> dict[str, f
             if part.startswith("mmap"):
                 conn.execute(f"PRAGMA mmap_size = {int(part[4:]) << 20}")
         separate = "vtable" in variant
+        no_vector = "novec" in variant
+        ids = _ids(count_rows(batches), variant)
         head = store_module._INSERT_HEAD
         width = len(batches[0][0])
         embedding = 16  # position of the vector in the store's INSERT values
@@ -129,11 +158,17 @@ def run(batches: list[list[tuple[Any, ...]]], variant: list[str]) -> dict[str, f
         values = "(" + ", ".join(["?"] * width) + ")"
         count = sum(len(batch) for batch in batches)
         cpu, wall, written = machine.cpu_seconds(), time.perf_counter(), _written()
+        done = 0
         for batch in batches:
             conn.execute("BEGIN IMMEDIATE")
             for start in range(0, len(batch), RUN):
                 part_rows = batch[start:start + RUN]
-                params = [value for row in part_rows for index, value in enumerate(row)
+                if ids is not None:
+                    part_rows = [(ids[done + offset], *row[1:])
+                                 for offset, row in enumerate(part_rows)]
+                    done += len(part_rows)
+                params = [None if no_vector and index == embedding else value
+                          for row in part_rows for index, value in enumerate(row)
                           if not (separate and index == embedding)]
                 cursor = conn.execute(head + ", ".join([values] * len(part_rows)), params)
                 if separate:
