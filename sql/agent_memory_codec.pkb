@@ -68,18 +68,33 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_CODEC AS
   END check_id;
 
   FUNCTION new_id RETURN VARCHAR2 IS
-    l_hex     VARCHAR2(32 CHAR);
+    c_digits  CONSTANT VARCHAR2(16 CHAR) := '0123456789abcdef';
+    l_since   INTERVAL DAY(9) TO SECOND(9);
+    l_ms      NUMBER;
+    l_time    VARCHAR2(12 CHAR);
+    l_hex     VARCHAR2(20 CHAR);
     l_variant PLS_INTEGER;
   BEGIN
-    -- 16 random bytes as 32 hex digits, then the RFC 4122 version (digit 13 is 4) and
-    -- variant (digit 17 is 8, 9, a or b) bits, dashed like Python's str(uuid.uuid4()).
-    -- DBMS_CRYPTO.RANDOMBYTES(number_bytes) returns cryptographically secure random bytes
-    -- (the owner needs EXECUTE on SYS.DBMS_CRYPTO, install/grants_owner.sql).
-    l_hex := LOWER(RAWTOHEX(DBMS_CRYPTO.RANDOMBYTES(16)));
-    l_variant := MOD(INSTR('0123456789abcdef', SUBSTR(l_hex, 17, 1)) - 1, 4);
-    RETURN SUBSTR(l_hex, 1, 8) || '-' || SUBSTR(l_hex, 9, 4) || '-4' || SUBSTR(l_hex, 14, 3)
-        || '-' || SUBSTR('89ab', l_variant + 1, 1) || SUBSTR(l_hex, 18, 3)
-        || '-' || SUBSTR(l_hex, 21, 12);
+    -- A version 7 UUID (RFC 9562): the Unix time in milliseconds as the first 12 hex digits,
+    -- so ids made one after another sort one after another and the unique index on ids is
+    -- appended to rather than written at random; then 10 random bytes with the version
+    -- (digit 13 is 7) and variant (digit 17 is 8, 9, a or b) bits, dashed like the ids the
+    -- Python library makes (oracleagentmemory/_ids.py). The difference of two TIMESTAMPs is
+    -- an INTERVAL DAY TO SECOND; DAY(9) holds the days since 1970. DBMS_CRYPTO.RANDOMBYTES
+    -- returns cryptographically secure random bytes (the owner needs EXECUTE on
+    -- SYS.DBMS_CRYPTO, install/grants_owner.sql).
+    l_since := SYS_EXTRACT_UTC(SYSTIMESTAMP) - TIMESTAMP '1970-01-01 00:00:00';
+    l_ms := ((EXTRACT(DAY FROM l_since) * 24 + EXTRACT(HOUR FROM l_since)) * 60
+             + EXTRACT(MINUTE FROM l_since)) * 60000
+            + TRUNC(EXTRACT(SECOND FROM l_since) * 1000);
+    FOR i IN 1 .. 12 LOOP  -- the 48-bit time, most significant hex digit first
+      l_time := l_time || SUBSTR(c_digits, MOD(TRUNC(l_ms / POWER(16, 12 - i)), 16) + 1, 1);
+    END LOOP;
+    l_hex := LOWER(RAWTOHEX(DBMS_CRYPTO.RANDOMBYTES(10)));
+    l_variant := MOD(INSTR(c_digits, SUBSTR(l_hex, 4, 1)) - 1, 4);
+    RETURN SUBSTR(l_time, 1, 8) || '-' || SUBSTR(l_time, 9, 4) || '-7' || SUBSTR(l_hex, 1, 3)
+        || '-' || SUBSTR(c_digits, 9 + l_variant, 1) || SUBSTR(l_hex, 5, 3)
+        || '-' || SUBSTR(l_hex, 9, 12);
   END new_id;
 
   FUNCTION to_object(p_json IN JSON, p_argument IN VARCHAR2, p_null_ok IN BOOLEAN DEFAULT TRUE)

@@ -29,8 +29,9 @@ AS
   -- An id of 1 to 512 characters; raises -20001 naming p_argument.
   FUNCTION check_id(p_value IN VARCHAR2, p_argument IN VARCHAR2) RETURN VARCHAR2;
 
-  -- A generated id: a dashed version 4 UUID, xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx (y is one
-  -- of 8, 9, a, b), from 16 cryptographically random bytes.
+  -- A generated id: a dashed version 7 UUID, xxxxxxxx-xxxx-7xxx-yxxx-xxxxxxxxxxxx (y is one
+  -- of 8, 9, a, b): the Unix time in milliseconds (the first 12 hex digits, so later ids
+  -- sort later), then 74 cryptographically random bits.
   FUNCTION new_id RETURN VARCHAR2;
 
   -- JSON argument as an object / array; NULL gives an empty one when p_null_ok.

@@ -85,8 +85,8 @@ CREATE OR REPLACE PACKAGE BODY ut_agent_memory_records AS
       || ' "timestamp": "2026-01-02T03:04:05+02:00", "status": "INVALID", "embedding": ' || unit(1) || '},'
       || ' {"record_type": "memory", "content": "generated id", "embedding": null}]');
     ut.expect(l_ids.get_string(0)).to_equal('f-1');
-    -- a generated id is a dashed version 4 UUID
-    ut.expect(l_ids.get_string(1)).to_match('^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$');
+    -- a generated id is a dashed version 7 UUID
+    ut.expect(l_ids.get_string(1)).to_match('^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$');
     l_rec := TREAT(get('{"ids": ["f-1"]}').get(0) AS JSON_OBJECT_T);
     ut.expect(l_rec.get_string('record_type')).to_equal('fact');
     ut.expect(l_rec.get_string('user_id')).to_equal('u1');

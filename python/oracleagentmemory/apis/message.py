@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, ClassVar, TypeAlias
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["ImageContent", "ImageMimeType", "JsonSchema", "Message", "MessageContent",
@@ -18,11 +18,6 @@ JsonSchema: TypeAlias = dict[str, Any]
 """A JSON schema, as passed to an LLM for structured output."""
 MetadataValue: TypeAlias = dict[str, Any] | None
 """JSON-like metadata stored with a record (None: no metadata)."""
-
-
-def new_id() -> str:
-    """A fresh random identifier (a dashed UUID4) for anything the caller leaves unnamed."""
-    return str(uuid.uuid4())
 
 
 class ImageMimeType(str, Enum):

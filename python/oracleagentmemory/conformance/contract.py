@@ -136,7 +136,10 @@ def test_a_write_into_a_thread_needs_that_thread(store):
 def test_write_returns_ids_in_order_and_generates_missing_ones(store):
     written = store.write_records([memory("a"), {"record_type": "memory", "content": "x"}])
     assert written[0] == "a"
-    assert str(uuid.UUID(written[1], version=4)) == written[1]  # a dashed UUID4
+    generated = uuid.UUID(written[1])
+    assert str(generated) == written[1] and generated.version == 7  # a dashed UUID7
+    later = store.write_records([{"record_type": "memory", "content": "y"}])[0]
+    assert later[:13] >= written[1][:13]  # its time (ms) first: later ids sort later
 
 
 @needs("atomic_writes")

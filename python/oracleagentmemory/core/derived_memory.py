@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.apis.message import ImageContent, Message, new_id
+from oracleagentmemory.apis.message import ImageContent, Message
 from oracleagentmemory.core.extractors.background import job_cancelled
 from oracleagentmemory.core.extractors.captions import caption_image
 from oracleagentmemory.core.extractors.dedup import MemoryDeduplicator

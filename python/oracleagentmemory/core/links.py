@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
-from oracleagentmemory.apis.message import MetadataValue, new_id
+from oracleagentmemory.apis.message import MetadataValue
 from oracleagentmemory.core.arguments import check_id_argument
 from oracleagentmemory.stores.protocol import (
     ENDPOINT_KEYS,

@@ -14,11 +14,11 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.apis.message import new_id
 from oracleagentmemory.apis.records import Record
 from oracleagentmemory.apis.relations import RecordRelation
 from oracleagentmemory.apis.searchresult import SearchResult

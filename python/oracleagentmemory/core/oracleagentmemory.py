@@ -7,13 +7,14 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from oracleagentmemory._async_twins import named_only
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.agentmemory import IAgentMemory
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm
 from oracleagentmemory.apis.memorystore import IMemoryStore
-from oracleagentmemory.apis.message import ImageMimeType, new_id
+from oracleagentmemory.apis.message import ImageMimeType
 from oracleagentmemory.apis.records import (
     AgentProfileRecord,
     ImageRecord,

@@ -15,6 +15,7 @@ from typing import Any, Literal, TypedDict
 
 import numpy as np
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
@@ -30,7 +31,6 @@ from oracleagentmemory.apis.message import (
     ImageContent,
     MessageContent,
     MetadataValue,
-    new_id,
     part_to_dict,
 )
 from oracleagentmemory.apis.records import MessageRecord, Record, RecordStatus, ThreadRecord

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from oracleagentmemory._async_twins import positional_or_keyword
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.llms.llm import ILlm
-from oracleagentmemory.apis.message import ImageMimeType, Message, new_id
+from oracleagentmemory.apis.message import ImageMimeType, Message
 from oracleagentmemory.apis.records import ImageRecord, ThreadRecordType
 from oracleagentmemory.apis.thread import (
     IThread,

@@ -16,12 +16,12 @@ store keeps them as records whose content is ``{"settings": ..., "state": ...}``
 from __future__ import annotations
 
 import logging
-import uuid
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from typing import Any, Protocol, TypeAlias, TypedDict, cast
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.apis.memorystore import (
@@ -394,7 +394,7 @@ class InterfaceBackend:
         ``_create_thread_record`` takes no argument for are set by an update."""
         threads = cast(_ThreadRecords, self._threads)
         config = thread_content(record.get("config"))
-        thread_id = record.get("id") or str(uuid.uuid4())
+        thread_id = record.get("id") or new_id()
         threads._create_thread_record(thread_id, record.get("user_id"), record.get("agent_id"),
                                       record.get("metadata"), config["settings"])
         steps.append(partial(self.store.delete, "thread", thread_id))

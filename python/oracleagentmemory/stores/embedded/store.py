@@ -16,12 +16,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES, STATUSES, TTL_ANCHORS
 from oracleagentmemory.stores import limits
 from oracleagentmemory.stores import metadata_filter as mf
@@ -688,7 +688,7 @@ class EmbeddedBackend:
             raise InvalidArgumentError(
                 f"{where}.record_type must be one of {', '.join(ALL_TYPES)}, got {record_type!r}"
             )
-        rid = check_id(record.get("id") or str(uuid.uuid4()), f"{where}.id")
+        rid = check_id(record.get("id") or new_id(), f"{where}.id")
         content = record.get("content", "")
         if not isinstance(content, str):
             raise InvalidArgumentError(f"{where}.content must be a string")
@@ -800,7 +800,7 @@ class EmbeddedBackend:
         for link in links:
             if not isinstance(link, dict):
                 raise InvalidLinkError("each link must be a dict")
-            relation_id = check_id(link.get("id") or str(uuid.uuid4()), "relation_id")
+            relation_id = check_id(link.get("id") or new_id(), "relation_id")
             thread_id = check_optional_id(link.get("thread_id"), "thread_id")
             source = (check_id(link.get("source_id"), "source_record_id"), link.get("source_type"))
             target = (check_id(link.get("target_id"), "target_record_id"), link.get("target_type"))
