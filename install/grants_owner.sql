@@ -32,7 +32,7 @@ DECLARE
     'CREATE MINING MODEL',                 -- load_onnx_model.sql only; revoke if you embed client-side
     'EXECUTE ON SYS.DBMS_RLS',             -- install adds the end-user isolation VPD policies
     'EXECUTE ON CTXSYS.CTX_DDL',           -- text index sync from the admin package
-    'EXECUTE ON SYS.DBMS_CRYPTO',          -- random bytes of generated ids (version 4 UUIDs)
+    'EXECUTE ON SYS.DBMS_CRYPTO',          -- random bytes of generated ids (version 7 UUIDs)
     'EXECUTE ON SYS.DBMS_TRANSACTION',     -- the session package asks whether a transaction
                                            -- is open before it unbinds an end user
     'EXECUTE ON SYS.DBMS_VECTOR',          -- load_onnx_model.sql only (ONNX model loading)

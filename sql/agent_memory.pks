@@ -114,7 +114,7 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   PROCEDURE record_embedding_model(p_name IN VARCHAR2, p_commit IN BOOLEAN DEFAULT TRUE);
 
   -- Insert every record, then every link, atomically; returns the ids in input order
-  -- (a generated id is a dashed version 4 UUID, xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx).
+  -- (a generated id is a dashed version 7 UUID, xxxxxxxx-xxxx-7xxx-yxxx-xxxxxxxxxxxx).
   --   p_records  JSON array of RecordIn (only record_type is required). Imports may add
   --              "created_at", "updated_at", "expires_at" (ISO-8601, no zone = UTC): kept
   --              as given instead of the clock; created_at is then the CREATED_AT anchor of

@@ -4,6 +4,7 @@ made later sort later and a store's id index is appended to (``oracleagentmemory
 from __future__ import annotations
 
 import re
+import threading
 import uuid
 from datetime import datetime, timezone
 
@@ -11,6 +12,8 @@ import pytest
 
 from oracleagentmemory import _ids
 from oracleagentmemory.core import OracleAgentMemory
+from oracleagentmemory.integrations.mcp_config import McpServerConfig
+from oracleagentmemory.integrations.mcp_scope import McpScope
 from oracleagentmemory.stores.embedded import EmbeddedBackend
 
 DASHED_V7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -63,3 +66,53 @@ def test_the_client_and_the_embedded_store_make_version_7_ids(embedder):
     assert len(made) == 4
     for one in made:
         assert DASHED_V7.match(one), one
+
+
+def test_every_bit_after_the_time_but_version_and_variant_is_random(monkeypatch):
+    """Across ids of one millisecond, 74 of the 80 bits after the time vary, and the 6 that
+    do not are exactly those whose flip changes the version or variant ``uuid`` reads."""
+    _at(monkeypatch, 1_700_000_000_000)
+    made = [uuid.UUID(_ids.new_id()) for _ in range(1000)]
+    ones = zeros = 0
+    for one in made:
+        ones |= one.int
+        zeros |= ~one.int
+    varying = {bit for bit in range(80) if (ones & zeros) >> bit & 1}
+    sample = made[0]
+
+    def flip_changes_version_or_variant(bit: int) -> bool:
+        flipped = uuid.UUID(int=sample.int ^ (1 << bit))
+        return (flipped.version, flipped.variant) != (sample.version, sample.variant)
+
+    fields = {bit for bit in range(80) if flip_changes_version_or_variant(bit)}
+    assert len(varying) == 74
+    assert fields == set(range(80)) - varying
+
+
+def test_ids_made_on_many_threads_at_once_are_all_different():
+    made: list[str] = []
+    lock = threading.Lock()
+
+    def make() -> None:
+        mine = [_ids.new_id() for _ in range(500)]
+        with lock:
+            made.extend(mine)
+
+    workers = [threading.Thread(target=make) for _ in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(made) == 4000 and len(set(made)) == 4000
+    assert all(DASHED_V7.match(one) for one in made)
+
+
+def test_the_mcp_session_thread_id_is_a_generated_id(embedder):
+    client = OracleAgentMemory(connection=":memory:", embedder=embedder)
+    try:
+        scope = McpScope(client, McpServerConfig(db="unused", user_id="alice",
+                                                 session_thread=True))
+        session = scope.session_thread_id()
+    finally:
+        client.close()
+    assert DASHED_V7.match(session), session

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.apis.message import (
     ImageContent,
     ImageMimeType,
     Message,
-    new_id,
     part_to_dict,
 )
 from oracleagentmemory.core.arguments import check_id_argument, check_stored_text

@@ -18,10 +18,10 @@ Kept apart from the MCP wiring so the rules can be read (and tested) on their ow
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Sequence
 from typing import Any
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.records import Record
@@ -61,7 +61,7 @@ class McpScope:
         first write)."""
         with self._lock:
             if self._session_thread_id is None:
-                self._session_thread_id = uuid.uuid4().hex
+                self._session_thread_id = new_id()
             return self._session_thread_id
 
     def resolve_thread_id(self, thread_id: str | None) -> str:
