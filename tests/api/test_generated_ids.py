@@ -4,8 +4,8 @@ made later sort later and a store's id index is appended to (``oracleagentmemory
 from __future__ import annotations
 
 import re
-import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 
 import pytest
@@ -90,19 +90,9 @@ def test_every_bit_after_the_time_but_version_and_variant_is_random(monkeypatch)
 
 
 def test_ids_made_on_many_threads_at_once_are_all_different():
-    made: list[str] = []
-    lock = threading.Lock()
-
-    def make() -> None:
-        mine = [_ids.new_id() for _ in range(500)]
-        with lock:
-            made.extend(mine)
-
-    workers = [threading.Thread(target=make) for _ in range(8)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        batches = list(pool.map(lambda _: [_ids.new_id() for _ in range(500)], range(8)))
+    made = [one for batch in batches for one in batch]
     assert len(made) == 4000 and len(set(made)) == 4000
     assert all(DASHED_V7.match(one) for one in made)
 
