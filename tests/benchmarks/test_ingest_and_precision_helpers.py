@@ -6,7 +6,6 @@ from __future__ import annotations
 import uuid
 
 import numpy as np
-
 from benchmarks.ingest_cost import _with_generated_ids
 from benchmarks.ingest_schema_variants import _ids
 from benchmarks.low_precision import recall
