@@ -4,7 +4,7 @@
         --out benchmarks/results/low_precision.json
 
 The speed issue asks to consider storing the vector file's vectors as float16 or int8 (a
-quarter or a half of the bytes: less to map, to read back after a reboot, to hold in memory)
+half or a quarter of the bytes: less to map, to read back after a reboot, to hold in memory)
 with the top candidates rescored exactly, if recall@10 against float32 exact stays 1.000.
 Recall: every LoCoMo turn embedded with the default English model (all-MiniLM-L6-v2), every
 7th turn a query against all the others; the top ``pool`` candidates by the low-precision
