@@ -30,7 +30,6 @@ import argparse
 import os
 import pickle
 import re
-import secrets
 import shutil
 import sqlite3
 import tempfile
@@ -42,6 +41,7 @@ from typing import Any
 from benchmarks import machine
 from benchmarks.backends.embedded import BATCH, records_of
 from benchmarks.dataset import generate
+from oracleagentmemory._ids import uuid7_at
 from oracleagentmemory.stores.embedded import changelog, schema
 from oracleagentmemory.stores.embedded import store as store_module
 
@@ -106,10 +106,6 @@ def ddl(variant: list[str]) -> str:
     return records + schema.RELATIONS_DDL + fts + log
 
 
-def count_rows(batches: list[list[tuple[Any, ...]]]) -> int:
-    return sum(len(batch) for batch in batches)
-
-
 def _ids(count: int, variant: list[str]) -> list[str] | None:
     """Ids in insertion order for the ``uuid4`` / ``uuid7`` variants (None: keep the data
     set's own, ``rec-N``, which ascend)."""
@@ -117,12 +113,8 @@ def _ids(count: int, variant: list[str]) -> list[str] | None:
         return [str(uuid.uuid4()) for _ in range(count)]
     if "uuid7" in variant:
         start = time.time_ns() // 1_000_000
-        out = []
-        for index in range(count):  # 100 records per millisecond, random bits after
-            raw = ((start + index // 100) << 80) | (0x7 << 76) | (secrets.randbits(12) << 64) \
-                | (0b10 << 62) | secrets.randbits(62)
-            out.append(str(uuid.UUID(int=raw)))
-        return out
+        # the library's layout (oracleagentmemory._ids), 100 records per millisecond
+        return [uuid7_at(start + index // 100) for index in range(count)]
     return None
 
 
@@ -148,7 +140,8 @@ def run(batches: list[list[tuple[Any, ...]]], variant: list[str]) -> dict[str, f
                 conn.execute(f"PRAGMA mmap_size = {int(part[4:]) << 20}")
         separate = "vtable" in variant
         no_vector = "novec" in variant
-        ids = _ids(count_rows(batches), variant)
+        count = sum(len(batch) for batch in batches)
+        ids = _ids(count, variant)
         head = store_module._INSERT_HEAD
         width = len(batches[0][0])
         embedding = 16  # position of the vector in the store's INSERT values
@@ -156,7 +149,6 @@ def run(batches: list[list[tuple[Any, ...]]], variant: list[str]) -> dict[str, f
             head = head.replace(" embedding,", "")
             width -= 1
         values = "(" + ", ".join(["?"] * width) + ")"
-        count = sum(len(batch) for batch in batches)
         cpu, wall, written = machine.cpu_seconds(), time.perf_counter(), _written()
         done = 0
         for batch in batches:

@@ -30,7 +30,12 @@ _RANDOM_MASK = ((1 << 80) - 1) & ~(0xF << 76) & ~(0b11 << 62)
 
 def new_id() -> str:
     """A fresh dashed version 7 UUID (``xxxxxxxx-xxxx-7xxx-yxxx-xxxxxxxxxxxx``)."""
-    milliseconds = time.time_ns() // 1_000_000
+    return uuid7_at(time.time_ns() // 1_000_000)
+
+
+def uuid7_at(milliseconds: int) -> str:
+    """A dashed version 7 UUID of the given Unix time in milliseconds, fresh random bits
+    after it (``new_id`` at now; a benchmark spacing ids as an ingestion would)."""
     random_bits = int.from_bytes(os.urandom(10), "big") & _RANDOM_MASK
     value = (milliseconds & 0xFFFF_FFFF_FFFF) << 80 | _VERSION_7 | _VARIANT_RFC | random_bits
     return str(uuid.UUID(int=value))

@@ -384,7 +384,8 @@ class StoreBackend(Protocol):
 
         Args:
             records: The records to write; only ``record_type`` is required (an id is
-                made for a record without one).
+                made for a record without one: a dashed version 7 UUID, time-ordered, as
+                docs/store-contract.md says).
             links: Relations to write after the records; they may point at records of the
                 same call. Default: none.
             replace: Replace a record holding a given id when it has the same type, scope
