@@ -16,6 +16,10 @@ the same way: a file its writer just wrote sits in the page cache otherwise than
 back (measured: the same code on two copies of one store, one file just written, differed
 1.6x on the first search at 1M).
 
+``--evicted`` drops the files from the page cache before each process and does not read
+them back: the first search after a reboot, its data read from the disk (the column
+*first KiB read* is what the process read from the disk during it, ``ru_inblock``).
+
 ``--warm-elsewhere`` first runs one search on a small in-memory store in the child (timed as
 its own column): what remains of *first* above *new scope* after that is the process's
 first-call cost of the search code (numpy kernels, SQLite, Python), not this store's data.
@@ -26,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import shutil
 import statistics
@@ -42,6 +47,7 @@ from benchmarks.cold_start import evict_from_page_cache, read_into_page_cache
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("open", "elsewhere", "first", "first again", "new scope", "new scope again", "p50")
+READ = "first KiB read"
 
 
 def child(store_dir: Path, strategy: str, warm_elsewhere: bool) -> dict[str, float]:
@@ -74,9 +80,12 @@ def child(store_dir: Path, strategy: str, warm_elsewhere: bool) -> dict[str, flo
     out["open"] = (time.perf_counter() - started) * 1e3
     for name, index in (("first", 0), ("first again", 0), ("new scope", 1),
                         ("new scope again", 1)):
+        blocks = resource.getrusage(resource.RUSAGE_SELF).ru_inblock
         started = time.perf_counter()
         store.search(request(index))
         out[name] = (time.perf_counter() - started) * 1e3
+        if name == "first":  # (512-byte blocks)
+            out[READ] = (resource.getrusage(resource.RUSAGE_SELF).ru_inblock - blocks) / 2
     steady = []
     for index in range(4, len(items)):
         started = time.perf_counter()
@@ -98,11 +107,13 @@ def _copy(source: Path, target: Path) -> None:
     shutil.copy2(source / "embedded" / "store.db", target / "embedded" / "store.db")
 
 
-def _spawn(checkout: Path, store_dir: Path, strategy: str, warm: bool) -> dict[str, float]:
+def _spawn(checkout: Path, store_dir: Path, strategy: str, warm: bool,
+           evicted: bool = False) -> dict[str, float]:
     store = store_dir / "embedded" / "store.db"
     files = [store, Path(f"{store}-wal"), Path(f"{store}.vectors")]
     evict_from_page_cache(files)
-    read_into_page_cache(files)
+    if not evicted:
+        read_into_page_cache(files)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "python"),
                                                         str(ROOT)])}
     args = [sys.executable, "-m", "benchmarks.first_search", "--child", str(store_dir),
@@ -119,6 +130,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--strategy", choices=("VECTOR", "HYBRID"), default="HYBRID")
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--warm-elsewhere", action="store_true")
+    parser.add_argument("--evicted", action="store_true",
+                        help="the store's files not in the page cache")
     parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / ".work")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
@@ -144,15 +157,16 @@ def main(argv: list[str] | None = None) -> None:
         for label in order:
             loads.append(os.getloadavg()[0])
             runs[label].append(_spawn(checkouts[label], stores[label], args.strategy,
-                                      args.warm_elsewhere))
-    columns = [c for c in COLUMNS if c != "elsewhere" or args.warm_elsewhere]
+                                      args.warm_elsewhere, args.evicted))
+    columns = [c for c in COLUMNS if c != "elsewhere" or args.warm_elsewhere] + [READ]
     summary = {label: {c: statistics.median(run[c] for run in mine) for c in columns}
                for label, mine in runs.items()}
     for cell in summary.values():
         cell["first / p50"] = cell["first"] / cell["p50"]
         cell["new scope / p50"] = cell["new scope"] / cell["p50"]
-    print(f"{args.size:,} records, {args.strategy}, medians of {args.rounds} fresh processes "
-          f"each (ms); load {min(loads):.1f}-{max(loads):.1f}")
+    print(f"{args.size:,} records, {args.strategy}, "
+          f"{'evicted' if args.evicted else 'files in the page cache'}, medians of "
+          f"{args.rounds} fresh processes each (ms); load {min(loads):.1f}-{max(loads):.1f}")
     print("| checkout | " + " | ".join(columns) + " | first / p50 | new scope / p50 |")
     for label, cell in summary.items():
         print(f"| {label} | " + " | ".join(f"{cell[c]:.2f}" for c in columns)

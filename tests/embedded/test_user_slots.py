@@ -3,8 +3,12 @@ comparing every record's user, and finds the same ones as that comparison would.
 
 from __future__ import annotations
 
+import ctypes
 import json
+import mmap
+import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -167,3 +171,194 @@ def test_a_shifted_user_range_is_not_trusted(store_path: Path) -> None:
     _rewrite(store_path, offsets, damaged)
     assert _memories_of_u1(store_path, with_file=True) == want and "m3" in want
     _assert_rewritten(store_path)
+
+
+# -- asking the kernel for a user's pages at once -------------------------------------------
+
+
+class _LoggedCodes:
+    """User codes that log each read (to see what was asked for before it)."""
+
+    def __init__(self, codes: list[int], log: list[tuple[str, int, int]]) -> None:
+        self._codes, self._log = np.array(codes, dtype=np.int32), log
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        self._log.append(("codes", 0, 0))
+        return self._codes[key]
+
+
+def test_a_users_list_and_span_are_told_before_they_are_read() -> None:
+    """``read_ahead`` hears the user's entries of the list, ``reading`` the span of the
+    user's covered slots (first, last + 1), each before the codes at those slots are
+    read; a user already checked is told again (the caller keeps what it asked for)."""
+    log: list[tuple[str, int, int]] = []
+    index = UserSlots(*index_arrays(np.array([2, 0, 2, 1, 2, 0], dtype=np.int32), 3),
+                      covered=6, read_ahead=lambda low, high: log.append(("list", low, high)))
+    codes = _LoggedCodes([2, 0, 2, 1, 2, 0], log)
+
+    def reading(first: int, stop: int) -> None:
+        log.append(("span", first, stop))
+
+    assert index.of(2, codes, 6, reading).tolist() == [0, 2, 4]  # type: ignore[arg-type]
+    assert log == [("list", 3, 6), ("span", 0, 5), ("codes", 0, 0)]
+    log.clear()
+    assert index.of(2, codes, 6, reading).tolist() == [0, 2, 4]  # type: ignore[arg-type]
+    assert log == [("list", 3, 6), ("span", 0, 5)]
+
+
+@pytest.mark.parametrize("slots", [[2, 1, 0], [0, 1, 7], [-1, 0, 1]])
+def test_a_list_that_is_not_ascending_slots_of_the_file_is_never_told(slots: list[int]
+                                                                      ) -> None:
+    """Slots that are not ascending slots of the file raise DamagedFile before any span is
+    told: a damaged file never has the kernel read pages chosen by its damage."""
+    told: list[tuple[int, int]] = []
+    index = UserSlots(np.array([0, 0, 3], dtype=np.int64), np.array(slots, dtype=np.int32), 3)
+    with pytest.raises(DamagedFile):
+        index.of(1, np.array([1, 1, 1], dtype=np.int32), 3,
+                 lambda first, stop: told.append((first, stop)))
+    assert told == []
+
+
+def _out_of_the_page_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run the search asks for is taken to be on the disk only."""
+    monkeypatch.setattr(vector_file.Prefetch, "_cached", lambda self, offset: False)
+
+
+def _pages_at(cache: RecordCache, array: np.ndarray, first: int, stop: int) -> set[int]:
+    """The pages of the cache's map holding elements ``[first, stop)`` of ``array``."""
+    assert cache._prefetch is not None
+    base = ctypes.addressof(ctypes.c_char.from_buffer(cache._prefetch._mapped))
+    at = array.ctypes.data - base
+    return _pages([(at + first * array.itemsize, at + stop * array.itemsize)])
+
+
+def _pages(ranges: list[tuple[int, int]]) -> set[int]:
+    return {page for start, end in ranges
+            for page in range(start // mmap.PAGESIZE, (end - 1) // mmap.PAGESIZE + 1)}
+
+
+def test_a_user_scoped_search_asks_for_the_pages_it_reads_once(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a mapped file, a user's scope asks the kernel for the user's list and, over the
+    span of its slots, for the pages of each per-slot column a search reads there
+    (expiry: the file holds expiring records; the terms' runs only for a keyword search),
+    each page once: unadvised, each fault on a file out of the page cache reads as much
+    around it as the device's read-ahead says, one fault after another."""
+    asked: list[tuple[int, int]] = []
+    _out_of_the_page_cache(monkeypatch)
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end: asked.append((start, end)))
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None and cache.expiring
+    asked.clear()  # (opening asks for the tables it checks)
+    code = cache._ids["u1"]
+    low, high = int(cache.users.offsets[code]), int(cache.users.offsets[code + 1])
+    mine = np.array(cache.users.slots[low:high])
+    first, stop = int(mine[0]), int(mine[-1]) + 1
+    searched = (cache.scope[0], cache.type_code, cache.valid, cache.has_vector, cache.row,
+                cache.seq, cache.expires)
+    assert cache.scope_slots({0: "u1"}).tolist() == _expected(cache, "u1", None)
+    listed = _pages_at(cache, cache.users.slots, low, high)
+    assert _pages(asked[:1]) == listed
+    wanted = set().union(*(_pages_at(cache, array, first, stop) for array in searched))
+    assert _pages(asked[1:]) == wanted - listed
+    asked.clear()
+    cache.scope_slots({0: "u1"})
+    assert asked == []
+    cache.scope_slots({0: "u1"}, terms=True)
+    terms = set().union(*(_pages_at(cache, array, first, stop)
+                          for array in (cache.term_start, cache.term_count)))
+    assert terms - wanted and _pages(asked) == terms - wanted - listed
+
+
+def test_columns_copied_out_of_the_map_are_not_asked_for(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the cache grew (every column copied out of the map), its scopes read memory:
+    only the user's list, still the map's, is asked for."""
+    asked: list[tuple[int, int]] = []
+    _out_of_the_page_cache(monkeypatch)
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end: asked.append((start, end)))
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None
+    cache._grow(cache.seq.shape[0] + 1)
+    asked.clear()
+    assert cache.scope_slots({0: "u2"}).tolist() == _expected(cache, "u2", None)
+    code = cache._ids["u2"]
+    assert len(asked) == 1 and asked[0][1] - asked[0][0] == 4 * int(
+        cache.users.offsets[code + 1] - cache.users.offsets[code])
+
+
+def test_a_thread_in_a_users_scope_asks_for_the_thread_codes_too(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope of a user and a thread reads the thread codes at the user's slots: their
+    pages are asked for with the user's columns."""
+    asked: list[tuple[int, int]] = []
+    _out_of_the_page_cache(monkeypatch)
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end: asked.append((start, end)))
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None
+    asked.clear()
+    assert cache.scope_slots({0: "u3", 2: "t3"}).tolist() == _expected(cache, "u3", "t3")
+    mine = cache.scope_slots({0: "u3"})
+    threads = _pages_at(cache, cache.scope[2], int(mine[0]), int(mine[-1]) + 1)
+    assert threads <= _pages(asked)
+
+
+@pytest.mark.skipif(getattr(os, "RWF_NOWAIT", None) is None, reason="Linux only")
+def test_runs_already_in_the_page_cache_are_not_asked_for(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file just written is in the page cache: a search asks the kernel for none of its
+    pages (it would look at each of them for nothing), and finds the same slots."""
+    asked: list[tuple[int, int]] = []
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end: asked.append((start, end)))
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None
+    asked.clear()
+    assert cache.scope_slots({0: "u1"}, terms=True).tolist() == _expected(cache, "u1", None)
+    assert asked == []
+
+
+@pytest.mark.parametrize("answer, cached", [(1, True), (BlockingIOError(11, "again"), False),
+                                            (OSError(22, "invalid"), False)])
+def test_a_page_is_cached_when_a_read_that_may_not_wait_reads_it(
+    store_path: Path, monkeypatch: pytest.MonkeyPatch, answer: Any, cached: bool
+) -> None:
+    cache = from_file(store_path)
+    assert cache is not None and cache._prefetch is not None
+    if cache._prefetch._descriptor is None:
+        pytest.skip("no read that may not wait here")
+    calls: list[int] = []
+
+    def preadv(descriptor: int, buffers: list[bytearray], offset: int, flags: int) -> int:
+        calls.append(flags)
+        if isinstance(answer, Exception):
+            raise answer
+        return int(answer)
+
+    monkeypatch.setattr(vector_file.os, "preadv", preadv)
+    assert cache._prefetch._cached(4096) is cached
+    assert calls == [os.RWF_NOWAIT]
+
+
+def test_a_run_is_asked_for_in_pieces_the_kernel_reads_whole() -> None:
+    """Linux reads at most the device's read-ahead window of one MADV_WILLNEED (128 KiB
+    unless set otherwise) and drops the rest: a run is asked for in pieces of that size,
+    from the page holding its start to its end."""
+    calls: list[tuple[int, int]] = []
+
+    class Mapped:
+        def madvise(self, option: int, start: int, length: int) -> None:
+            calls.append((start, length))
+
+    piece = vector_file.WILL_NEED_BYTES
+    start, end = mmap.PAGESIZE + 5, mmap.PAGESIZE + 3 * piece + 10
+    vector_file._will_need(Mapped(), start, end)  # type: ignore[arg-type]
+    assert calls == [(mmap.PAGESIZE, piece), (mmap.PAGESIZE + piece, piece),
+                     (mmap.PAGESIZE + 2 * piece, piece), (mmap.PAGESIZE + 3 * piece, 10)]

@@ -31,6 +31,7 @@ or lacks metadata-filter columns built since.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -47,7 +48,7 @@ from oracleagentmemory.stores.embedded.record_terms import (
     RecordTerms,
     TermTable,
 )
-from oracleagentmemory.stores.embedded.user_slots import UserSlots
+from oracleagentmemory.stores.embedded.user_slots import ReadAhead, UserSlots
 
 _TYPE_CODES = {name: code for code, name in enumerate(SEARCHABLE_TYPES)}
 _TYPE_LIST = ", ".join(f"'{name}'" for name in SEARCHABLE_TYPES)
@@ -58,6 +59,9 @@ _METADATA = 9
 NEVER = b"\xff"
 """Expiry of a record that never expires: sorts after every ISO-8601 text."""
 _CHUNK = 20_000
+_SEARCHED_COLUMNS = ("user", "type_code", "valid", "has_vector", "row", "seq")
+"""The per-slot columns a user-scoped search reads at the user's slots (``user``: the user
+codes, which the slots are checked against; ``vector_file.Prefetch``'s names)."""
 _FILE_TAG = f"types={','.join(SEARCHABLE_TYPES)};never={NEVER.hex()};scope=user,agent,thread"
 """What the codes of a vector file mean: a file made under other meanings is not used."""
 SINGLE_THREAD_ROWS = 65_536
@@ -490,11 +494,21 @@ class RecordCache:
         self.users = None  # slots renumbered
         self.metadata.clear(self.seq.shape[0])
 
+    def _mapped_prefetch(self) -> vector_file.Prefetch | None:
+        """The vector file's prefetch while the columns are still its map's (growing copies
+        them all out, the vectors with them)."""
+        if self._prefetch is not None and self._prefetch.vectors is not self.vectors:
+            self._prefetch = None
+        return self._prefetch
+
     # -- queries ------------------------------------------------------------------------
 
-    def scope_slots(self, exact_scope: dict[int, str | None]) -> np.ndarray | None:
+    def scope_slots(self, exact_scope: dict[int, str | None], terms: bool = False
+                    ) -> np.ndarray | None:
         """Live slots matching every exact scope dimension (seq order), whatever their type,
-        status or expiry; None when the search has no exact dimension."""
+        status or expiry; None when the search has no exact dimension. A user's slots in a
+        mapped vector file: the per-slot columns a search reads there (their terms' runs
+        too with ``terms``) are asked for at once first."""
         if not exact_scope:
             return None
         n = self.size
@@ -505,7 +519,8 @@ class RecordCache:
                 return np.zeros(0, dtype=np.int64)
             codes[dimension] = code
         if self.users is not None and 0 in codes:
-            slots = self.users.of(codes.pop(0), self.scope[0], n)
+            reading = self._reading(codes, terms)
+            slots = self.users.of(codes.pop(0), self.scope[0], n, reading)
             for dimension, code in codes.items():
                 slots = slots[self.scope[dimension, slots] == code]
         else:
@@ -516,6 +531,17 @@ class RecordCache:
             assert mask is not None
             slots = np.flatnonzero(mask)
         return slots[self.live[slots]] if self.dead else slots
+
+    def _reading(self, codes: dict[int, int], terms: bool) -> ReadAhead | None:
+        """What asks the mapped file for the columns a search of these exact scope
+        dimensions reads at a user's slots (None: the columns are not the map's)."""
+        prefetch = self._mapped_prefetch()
+        if prefetch is None:
+            return None
+        names = (_SEARCHED_COLUMNS + (("expires",) if self.expiring else ())
+                 + (("term_start", "term_count") if terms else ())
+                 + tuple(vector_file.SCOPE_RUNS[dimension] for dimension in codes if dimension))
+        return functools.partial(prefetch.slots, names=names)
 
     def candidates(
         self,
@@ -570,9 +596,7 @@ class RecordCache:
         unit = (query / norm if norm > 0 else np.zeros_like(query)).astype(np.float32)
         rows = self.row[slots]
         first, last = int(rows.min()), int(rows.max())
-        prefetch = self._prefetch
-        if prefetch is not None and prefetch.vectors is not self.vectors:
-            prefetch = self._prefetch = None  # the vectors were copied out of the map
+        prefetch = self._mapped_prefetch()
         if last - first + 1 <= 2 * rows.shape[0]:
             if prefetch is not None:
                 prefetch.rows(first, last + 1)

@@ -174,7 +174,7 @@ def _candidates(conn: Any, req: CheckedRequest, words: Sequence[str], cache: Rec
         for index, column in enumerate(SCOPE_COLUMNS)
         if (dimension := req["scope"].get(column)) and dimension["exact"]
     }
-    scope = cache.scope_slots(exact)
+    scope = cache.scope_slots(exact, terms=bool(words))
     slots = cache.candidates(scope, req["record_types"], req["include_invalid"], now)
     if req["metadata_filter"] is not None and slots.shape[0]:
         slots = cache.metadata.filter(

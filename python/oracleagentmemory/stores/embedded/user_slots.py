@@ -17,11 +17,17 @@ columns)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from oracleagentmemory.stores.embedded.record_terms import DamagedFile
 
 _NO_SLOTS = np.zeros(0, dtype=np.int64)
+
+ReadAhead = Callable[[int, int], None]
+"""Asked to read entries or slots ``[first, stop)`` from the file at once, before they are
+read (``vector_file.Prefetch``)."""
 
 
 def index_arrays(users: np.ndarray, codes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -36,31 +42,45 @@ def index_arrays(users: np.ndarray, codes: int) -> tuple[np.ndarray, np.ndarray]
 class UserSlots:
     """Each user's slots among the first ``covered`` slots (``index_arrays``' form)."""
 
-    def __init__(self, offsets: np.ndarray, slots: np.ndarray, covered: int) -> None:
+    def __init__(self, offsets: np.ndarray, slots: np.ndarray, covered: int,
+                 read_ahead: ReadAhead | None = None) -> None:
         self.offsets, self.slots, self.covered = offsets, slots, covered
+        self._read_ahead = read_ahead
+        """For entries ``[first, stop)`` of ``slots`` (a mapped file's)."""
         self._checked: set[int] = set()
         """Codes whose slots were checked: neither they nor the codes of covered slots
         change while the cache holds this index, so each user's are checked once."""
 
-    def of(self, code: int, user_codes: np.ndarray, size: int) -> np.ndarray:
-        """Ascending slots below ``size`` whose code in ``user_codes`` is ``code``."""
+    def of(self, code: int, user_codes: np.ndarray, size: int,
+           reading: ReadAhead | None = None) -> np.ndarray:
+        """Ascending slots below ``size`` whose code in ``user_codes`` is ``code``;
+        ``reading`` is told the span ``[first, last + 1)`` of the covered ones before their
+        codes or any other per-slot column is read there."""
         found = _NO_SLOTS
         if code + 1 < self.offsets.shape[0]:
             low, high = int(self.offsets[code]), int(self.offsets[code + 1])
             if not 0 <= low <= high <= self.slots.shape[0]:
                 raise DamagedFile("a user's slots lie outside the index")
+            if self._read_ahead is not None:
+                self._read_ahead(low, high)
             found = self.slots[low:high].astype(np.int64)
             if code not in self._checked:
-                self._check(found, code, user_codes)
+                self._check_order(found)
+            if reading is not None and found.shape[0]:
+                reading(int(found[0]), int(found[-1]) + 1)
+            if code not in self._checked:
+                self._check_codes(found, code, user_codes)
         if size <= self.covered:
             return found
         tail = np.flatnonzero(user_codes[self.covered:size] == code) + self.covered
         return np.concatenate((found, tail)) if found.shape[0] else tail
 
-    def _check(self, found: np.ndarray, code: int, user_codes: np.ndarray) -> None:
+    def _check_order(self, found: np.ndarray) -> None:
         if found.shape[0] and (int(found[0]) < 0 or int(found[-1]) >= self.covered
                                or bool((found[1:] <= found[:-1]).any())):
             raise DamagedFile("a user's slots are not ascending slots of the file")
+
+    def _check_codes(self, found: np.ndarray, code: int, user_codes: np.ndarray) -> None:
         if bool((user_codes[found] != code).any()):
             raise DamagedFile("a user's slots hold another user's record")
         self._checked.add(code)

@@ -54,8 +54,9 @@ import os
 import signal
 import struct
 import sys
+import weakref
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,20 +167,31 @@ class Prefetch:
     A search touching pages of the map nobody touched yet faults them in one after another;
     when they must come from the disk (a file not in the page cache), ``MADV_WILLNEED`` on
     the run puts many reads in flight instead. The rows of one scope are one run, and so
-    are its terms. Each ``CHUNK_BYTES`` of the map is advised at most once, so searches of
-    a scope already read make no system call. (Mapping the run at once as well, with
-    Linux's ``MADV_POPULATE_READ``, or the per-slot columns when the file is opened, made
-    a fresh process's first search no faster: measured, see benchmarks/README.md.)"""
+    are its terms and its list of slots; its per-slot columns (type, status, vector row,
+    seq...) are read at slots spread over the whole span of the user's records, which
+    without advice the kernel reads one fault at a time, each fault reading around it as
+    much as the device's read-ahead says (8 MiB on some virtual disks). Each page of the map
+    is advised at most once, so searches of a scope already read make no system call.
+    (Mapping the run at once as well, with Linux's ``MADV_POPULATE_READ``, or the per-slot
+    columns when the file is opened, made a fresh process's first search no faster:
+    measured, see benchmarks/README.md.)"""
 
-    CHUNK_BYTES = 1 << 20
-
-    def __init__(self, mapped: mmap.mmap, offset: int, row_bytes: int,
-                 terms_offset: int) -> None:
+    def __init__(self, mapped: mmap.mmap, offset: int, row_bytes: int, terms_offset: int,
+                 columns: Mapping[str, tuple[int, int]], user_slots_offset: int,
+                 descriptor: int | None = None) -> None:
         self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
+        self._descriptor = descriptor
+        """The mapped file open for reading (``_reader``: closed with the map), to tell a
+        page in the page cache without reading it (``_cached``); None: every run is
+        advised."""
         self._terms_offset = terms_offset
+        self._columns = dict(columns)
+        """Per-slot column -> (offset of slot 0, bytes per slot) (``_slot_columns``)."""
+        self._user_slots_offset = user_slots_offset
         self.vectors: np.ndarray | None = None
         """The mapped matrix this applies to (the cache drops it once it copied them)."""
-        self._advised = np.zeros(len(mapped) // self.CHUNK_BYTES + 1, dtype=bool)
+        self._advised = np.zeros(len(mapped) // mmap.PAGESIZE + 1, dtype=bool)
+        """Pages of the map already advised (a bool a page: 0.5 MB for a million records)."""
 
     def rows(self, first: int, stop: int) -> None:
         """Vector rows ``[first, stop)``."""
@@ -189,14 +201,53 @@ class Prefetch:
         """Term numbers ``[first, stop)`` of the terms part."""
         self._bytes(self._terms_offset + first * 4, self._terms_offset + stop * 4)
 
+    def user_slots(self, low: int, high: int) -> None:
+        """Entries ``[low, high)`` of the users' slot lists (``user_slots``)."""
+        self._bytes(self._user_slots_offset + low * 4, self._user_slots_offset + high * 4)
+
+    def slots(self, first: int, stop: int, names: Iterable[str]) -> None:
+        """Slots ``[first, stop)`` of each named per-slot column."""
+        for name in names:
+            at, width = self._columns[name]
+            self._bytes(at + first * width, at + stop * width)
+
     def _bytes(self, start: int, end: int) -> None:
         if end <= start or not hasattr(mmap, "MADV_WILLNEED"):
             return
-        chunks = self._advised[start // self.CHUNK_BYTES:(end - 1) // self.CHUNK_BYTES + 1]
-        if chunks.all():
+        pages = self._advised[start // mmap.PAGESIZE:(end - 1) // mmap.PAGESIZE + 1]
+        if pages.all():
             return
-        chunks[:] = True
-        _will_need(self._mapped, start, end)
+        pages[:] = True
+        if not self._cached(start):
+            _will_need(self._mapped, start, end)
+
+    def _cached(self, offset: int) -> bool:
+        """The page at ``offset`` is in the page cache, told by a read that may not wait
+        (Linux's ``RWF_NOWAIT``; None elsewhere). A run whose first page is cached is taken
+        to be cached whole (a file read back or dropped as a whole): advising a cached run
+        costs the kernel a look at each of its pages (about 12 µs a MiB), which a fresh
+        process's first search would pay for nothing."""
+        if self._descriptor is None or _NO_WAIT is None:
+            return False
+        try:
+            return os.preadv(self._descriptor, [bytearray(1)], offset, _NO_WAIT) == 1
+        except OSError:  # BlockingIOError: not cached (a read of it may have begun)
+            return False
+
+
+SCOPE_RUNS = ("user", "agent", "thread")
+"""The ``scope`` column's three runs of codes, in file order (``Prefetch`` names)."""
+
+
+def _slot_columns(offsets: Mapping[str, tuple[int, int]], capacity: int
+                  ) -> dict[str, tuple[int, int]]:
+    """Per-slot column -> (offset of slot 0, bytes per slot), the scope's three runs as
+    ``user``, ``agent`` and ``thread``."""
+    columns = {name: (offsets[name][0], np.dtype(dtype).itemsize)
+               for name, dtype in COLUMNS if name not in ("scope", "vectors")}
+    for index, name in enumerate(SCOPE_RUNS):
+        columns[name] = (offsets["scope"][0] + index * capacity * 4, 4)
+    return columns
 
 
 def _layout(capacity: int, dimension: int) -> tuple[dict[str, tuple[int, int]], int]:
@@ -291,6 +342,7 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                     or os.fstat(handle.fileno()).st_size != end):
                 return None
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+            reader = _reader(mapped, handle.fileno())
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     _read_ahead(mapped, [(scope_at, scope_bytes), (table_at, metadata_bytes)]
@@ -330,7 +382,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
         for name, dtype in COLUMNS
     }
     prefetch = Prefetch(mapped, offsets["vectors"][0], (dimension or 0) * 4,
-                        parts["terms"][0])
+                        parts["terms"][0],
+                        _slot_columns(offsets, capacity), parts["user_slots"][0], reader)
     prefetch.vectors = columns["vectors"]
     return Snapshot(epoch=epoch, version=int(header["version"]), mark=mark,
                     dimension=dimension, size=size, capacity=capacity,
@@ -338,7 +391,20 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                     scope_values=scope_values, metadata=metadata, prefetch=prefetch,
                     terms=term_arrays["terms"], vocabulary=words,
                     users=UserSlots(term_arrays["user_offsets"], term_arrays["user_slots"],
-                                    size))
+                                    size, prefetch.user_slots))
+
+
+def _reader(mapped: mmap.mmap, descriptor: int) -> int | None:
+    """A descriptor of the mapped file (not of whatever its path names later), closed when
+    the map is, for ``Prefetch._cached``; None where it cannot tell."""
+    if _NO_WAIT is None:
+        return None
+    try:
+        reader = os.dup(descriptor)
+    except OSError:
+        return None
+    weakref.finalize(mapped, os.close, reader)
+    return reader
 
 
 def _read_ahead(mapped: mmap.mmap, regions: Sequence[tuple[int, int]]) -> None:
@@ -351,12 +417,21 @@ def _read_ahead(mapped: mmap.mmap, regions: Sequence[tuple[int, int]]) -> None:
             _will_need(mapped, offset, offset + length)
 
 
+_NO_WAIT: int | None = getattr(os, "RWF_NOWAIT", None)
+WILL_NEED_BYTES = 128 * 1024
+"""Linux reads at most the device's read-ahead window (``read_ahead_kb``, 128 KiB unless
+set otherwise; its largest request if that is larger) of one ``MADV_WILLNEED`` and drops
+the rest of the range, so a run is asked for in pieces of this size."""
+
+
 def _will_need(mapped: mmap.mmap, start: int, end: int) -> None:
     """``MADV_WILLNEED`` on bytes ``[start, end)`` of the map (from the page holding
-    ``start``); a kernel that refuses it leaves the pages to be faulted in as read."""
+    ``start``), in pieces of WILL_NEED_BYTES; a kernel that refuses it leaves the pages to
+    be faulted in as read."""
     begin = start // mmap.PAGESIZE * mmap.PAGESIZE
     with contextlib.suppress(OSError, ValueError):
-        mapped.madvise(mmap.MADV_WILLNEED, begin, end - begin)
+        for at in range(begin, end, WILL_NEED_BYTES):
+            mapped.madvise(mmap.MADV_WILLNEED, at, min(WILL_NEED_BYTES, end - at))
 
 
 def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
