@@ -4,9 +4,11 @@ comparing every record's user, and finds the same ones as that comparison would.
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import mmap
 import os
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -362,3 +364,53 @@ def test_a_run_is_asked_for_in_pieces_the_kernel_reads_whole() -> None:
     vector_file._will_need(Mapped(), start, end)  # type: ignore[arg-type]
     assert calls == [(mmap.PAGESIZE, piece), (mmap.PAGESIZE + piece, piece),
                      (mmap.PAGESIZE + 2 * piece, piece), (mmap.PAGESIZE + 3 * piece, 10)]
+
+
+def test_a_span_reaching_past_pages_advised_before_asks_for_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Users' spans overlap: pages one user's search advised are in the page cache after it,
+    so a probe of the first page of the next user's longer run answers "cached" though the
+    rest of the run was never read. The probe and the advice start at the first page not
+    advised before."""
+    page = mmap.PAGESIZE
+    path = tmp_path / "file"
+    path.write_bytes(bytes(16 * page))
+    with path.open("rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+    asked: list[tuple[int, int]] = []
+    probed: list[int] = []
+
+    def cached(self: Any, offset: int) -> bool:  # what was advised is in the page cache
+        probed.append(offset)
+        return any(start // page <= offset // page <= (end - 1) // page
+                   for start, end in asked)
+
+    monkeypatch.setattr(vector_file.Prefetch, "_cached", cached)
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end: asked.append((start, end)))
+    prefetch = vector_file.Prefetch(mapped, 0, 0, 0, {"seq": (0, 8)}, 0)
+    first_user = (page // 8 - 4, 2 * page // 8 - 4)  # slots on pages 0 and 1
+    prefetch.slots(*first_user, names=["seq"])
+    assert asked == [(page - 32, 2 * page - 32)]
+    prefetch.slots(page // 8, 10 * page // 8, names=["seq"])  # pages 1 to 9
+    assert probed[-1] == 2 * page and asked[-1] == (2 * page, 10 * page)
+
+
+@pytest.mark.skipif(getattr(os, "RWF_NOWAIT", None) is None, reason="Linux only")
+def test_the_probing_descriptor_is_the_mapped_files_and_closes_with_the_map(
+    store_path: Path
+) -> None:
+    """``_reader``'s descriptor names the mapped file (not whatever its path names later),
+    is not inherited by child processes, and is closed once nothing holds the map."""
+    cache = from_file(store_path)
+    assert cache is not None and cache._prefetch is not None
+    descriptor = cache._prefetch._descriptor
+    assert descriptor is not None and not os.get_inheritable(descriptor)
+    assert os.path.samestat(os.fstat(descriptor), os.stat(f"{store_path}.vectors"))
+    held = weakref.ref(cache._prefetch._mapped)
+    del cache
+    gc.collect()
+    assert held() is None
+    with pytest.raises(OSError):
+        os.fstat(descriptor)

@@ -217,6 +217,10 @@ class Prefetch:
         pages = self._advised[start // mmap.PAGESIZE:(end - 1) // mmap.PAGESIZE + 1]
         if pages.all():
             return
+        # From the first page not advised yet: pages advised before (another user's span
+        # over the same column) are cached by that advice, and would pass the probe for
+        # the rest of the run, which may be on the disk only.
+        start = max(start, (start // mmap.PAGESIZE + int(np.argmin(pages))) * mmap.PAGESIZE)
         pages[:] = True
         if not self._cached(start):
             _will_need(self._mapped, start, end)
