@@ -407,7 +407,9 @@ def _reader(mapped: mmap.mmap, descriptor: int) -> int | None:
         reader = os.dup(descriptor)
     except OSError:
         return None
-    weakref.finalize(mapped, os.close, reader)
+    # Not at interpreter exit (finalize's default): a thread still searching then would
+    # probe a closed descriptor, or one a later open reused.
+    weakref.finalize(mapped, os.close, reader).atexit = False
     return reader
 
 
