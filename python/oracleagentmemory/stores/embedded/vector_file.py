@@ -178,7 +178,7 @@ class Prefetch:
 
     def __init__(self, mapped: mmap.mmap, offset: int, row_bytes: int, terms_offset: int,
                  columns: Mapping[str, tuple[int, int]], user_slots_offset: int,
-                 descriptor: int | None = None) -> None:
+                 descriptor: int | None) -> None:
         self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
         self._descriptor = descriptor
         """The mapped file open for reading (``_reader``: closed with the map), to tell a
@@ -227,7 +227,7 @@ class Prefetch:
 
     def _cached(self, offset: int) -> bool:
         """The page at ``offset`` is in the page cache, told by a read that may not wait
-        (Linux's ``RWF_NOWAIT``; None elsewhere). A run whose first page is cached is taken
+        (Linux's ``RWF_NOWAIT``; False where there is none: every run is advised). A run whose first page is cached is taken
         to be cached whole (a file read back or dropped as a whole): advising a cached run
         costs the kernel a look at each of its pages (about 12 µs a MiB), which a fresh
         process's first search would pay for nothing."""
