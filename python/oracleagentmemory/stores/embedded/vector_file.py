@@ -227,10 +227,10 @@ class Prefetch:
 
     def _cached(self, offset: int) -> bool:
         """The page at ``offset`` is in the page cache, told by a read that may not wait
-        (Linux's ``RWF_NOWAIT``; False where there is none: every run is advised). A run whose first page is cached is taken
-        to be cached whole (a file read back or dropped as a whole): advising a cached run
-        costs the kernel a look at each of its pages (about 12 µs a MiB), which a fresh
-        process's first search would pay for nothing."""
+        (Linux's ``RWF_NOWAIT``; False where there is none: every run is advised). A run
+        whose first page is cached is taken to be cached whole (a file read back or dropped
+        as a whole): advising a cached run costs the kernel a look at each of its pages
+        (about 12 µs a MiB), which a fresh process's first search would pay for nothing."""
         if self._descriptor is None or _NO_WAIT is None:
             return False
         try:
