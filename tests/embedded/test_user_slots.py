@@ -389,7 +389,7 @@ def test_a_span_reaching_past_pages_advised_before_asks_for_the_rest(
     monkeypatch.setattr(vector_file.Prefetch, "_cached", cached)
     monkeypatch.setattr(vector_file, "_will_need",
                         lambda mapped, start, end: asked.append((start, end)))
-    prefetch = vector_file.Prefetch(mapped, 0, 0, 0, {"seq": (0, 8)}, 0)
+    prefetch = vector_file.Prefetch(mapped, 0, 0, 0, {"seq": (0, 8)}, 0, None)
     first_user = (page // 8 - 4, 2 * page // 8 - 4)  # slots on pages 0 and 1
     prefetch.slots(*first_user, names=["seq"])
     assert asked == [(page - 32, 2 * page - 32)]
