@@ -221,9 +221,19 @@ def test_a_list_that_is_not_ascending_slots_of_the_file_is_never_told(slots: lis
     assert told == []
 
 
-def _out_of_the_page_cache(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every run the search asks for is taken to be on the disk only."""
-    monkeypatch.setattr(vector_file.Prefetch, "_cached", lambda self, offset: False)
+def _asking(store_path: Path, monkeypatch: pytest.MonkeyPatch, on_disk: bool = True
+            ) -> tuple[RecordCache, list[tuple[int, int]]]:
+    """The cache of the store's file, and the runs it asks the kernel for from now on
+    (``on_disk``: every run taken to be out of the page cache)."""
+    asked: list[tuple[int, int]] = []
+    if on_disk:
+        monkeypatch.setattr(vector_file.Prefetch, "_cached", lambda self, offset: False)
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end: asked.append((start, end)))
+    cache = from_file(store_path)
+    assert cache is not None and cache.users is not None
+    asked.clear()  # (opening asks for the tables it checks)
+    return cache, asked
 
 
 def _pages_at(cache: RecordCache, array: np.ndarray, first: int, stop: int) -> set[int]:
@@ -247,13 +257,8 @@ def test_a_user_scoped_search_asks_for_the_pages_it_reads_once(
     (expiry: the file holds expiring records; the terms' runs only for a keyword search),
     each page once: unadvised, each fault on a file out of the page cache reads as much
     around it as the device's read-ahead says, one fault after another."""
-    asked: list[tuple[int, int]] = []
-    _out_of_the_page_cache(monkeypatch)
-    monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end: asked.append((start, end)))
-    cache = from_file(store_path)
-    assert cache is not None and cache.users is not None and cache.expiring
-    asked.clear()  # (opening asks for the tables it checks)
+    cache, asked = _asking(store_path, monkeypatch)
+    assert cache.users is not None and cache.expiring
     code = cache._ids["u1"]
     low, high = int(cache.users.offsets[code]), int(cache.users.offsets[code + 1])
     mine = np.array(cache.users.slots[low:high])
@@ -279,14 +284,9 @@ def test_columns_copied_out_of_the_map_are_not_asked_for(
 ) -> None:
     """Once the cache grew (every column copied out of the map), its scopes read memory:
     only the user's list, still the map's, is asked for."""
-    asked: list[tuple[int, int]] = []
-    _out_of_the_page_cache(monkeypatch)
-    monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end: asked.append((start, end)))
-    cache = from_file(store_path)
-    assert cache is not None and cache.users is not None
+    cache, asked = _asking(store_path, monkeypatch)
+    assert cache.users is not None
     cache._grow(cache.seq.shape[0] + 1)
-    asked.clear()
     assert cache.scope_slots({0: "u2"}).tolist() == _expected(cache, "u2", None)
     code = cache._ids["u2"]
     assert len(asked) == 1 and asked[0][1] - asked[0][0] == 4 * int(
@@ -298,13 +298,7 @@ def test_a_thread_in_a_users_scope_asks_for_the_thread_codes_too(
 ) -> None:
     """A scope of a user and a thread reads the thread codes at the user's slots: their
     pages are asked for with the user's columns."""
-    asked: list[tuple[int, int]] = []
-    _out_of_the_page_cache(monkeypatch)
-    monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end: asked.append((start, end)))
-    cache = from_file(store_path)
-    assert cache is not None and cache.users is not None
-    asked.clear()
+    cache, asked = _asking(store_path, monkeypatch)
     assert cache.scope_slots({0: "u3", 2: "t3"}).tolist() == _expected(cache, "u3", "t3")
     mine = cache.scope_slots({0: "u3"})
     threads = _pages_at(cache, cache.scope[2], int(mine[0]), int(mine[-1]) + 1)
@@ -317,12 +311,7 @@ def test_runs_already_in_the_page_cache_are_not_asked_for(
 ) -> None:
     """A file just written is in the page cache: a search asks the kernel for none of its
     pages (it would look at each of them for nothing), and finds the same slots."""
-    asked: list[tuple[int, int]] = []
-    monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end: asked.append((start, end)))
-    cache = from_file(store_path)
-    assert cache is not None and cache.users is not None
-    asked.clear()
+    cache, asked = _asking(store_path, monkeypatch, on_disk=False)
     assert cache.scope_slots({0: "u1"}, terms=True).tolist() == _expected(cache, "u1", None)
     assert asked == []
 
