@@ -229,7 +229,7 @@ def _asking(store_path: Path, monkeypatch: pytest.MonkeyPatch, on_disk: bool = T
     if on_disk:
         monkeypatch.setattr(vector_file.Prefetch, "_cached", lambda self, offset: False)
     monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end: asked.append((start, end)))
+                        lambda mapped, start, end, *piece: asked.append((start, end)))
     cache = from_file(store_path)
     assert cache is not None and cache.users is not None
     asked.clear()  # (opening asks for the tables it checks)
@@ -339,18 +339,18 @@ def test_a_page_is_cached_when_a_read_that_may_not_wait_reads_it(
 
 
 def test_a_run_is_asked_for_in_pieces_the_kernel_reads_whole() -> None:
-    """Linux reads at most the device's read-ahead window of one MADV_WILLNEED (128 KiB
-    unless set otherwise) and drops the rest: a run is asked for in pieces of that size,
-    from the page holding its start to its end."""
+    """Linux reads at most the larger of the device's read-ahead window and its largest
+    request of one MADV_WILLNEED and drops the rest: a run is asked for in pieces of that
+    size, from the page holding its start to its end."""
     calls: list[tuple[int, int]] = []
 
     class Mapped:
         def madvise(self, option: int, start: int, length: int) -> None:
             calls.append((start, length))
 
-    piece = vector_file.WILL_NEED_BYTES
+    piece = 8 * mmap.PAGESIZE
     start, end = mmap.PAGESIZE + 5, mmap.PAGESIZE + 3 * piece + 10
-    vector_file._will_need(Mapped(), start, end)  # type: ignore[arg-type]
+    vector_file._will_need(Mapped(), start, end, piece)  # type: ignore[arg-type]
     assert calls == [(mmap.PAGESIZE, piece), (mmap.PAGESIZE + piece, piece),
                      (mmap.PAGESIZE + 2 * piece, piece), (mmap.PAGESIZE + 3 * piece, 10)]
 
@@ -377,7 +377,7 @@ def test_a_span_reaching_past_pages_advised_before_asks_for_the_rest(
 
     monkeypatch.setattr(vector_file.Prefetch, "_cached", cached)
     monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end: asked.append((start, end)))
+                        lambda mapped, start, end, *piece: asked.append((start, end)))
     prefetch = vector_file.Prefetch(mapped, 0, 0, 0, {"seq": (0, 8)}, 0, None)
     first_user = (page // 8 - 4, 2 * page // 8 - 4)  # slots on pages 0 and 1
     prefetch.slots(*first_user, names=["seq"])
@@ -403,3 +403,42 @@ def test_the_probing_descriptor_is_the_mapped_files_and_closes_with_the_map(
     assert held() is None
     with pytest.raises(OSError):
         os.fstat(descriptor)
+
+
+def _fake_sys_block(root: Path, read_ahead_kb: str, max_sectors_kb: str,
+                    partition: bool) -> Path:
+    """A /sys/dev/block entry: a disk's queue, the entry itself or one of its partitions."""
+    disk = root / "devices" / "vdz"
+    (disk / "queue").mkdir(parents=True)
+    (disk / "queue" / "read_ahead_kb").write_text(read_ahead_kb + "\n")
+    (disk / "queue" / "max_sectors_kb").write_text(max_sectors_kb + "\n")
+    entry = disk / "vdz1" if partition else disk
+    entry.mkdir(exist_ok=True)
+    return entry
+
+
+@pytest.mark.parametrize("read_ahead_kb, max_sectors_kb, partition, expected", [
+    ("8192", "4096", False, 8192 * 1024),   # this machine's virtual disk
+    ("128", "4096", True, 4096 * 1024),     # the default window, a large request
+    ("0", "1", False, mmap.PAGESIZE),       # never below a page
+    ("none", "128", False, vector_file.WILL_NEED_BYTES),  # unreadable: Linux's default
+])
+def test_the_piece_is_what_the_files_device_reads_of_one_advice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_ahead_kb: str,
+    max_sectors_kb: str, partition: bool, expected: int
+) -> None:
+    entry = _fake_sys_block(tmp_path, read_ahead_kb, max_sectors_kb, partition)
+    real = os.path.realpath
+    monkeypatch.setattr(vector_file.os.path, "realpath", lambda path: str(entry)
+                        if str(path).startswith("/sys/dev/block/") else real(path))
+    with open(tmp_path / "file", "wb") as handle:
+        assert vector_file.will_need_bytes(handle.fileno()) == expected
+
+
+def test_a_file_on_no_block_device_is_advised_in_the_default_piece(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch
+                                                                   ) -> None:
+    monkeypatch.setattr(vector_file.os.path, "realpath",
+                        lambda path: str(tmp_path / "no-such-device"))
+    with open(tmp_path / "file", "wb") as handle:
+        assert vector_file.will_need_bytes(handle.fileno()) == vector_file.WILL_NEED_BYTES

@@ -161,6 +161,14 @@ class KeyCodes:
     complex: dict[int, Any]
 
 
+_NO_WAIT: int | None = getattr(os, "RWF_NOWAIT", None)
+WILL_NEED_BYTES = 128 * 1024
+"""Linux reads at most the larger of the device's read-ahead window and its largest
+request of one ``MADV_WILLNEED`` (``force_page_cache_ra``) and drops the rest of the range,
+so a run is asked for in pieces of that size (``will_need_bytes``); this one, Linux's
+default read-ahead window, where the device's cannot be read."""
+
+
 class Prefetch:
     """Asks the kernel to read runs of the map at once, each part once.
 
@@ -178,8 +186,10 @@ class Prefetch:
 
     def __init__(self, mapped: mmap.mmap, offset: int, row_bytes: int, terms_offset: int,
                  columns: Mapping[str, tuple[int, int]], user_slots_offset: int,
-                 descriptor: int | None) -> None:
+                 descriptor: int | None, piece: int = WILL_NEED_BYTES) -> None:
         self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
+        self._piece = piece
+        """Bytes one ``MADV_WILLNEED`` reads of this file (``will_need_bytes``)."""
         self._descriptor = descriptor
         """The mapped file open for reading (``_reader``: closed with the map), to tell a
         page in the page cache without reading it (``_cached``); None: every run is
@@ -231,7 +241,7 @@ class Prefetch:
                 todo.append((max(start, page * mmap.PAGESIZE), end))
         if todo and not self._cached(todo[0][0]):
             for start, end in todo:
-                _will_need(self._mapped, start, end)
+                _will_need(self._mapped, start, end, self._piece)
 
     def _cached(self, offset: int) -> bool:
         """The page at ``offset`` is in the page cache, told by a read that may not wait
@@ -355,10 +365,12 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                 return None
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
             reader = _reader(mapped, handle.fileno())
+            piece = will_need_bytes(handle.fileno())
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     _read_ahead(mapped, [(scope_at, scope_bytes), (table_at, metadata_bytes)]
-                + [parts[name] for name in ("offsets", "hashes", "ids", "data", "user_offsets")])
+                + [parts[name] for name in ("offsets", "hashes", "ids", "data", "user_offsets")],
+                piece)
     table = mapped[scope_at:scope_at + scope_bytes]
     if zlib.crc32(table) != scope_crc:
         return None
@@ -395,7 +407,8 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     }
     prefetch = Prefetch(mapped, offsets["vectors"][0], (dimension or 0) * 4,
                         parts["terms"][0],
-                        _slot_columns(offsets, capacity), parts["user_slots"][0], reader)
+                        _slot_columns(offsets, capacity), parts["user_slots"][0], reader,
+                        piece)
     prefetch.vectors = columns["vectors"]
     return Snapshot(epoch=epoch, version=int(header["version"]), mark=mark,
                     dimension=dimension, size=size, capacity=capacity,
@@ -421,31 +434,45 @@ def _reader(mapped: mmap.mmap, descriptor: int) -> int | None:
     return reader
 
 
-def _read_ahead(mapped: mmap.mmap, regions: Sequence[tuple[int, int]]) -> None:
+def _read_ahead(mapped: mmap.mmap, regions: Sequence[tuple[int, int]], piece: int) -> None:
     """Ask the kernel to read the (offset, bytes) regions that opening checks, all at once:
     from a file out of the page cache, one read after another cost 10-25 ms."""
     if not hasattr(mmap, "MADV_WILLNEED"):
         return
     for offset, length in regions:
         if length > 0:
-            _will_need(mapped, offset, offset + length)
+            _will_need(mapped, offset, offset + length, piece)
 
 
-_NO_WAIT: int | None = getattr(os, "RWF_NOWAIT", None)
-WILL_NEED_BYTES = 128 * 1024
-"""Linux reads at most the device's read-ahead window (``read_ahead_kb``, 128 KiB unless
-set otherwise; its largest request if that is larger) of one ``MADV_WILLNEED`` and drops
-the rest of the range, so a run is asked for in pieces of this size."""
+def will_need_bytes(descriptor: int) -> int:
+    """The most one ``MADV_WILLNEED`` reads of the file open as ``descriptor``: the larger
+    of ``read_ahead_kb`` and ``max_sectors_kb`` of the block device holding it (its queue,
+    or its disk's for a partition), at least a page; WILL_NEED_BYTES when there is no such
+    device to read (another system, a file system on no single block device). Pieces of
+    128 KiB on a disk that takes 4-8 MiB made the first search at a million records 20 %
+    slower there, measured."""
+    try:
+        device = os.fstat(descriptor).st_dev
+        found = os.path.realpath(f"/sys/dev/block/{os.major(device)}:{os.minor(device)}")
+        queue = os.path.join(found, "queue")
+        if not os.path.isdir(queue):  # a partition: its disk's queue
+            queue = os.path.join(os.path.dirname(found), "queue")
+        kib = max(int(Path(queue, name).read_text()) for name in
+                  ("read_ahead_kb", "max_sectors_kb"))
+    except (OSError, ValueError):
+        return WILL_NEED_BYTES
+    return max(kib * 1024, mmap.PAGESIZE)
 
 
-def _will_need(mapped: mmap.mmap, start: int, end: int) -> None:
+def _will_need(mapped: mmap.mmap, start: int, end: int, piece: int = WILL_NEED_BYTES
+               ) -> None:
     """``MADV_WILLNEED`` on bytes ``[start, end)`` of the map (from the page holding
-    ``start``), in pieces of WILL_NEED_BYTES; a kernel that refuses it leaves the pages to
-    be faulted in as read."""
+    ``start``), in pieces of ``piece`` bytes (``will_need_bytes``); a kernel that refuses
+    it leaves the pages to be faulted in as read."""
     begin = start // mmap.PAGESIZE * mmap.PAGESIZE
     with contextlib.suppress(OSError, ValueError):
-        for at in range(begin, end, WILL_NEED_BYTES):
-            mapped.madvise(mmap.MADV_WILLNEED, at, min(WILL_NEED_BYTES, end - at))
+        for at in range(begin, end, piece):
+            mapped.madvise(mmap.MADV_WILLNEED, at, min(piece, end - at))
 
 
 def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
