@@ -386,6 +386,45 @@ def test_a_span_reaching_past_pages_advised_before_asks_for_the_rest(
     assert probed[-1] == 2 * page and asked[-1] == (2 * page, 10 * page)
 
 
+def test_the_runs_of_one_call_are_decided_by_one_probe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The columns of one span are probed once, at the first page not advised before of
+    the first run that has one: all of them are asked for, or (cached) none, and their
+    pages are not asked for again either way."""
+    page = mmap.PAGESIZE
+    path = tmp_path / "file"
+    path.write_bytes(bytes(16 * page))
+    with path.open("rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+    asked: list[tuple[int, int]] = []
+    probed: list[int] = []
+    answer = [False]
+
+    def cached(self: Any, offset: int) -> bool:
+        probed.append(offset)
+        return answer[0]
+
+    monkeypatch.setattr(vector_file.Prefetch, "_cached", cached)
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end, *piece: asked.append((start, end)))
+    prefetch = vector_file.Prefetch(mapped, 0, 0, 0, {"a": (0, 8), "b": (8 * page, 8)}, 0,
+                                    None)
+    per_page = page // 8
+    prefetch.slots(0, per_page, names=["a", "b"])
+    assert probed == [0] and asked == [(0, page), (8 * page, 9 * page)]
+    prefetch.slots(0, 2 * per_page, names=["a", "b"])  # a's page 0 and b's page 8 advised
+    assert probed == [0, page] and asked[2:] == [(page, 2 * page), (9 * page, 10 * page)]
+    prefetch.slots(per_page, 2 * per_page, names=["b", "a"])  # all advised: no probe
+    assert probed == [0, page] and len(asked) == 4
+    answer[0] = True
+    prefetch.slots(per_page, 3 * per_page, names=["b", "a"])  # b's page 10 decides
+    assert probed[-1] == 10 * page and len(asked) == 4
+    answer[0] = False
+    prefetch.slots(2 * per_page, 3 * per_page, names=["a", "b"])
+    assert len(probed) == 3 and len(asked) == 4  # marked though not asked for
+
+
 @pytest.mark.skipif(getattr(os, "RWF_NOWAIT", None) is None, reason="Linux only")
 def test_the_probing_descriptor_is_the_mapped_files_and_closes_with_the_map(
     store_path: Path
