@@ -425,6 +425,36 @@ def test_the_runs_of_one_call_are_decided_by_one_probe(
     assert len(probed) == 3 and len(asked) == 4  # marked though not asked for
 
 
+
+@pytest.mark.parametrize("first, stop", [(12, 40), (-40, -8), (-4, 3)])
+def test_rows_outside_the_map_leave_its_pages_as_they_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, first: int, stop: int
+) -> None:
+    """Vector rows come from the file's ``row`` column, which no CRC covers: a damaged
+    file may name rows past the end of the map or before its start. Only the pages of the
+    map are marked advised (the marks neither grow nor shrink, which would shift every
+    later page's) and only the map's part of the run is asked for."""
+    page = mmap.PAGESIZE
+    path = tmp_path / "file"
+    path.write_bytes(bytes(16 * page))
+    with path.open("rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+    asked: list[tuple[int, int]] = []
+    monkeypatch.setattr(vector_file.Prefetch, "_cached", lambda self, offset: False)
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end, *piece: asked.append((start, end)))
+    prefetch = vector_file.Prefetch(mapped, 0, page, 0, {}, 0, None)  # a row a page
+    marks = len(prefetch._advised)
+    prefetch.rows(first, stop)
+    assert len(prefetch._advised) == marks
+    inside = range(max(first, 0), min(stop, 16))
+    assert [index for index in range(16) if prefetch._advised[index]] == list(inside)
+    assert asked == ([(inside.start * page, stop * page)] if inside else [])
+    prefetch.rows(0, 16)  # the map's first page not advised is still found
+    assert asked[-1] == (min(set(range(16)) - set(inside)) * page, 16 * page)
+    assert all(prefetch._advised[:16]) and len(prefetch._advised) == marks
+
+
 @pytest.mark.skipif(getattr(os, "RWF_NOWAIT", None) is None, reason="Linux only")
 def test_the_probing_descriptor_is_the_mapped_files_and_closes_with_the_map(
     store_path: Path

@@ -232,10 +232,14 @@ class Prefetch:
             return
         todo = []
         for start, end in runs:
-            if end <= start:
+            # Only the map's pages: a damaged file's rows (a column no CRC covers) may lie
+            # outside it, and a slice past the marks' end would grow them, a negative one
+            # count from it (or shrink them), shifting every later page's mark.
+            low = max(start // mmap.PAGESIZE, 0)
+            stop = min((end - 1) // mmap.PAGESIZE + 1, len(self._advised))
+            if end <= start or stop <= low:
                 continue
-            stop = (end - 1) // mmap.PAGESIZE + 1
-            page = self._advised.find(0, start // mmap.PAGESIZE, stop)
+            page = self._advised.find(0, low, stop)
             if page >= 0:
                 self._advised[page:stop] = b"\x01" * (stop - page)
                 todo.append((max(start, page * mmap.PAGESIZE), end))
