@@ -463,7 +463,7 @@ def will_need_bytes(descriptor: int) -> int:
             queue = os.path.join(os.path.dirname(found), "queue")
         kib = max(int(Path(queue, name).read_text()) for name in
                   ("read_ahead_kb", "max_sectors_kb"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError, OverflowError):  # (no os.major; st_dev < 0)
         return WILL_NEED_BYTES
     return max(kib * 1024, mmap.PAGESIZE)
 
