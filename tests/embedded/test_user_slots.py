@@ -474,16 +474,20 @@ def test_the_probing_descriptor_is_the_mapped_files_and_closes_with_the_map(
         os.fstat(descriptor)
 
 
-def _fake_sys_block(root: Path, read_ahead_kb: str, max_sectors_kb: str,
-                    partition: bool) -> Path:
-    """A /sys/dev/block entry: a disk's queue, the entry itself or one of its partitions."""
+def _fake_sys_dev_block(root: Path, monkeypatch: pytest.MonkeyPatch, device: int,
+                        read_ahead_kb: str, max_sectors_kb: str, partition: bool) -> None:
+    """A /sys/dev/block whose link for ``device`` names a disk's entry or one of its
+    partitions', the disk's queue holding these values."""
     disk = root / "devices" / "vdz"
     (disk / "queue").mkdir(parents=True)
     (disk / "queue" / "read_ahead_kb").write_text(read_ahead_kb + "\n")
     (disk / "queue" / "max_sectors_kb").write_text(max_sectors_kb + "\n")
     entry = disk / "vdz1" if partition else disk
     entry.mkdir(exist_ok=True)
-    return entry
+    (root / "dev-block").mkdir()
+    (root / "dev-block" / f"{os.major(device)}:{os.minor(device)}").symlink_to(entry)
+    monkeypatch.setattr(vector_file, "SYS_DEV_BLOCK", str(root / "dev-block"))
+    monkeypatch.setattr(vector_file, "_PIECES", {})
 
 
 @pytest.mark.parametrize("read_ahead_kb, max_sectors_kb, partition, expected", [
@@ -496,18 +500,53 @@ def test_the_piece_is_what_the_files_device_reads_of_one_advice(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, read_ahead_kb: str,
     max_sectors_kb: str, partition: bool, expected: int
 ) -> None:
-    entry = _fake_sys_block(tmp_path, read_ahead_kb, max_sectors_kb, partition)
-    real = os.path.realpath
-    monkeypatch.setattr(vector_file.os.path, "realpath", lambda path: str(entry)
-                        if str(path).startswith("/sys/dev/block/") else real(path))
     with open(tmp_path / "file", "wb") as handle:
+        _fake_sys_dev_block(tmp_path, monkeypatch, os.fstat(handle.fileno()).st_dev,
+                            read_ahead_kb, max_sectors_kb, partition)
         assert vector_file.will_need_bytes(handle.fileno()) == expected
+        (tmp_path / "devices" / "vdz" / "queue" / "read_ahead_kb").write_text("1")
+        assert vector_file.will_need_bytes(handle.fileno()) == expected  # once a process
 
 
-def test_a_file_on_no_block_device_is_advised_in_the_default_piece(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch
-                                                                   ) -> None:
-    monkeypatch.setattr(vector_file.os.path, "realpath",
-                        lambda path: str(tmp_path / "no-such-device"))
+def test_a_file_on_no_block_device_is_advised_in_the_default_piece(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(vector_file, "SYS_DEV_BLOCK", str(tmp_path / "no-such-folder"))
+    monkeypatch.setattr(vector_file, "_PIECES", {})
     with open(tmp_path / "file", "wb") as handle:
         assert vector_file.will_need_bytes(handle.fileno()) == vector_file.WILL_NEED_BYTES
+
+
+def test_the_piece_is_looked_up_only_when_a_run_needs_advice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process whose file is in the page cache never reads sysfs; one that advises a run
+    does, once, and asks in its pieces."""
+    page = mmap.PAGESIZE
+    path = tmp_path / "file"
+    path.write_bytes(bytes(64 * page))
+    with path.open("rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+    looked: list[int] = []
+    monkeypatch.setattr(vector_file, "will_need_bytes",
+                        lambda descriptor: looked.append(descriptor) or 8 * page)
+    calls: list[tuple[int, int]] = []
+
+    class Recorded:
+        def madvise(self, option: int, start: int, length: int) -> None:
+            calls.append((start, length))
+
+        def __len__(self) -> int:
+            return len(mapped)
+
+    cached = True
+    monkeypatch.setattr(vector_file.Prefetch, "_cached", lambda self, offset: cached)
+    prefetch = vector_file.Prefetch(Recorded(), 0, page, 0, {}, 0, 7)  # type: ignore[arg-type]
+    prefetch.rows(0, 4)
+    assert looked == [] and calls == []
+    cached = False
+    prefetch.rows(4, 24)
+    prefetch.rows(40, 41)
+    assert looked == [7]
+    assert calls == [(4 * page, 8 * page), (12 * page, 8 * page), (20 * page, 4 * page),
+                     (40 * page, page)]

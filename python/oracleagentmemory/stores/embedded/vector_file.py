@@ -186,10 +186,11 @@ class Prefetch:
 
     def __init__(self, mapped: mmap.mmap, offset: int, row_bytes: int, terms_offset: int,
                  columns: Mapping[str, tuple[int, int]], user_slots_offset: int,
-                 descriptor: int | None, piece: int = WILL_NEED_BYTES) -> None:
+                 descriptor: int | None) -> None:
         self._mapped, self._offset, self._row_bytes = mapped, offset, row_bytes
-        self._piece = piece
-        """Bytes one ``MADV_WILLNEED`` reads of this file (``will_need_bytes``)."""
+        self._piece = 0
+        """Bytes one ``MADV_WILLNEED`` reads of this file (``will_need_bytes``), found when
+        a run first needs advice (a process whose file is cached never looks)."""
         self._descriptor = descriptor
         """The mapped file open for reading (``_reader``: closed with the map), to tell a
         page in the page cache without reading it (``_cached``); None: every run is
@@ -245,7 +246,13 @@ class Prefetch:
                 todo.append((max(start, page * mmap.PAGESIZE), end))
         if todo and not self._cached(todo[0][0]):
             for start, end in todo:
-                _will_need(self._mapped, start, end, self._piece)
+                _will_need(self._mapped, start, end, self._piece_bytes())
+
+    def _piece_bytes(self) -> int:
+        if not self._piece:
+            self._piece = (WILL_NEED_BYTES if self._descriptor is None
+                           else will_need_bytes(self._descriptor))
+        return self._piece
 
     def _cached(self, offset: int) -> bool:
         """The page at ``offset`` is in the page cache, told by a read that may not wait
@@ -369,12 +376,10 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
                 return None
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
             reader = _reader(mapped, handle.fileno())
-            piece = will_need_bytes(handle.fileno())
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     _read_ahead(mapped, [(scope_at, scope_bytes), (table_at, metadata_bytes)]
-                + [parts[name] for name in ("offsets", "hashes", "ids", "data", "user_offsets")],
-                piece)
+                + [parts[name] for name in ("offsets", "hashes", "ids", "data", "user_offsets")])
     table = mapped[scope_at:scope_at + scope_bytes]
     if zlib.crc32(table) != scope_crc:
         return None
@@ -411,8 +416,7 @@ def load(path: str, epoch: str | None, tag: str) -> Snapshot | None:
     }
     prefetch = Prefetch(mapped, offsets["vectors"][0], (dimension or 0) * 4,
                         parts["terms"][0],
-                        _slot_columns(offsets, capacity), parts["user_slots"][0], reader,
-                        piece)
+                        _slot_columns(offsets, capacity), parts["user_slots"][0], reader)
     prefetch.vectors = columns["vectors"]
     return Snapshot(epoch=epoch, version=int(header["version"]), mark=mark,
                     dimension=dimension, size=size, capacity=capacity,
@@ -438,14 +442,20 @@ def _reader(mapped: mmap.mmap, descriptor: int) -> int | None:
     return reader
 
 
-def _read_ahead(mapped: mmap.mmap, regions: Sequence[tuple[int, int]], piece: int) -> None:
+def _read_ahead(mapped: mmap.mmap, regions: Sequence[tuple[int, int]]) -> None:
     """Ask the kernel to read the (offset, bytes) regions that opening checks, all at once:
     from a file out of the page cache, one read after another cost 10-25 ms."""
     if not hasattr(mmap, "MADV_WILLNEED"):
         return
     for offset, length in regions:
         if length > 0:
-            _will_need(mapped, offset, offset + length, piece)
+            _will_need(mapped, offset, offset + length)
+
+
+SYS_DEV_BLOCK = "/sys/dev/block"
+"""Linux's links from a block device's numbers to its entry (``<major>:<minor>``)."""
+_PIECES: dict[int, int] = {}
+"""``will_need_bytes`` by device, once per process (reading sysfs costs 50-300 µs)."""
 
 
 def will_need_bytes(descriptor: int) -> int:
@@ -457,15 +467,25 @@ def will_need_bytes(descriptor: int) -> int:
     slower there, measured."""
     try:
         device = os.fstat(descriptor).st_dev
-        found = os.path.realpath(f"/sys/dev/block/{os.major(device)}:{os.minor(device)}")
-        queue = os.path.join(found, "queue")
-        if not os.path.isdir(queue):  # a partition: its disk's queue
-            queue = os.path.join(os.path.dirname(found), "queue")
-        kib = max(int(Path(queue, name).read_text()) for name in
-                  ("read_ahead_kb", "max_sectors_kb"))
+        entry = f"{SYS_DEV_BLOCK}/{os.major(device)}:{os.minor(device)}"
     except (OSError, ValueError, AttributeError, OverflowError):  # (no os.major; st_dev < 0)
         return WILL_NEED_BYTES
-    return max(kib * 1024, mmap.PAGESIZE)
+    if device not in _PIECES:
+        _PIECES[device] = WILL_NEED_BYTES
+        for queue in (f"{entry}/queue", f"{entry}/../queue"):  # a partition: its disk's
+            try:
+                kib = max(int(_read_text(f"{queue}/{name}"))
+                          for name in ("read_ahead_kb", "max_sectors_kb"))
+            except (OSError, ValueError):
+                continue
+            _PIECES[device] = max(kib * 1024, mmap.PAGESIZE)
+            break
+    return _PIECES[device]
+
+
+def _read_text(path: str) -> str:
+    with open(path) as handle:
+        return handle.read()
 
 
 def _will_need(mapped: mmap.mmap, start: int, end: int, piece: int = WILL_NEED_BYTES
