@@ -221,15 +221,29 @@ def test_a_list_that_is_not_ascending_slots_of_the_file_is_never_told(slots: lis
     assert told == []
 
 
+def _advice(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The byte runs ``[start, end)`` the kernel is asked for from now on."""
+    asked: list[tuple[int, int]] = []
+    monkeypatch.setattr(vector_file, "_will_need",
+                        lambda mapped, start, end, *piece: asked.append((start, end)))
+    return asked
+
+
+def _map_of(tmp_path: Path, pages: int = 16) -> mmap.mmap:
+    """A private map of a file of ``pages`` zero pages."""
+    path = tmp_path / "file"
+    path.write_bytes(bytes(pages * mmap.PAGESIZE))
+    with path.open("rb") as handle:
+        return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+
+
 def _asking(store_path: Path, monkeypatch: pytest.MonkeyPatch, on_disk: bool = True
             ) -> tuple[RecordCache, list[tuple[int, int]]]:
     """The cache of the store's file, and the runs it asks the kernel for from now on
     (``on_disk``: every run taken to be out of the page cache)."""
-    asked: list[tuple[int, int]] = []
+    asked = _advice(monkeypatch)
     if on_disk:
         monkeypatch.setattr(vector_file.Prefetch, "_cached", lambda self, offset: False)
-    monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end, *piece: asked.append((start, end)))
     cache = from_file(store_path)
     assert cache is not None and cache.users is not None
     asked.clear()  # (opening asks for the tables it checks)
@@ -363,11 +377,8 @@ def test_a_span_reaching_past_pages_advised_before_asks_for_the_rest(
     rest of the run was never read. The probe and the advice start at the first page not
     advised before."""
     page = mmap.PAGESIZE
-    path = tmp_path / "file"
-    path.write_bytes(bytes(16 * page))
-    with path.open("rb") as handle:
-        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
-    asked: list[tuple[int, int]] = []
+    mapped = _map_of(tmp_path)
+    asked = _advice(monkeypatch)
     probed: list[int] = []
 
     def cached(self: Any, offset: int) -> bool:  # what was advised is in the page cache
@@ -376,8 +387,6 @@ def test_a_span_reaching_past_pages_advised_before_asks_for_the_rest(
                    for start, end in asked)
 
     monkeypatch.setattr(vector_file.Prefetch, "_cached", cached)
-    monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end, *piece: asked.append((start, end)))
     prefetch = vector_file.Prefetch(mapped, 0, 0, 0, {"seq": (0, 8)}, 0, None)
     first_user = (page // 8 - 4, 2 * page // 8 - 4)  # slots on pages 0 and 1
     prefetch.slots(*first_user, names=["seq"])
@@ -393,11 +402,8 @@ def test_the_runs_of_one_call_are_decided_by_one_probe(
     the first run that has one: all of them are asked for, or (cached) none, and their
     pages are not asked for again either way."""
     page = mmap.PAGESIZE
-    path = tmp_path / "file"
-    path.write_bytes(bytes(16 * page))
-    with path.open("rb") as handle:
-        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
-    asked: list[tuple[int, int]] = []
+    mapped = _map_of(tmp_path)
+    asked = _advice(monkeypatch)
     probed: list[int] = []
     answer = [False]
 
@@ -406,8 +412,6 @@ def test_the_runs_of_one_call_are_decided_by_one_probe(
         return answer[0]
 
     monkeypatch.setattr(vector_file.Prefetch, "_cached", cached)
-    monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end, *piece: asked.append((start, end)))
     prefetch = vector_file.Prefetch(mapped, 0, 0, 0, {"a": (0, 8), "b": (8 * page, 8)}, 0,
                                     None)
     per_page = page // 8
@@ -435,14 +439,9 @@ def test_rows_outside_the_map_leave_its_pages_as_they_are(
     map are marked advised (the marks neither grow nor shrink, which would shift every
     later page's) and only the map's part of the run is asked for."""
     page = mmap.PAGESIZE
-    path = tmp_path / "file"
-    path.write_bytes(bytes(16 * page))
-    with path.open("rb") as handle:
-        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
-    asked: list[tuple[int, int]] = []
+    mapped = _map_of(tmp_path)
+    asked = _advice(monkeypatch)
     monkeypatch.setattr(vector_file.Prefetch, "_cached", lambda self, offset: False)
-    monkeypatch.setattr(vector_file, "_will_need",
-                        lambda mapped, start, end, *piece: asked.append((start, end)))
     prefetch = vector_file.Prefetch(mapped, 0, page, 0, {}, 0, None)  # a row a page
     marks = len(prefetch._advised)
     prefetch.rows(first, stop)
@@ -523,10 +522,7 @@ def test_the_piece_is_looked_up_only_when_a_run_needs_advice(
     """A process whose file is in the page cache never reads sysfs; one that advises a run
     does, once, and asks in its pieces."""
     page = mmap.PAGESIZE
-    path = tmp_path / "file"
-    path.write_bytes(bytes(64 * page))
-    with path.open("rb") as handle:
-        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+    mapped = _map_of(tmp_path, 64)
     looked: list[int] = []
     monkeypatch.setattr(vector_file, "will_need_bytes",
                         lambda descriptor: looked.append(descriptor) or 8 * page)
