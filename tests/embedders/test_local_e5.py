@@ -99,6 +99,78 @@ def test_vectors_match_the_packages_own_engine(runtime: str, tmp_path: Path) -> 
         assert cosines.min() > 0.999, [case["text"] for case in cases]
 
 
+needs_onnxruntime = pytest.mark.skipif(
+    importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("onnx") is None,
+    reason="onnxruntime is not installed")
+
+
+def _fresh_process_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> object:
+    """An onnxruntime embedder over ``tmp_path`` loaded as a new process loads it (the
+    process's shared models forgotten)."""
+    from oracleagentmemory.core.embedders import local
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+    monkeypatch.setattr(local, "_MODELS", {})
+    model = LocalE5Embedder(runtime="onnxruntime", onnx_cache_dir=tmp_path,
+                            query_cache_size=0)
+    model.load()
+    return model
+
+
+def _ids_and_vectors(model: object) -> tuple[list[list[int]], np.ndarray]:
+    loaded = model._model()  # type: ignore[attr-defined]
+    ids = [loaded.tokenizer.encode(model._prepare(  # type: ignore[attr-defined]
+        loaded, case["text"], case["is_query"])).ids for case in FIXTURE]
+    return ids, model.embed([case["text"] for case in FIXTURE])  # type: ignore[attr-defined]
+
+
+@needs_model
+@needs_onnxruntime
+def test_a_second_process_reads_the_kept_tokenizer_and_not_the_model_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracleagentmemory.core.embedders import local_e5
+
+    first = _fresh_process_load(tmp_path, monkeypatch)
+    tokenizer_file, normalization_file = local_e5.text_files(
+        first.model_file, tmp_path)  # type: ignore[attr-defined]
+    assert tokenizer_file.is_file() and normalization_file.is_file()
+    ids, vectors = _ids_and_vectors(first)
+    assert ids == [case["ids"] for case in FIXTURE]
+
+    def unread(path: Path) -> None:
+        raise AssertionError(f"{path} parsed again")
+
+    monkeypatch.setattr(local_e5, "read_e5_model_file", unread)
+    second = _fresh_process_load(tmp_path, monkeypatch)
+    again_ids, again = _ids_and_vectors(second)
+    assert again_ids == ids
+    assert np.array_equal(again, vectors)
+
+
+@needs_model
+@needs_onnxruntime
+@pytest.mark.parametrize("damage", ["garbage tokenizer", "no normalization",
+                                    "normalization not a map"])
+def test_a_kept_tokenizer_that_cannot_be_read_is_made_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    from oracleagentmemory.core.embedders import local_e5
+
+    first = _fresh_process_load(tmp_path, monkeypatch)
+    ids, vectors = _ids_and_vectors(first)
+    tokenizer_file, normalization_file = local_e5.text_files(
+        first.model_file, tmp_path)  # type: ignore[attr-defined]
+    if damage == "garbage tokenizer":
+        tokenizer_file.write_bytes(b'{"version": "1.0", "model": {"type": "Unig')
+    elif damage == "no normalization":
+        normalization_file.unlink()
+    else:
+        normalization_file.write_text("[1, 2]", encoding="utf-8")
+    second = _fresh_process_load(tmp_path, monkeypatch)
+    assert _ids_and_vectors(second)[0] == ids
+    assert np.array_equal(_ids_and_vectors(second)[1], vectors)
+    assert local_e5._kept_text((tokenizer_file, normalization_file)) is not None  # made again
+
+
 @needs_model
 def test_query_and_passage_prefixes_differ(e5: object) -> None:
     text = ["서울은 한국의 수도이다."]

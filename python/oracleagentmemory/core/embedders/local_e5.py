@@ -13,11 +13,14 @@ see :mod:`.onnx_model_file`) or numpy. As the model card asks, a query is embedd
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib.metadata
 import importlib.util
+import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +37,11 @@ from oracleagentmemory.core.embedders.local import (
     tokenizers_module,
 )
 from oracleagentmemory.core.embedders.minilm_numpy import BertEncoder
-from oracleagentmemory.core.embedders.onnx_model_file import file_sha256
+from oracleagentmemory.core.embedders.onnx_model_file import (
+    cache_dir,
+    file_sha256,
+    write_atomically,
+)
 from oracleagentmemory.errors import ModelUnavailableError
 
 __all__ = ["E5_INSTALL_HINT", "E5_MODEL_FILE_ENV_VAR", "E5_MODEL_NAME", "LocalE5Embedder",
@@ -140,24 +147,89 @@ class _E5NumpyEncoder(_NumpyEncoder):
         self._encoder = BertEncoder(model.config, tensors)
 
 
-def _read_e5(key: _ModelKey) -> _LoadedModel:
-    tokenizers_module()
+TEXT_FILES_FORMAT = 1
+"""Version of the tokenizer and normalisation files kept beside the ONNX model (a change in
+what they hold gives them new names)."""
+
+
+def text_files(model_path: Path, directory: str | os.PathLike[str] | None = None
+               ) -> tuple[Path, Path]:
+    """(tokenizer, normalisation) files of the model file ``model_path`` in the ONNX cache
+    directory, named after its digest, this format, the input length and the ``tokenizers``
+    version (the tokenizer file is in that library's own format)."""
+    digest = hashlib.sha256(
+        f"oracleagentmemory-e5-text/{TEXT_FILES_FORMAT}/{MAX_INPUT_TOKENS}/"
+        f"tokenizers-{tokenizers_module().__version__}\n".encode())
+    digest.update(file_sha256(model_path))
+    stem = f"{E5_MODEL_NAME}-{digest.hexdigest()[:16]}"
+    folder = cache_dir(directory)
+    return folder / f"{stem}.tokenizer.json", folder / f"{stem}.normalization.json"
+
+
+def _kept_text(files: tuple[Path, Path]) -> tuple[Any, dict[int, str]] | None:
+    """The tokenizer and the character map kept in ``files``; None when either is missing
+    or cannot be read (they are then made again from the model file)."""
+    tokenizer_file, normalization_file = files
     try:
-        model = read_e5_model_file(key.model_dir)
-    except ValueError as error:
-        raise ModelUnavailableError(f"{key.model_dir}: {error}") from error
-    tokenizer = build_tokenizer(model)
+        pairs = json.loads(normalization_file.read_text(encoding="utf-8"))
+        normalization = {int(point): str(text) for point, text in pairs.items()}
+        tokenizer = tokenizers_module().Tokenizer.from_file(str(tokenizer_file))
+    except Exception:  # noqa: BLE001 (a kept file that cannot be read never fails a load)
+        return None
+    return tokenizer, normalization
+
+
+def _keep_text(files: tuple[Path, Path], tokenizer: Any,
+               normalization: Mapping[int, str]) -> None:
+    """Write both files (each whole or not at all); a cache that cannot be written only
+    costs the next process the model file's parse."""
+    tokenizer_file, normalization_file = files
+    try:
+        write_atomically(normalization_file, json.dumps(
+            {str(point): text for point, text in normalization.items()},
+            ensure_ascii=False).encode("utf-8"))
+        write_atomically(tokenizer_file, tokenizer.to_str().encode("utf-8"))
+    except OSError:
+        pass
+
+
+def _parsed(model_path: Path) -> Callable[[], E5ModelFile]:
+    """Reads the model file on the first call only (a ModelUnavailableError when damaged)."""
+
+    @functools.cache
+    def parse() -> E5ModelFile:
+        try:
+            return read_e5_model_file(model_path)
+        except ValueError as error:
+            raise ModelUnavailableError(f"{model_path}: {error}") from error
+
+    return parse
+
+
+def _read_e5(key: _ModelKey) -> _LoadedModel:
+    """On onnxruntime, a process whose ONNX model, tokenizer and character map are already
+    built reads none of the 72 MB model file (parsing it and making the tokenizer took
+    about a second); numpy needs its weights."""
+    tokenizers_module()
+    model = _parsed(key.model_dir)
     if key.runtime == "onnxruntime":
         from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
         from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
 
+        files = text_files(key.model_dir, key.onnx_cache_dir)
+        kept = _kept_text(files)
+        if kept is None:
+            kept = build_tokenizer(model()), dict(model().vocabulary.normalization)
+            _keep_text(files, *kept)
+        tokenizer, normalization = kept
         path = e5_model_file(model_path=key.model_dir, model=model,
                              directory=key.onnx_cache_dir)
         encoder: _Encoder = OnnxEncoder(path, key.threads)
     else:
-        encoder = _E5NumpyEncoder(model)
-    return _LoadedModel(encoder=encoder, tokenizer=tokenizer,
-                        normalization=dict(model.vocabulary.normalization))
+        tokenizer = build_tokenizer(model())
+        normalization = dict(model().vocabulary.normalization)
+        encoder = _E5NumpyEncoder(model())
+    return _LoadedModel(encoder=encoder, tokenizer=tokenizer, normalization=normalization)
 
 
 @document_twins

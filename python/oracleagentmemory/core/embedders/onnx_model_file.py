@@ -23,6 +23,7 @@ import json
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,7 @@ __all__ = [
     "file_sha256",
     "model_file",
     "oracle_metadata_json",
+    "write_atomically",
 ]
 
 CACHE_DIR_ENV_VAR = "ORACLEAGENTMEMORY_ONNX_CACHE_DIR"
@@ -152,16 +154,18 @@ def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
     with _BUILD_LOCK:
         if not path.is_file():
             data = _build(model_dir, form, max_seq_length, digest)
-            _write_atomically(path, data)
+            write_atomically(path, data)
         if form == "oracle":
             _write_metadata(path)
     return path
 
 
-def e5_model_file(form: Form = "batch", *, model_path: Path, model: E5ModelFile,
+def e5_model_file(form: Form = "batch", *, model_path: Path,
+                  model: E5ModelFile | Callable[[], E5ModelFile],
                   directory: str | os.PathLike[str] | None = None) -> Path:
     """The ``form`` model of multilingual-e5-small built from ``model`` (read from
-    ``model_path``), built first if missing. The ``oracle`` form tokenizes inside the graph
+    ``model_path``; a callable is called only when the file must be built), built first if
+    missing. The ``oracle`` form tokenizes inside the graph
     with onnxruntime-extensions' ``SentencepieceTokenizer`` (see :mod:`.sentencepiece_model`);
     a ``<file>.metadata.json`` with :data:`ORACLE_METADATA` is written beside it.
     Raises ImportError when the file must be built and the ``onnx`` package is missing."""
@@ -174,7 +178,8 @@ def e5_model_file(form: Form = "batch", *, model_path: Path, model: E5ModelFile,
     path = cache_dir(directory) / f"{E5_MODEL_NAME}-{form}-{name[:16]}.onnx"
     with _BUILD_LOCK:
         if not path.is_file():
-            _write_atomically(path, _build_e5(form, model, name))
+            write_atomically(path, _build_e5(form, model if isinstance(model, E5ModelFile)
+                                             else model(), name))
         if form == "oracle":
             _write_metadata(path)
     return path
@@ -203,10 +208,12 @@ def _build_e5(form: Form, model: E5ModelFile, digest: str) -> bytes:
 def _write_metadata(path: Path) -> None:
     meta = path.with_name(path.name + ".metadata.json")
     if not meta.is_file():
-        _write_atomically(meta, (json.dumps(ORACLE_METADATA, indent=1) + "\n").encode())
+        write_atomically(meta, (json.dumps(ORACLE_METADATA, indent=1) + "\n").encode())
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, fsync it, then rename it into
+    place: readers see the old file or the whole new one, never a part."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
