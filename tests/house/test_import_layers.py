@@ -78,3 +78,27 @@ def test_no_modules_import_each_other_in_a_circle():
             if not any((PACKAGE / Path(*m.split(".")[1:]) / "__init__.py").exists()
                        for m in cycle)]
     assert real == []
+
+
+def test_the_client_imports_neither_http_nor_templates_until_used() -> None:
+    """``httpx`` (a model server's client) and ``jinja2`` (prompts, formatted results) load
+    on first use: a process that only stores and searches does not pay their import."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from oracleagentmemory.core import OracleAgentMemory\n"
+        "client = OracleAgentMemory(connection=':memory:', embedder=None)\n"
+        "thread = client.create_thread(user_id='u1')\n"
+        "thread.add_messages([{'role': 'user', 'content': 'I like trains.'}])\n"
+        "early = [m for m in ('httpx', 'certifi', 'jinja2') if m in sys.modules]\n"
+        "thread.search('trains')[0].format_content()\n"
+        "print(early, 'jinja2' in sys.modules)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]", "True"]

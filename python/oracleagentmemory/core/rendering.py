@@ -9,9 +9,10 @@ values). Stored text therefore cannot open, close or forge a section.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 _TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _ATTR = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
@@ -33,6 +34,10 @@ def prompt_time(timestamp: str) -> str:
 
 @lru_cache(maxsize=1)
 def environment() -> Environment:
+    """The one environment, made on the first rendering (jinja2 is imported then: a process
+    that renders nothing does not pay its import, about a tenth of this package's)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     env = Environment(
         loader=PackageLoader("oracleagentmemory", "templates"),
         autoescape=False,
