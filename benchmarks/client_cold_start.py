@@ -1,0 +1,146 @@
+"""A process as a user starts one: import, open, the first search through the client with the
+default embedder, this checkout against another, interleaved in one run.
+
+    PYTHONPATH=python:. python -m benchmarks.client_cold_start --baseline PATH_TO_A_CHECKOUT \\
+        --rounds 8 --out benchmarks/results/client_cold_start.json
+
+``benchmarks.cold_start`` and ``benchmarks.first_search`` time the store alone, with the
+query's vector given. What a user waits for in a new process (a command, a notebook, an MCP
+server's first tool call) also holds the import of ``oracleagentmemory.core``, the client's
+opening, and, on the first search, loading the embedding model and embedding the query.
+Each measurement is a fresh process running one checkout's library (its ``python/`` first
+on the path): *import* ``OracleAgentMemory``, *open* it on a store file of ``--messages``
+messages (made once per checkout by that checkout's client, with its default embedder), a
+user-scoped *first search* (the model loads), a *second search* of another text, and the
+process's peak RSS. Each checkout has its own ONNX cache directory under ``--workdir``, built
+by the run that made its store, so no timed process builds a model file; the files stay
+in the page cache, as on a machine where the library ran before, and each checkout's
+modules are compiled once (``PYTHONDONTWRITEBYTECODE`` is dropped for the children), as an
+installed package's are. The checkouts alternate
+within each round; the load average is recorded at each start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from benchmarks import machine
+
+ROOT = Path(__file__).resolve().parent.parent
+COLUMNS = ("import", "open", "first search", "second search")
+USER = "user-0"
+FIRST_QUERY = "Which trips did she plan for the summer?"
+SECOND_QUERY = "Où est-ce qu'il a appris à cuisiner ?"
+
+
+def _messages(count: int) -> list[dict[str, str]]:
+    """Short chat turns in four languages, alternating roles (what the store holds)."""
+    turns = ["I booked a night train to Vienna for the summer.",
+             "我每天早上在公園跑步，然後喝一杯咖啡。",
+             "주말마다 할머니 댁에서 김치 담그는 법을 배웠어요.",
+             "Il a appris à cuisiner avec sa tante à Lyon.",
+             "We could hike the coastal path if the weather holds.",
+             "她下個月要去台南看朋友。"]
+    return [{"role": "user" if index % 2 == 0 else "assistant",
+             "content": f"{turns[index % len(turns)]} ({index})"} for index in range(count)]
+
+
+def child(store: Path, make: int) -> dict[str, float]:
+    """One fresh process: the timed steps (ms) of ``COLUMNS`` (``make``: fill the store with
+    that many messages first, untimed)."""
+    started = time.perf_counter()
+    from oracleagentmemory.core import OracleAgentMemory
+
+    out = {"import": (time.perf_counter() - started) * 1e3}
+    started = time.perf_counter()
+    client = OracleAgentMemory(connection=str(store))
+    out["open"] = (time.perf_counter() - started) * 1e3
+    if make:
+        thread = client.create_thread(user_id=USER, agent_id="agent")
+        messages = _messages(make)
+        for start in range(0, len(messages), 32):
+            thread.add_messages(messages[start:start + 32])
+    for name, query in (("first search", FIRST_QUERY), ("second search", SECOND_QUERY)):
+        started = time.perf_counter()
+        hits = client.search(query, user_id=USER, max_results=5)
+        out[name] = (time.perf_counter() - started) * 1e3
+        if not hits:
+            raise SystemExit(f"no hit for {query!r}: the store is empty")
+    client.close()
+    out["peak RSS MB"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return out
+
+
+def _spawn(checkout: Path, folder: Path, make: int = 0) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "python"), str(ROOT)]),
+           "ORACLEAGENTMEMORY_ONNX_CACHE_DIR": str(folder / "onnx")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled once, as an installed package is
+    args = [sys.executable, "-m", "benchmarks.client_cold_start", "--child",
+            str(folder / "store.db"), "--make", str(make)]
+    done = subprocess.run(args, env=env, capture_output=True, text=True, check=True,
+                          cwd=str(ROOT))
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", type=Path, help="another checkout of this repository")
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--messages", type=int, default=200)
+    parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / ".work")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--make", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child, args.make)))
+        return
+    if args.baseline is None:
+        parser.error("--baseline is required")
+    checkouts = {"this": ROOT, "baseline": args.baseline.resolve()}
+    folders = {label: args.workdir / "client-cold-start" / label for label in checkouts}
+    started = machine.describe()
+    for label, checkout in checkouts.items():
+        shutil.rmtree(folders[label], ignore_errors=True)
+        folders[label].mkdir(parents=True)
+        _spawn(checkout, folders[label], args.messages)  # the store, its model files
+        _spawn(checkout, folders[label])  # files a checkout keeps after its first load
+    runs: dict[str, list[dict[str, float]]] = {label: [] for label in checkouts}
+    loads = []
+    for round_ in range(args.rounds):
+        order = list(checkouts) if round_ % 2 == 0 else list(checkouts)[::-1]
+        for label in order:
+            loads.append(os.getloadavg()[0])
+            runs[label].append(_spawn(checkouts[label], folders[label]))
+    columns = [*COLUMNS, "peak RSS MB"]
+    summary = {label: {c: statistics.median(run[c] for run in mine) for c in columns}
+               for label, mine in runs.items()}
+    for cell in summary.values():
+        cell["import + open + first"] = cell["import"] + cell["open"] + cell["first search"]
+    print(f"{args.messages} messages, medians of {args.rounds} fresh processes each (ms); "
+          f"load {min(loads):.1f}-{max(loads):.1f}")
+    print("| checkout | " + " | ".join([*columns, "import + open + first"]) + " |")
+    for label, cell in summary.items():
+        print(f"| {label} | " + " | ".join(f"{cell[c]:.1f}" for c in
+                                          [*columns, "import + open + first"]) + " |")
+    if args.out:
+        args.out.write_text(json.dumps({
+            "command": f"PYTHONPATH=python:. {machine.interpreter()} -m "
+                       "benchmarks.client_cold_start "
+                       + shlex.join(sys.argv[1:] if argv is None else argv),
+            "machine": machine.finish(started), "load": [min(loads), max(loads)],
+            "summary": summary, "runs": runs}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
