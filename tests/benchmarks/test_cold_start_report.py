@@ -83,3 +83,25 @@ def test_ours_over_the_peer_pairs_each_repeat_then_takes_the_median() -> None:
     assert ratios["first_ms"] == 2.0  # pairs 2.0, 9.0 and 0.5
     assert ratios["open_and_first_ms"] == 5.0 / 3.0  # pairs 5/3, 10/2 and 3/5
     assert ratios["steady_p50_ms"] == 1.0
+
+
+def test_the_store_searched_elsewhere_first_is_in_memory_or_a_file_made_once(
+        tmp_path: Any, monkeypatch: Any) -> None:
+    from benchmarks import first_search
+
+    assert first_search._elsewhere(tmp_path, None, 4, ["a"]) is None
+    in_memory = first_search._elsewhere(tmp_path, "memory", 4, ["tea", "coffee"])
+    assert in_memory.location == ":memory:"
+    assert len(in_memory.search({"query_text": "tea", "query_vector": [1.0, 0, 0, 0],
+                                 "strategy": "VECTOR", "max_results": 100})) == 50
+    in_memory.close()
+    monkeypatch.setattr(first_search, "ELSEWHERE_RECORDS", 1_500)
+    made = first_search._elsewhere(tmp_path, "file", 4, ["tea", "coffee"])
+    made.close()
+    assert (tmp_path / "elsewhere" / "store.db").exists()
+    reopened = first_search._elsewhere(tmp_path, "file", 4, ["tea"])  # not written again
+    hits = reopened.search({"query_text": "tea", "query_vector": [1.0, 0, 0, 0],
+                            "strategy": "VECTOR", "max_results": 2_000})
+    reopened.close()
+    assert len(hits) == 1_500
+    assert {hit["record"]["user_id"] for hit in hits} == {f"elsewhere-{i}" for i in range(5)}
