@@ -23,6 +23,7 @@ import json
 import os
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -101,23 +102,57 @@ def _digest(model_dir: Path, form: Form) -> str:
 
 
 _DIGESTS: dict[tuple[str, int, int], bytes] = {}
+DIGEST_NOTES = "file-digests.json"
+"""The file in :func:`cache_dir` that keeps digests across processes (see file_sha256)."""
+SETTLED_NS = 2_000_000_000
+"""A digest is noted only for a file unchanged this long (nanoseconds) before it was read:
+a write in the same clock tick as the read could leave the stat alike and the bytes not."""
 
 
 def file_sha256(path: Path) -> bytes:
-    """The SHA-256 of a file's bytes, read in 1 MiB pieces; once per process for a file of
-    the same size and modification time (the 72 MB model file is checked when an embedder
-    is made and digested again for its ONNX file's name)."""
+    """The SHA-256 of a file's bytes, read in 1 MiB pieces.
+
+    Hashing the 72 MB model file took 50 ms of every process's client opening, so a digest
+    is kept: once per process for a file of the same size and modification time, and
+    across processes in :data:`DIGEST_NOTES`, used only while the file's device, inode,
+    size, modification and change times are all what they were when it was read (a
+    reinstalled or rewritten file has a new change time, which no tool can set back; git
+    trusts its index the same way). A note that cannot be read or written is ignored."""
     stat = os.stat(path)
-    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    real = os.path.realpath(path)
+    key = (real, stat.st_size, stat.st_mtime_ns)
     known = _DIGESTS.get(key)
     if known is not None:
         return known
+    stamp = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+    notes_path = cache_dir() / DIGEST_NOTES
+    notes = _read_notes(notes_path)
+    noted = notes.get(real)
+    if isinstance(noted, dict) and noted.get("stat") == stamp:
+        with contextlib.suppress(TypeError, ValueError):
+            found = bytes.fromhex(noted["sha256"])
+            if len(found) == hashlib.sha256().digest_size:
+                _DIGESTS[key] = found
+                return found
+    started = time.time_ns()
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
             digest.update(chunk)
     _DIGESTS[key] = digest.digest()
+    if started - max(stat.st_mtime_ns, stat.st_ctime_ns) >= SETTLED_NS:
+        notes[real] = {"stat": stamp, "sha256": _DIGESTS[key].hex()}
+        with contextlib.suppress(OSError):
+            write_atomically(notes_path, json.dumps(notes, indent=1).encode())
     return _DIGESTS[key]
+
+
+def _read_notes(path: Path) -> dict[str, Any]:
+    try:
+        notes = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return notes if isinstance(notes, dict) else {}
 
 
 def _build(model_dir: Path, form: Form, max_seq_length: int, digest: str) -> bytes:
