@@ -24,17 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shlex
 import shutil
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from benchmarks import machine
+from benchmarks import checkouts, machine
 
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("import", "open", "first search", "second search")
@@ -82,14 +79,10 @@ def child(store: Path, make: int) -> dict[str, float]:
 
 
 def _spawn(checkout: Path, folder: Path, make: int = 0) -> dict[str, float]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "python"), str(ROOT)]),
-           "ORACLEAGENTMEMORY_ONNX_CACHE_DIR": str(folder / "onnx")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled once, as an installed package is
-    args = [sys.executable, "-m", "benchmarks.client_cold_start", "--child",
-            str(folder / "store.db"), "--make", str(make)]
-    done = subprocess.run(args, env=env, capture_output=True, text=True, check=True,
-                          cwd=str(ROOT))
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    return checkouts.child_result(
+        checkout, "benchmarks.client_cold_start",
+        ["--child", str(folder / "store.db"), "--make", str(make)],
+        env={"ORACLEAGENTMEMORY_ONNX_CACHE_DIR": str(folder / "onnx")}, compiled=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -107,24 +100,18 @@ def main(argv: list[str] | None = None) -> None:
         return
     if args.baseline is None:
         parser.error("--baseline is required")
-    checkouts = {"this": ROOT, "baseline": args.baseline.resolve()}
-    folders = {label: args.workdir / "client-cold-start" / label for label in checkouts}
+    labels = {"this": ROOT, "baseline": args.baseline.resolve()}
+    folders = {label: args.workdir / "client-cold-start" / label for label in labels}
     started = machine.describe()
-    for label, checkout in checkouts.items():
+    for label, checkout in labels.items():
         shutil.rmtree(folders[label], ignore_errors=True)
         folders[label].mkdir(parents=True)
         _spawn(checkout, folders[label], args.messages)  # the store, its model files
         _spawn(checkout, folders[label])  # files a checkout keeps after its first load
-    runs: dict[str, list[dict[str, float]]] = {label: [] for label in checkouts}
-    loads = []
-    for round_ in range(args.rounds):
-        order = list(checkouts) if round_ % 2 == 0 else list(checkouts)[::-1]
-        for label in order:
-            loads.append(os.getloadavg()[0])
-            runs[label].append(_spawn(checkouts[label], folders[label]))
+    runs, loads = checkouts.alternating(
+        list(labels), args.rounds, lambda label: _spawn(labels[label], folders[label]))
     columns = [*COLUMNS, "peak RSS MB"]
-    summary = {label: {c: statistics.median(run[c] for run in mine) for c in columns}
-               for label, mine in runs.items()}
+    summary = checkouts.medians(runs, columns)
     for cell in summary.values():
         cell["import + open + first"] = cell["import"] + cell["open"] + cell["first search"]
     print(f"{args.messages} messages, medians of {args.rounds} fresh processes each (ms); "

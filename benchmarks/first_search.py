@@ -33,12 +33,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shlex
 import shutil
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -46,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import machine
+from benchmarks import checkouts, machine
 from benchmarks.cold_start import evict_from_page_cache, read_into_page_cache
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,13 +140,10 @@ def _spawn(checkout: Path, store_dir: Path, strategy: str, warm: str | None,
     evict_from_page_cache(files)
     if not evicted:
         read_into_page_cache(files)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(checkout / "python"),
-                                                        str(ROOT)])}
-    args = [sys.executable, "-m", "benchmarks.first_search", "--child", str(store_dir),
-            "--strategy", strategy] + (["--warm-elsewhere", warm] if warm else [])
-    done = subprocess.run(args, env=env, capture_output=True, text=True, check=True,
-                          cwd=str(ROOT))
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    return checkouts.child_result(
+        checkout, "benchmarks.first_search",
+        ["--child", str(store_dir), "--strategy", strategy]
+        + (["--warm-elsewhere", warm] if warm else []))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -175,24 +169,18 @@ def main(argv: list[str] | None = None) -> None:
     source = args.workdir / f"cold-start-{args.size}"
     if not (source / "embedded" / "store.db").exists():
         raise SystemExit(f"no cold-start store at {source}: run benchmarks.cold_start first")
-    checkouts = {"this": ROOT, "baseline": args.baseline.resolve()}
-    stores = {label: args.workdir / f"first-search-{args.size}" / label for label in checkouts}
+    labels = {"this": ROOT, "baseline": args.baseline.resolve()}
+    stores = {label: args.workdir / f"first-search-{args.size}" / label for label in labels}
     started = machine.describe()
-    for label, checkout in checkouts.items():
+    for label, checkout in labels.items():
         _copy(source, stores[label])
         # writes its vector file (and the file store --warm-elsewhere file searches, with its)
         _spawn(checkout, stores[label], args.strategy, args.warm_elsewhere)
-    runs: dict[str, list[dict[str, float]]] = {label: [] for label in checkouts}
-    loads = []
-    for round_ in range(args.rounds):
-        order = list(checkouts) if round_ % 2 == 0 else list(checkouts)[::-1]
-        for label in order:
-            loads.append(os.getloadavg()[0])
-            runs[label].append(_spawn(checkouts[label], stores[label], args.strategy,
-                                      args.warm_elsewhere, args.evicted))
+    runs, loads = checkouts.alternating(
+        list(labels), args.rounds, lambda label: _spawn(
+            labels[label], stores[label], args.strategy, args.warm_elsewhere, args.evicted))
     columns = [c for c in COLUMNS if c != "elsewhere" or args.warm_elsewhere] + [READ]
-    summary = {label: {c: statistics.median(run[c] for run in mine) for c in columns}
-               for label, mine in runs.items()}
+    summary = checkouts.medians(runs, columns)
     for cell in summary.values():
         cell["first / p50"] = cell["first"] / cell["p50"]
         cell["new scope / p50"] = cell["new scope"] / cell["p50"]

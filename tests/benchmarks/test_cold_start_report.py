@@ -105,3 +105,28 @@ def test_the_store_searched_elsewhere_first_is_in_memory_or_a_file_made_once(
     reopened.close()
     assert len(hits) == 1_500
     assert {hit["record"]["user_id"] for hit in hits} == {f"elsewhere-{i}" for i in range(5)}
+
+
+def test_a_child_of_a_checkout_gives_back_the_json_it_printed_last(tmp_path: Any) -> None:
+    from benchmarks.checkouts import ROOT, child_result
+
+    printed = tmp_path / "out.json"
+    printed.write_text('{"first search": 1.5, "open": 0.25}')
+    assert child_result(ROOT, "json.tool", ["--compact", str(printed)],
+                        env={"ORACLEAGENTMEMORY_ONNX_CACHE_DIR": str(tmp_path)},
+                        compiled=True) == {"first search": 1.5, "open": 0.25}
+
+
+def test_checkouts_alternate_each_round_and_give_medians() -> None:
+    from benchmarks.checkouts import alternating, medians
+
+    order: list[str] = []
+
+    def measure(label: str) -> dict[str, float]:
+        order.append(label)
+        return {"first": float(len(order))}
+
+    runs, loads = alternating(["this", "baseline"], 3, measure)
+    assert order == ["this", "baseline", "baseline", "this", "this", "baseline"]
+    assert len(loads) == 6
+    assert medians(runs, ["first"]) == {"this": {"first": 4.0}, "baseline": {"first": 3.0}}
