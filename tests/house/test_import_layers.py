@@ -93,8 +93,9 @@ def test_the_client_imports_neither_http_nor_templates_until_used() -> None:
         "client = OracleAgentMemory(connection=':memory:', embedder=None)\n"
         "thread = client.create_thread(user_id='u1')\n"
         "thread.add_messages([{'role': 'user', 'content': 'I like trains.'}])\n"
+        "found = thread.search('trains')\n"
         "early = [m for m in ('httpx', 'certifi', 'jinja2') if m in sys.modules]\n"
-        "thread.search('trains')[0].format_content()\n"
+        "found[0].format_content()\n"
         "print(early, 'jinja2' in sys.modules)\n"
     )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
