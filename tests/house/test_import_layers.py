@@ -103,3 +103,13 @@ def test_the_client_imports_neither_http_nor_templates_until_used() -> None:
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["[]", "True"]
+
+
+def test_answers_are_unescaped_as_the_prompts_escape_them() -> None:
+    from xml.sax.saxutils import unescape
+
+    from oracleagentmemory.core.extractors.prompts import unescape_answer
+
+    for text in ["a &amp;lt; b", "&lt;tag&gt; &amp; &amp;amp; &quot;", "plain", "&&lt;;",
+                 "&amp;gt;&gt;&lt;&amp;"]:
+        assert unescape_answer(text) == unescape(text), text

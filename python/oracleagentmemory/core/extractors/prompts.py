@@ -18,7 +18,6 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from xml.sax.saxutils import unescape
 
 from oracleagentmemory.apis.message import ImageContent, Message
 from oracleagentmemory.core.rendering import xml_attr, xml_text
@@ -172,8 +171,9 @@ def truncate_escaped(text: str, token_limit: int) -> str:
 
 
 def unescape_answer(text: str) -> str:
-    """A model answer with the escapes of our prompts (``&amp; &lt; &gt;``) read back."""
-    return unescape(text)
+    """A model answer with the escapes of our prompts (``&amp; &lt; &gt;``) read back, the
+    ampersand last (as ``xml.sax.saxutils.unescape``, whose import loads urllib and email)."""
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
 def _cut_message(label: int, message: PromptMessage, token_limit: int) -> str:
