@@ -171,6 +171,47 @@ def test_a_kept_tokenizer_that_cannot_be_read_is_made_again(
     assert local_e5._kept_text((tokenizer_file, normalization_file)) is not None  # made again
 
 
+needs_tokenizers = pytest.mark.skipif(importlib.util.find_spec("tokenizers") is None,
+                                      reason="tokenizers is not installed")
+
+
+def _small_tokenizer() -> object:
+    import tokenizers
+
+    return tokenizers.Tokenizer(tokenizers.models.Unigram(
+        [("<unk>", 0.0), ("a", -1.5)], unk_id=0, byte_fallback=False))
+
+
+@needs_tokenizers
+def test_the_kept_character_map_round_trips_exactly(tmp_path: Path) -> None:
+    from oracleagentmemory.core.embedders import local_e5
+
+    files = (tmp_path / "t.tokenizer.json", tmp_path / "t.normalization.json")
+    # empty and multi-character values, and a lone surrogate a model file of the format
+    # can hold (its replacements are code points); the map file is ASCII
+    normalization = {1: "", 0xA8: " \u0308", 0xBC: "1\u20444", 0xFF21: "a", 0x41: "\ud800"}
+    local_e5._keep_text(files, _small_tokenizer(), normalization)
+    kept = local_e5._kept_text(files)
+    assert kept is not None and kept[1] == normalization
+    assert all(type(point) is int and type(text) is str for point, text in kept[1].items())
+    files[1].read_bytes().decode("ascii")
+
+
+@needs_tokenizers
+@pytest.mark.parametrize("text", ['{"65": 5}', '{"65": null}', '{"65": ["a"]}', '{"x": "a"}',
+                                  '{"-1": "a"}', '{" 65": "a"}', '{"1114112": "a"}', '[1, 2]',
+                                  '"a"', "null"])
+def test_a_kept_character_map_of_another_shape_is_not_used(tmp_path: Path,
+                                                           text: str) -> None:
+    from oracleagentmemory.core.embedders import local_e5
+
+    files = (tmp_path / "t.tokenizer.json", tmp_path / "t.normalization.json")
+    local_e5._keep_text(files, _small_tokenizer(), {65: "a"})
+    assert local_e5._kept_text(files) is not None
+    files[1].write_text(text, encoding="utf-8")
+    assert local_e5._kept_text(files) is None
+
+
 @needs_model
 def test_query_and_passage_prefixes_differ(e5: object) -> None:
     text = ["서울은 한국의 수도이다."]

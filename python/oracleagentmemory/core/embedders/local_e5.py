@@ -171,12 +171,30 @@ def _kept_text(files: tuple[Path, Path]) -> tuple[Any, dict[int, str]] | None:
     or cannot be read (they are then made again from the model file)."""
     tokenizer_file, normalization_file = files
     try:
-        pairs = json.loads(normalization_file.read_text(encoding="utf-8"))
-        normalization = {int(point): str(text) for point, text in pairs.items()}
+        normalization = _character_map(
+            json.loads(normalization_file.read_text(encoding="utf-8")))
+        if normalization is None:
+            return None
         tokenizer = tokenizers_module().Tokenizer.from_file(str(tokenizer_file))
     except Exception:  # noqa: BLE001 (a kept file that cannot be read never fails a load)
         return None
     return tokenizer, normalization
+
+
+def _character_map(pairs: object) -> dict[int, str] | None:
+    """The map kept as ``{"<code point in decimal>": "<text>", ...}``; None for any other
+    shape (a value that is not a string is not turned into one)."""
+    if not isinstance(pairs, dict):
+        return None
+    normalization: dict[int, str] = {}
+    for point, text in pairs.items():
+        if not (point.isascii() and point.isdigit() and isinstance(text, str)):
+            return None
+        code = int(point)
+        if str(code) != point or code > 0x10FFFF:
+            return None
+        normalization[code] = text
+    return normalization
 
 
 def _keep_text(files: tuple[Path, Path], tokenizer: Any,
@@ -185,9 +203,10 @@ def _keep_text(files: tuple[Path, Path], tokenizer: Any,
     costs the next process the model file's parse."""
     tokenizer_file, normalization_file = files
     try:
+        # ASCII (\uXXXX escapes): a lone surrogate, which a model file's replacement can
+        # hold, is written and read back as it is instead of failing the encoding
         write_atomically(normalization_file, json.dumps(
-            {str(point): text for point, text in normalization.items()},
-            ensure_ascii=False).encode("utf-8"))
+            {str(point): text for point, text in normalization.items()}).encode("ascii"))
         write_atomically(tokenizer_file, tokenizer.to_str().encode("utf-8"))
     except OSError:
         pass
