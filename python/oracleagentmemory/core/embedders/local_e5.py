@@ -13,6 +13,8 @@ see :mod:`.onnx_model_file`) or numpy. As the model card asks, a query is embedd
 
 from __future__ import annotations
 
+import base64
+import contextlib
 import functools
 import hashlib
 import importlib.metadata
@@ -24,8 +26,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from oracleagentmemory._async_twins import document_twins
-from oracleagentmemory.core.embedders.e5_model_file import E5ModelFile, read_e5_model_file
+from oracleagentmemory.core.embedders.e5_model_file import (
+    E5ModelFile,
+    Vocabulary,
+    read_e5_model_file,
+)
 from oracleagentmemory.core.embedders.local import (
     DEFAULT_QUERY_CACHE_SIZE,
     LocalSentenceEmbedder,
@@ -121,12 +129,11 @@ def normalize_text(text: str, normalization: Mapping[int, str]) -> str:
     return _SPACES.sub(" ", text.translate(normalization)).rstrip(" ")
 
 
-def build_tokenizer(model: E5ModelFile, max_length: int = MAX_INPUT_TOKENS) -> Any:
+def build_tokenizer(vocabulary: Vocabulary, max_length: int = MAX_INPUT_TOKENS) -> Any:
     """A ``tokenizers.Tokenizer`` giving the model's ids for a normalised text: Unigram
     pieces over the whole text with ``▁`` for spaces (one prepended), between ``<s>`` and
     ``</s>``, cut at ``max_length`` ids."""
     tk = tokenizers_module()
-    vocabulary = model.vocabulary
     tokenizer = tk.Tokenizer(tk.models.Unigram(
         list(zip(vocabulary.pieces, vocabulary.scores, strict=True)), unk_id=vocabulary.unk,
         byte_fallback=False))
@@ -147,38 +154,42 @@ class _E5NumpyEncoder(_NumpyEncoder):
         self._encoder = BertEncoder(model.config, tensors)
 
 
-TEXT_FILES_FORMAT = 1
-"""Version of the tokenizer and normalisation files kept beside the ONNX model (a change in
-what they hold gives them new names)."""
+VOCABULARY_FORMAT = 1
+"""Version of the vocabulary file kept beside the ONNX model (a change in what it holds
+gives it a new name)."""
 
 
-def text_files(model_path: Path, directory: str | os.PathLike[str] | None = None
-               ) -> tuple[Path, Path]:
-    """(tokenizer, normalisation) files of the model file ``model_path`` in the ONNX cache
-    directory, named after its digest, this format, the input length and the ``tokenizers``
-    version (the tokenizer file is in that library's own format)."""
-    digest = hashlib.sha256(
-        f"oracleagentmemory-e5-text/{TEXT_FILES_FORMAT}/{MAX_INPUT_TOKENS}/"
-        f"tokenizers-{tokenizers_module().__version__}\n".encode())
+def vocabulary_file(model_path: Path, directory: str | os.PathLike[str] | None = None
+                    ) -> Path:
+    """The file in the ONNX cache directory keeping the vocabulary of the model file
+    ``model_path``, named after its digest and this format."""
+    digest = hashlib.sha256(f"oracleagentmemory-e5-vocabulary/{VOCABULARY_FORMAT}\n".encode())
     digest.update(file_sha256(model_path))
-    stem = f"{E5_MODEL_NAME}-{digest.hexdigest()[:16]}"
-    folder = cache_dir(directory)
-    return folder / f"{stem}.tokenizer.json", folder / f"{stem}.normalization.json"
+    return cache_dir(directory) / f"{E5_MODEL_NAME}-{digest.hexdigest()[:16]}.vocabulary.json"
 
 
-def _kept_text(files: tuple[Path, Path]) -> tuple[Any, dict[int, str]] | None:
-    """The tokenizer and the character map kept in ``files``; None when either is missing
-    or cannot be read (they are then made again from the model file)."""
-    tokenizer_file, normalization_file = files
+def _kept_vocabulary(path: Path) -> Vocabulary | None:
+    """The vocabulary kept in ``path`` (pieces, scores, special ids, character map); None
+    when it is missing, cannot be read or has another shape (it is then read from the model
+    file again). Its own JSON, not the ``tokenizers`` file, whose reader gives a quarter of
+    the scores back 1 ulp off: the pieces one text cut at line ends, the scores the bytes of
+    float64s, both read in a few milliseconds where a JSON list of each took 0.2 s."""
     try:
-        normalization = _character_map(
-            json.loads(normalization_file.read_text(encoding="utf-8")))
-        if normalization is None:
-            return None
-        tokenizer = tokenizers_module().Tokenizer.from_file(str(tokenizer_file))
-    except Exception:  # noqa: BLE001 (a kept file that cannot be read never fails a load)
+        kept = json.loads(path.read_text(encoding="ascii"))
+        pieces = kept["pieces"].split("\n")
+        scores = np.frombuffer(base64.b64decode(kept["scores"], validate=True), dtype="<f8")
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
-    return tokenizer, normalization
+    ids = [kept.get(name) for name in ("bos", "eos", "pad", "unk")]
+    if (len(pieces) != scores.shape[0]
+            or not all(type(i) is int and 0 <= i < len(pieces) for i in ids)):
+        return None
+    normalization = _character_map(kept.get("normalization"))
+    if normalization is None:
+        return None
+    bos, eos, pad, unk = (int(i) for i in ids if i is not None)
+    return Vocabulary(pieces=tuple(pieces), scores=tuple(scores.tolist()), bos=bos, eos=eos,
+                      pad=pad, unk=unk, normalization=normalization)
 
 
 def _character_map(pairs: object) -> dict[int, str] | None:
@@ -197,19 +208,22 @@ def _character_map(pairs: object) -> dict[int, str] | None:
     return normalization
 
 
-def _keep_text(files: tuple[Path, Path], tokenizer: Any,
-               normalization: Mapping[int, str]) -> None:
-    """Write both files (each whole or not at all); a cache that cannot be written only
-    costs the next process the model file's parse."""
-    tokenizer_file, normalization_file = files
-    try:
-        # ASCII (\uXXXX escapes): a lone surrogate, which a model file's replacement can
-        # hold, is written and read back as it is instead of failing the encoding
-        write_atomically(normalization_file, json.dumps(
-            {str(point): text for point, text in normalization.items()}).encode("ascii"))
-        write_atomically(tokenizer_file, tokenizer.to_str().encode("utf-8"))
-    except OSError:
-        pass
+def _keep_vocabulary(path: Path, vocabulary: Vocabulary) -> None:
+    """Write the file whole or not at all (not at all for pieces holding a line end, which
+    no SentencePiece vocabulary has); a cache that cannot be written only costs the next
+    process the model file's parse. ASCII (``\\uXXXX`` escapes): a lone surrogate, which a
+    model file's text can hold, is written and read back as it is."""
+    if any("\n" in piece for piece in vocabulary.pieces):
+        return
+    kept = {"pieces": "\n".join(vocabulary.pieces),
+            "scores": base64.b64encode(
+                np.asarray(vocabulary.scores, dtype="<f8").tobytes()).decode("ascii"),
+            "bos": vocabulary.bos, "eos": vocabulary.eos, "pad": vocabulary.pad,
+            "unk": vocabulary.unk,
+            "normalization": {str(point): text
+                              for point, text in vocabulary.normalization.items()}}
+    with contextlib.suppress(OSError):
+        write_atomically(path, json.dumps(kept).encode("ascii"))
 
 
 def _parsed(model_path: Path) -> Callable[[], E5ModelFile]:
@@ -226,29 +240,28 @@ def _parsed(model_path: Path) -> Callable[[], E5ModelFile]:
 
 
 def _read_e5(key: _ModelKey) -> _LoadedModel:
-    """On onnxruntime, a process whose ONNX model, tokenizer and character map are already
-    built reads none of the 72 MB model file (parsing it and making the tokenizer took
-    about a second); numpy needs its weights."""
+    """On onnxruntime, a process whose ONNX model and kept vocabulary are already built
+    reads none of the 72 MB model file (its weights are in the ONNX model; parsing it took
+    0.6 s); numpy needs its weights."""
     tokenizers_module()
     model = _parsed(key.model_dir)
     if key.runtime == "onnxruntime":
         from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
         from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
 
-        files = text_files(key.model_dir, key.onnx_cache_dir)
-        kept = _kept_text(files)
-        if kept is None:
-            kept = build_tokenizer(model()), dict(model().vocabulary.normalization)
-            _keep_text(files, *kept)
-        tokenizer, normalization = kept
+        kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
+        vocabulary = _kept_vocabulary(kept_file)
+        if vocabulary is None:
+            vocabulary = model().vocabulary
+            _keep_vocabulary(kept_file, vocabulary)
         path = e5_model_file(model_path=key.model_dir, model=model,
                              directory=key.onnx_cache_dir)
         encoder: _Encoder = OnnxEncoder(path, key.threads)
     else:
-        tokenizer = build_tokenizer(model())
-        normalization = dict(model().vocabulary.normalization)
+        vocabulary = model().vocabulary
         encoder = _E5NumpyEncoder(model())
-    return _LoadedModel(encoder=encoder, tokenizer=tokenizer, normalization=normalization)
+    return _LoadedModel(encoder=encoder, tokenizer=build_tokenizer(vocabulary),
+                        normalization=dict(vocabulary.normalization))
 
 
 @document_twins
@@ -276,7 +289,8 @@ class LocalE5Embedder(LocalSentenceEmbedder):
             numpy).
         query_cache_size: How many recent query texts keep their vector. Default 256; 0
             turns the cache off.
-        onnx_cache_dir: Where the ONNX model is built. None (the default):
+        onnx_cache_dir: Where the ONNX model is built and, on onnxruntime, the vocabulary
+            kept so that later processes do not parse the model file. None (the default):
             ``$ORACLEAGENTMEMORY_ONNX_CACHE_DIR``, else ``$XDG_CACHE_HOME/oracleagentmemory/onnx``,
             else ``~/.cache/oracleagentmemory/onnx``.
 
