@@ -73,7 +73,10 @@ def test_a_file_changed_just_before_it_was_read_is_not_noted(
 
 @pytest.mark.parametrize("content", ["not json", "[1, 2]", '{"%s": {"stat": 1}}',
                                      '{"%s": {"stat": %s, "sha256": "zz"}}',
-                                     '{"%s": {"stat": %s, "sha256": "00"}}'])
+                                     '{"%s": {"stat": %s, "sha256": "00"}}',
+                                     '{"%s": {"stat": %s}}', '{"%s": {"stat": %s, "sha256": 5}}',
+                                     "[" * 100_000, '{"a": ' * 100_000,
+                                     '{"x": "' + "y" * (1 << 20) + '"}'])
 def test_notes_that_cannot_be_used_are_ignored(
         tmp_path: Path, notes: Path, monkeypatch: pytest.MonkeyPatch, content: str) -> None:
     monkeypatch.setattr(onnx_model_file, "SETTLED_NS", 0)
@@ -94,5 +97,31 @@ def test_a_cache_directory_that_cannot_be_written_still_gives_the_digest(
     monkeypatch.setattr(onnx_model_file, "SETTLED_NS", 0)
     notes.parent.parent.mkdir(parents=True, exist_ok=True)
     notes.parent.write_text("a file where the directory should be")
+    path = _file(tmp_path, b"weights")
+    assert onnx_model_file.file_sha256(path) == hashlib.sha256(b"weights").digest()
+
+
+def test_a_file_rewritten_with_its_old_size_and_time_is_read_again_in_the_same_process(
+        tmp_path: Path, notes: Path) -> None:
+    path = _file(tmp_path, b"A" * 4096)
+    before = os.stat(path)
+    onnx_model_file.file_sha256(path)
+    path.write_bytes(b"B" * 4096)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert onnx_model_file.file_sha256(path) == hashlib.sha256(b"B" * 4096).digest()
+
+
+def test_no_notes_where_the_change_time_is_the_creation_time_or_there_is_no_home(
+        tmp_path: Path, notes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(onnx_model_file, "_NOTED", False)
+    assert onnx_model_file._notes_path() is None
+    monkeypatch.setattr(onnx_model_file, "_NOTED", True)
+    assert onnx_model_file._notes_path() == notes
+
+    def no_home(directory: object = None) -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(onnx_model_file, "cache_dir", no_home)
+    monkeypatch.setattr(onnx_model_file, "SETTLED_NS", 0)
     path = _file(tmp_path, b"weights")
     assert onnx_model_file.file_sha256(path) == hashlib.sha256(b"weights").digest()

@@ -101,36 +101,42 @@ def _digest(model_dir: Path, form: Form) -> str:
     return digest.hexdigest()
 
 
-_DIGESTS: dict[tuple[str, int, int], bytes] = {}
+_DIGESTS: dict[tuple[str, int, int, int, int, int], bytes] = {}
 DIGEST_NOTES = "file-digests.json"
 """The file in :func:`cache_dir` that keeps digests across processes (see file_sha256)."""
 SETTLED_NS = 2_000_000_000
 """A digest is noted only for a file unchanged this long (nanoseconds) before it was read:
 a write in the same clock tick as the read could leave the stat alike and the bytes not."""
+_NOTED = os.name == "posix"
+"""Whether digests are noted across processes: not where ``st_ctime`` is not the change time
+(on Windows it is the creation time, which a rewrite keeps)."""
+_NOTES_LIMIT = 1 << 20
+"""Notes longer than this (bytes) are not read (and are replaced by the next note)."""
 
 
 def file_sha256(path: Path) -> bytes:
     """The SHA-256 of a file's bytes, read in 1 MiB pieces.
 
     Hashing the 72 MB model file took 50 ms of every process's client opening, so a digest
-    is kept: once per process for a file of the same size and modification time, and
-    across processes in :data:`DIGEST_NOTES`, used only while the file's device, inode,
-    size, modification and change times are all what they were when it was read (a
-    reinstalled or rewritten file has a new change time, which no tool can set back; git
-    trusts its index the same way). A note that cannot be read or written is ignored."""
+    is kept: once per process and, on POSIX systems, across processes in
+    :data:`DIGEST_NOTES`, used only while the file's device, inode, size, modification and
+    change times are all what they were when it was read (a reinstalled or rewritten file
+    has a new change time, which no tool can set back; git trusts its index the same way).
+    Not on Windows, where ``st_ctime`` is the creation time, which a rewrite keeps. A note
+    that cannot be read or written is ignored."""
     stat = os.stat(path)
     real = os.path.realpath(path)
-    key = (real, stat.st_size, stat.st_mtime_ns)
+    stamp = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+    key = (real, stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     known = _DIGESTS.get(key)
     if known is not None:
         return known
-    stamp = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
-    notes_path = cache_dir() / DIGEST_NOTES
-    notes = _read_notes(notes_path)
+    notes_path = _notes_path()
+    notes = _read_notes(notes_path) if notes_path is not None else {}
     noted = notes.get(real)
     if isinstance(noted, dict) and noted.get("stat") == stamp:
         with contextlib.suppress(TypeError, ValueError):
-            found = bytes.fromhex(noted["sha256"])
+            found = bytes.fromhex(noted.get("sha256"))  # type: ignore[arg-type]
             if len(found) == hashlib.sha256().digest_size:
                 _DIGESTS[key] = found
                 return found
@@ -140,17 +146,33 @@ def file_sha256(path: Path) -> bytes:
         while chunk := f.read(1 << 20):
             digest.update(chunk)
     _DIGESTS[key] = digest.digest()
-    if started - max(stat.st_mtime_ns, stat.st_ctime_ns) >= SETTLED_NS:
+    if (notes_path is not None
+            and started - max(stat.st_mtime_ns, stat.st_ctime_ns) >= SETTLED_NS):
         notes[real] = {"stat": stamp, "sha256": _DIGESTS[key].hex()}
         with contextlib.suppress(OSError):
             write_atomically(notes_path, json.dumps(notes, indent=1).encode())
     return _DIGESTS[key]
 
 
+def _notes_path() -> Path | None:
+    """:data:`DIGEST_NOTES` in the cache directory; None on a system whose ``st_ctime`` is
+    not the change time, or when no cache directory can be named (no home directory)."""
+    if not _NOTED:
+        return None
+    try:
+        return cache_dir() / DIGEST_NOTES
+    except (OSError, RuntimeError):
+        return None
+
+
 def _read_notes(path: Path) -> dict[str, Any]:
     try:
-        notes = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with open(path, "rb") as f:
+            data = f.read(_NOTES_LIMIT + 1)
+        if len(data) > _NOTES_LIMIT:
+            return {}
+        notes = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
     return notes if isinstance(notes, dict) else {}
 
