@@ -215,7 +215,8 @@ def test_the_kept_vocabulary_round_trips_to_the_bit(tmp_path: Path) -> None:
     {"scores": '"' + base64.b64encode(bytes(40)).decode() + '"'},
     {"pieces": "[1, 2, 3, 4, 5, 6]"}, {"pieces": '"a\\nb"'}, {"unk": "6"}, {"bos": "-1"},
     {"eos": "true"},
-    {"pad": "null"}, {"whole": '"a"'}, {"whole": "null"}])
+    {"pad": "null"}, {"whole": '"a"'}, {"whole": "null"},
+    {"normalization": '{"' + "9" * 5000 + '": "a"}'}, {"whole": "[" * 100_000}])
 def test_a_kept_vocabulary_of_another_shape_is_not_used(tmp_path: Path,
                                                         shape: dict[str, str]) -> None:
     from oracleagentmemory.core.embedders import local_e5

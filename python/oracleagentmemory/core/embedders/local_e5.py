@@ -178,7 +178,7 @@ def _kept_vocabulary(path: Path) -> Vocabulary | None:
         kept = json.loads(path.read_text(encoding="ascii"))
         pieces = kept["pieces"].split("\n")
         scores = np.frombuffer(base64.b64decode(kept["scores"], validate=True), dtype="<f8")
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
     ids = [kept.get(name) for name in ("bos", "eos", "pad", "unk")]
     if (len(pieces) != scores.shape[0]
@@ -199,7 +199,8 @@ def _character_map(pairs: object) -> dict[int, str] | None:
         return None
     normalization: dict[int, str] = {}
     for point, text in pairs.items():
-        if not (point.isascii() and point.isdigit() and isinstance(text, str)):
+        if not (point.isascii() and point.isdigit() and len(point) <= 7
+                and isinstance(text, str)):
             return None
         code = int(point)
         if str(code) != point or code > 0x10FFFF:
