@@ -189,6 +189,54 @@ def test_changed_weights_get_a_new_file(onnx_model: LocalMiniLMEmbedder, tmp_pat
     assert len(names) == 2
 
 
+@needs_model
+def test_the_batch_form_keeps_its_weights_beside_the_graph_and_gives_the_same_vectors(
+        onnx_model: LocalMiniLMEmbedder, tmp_path: Path) -> None:
+    """onnxruntime maps a file of weights instead of copying each out of the graph; the
+    vectors are the ones of the same graph written as one file."""
+    import onnx
+    import onnxruntime as ort
+
+    model_dir, max_tokens = _sources(onnx_model)
+    path = model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path)
+    weights = onnx_model_file.weights_file(path)
+    assert weights.is_file() and path.stat().st_size < 100_000 < weights.stat().st_size
+    graph = onnx.load(str(path), load_external_data=False)
+    kept = [t for t in graph.graph.initializer if t.data_location == onnx.TensorProto.EXTERNAL]
+    assert kept
+    for tensor in kept:
+        entries = {entry.key: entry.value for entry in tensor.external_data}
+        assert entries["location"] == weights.name
+        if int(entries["length"]) >= 1 << 20:
+            assert int(entries["offset"]) % (1 << 16) == 0
+    whole = tmp_path / "whole.onnx"
+    whole.write_bytes(onnx_model_file._build(model_dir, "batch", max_tokens, "x")
+                      .SerializeToString())
+    ids = np.array([[101, 7592, 2088, 102, 0], [101, 2054, 2003, 2009, 102]], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": (ids != 0).astype(np.int64)}
+    split, one = (ort.InferenceSession(str(file), providers=["CPUExecutionProvider"])
+                  .run(["embedding"], feed)[0] for file in (path, whole))
+    assert np.array_equal(split, one)
+    oracle = model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens,
+                        directory=tmp_path)
+    assert not onnx_model_file.weights_file(oracle).exists()  # Oracle loads one file
+
+
+@needs_model
+def test_a_graph_whose_weights_are_gone_is_built_again(onnx_model: LocalMiniLMEmbedder,
+                                                       tmp_path: Path) -> None:
+    model_dir, max_tokens = _sources(onnx_model)
+    path = model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path)
+    weights = onnx_model_file.weights_file(path)
+    built = weights.read_bytes()
+    weights.unlink()
+    assert model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path) == path
+    assert weights.read_bytes() == built
+
+
 def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
                                            tmp_path: Path) -> None:
     monkeypatch.setenv(onnx_model_file.CACHE_DIR_ENV_VAR, str(tmp_path / "mine"))
