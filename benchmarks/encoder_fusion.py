@@ -125,6 +125,8 @@ def fastembed_peer(embedder: Any, turns: list[str], args: argparse.Namespace,
         from fastembed.common.model_description import ModelSource, PoolingType
     except ImportError as error:
         return {"skipped": f"fastembed not installed ({error})"}
+    from oracleagentmemory.core.embedders.onnx_model_file import weights_file
+
     loaded = embedder._model()
     folder = workdir / "fastembed-minilm"
     folder.mkdir()
@@ -133,6 +135,9 @@ def fastembed_peer(embedder: Any, turns: list[str], args: argparse.Namespace,
                  "config.json"):
         (folder / name).symlink_to(model_dir / name)
     (folder / "model.onnx").symlink_to(loaded.encoder.path)
+    # its weights, under the name the graph gives them: onnxruntime looks beside the link
+    weights = weights_file(Path(loaded.encoder.path))
+    (folder / weights.name).symlink_to(weights)
     name = "local/oracleagentmemory-all-minilm-l6-v2"
     if name not in {model["model"] for model in TextEmbedding.list_supported_models()}:
         TextEmbedding.add_custom_model(

@@ -237,6 +237,19 @@ def test_a_graph_whose_weights_are_gone_is_built_again(onnx_model: LocalMiniLMEm
     assert weights.read_bytes() == built
 
 
+@needs_model
+@pytest.mark.parametrize("setting", ["_EXTERNAL_MIN_BYTES", "_ALIGN_FROM_BYTES", "_ALIGNMENT"])
+def test_the_batch_file_name_covers_how_its_weights_are_laid_out(
+        onnx_model: LocalMiniLMEmbedder, monkeypatch: pytest.MonkeyPatch, setting: str) -> None:
+    """The graph names offsets into the weights file: a library laying them out otherwise
+    must not take (or, building at the same time, write over) this one's pair of files."""
+    model_dir, _ = _sources(onnx_model)
+    before = {form: onnx_model_file._digest(model_dir, form) for form in ("batch", "oracle")}
+    monkeypatch.setattr(onnx_model_file, setting, getattr(onnx_model_file, setting) * 2)
+    assert onnx_model_file._digest(model_dir, "batch") != before["batch"]
+    assert onnx_model_file._digest(model_dir, "oracle") == before["oracle"]  # one file
+
+
 def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
                                            tmp_path: Path) -> None:
     monkeypatch.setenv(onnx_model_file.CACHE_DIR_ENV_VAR, str(tmp_path / "mine"))
