@@ -27,9 +27,11 @@ import json
 import resource
 import shlex
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks import checkouts, machine
 
@@ -85,6 +87,40 @@ def _spawn(checkout: Path, folder: Path, make: int = 0) -> dict[str, float]:
         env={"ORACLEAGENTMEMORY_ONNX_CACHE_DIR": str(folder / "onnx")}, compiled=True)
 
 
+def _commit(checkout: Path) -> str | None:
+    """The checkout's commit (None outside git), so a run names what it compared."""
+    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True)
+    return done.stdout.strip() or None
+
+
+def report_section(run: dict[str, Any]) -> list[str]:
+    """The report's section for a run of this benchmark (``benchmarks.report`` side runs)."""
+    summary, rounds = run["summary"], len(next(iter(run["runs"].values())))
+    lines = ["## A process as a user starts one: import, open, the first search", "",
+             "```bash", run["command"], "```", "", machine.ran_on(run["machine"]), "",
+             f"Fresh processes, the two checkouts alternating, medians of {rounds} each: "
+             "import the client, open it on a store file of messages it made, a "
+             "user-scoped search (the default embedder loads: multilingual-e5-small on "
+             "onnxruntime, its model files built before), a second search, peak RSS.", "",
+             "| checkout | import ms | open ms | first search ms | second search ms "
+             "| import + open + first ms | peak RSS MB |", "|---|---|---|---|---|---|---|"]
+    commits = run.get("commits", {})
+    for label, cell in summary.items():
+        if commits.get(label):
+            label = f"{label} ({commits[label]})"
+        lines.append(f"| {label} | {cell['import']:,.0f} | {cell['open']:,.0f} "
+                     f"| {cell['first search']:,.0f} | {cell['second search']:.1f} "
+                     f"| {cell['import + open + first']:,.0f} | {cell['peak RSS MB']:,.0f} |")
+    if {"this", "baseline"} <= summary.keys():
+        this, base = summary["this"], summary["baseline"]
+        lines += ["", f"- this ÷ baseline: first search "
+                      f"{this['first search'] / base['first search']:.2f}x, import + open + "
+                      f"first {this['import + open + first'] / base['import + open + first']:.2f}x"
+                      f", peak RSS {this['peak RSS MB'] / base['peak RSS MB']:.2f}x."]
+    return [*lines, ""]
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline", type=Path, help="another checkout of this repository")
@@ -126,6 +162,7 @@ def main(argv: list[str] | None = None) -> None:
                        "benchmarks.client_cold_start "
                        + shlex.join(sys.argv[1:] if argv is None else argv),
             "machine": machine.finish(started), "load": [min(loads), max(loads)],
+            "commits": {label: _commit(checkout) for label, checkout in labels.items()},
             "summary": summary, "runs": runs}, indent=1))
 
 

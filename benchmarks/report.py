@@ -485,6 +485,11 @@ def side_runs(out: Path) -> list[str]:
         from benchmarks.cold_start import report_section
 
         lines.extend(report_section(json.loads(cold_file.read_text())))
+    client_file = out / "client_cold_start.json"
+    if client_file.exists():
+        from benchmarks.client_cold_start import report_section as client_section
+
+        lines.extend(client_section(json.loads(client_file.read_text())))
     locomo_file = out / "locomo_recall.json"
     if locomo_file.exists():
         lines.extend(_locomo_section(json.loads(locomo_file.read_text())))

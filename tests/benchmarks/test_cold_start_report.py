@@ -130,3 +130,26 @@ def test_checkouts_alternate_each_round_and_give_medians() -> None:
     assert order == ["this", "baseline", "baseline", "this", "this", "baseline"]
     assert len(loads) == 6
     assert medians(runs, ["first"]) == {"this": {"first": 4.0}, "baseline": {"first": 3.0}}
+
+
+def test_the_client_cold_start_section_gives_each_checkout_and_their_ratio() -> None:
+    from benchmarks.client_cold_start import report_section as client_section
+
+    cell = {"import": 300.0, "open": 70.0, "first search": 1200.0, "second search": 10.0,
+            "import + open + first": 1570.0, "peak RSS MB": 800.0}
+    faster = {**cell, "first search": 600.0, "import + open + first": 970.0,
+              "peak RSS MB": 400.0}
+    text = "\n".join(client_section({
+        "command": "python -m benchmarks.client_cold_start", "machine": MACHINE,
+        "summary": {"this": faster, "baseline": cell},
+        "runs": {"this": [faster] * 4, "baseline": [cell] * 4}}))
+    assert "medians of 4 each" in text
+    assert "| this | 300 | 70 | 600 | 10.0 | 970 | 400 |" in text
+    assert "| baseline | 300 | 70 | 1,200 | 10.0 | 1,570 | 800 |" in text
+    assert ("this ÷ baseline: first search 0.50x, import + open + first 0.62x, "
+            "peak RSS 0.50x.") in text
+    named = "\n".join(client_section({
+        "command": "c", "machine": MACHINE, "commits": {"this": "abc1234", "baseline": None},
+        "summary": {"this": faster, "baseline": cell},
+        "runs": {"this": [faster], "baseline": [cell]}}))
+    assert "| this (abc1234) | 300 |" in named and "| baseline | 300 |" in named
