@@ -250,6 +250,34 @@ def test_the_batch_file_name_covers_how_its_weights_are_laid_out(
     assert onnx_model_file._digest(model_dir, "oracle") == before["oracle"]  # one file
 
 
+@needs_model
+def test_a_build_whose_files_another_process_put_in_place_first_is_used(
+        onnx_model: LocalMiniLMEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On Windows a weights file another process maps cannot be renamed over: the files it
+    built are the same, so that refusal is not an error; any other failure still is."""
+    model_dir, max_tokens = _sources(onnx_model)
+    built = model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                       directory=tmp_path)  # the other process's build
+    looked = []
+    real_built = onnx_model_file._built
+
+    def built_after_our_look(path: Path, form: str) -> bool:
+        looked.append(path)
+        return len(looked) > 1 and real_built(path, form)  # ours looked before they were
+
+    monkeypatch.setattr(onnx_model_file, "_built", built_after_our_look)
+
+    def in_use(path: Path, data: bytes) -> None:
+        raise PermissionError(f"{path} is in use")
+
+    monkeypatch.setattr(onnx_model_file, "write_atomically", in_use)
+    assert model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path) == built
+    with pytest.raises(PermissionError):  # nothing there: the failure is the caller's
+        model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                   directory=tmp_path / "empty")
+
+
 def test_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch,
                                            tmp_path: Path) -> None:
     monkeypatch.setenv(onnx_model_file.CACHE_DIR_ENV_VAR, str(tmp_path / "mine"))

@@ -154,6 +154,16 @@ def _write_model(path: Path, model: Any, form: Form) -> None:
     write_atomically(path, model.SerializeToString())
 
 
+def _write_built(path: Path, form: Form, build: Callable[[], Any]) -> None:
+    """Build and write the model; a write refused because another process has just put the
+    same files in place (on Windows a mapped file cannot be renamed over) is not an error."""
+    try:
+        _write_model(path, build(), form)
+    except OSError:
+        if not _built(path, form):
+            raise
+
+
 def _digest(model_dir: Path, form: Form) -> str:
     """SHA-256 over the builder version, the form, its layout and every source file's bytes."""
     digest = hashlib.sha256(
@@ -275,7 +285,7 @@ def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
     path = folder / f"{_MODEL_NAME}-{form}-{digest[:16]}.onnx"
     with _BUILD_LOCK:
         if not _built(path, form):
-            _write_model(path, _build(model_dir, form, max_seq_length, digest), form)
+            _write_built(path, form, lambda: _build(model_dir, form, max_seq_length, digest))
         if form == "oracle":
             _write_metadata(path)
     return path
@@ -299,8 +309,8 @@ def e5_model_file(form: Form = "batch", *, model_path: Path,
     path = cache_dir(directory) / f"{E5_MODEL_NAME}-{form}-{name[:16]}.onnx"
     with _BUILD_LOCK:
         if not _built(path, form):
-            _write_model(path, _build_e5(form, model if isinstance(model, E5ModelFile)
-                                         else model(), name), form)
+            _write_built(path, form, lambda: _build_e5(
+                form, model if isinstance(model, E5ModelFile) else model(), name))
         if form == "oracle":
             _write_metadata(path)
     return path
