@@ -111,5 +111,5 @@ def test_answers_are_unescaped_as_the_prompts_escape_them() -> None:
     from oracleagentmemory.core.extractors.prompts import unescape_answer
 
     for text in ["a &amp;lt; b", "&lt;tag&gt; &amp; &amp;amp; &quot;", "plain", "&&lt;;",
-                 "&amp;gt;&gt;&lt;&amp;"]:
+                 "&amp;gt;&gt;&lt;&amp;", "台北&lt;101&gt;&amp;高雄", "서울 &amp;lt; 부산 &gt;"]:
         assert unescape_answer(text) == unescape(text), text

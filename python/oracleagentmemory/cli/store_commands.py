@@ -82,20 +82,12 @@ def _minilm_onnx_file(arguments: argparse.Namespace) -> Path:
 
 
 def _e5_onnx_file(arguments: argparse.Namespace) -> Path:
-    from oracleagentmemory.core.embedders.e5_model_file import E5ModelFile, read_e5_model_file
-    from oracleagentmemory.core.embedders.local_e5 import find_e5_model_file
+    from oracleagentmemory.core.embedders.local_e5 import find_e5_model_file, model_reader
     from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
 
     model_path = find_e5_model_file(arguments.model_file)
-
-    def model() -> E5ModelFile:  # read only when the file must be built (about a second)
-        try:
-            return read_e5_model_file(model_path)
-        except ValueError as error:
-            raise ModelUnavailableError(f"{model_path}: {error}") from error
-
-    return e5_model_file(arguments.form, model_path=model_path, model=model,
-                         directory=arguments.cache_dir)
+    return e5_model_file(arguments.form, model_path=model_path,
+                         model=model_reader(model_path), directory=arguments.cache_dir)
 
 
 def search(arguments: argparse.Namespace, out: TextIO) -> int:

@@ -227,8 +227,9 @@ def _keep_vocabulary(path: Path, vocabulary: Vocabulary) -> None:
         write_atomically(path, json.dumps(kept).encode("ascii"))
 
 
-def _parsed(model_path: Path) -> Callable[[], E5ModelFile]:
-    """Reads the model file on the first call only (a ModelUnavailableError when damaged)."""
+def model_reader(model_path: Path) -> Callable[[], E5ModelFile]:
+    """Reads the model file on the first call only (a ModelUnavailableError when damaged):
+    what ``e5_model_file`` calls only when it must build."""
 
     @functools.cache
     def parse() -> E5ModelFile:
@@ -245,7 +246,7 @@ def _read_e5(key: _ModelKey) -> _LoadedModel:
     reads none of the 72 MB model file (its weights are in the ONNX model; parsing it took
     0.6 s); numpy needs its weights."""
     tokenizers_module()
-    model = _parsed(key.model_dir)
+    model = model_reader(key.model_dir)
     if key.runtime == "onnxruntime":
         from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
         from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file

@@ -64,11 +64,12 @@ class UserSlots:
             if self._read_ahead is not None:
                 self._read_ahead(low, high)
             found = self.slots[low:high].astype(np.int64)
-            if code not in self._checked:
+            checked = code in self._checked
+            if not checked:
                 self._check_order(found)
             if reading is not None and found.shape[0]:
                 reading(int(found[0]), int(found[-1]) + 1)
-            if code not in self._checked:
+            if not checked:
                 self._check_codes(found, code, user_codes)
         if size <= self.covered:
             return found
