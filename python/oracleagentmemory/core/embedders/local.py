@@ -19,10 +19,10 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -39,9 +39,6 @@ from oracleagentmemory.core.embedders.minilm_numpy import (
 )
 from oracleagentmemory.core.embedders.safetensors_reader import read_safetensors
 from oracleagentmemory.errors import ModelUnavailableError
-
-if TYPE_CHECKING:
-    from tokenizers import Tokenizer
 
 __all__ = [
     "INSTALL_HINT",
@@ -178,10 +175,21 @@ class _ModelKey:
     onnx_cache_dir: Path | None
 
 
+class _Encoded(Protocol):
+    @property
+    def ids(self) -> list[int]: ...
+
+
+class _Tokenizer(Protocol):
+    def encode_batch(self, texts: list[str], /) -> Sequence[_Encoded]:
+        """The ids of each text (``tokenizers.Tokenizer`` or ``unigram_pieces``)."""
+        ...
+
+
 @dataclass(frozen=True)
 class _LoadedModel:
     encoder: _Encoder
-    tokenizer: Tokenizer
+    tokenizer: _Tokenizer
     normalization: Mapping[int, str] | None = None
     """A character map applied before tokenising (``str.translate``), where the model has one."""
 

