@@ -105,6 +105,44 @@ def test_the_client_imports_neither_http_nor_templates_until_used() -> None:
     assert result.stdout.split() == ["[]", "True"]
 
 
+def test_the_event_classes_are_built_only_once_somebody_listens() -> None:
+    """The event classes are pydantic models (a third of the client's import): a process
+    that stores and searches with no listener imports neither them nor pydantic, and one
+    that registers a listener later gets every event, of the documented classes."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import pickle, sys\n"
+        "from oracleagentmemory.core import OracleAgentMemory\n"
+        "client = OracleAgentMemory(connection=':memory:', embedder=None)\n"
+        "thread = client.create_thread(user_id='u1')\n"
+        "thread.add_messages([{'role': 'user', 'content': 'I like trains.'}])\n"
+        "thread.search('trains')\n"
+        "early = [m for m in ('pydantic', 'oracleagentmemory.observability.event')\n"
+        "         if m in sys.modules]\n"
+        "from oracleagentmemory.observability import (\n"
+        "    GenericEventListener, OperationKind, ThreadCompletedEvent,\n"
+        "    register_event_listeners)\n"
+        "from oracleagentmemory.observability import event\n"
+        "seen = []\n"
+        "with register_event_listeners([GenericEventListener(ThreadCompletedEvent,\n"
+        "                                                    seen.append)]):\n"
+        "    thread.search('trains')\n"
+        "kind = seen[0].operation_kind\n"
+        "print(early, [type(e).__name__ for e in seen], kind is OperationKind.READ,\n"
+        "      event.OperationKind is OperationKind, OperationKind.__module__,\n"
+        "      pickle.loads(pickle.dumps(kind)) is kind)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]", "['ThreadCompletedEvent']", "True", "True",
+                                     "oracleagentmemory.observability.event", "True"]
+
+
 def test_answers_are_unescaped_as_the_prompts_escape_them() -> None:
     from xml.sax.saxutils import unescape
 

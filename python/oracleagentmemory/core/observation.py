@@ -18,8 +18,8 @@ import numpy as np
 
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm, LlmResponse
-from oracleagentmemory.observability.event import OperationKind
 from oracleagentmemory.observability.instrumentation import observe_operation, observed
+from oracleagentmemory.observability.operation_kind import OperationKind
 
 CREATE, READ, UPDATE, DELETE = (OperationKind.CREATE, OperationKind.READ,
                                 OperationKind.UPDATE, OperationKind.DELETE)

@@ -64,8 +64,8 @@ from oracleagentmemory.core.thread_settings import (
     resolve_settings,
 )
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
-from oracleagentmemory.observability.event import OperationKind
 from oracleagentmemory.observability.instrumentation import observe_operation
+from oracleagentmemory.observability.operation_kind import OperationKind
 from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordScope
 
 __all__ = [

@@ -1,30 +1,40 @@
 """Observability: typed events for every public operation, and listeners that receive them.
 
 Register listeners with :func:`register_event_listeners`; see ``docs/observability.md``.
+
+The names below are imported from their modules when first used: the event classes are
+pydantic models, whose building cost a third of the client's import, and a process that
+registers no listener never builds an event.
 """
 
-from oracleagentmemory.observability.event import (
-    AgentMemoryCompletedEvent,
-    AgentMemoryStartedEvent,
-    ApiOperationCompletedEvent,
-    ApiOperationStartedEvent,
-    EmbedderCompletedEvent,
-    EmbedderStartedEvent,
-    Event,
-    LlmGenerationCompletedEvent,
-    LlmGenerationStartedEvent,
-    MemoryStoreCompletedEvent,
-    MemoryStoreStartedEvent,
-    OperationKind,
-    ThreadCompletedEvent,
-    ThreadStartedEvent,
-)
-from oracleagentmemory.observability.eventlistener import (
-    EventListener,
-    GenericEventListener,
-    emit_event,
-    register_event_listeners,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from oracleagentmemory.observability.event import (
+        AgentMemoryCompletedEvent,
+        AgentMemoryStartedEvent,
+        ApiOperationCompletedEvent,
+        ApiOperationStartedEvent,
+        EmbedderCompletedEvent,
+        EmbedderStartedEvent,
+        Event,
+        LlmGenerationCompletedEvent,
+        LlmGenerationStartedEvent,
+        MemoryStoreCompletedEvent,
+        MemoryStoreStartedEvent,
+        OperationKind,
+        ThreadCompletedEvent,
+        ThreadStartedEvent,
+    )
+    from oracleagentmemory.observability.eventlistener import (
+        EventListener,
+        GenericEventListener,
+        emit_event,
+        register_event_listeners,
+    )
 
 __all__ = [
     "AgentMemoryStartedEvent",
@@ -46,3 +56,19 @@ __all__ = [
     "emit_event",
     "register_event_listeners",
 ]
+
+_LISTENER_NAMES = frozenset(
+    {"EventListener", "GenericEventListener", "emit_event", "register_event_listeners"})
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = "eventlistener" if name in _LISTENER_NAMES else "event"
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

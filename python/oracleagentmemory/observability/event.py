@@ -13,13 +13,13 @@ can inspect them. Dumping an event masks the sensitive ones by default; see
 from __future__ import annotations
 
 from datetime import datetime, timezone
-from enum import Enum
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, FieldSerializationInfo, field_serializer
 from pydantic.types import Strict
 
 from oracleagentmemory.observability._masking import MASK_CONTEXT_KEY, serialize_value
+from oracleagentmemory.observability.operation_kind import OperationKind
 
 __all__ = [
     "AgentMemoryStartedEvent",
@@ -37,16 +37,6 @@ __all__ = [
     "ThreadStartedEvent",
     "ThreadCompletedEvent",
 ]
-
-
-class OperationKind(str, Enum):
-    """What an operation does to stored data (for dashboards and sampling rules)."""
-
-    CREATE = "create"
-    READ = "read"
-    UPDATE = "update"
-    DELETE = "delete"
-    UNKNOWN = "unknown"
 
 
 def _now() -> str:

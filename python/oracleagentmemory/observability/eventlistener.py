@@ -23,15 +23,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar, Token
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from oracleagentmemory.observability.event import Event
+if TYPE_CHECKING:
+    from oracleagentmemory.observability.event import Event
 
 __all__ = ["EventListener", "GenericEventListener", "emit_event", "register_event_listeners"]
 
 logger = logging.getLogger(__name__)
 
-_ListenerT = TypeVar("_ListenerT", bound=Event)
+_ListenerT = TypeVar("_ListenerT", bound="Event")
 
 _LISTENERS: ContextVar[tuple[EventListener, ...]] = ContextVar(
     "oracleagentmemory_event_listeners", default=()
@@ -56,7 +57,7 @@ class GenericEventListener(EventListener):
 
     def __init__(self, event_type: type[_ListenerT], callback: Callable[[_ListenerT], None]
                  ) -> None:
-        if not (isinstance(event_type, type) and issubclass(event_type, Event)):
+        if not (isinstance(event_type, type) and issubclass(event_type, _event_class())):
             raise TypeError(f"event_type must be an Event subclass, got {event_type!r}")
         if not callable(callback):
             raise TypeError(f"callback must be callable, got {type(callback).__name__}")
@@ -105,6 +106,14 @@ def _unregister(token: Token[tuple[EventListener, ...]]) -> None:
         _LISTENERS.reset(token)
 
 
+def _event_class() -> type[Event]:
+    """``Event``, imported when first needed: a process that registers no listener does not
+    build the event classes (pydantic models) when it imports the client."""
+    from oracleagentmemory.observability.event import Event
+
+    return Event
+
+
 current_listeners = _LISTENERS.get
 """The listeners of the current context (empty when nobody listens): a C-level call, so the
 instrumentation's no-listener fast path costs one call and one truth test."""
@@ -112,7 +121,7 @@ instrumentation's no-listener fast path costs one call and one truth test."""
 
 def emit_event(event: Event) -> None:
     """Deliver ``event`` to the listeners of the current context, in registration order."""
-    if not isinstance(event, Event):
+    if not isinstance(event, _event_class()):
         raise TypeError(f"event must be an Event, got {type(event).__name__}")
     listeners = _LISTENERS.get()
     if not listeners:

@@ -30,26 +30,18 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory.observability._summaries import summarize_arguments, summarize_result
-from oracleagentmemory.observability.event import (
-    AgentMemoryCompletedEvent,
-    AgentMemoryStartedEvent,
-    ApiOperationCompletedEvent,
-    ApiOperationStartedEvent,
-    EmbedderCompletedEvent,
-    EmbedderStartedEvent,
-    LlmGenerationCompletedEvent,
-    LlmGenerationStartedEvent,
-    MemoryStoreCompletedEvent,
-    MemoryStoreStartedEvent,
-    OperationKind,
-    ThreadCompletedEvent,
-    ThreadStartedEvent,
-)
 from oracleagentmemory.observability.eventlistener import current_listeners, emit_event
+from oracleagentmemory.observability.operation_kind import OperationKind
+
+if TYPE_CHECKING:
+    from oracleagentmemory.observability.event import (
+        ApiOperationCompletedEvent,
+        ApiOperationStartedEvent,
+    )
 
 __all__ = ["COMPONENTS", "Observation", "observe_operation", "observed"]
 
@@ -160,10 +152,12 @@ def _llm_output(instance: Any, arguments: Mapping[str, Any], result: Any) -> Det
 
 @dataclass(frozen=True)
 class Component:
-    """How one component's operations become events."""
+    """How one component's operations become events (the event classes by name: they are
+    imported when the first event is built, so a process nobody listens to never builds
+    them)."""
 
-    started: type[ApiOperationStartedEvent]
-    completed: type[ApiOperationCompletedEvent]
+    started_name: str
+    completed_name: str
     api_class: str | None
     """The interface name, or None when the caller must name it (generic events)."""
     method_fixed: bool = False
@@ -171,24 +165,38 @@ class Component:
     started_details: Callable[[Any, Mapping[str, Any]], Details] = _no_details
     completed_details: Callable[[Any, Mapping[str, Any], Any], Details] = _no_result_details
 
+    @property
+    def started(self) -> type[ApiOperationStartedEvent]:
+        return _event_class(self.started_name)
+
+    @property
+    def completed(self) -> type[ApiOperationCompletedEvent]:
+        return _event_class(self.completed_name)
+
+
+def _event_class(name: str) -> Any:
+    from oracleagentmemory.observability import event
+
+    return getattr(event, name)
+
 
 COMPONENTS: dict[str, Component] = {
-    "agent_memory": Component(AgentMemoryStartedEvent, AgentMemoryCompletedEvent,
+    "agent_memory": Component("AgentMemoryStartedEvent", "AgentMemoryCompletedEvent",
                               "IAgentMemory"),
-    "thread": Component(ThreadStartedEvent, ThreadCompletedEvent, "IThread",
+    "thread": Component("ThreadStartedEvent", "ThreadCompletedEvent", "IThread",
                         started_details=_thread_ids, completed_details=_thread_result_ids),
-    "memory_store": Component(MemoryStoreStartedEvent, MemoryStoreCompletedEvent,
+    "memory_store": Component("MemoryStoreStartedEvent", "MemoryStoreCompletedEvent",
                               "IMemoryStore"),
-    "embedder": Component(EmbedderStartedEvent, EmbedderCompletedEvent, "IEmbedder",
+    "embedder": Component("EmbedderStartedEvent", "EmbedderCompletedEvent", "IEmbedder",
                           method_fixed=True, started_details=_embedder_input,
                           completed_details=_embedder_output),
-    "llm": Component(LlmGenerationStartedEvent, LlmGenerationCompletedEvent, "ILlm",
+    "llm": Component("LlmGenerationStartedEvent", "LlmGenerationCompletedEvent", "ILlm",
                      method_fixed=True, started_details=_llm_input,
                      completed_details=_llm_output),
 }
 """Known components; any other name emits the generic ApiOperation events."""
 
-_GENERIC = Component(ApiOperationStartedEvent, ApiOperationCompletedEvent, None)
+_GENERIC = Component("ApiOperationStartedEvent", "ApiOperationCompletedEvent", None)
 
 
 def _component(component: str, api_class: str | None) -> Component:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Concatenate, Generic, Literal, ParamSpec, Protocol, TypeVar
 
-from oracleagentmemory.observability.event import OperationKind
+from oracleagentmemory.observability.operation_kind import OperationKind
 from oracleagentmemory.stores.protocol import (
     CascadeResult,
     LinkChanges,
