@@ -169,6 +169,10 @@ def test_a_kept_vocabulary_that_cannot_be_read_is_made_again(
     assert local_e5._kept_vocabulary(kept) is not None  # made again
 
 
+def _int32s(*values: int) -> str:
+    return base64.b64encode(np.asarray(values, dtype="<i4").tobytes()).decode("ascii")
+
+
 def _vocabulary(**changes: object) -> object:
     from oracleagentmemory.core.embedders.e5_model_file import Vocabulary
 
@@ -200,6 +204,9 @@ def test_the_kept_vocabulary_round_trips_to_the_bit(tmp_path: Path) -> None:
     local_e5._keep_vocabulary(tmp_path / "v.json", vocabulary)  # type: ignore[arg-type]
     kept = local_e5._kept_vocabulary(tmp_path / "v.json")
     assert kept == vocabulary
+    # the ids in ascending order of their pieces' code points: "</s>" ("/" < "p"), "<pad>",
+    # "<s>", "<unk>", "\u2581a", "\ud800"
+    assert kept.order == (2, 1, 0, 3, 4, 5)  # type: ignore[union-attr]
     assert [struct.pack("<d", score) for score in kept.scores] == [  # type: ignore[union-attr]
         struct.pack("<d", score) for score in vocabulary.scores]  # type: ignore[attr-defined]
     assert all(type(point) is int for point in kept.normalization)  # type: ignore[union-attr]
@@ -216,6 +223,10 @@ def test_the_kept_vocabulary_round_trips_to_the_bit(tmp_path: Path) -> None:
     {"pieces": "[1, 2, 3, 4, 5, 6]"}, {"pieces": '"a\\nb"'}, {"unk": "6"}, {"bos": "-1"},
     {"eos": "true"},
     {"pad": "null"}, {"whole": '"a"'}, {"whole": "null"},
+    {"order": "null"}, {"order": '"not base64!"'}, {"order": '"' + _int32s(0, 1, 2, 3, 4) + '"'},
+    {"order": '"' + _int32s(0, 1, 2, 3, 4, 6) + '"'},
+    {"order": '"' + _int32s(0, 1, 2, 3, 4, -1) + '"'},
+    {"order": '"' + _int32s(0, 1, 2, 3, 4, 4) + '"'},
     {"normalization": '{"' + "9" * 5000 + '": "a"}'}, {"whole": "[" * 100_000}])
 def test_a_kept_vocabulary_of_another_shape_is_not_used(tmp_path: Path,
                                                         shape: dict[str, str]) -> None:

@@ -18,7 +18,11 @@ import pytest
 from oracleagentmemory.core.embedders import unigram_pieces
 from oracleagentmemory.core.embedders.e5_model_file import Vocabulary
 from oracleagentmemory.core.embedders.local_e5 import build_tokenizer
-from oracleagentmemory.core.embedders.unigram_pieces import PieceTokenizer, UnigramPieces
+from oracleagentmemory.core.embedders.unigram_pieces import (
+    PieceTokenizer,
+    UnigramPieces,
+    piece_order,
+)
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "e5_reference.json")
                      .read_text(encoding="utf-8"))["cases"]
@@ -72,6 +76,27 @@ def test_a_long_text_keeps_its_first_pieces_within_max_length() -> None:
     assert build_tokenizer(_small(), max_length=5).encode(text).ids == [0, 8, 8, 8, 2]
     with pytest.raises(ValueError, match="max_length"):
         UnigramPieces(_small(), 1)
+
+
+@pytest.mark.parametrize("order", [
+    None,  # not known: sorted where the pieces are cut
+    "kept",  # the order kept with the vocabulary
+    "reversed",  # a permutation in which the pieces do not ascend: sorted again
+])
+def test_the_order_the_pieces_are_searched_in_changes_no_id(order: str | None) -> None:
+    kept = tuple(piece_order(PIECES))
+    assert [PIECES[i] for i in kept] == sorted(PIECES)
+    vocabulary = _small(order={None: None, "kept": kept, "reversed": kept[::-1]}[order])
+    for text, ids in [("ab xy", [8, 4, 10]), ("qzw\U0001F9FF", [4, 13, 14, 3]), ("", [])]:
+        assert UnigramPieces(vocabulary, 512).ids(text) == [0, *ids, 2]
+
+
+def test_a_piece_listed_twice_has_its_last_id_and_score_as_in_the_library() -> None:
+    # "ab" again as id 16, scored -7: "a" + "b" (-6) now beats it; at -4.5 it wins as 16
+    for score, ids in [(-7.0, [4, 9, 5, 6]), (-4.5, [4, 9, 16])]:
+        vocabulary = _small(pieces=(*PIECES, "ab"), scores=(*SCORES, score))
+        assert UnigramPieces(vocabulary, 512).ids("xab") == [0, *ids, 2]
+        assert build_tokenizer(vocabulary).encode("xab").ids == [0, *ids, 2]
 
 
 def _same_as_the_library(vocabulary: Vocabulary, texts: list[str],

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -51,7 +52,7 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
     file_sha256,
     write_atomically,
 )
-from oracleagentmemory.core.embedders.unigram_pieces import PieceTokenizer
+from oracleagentmemory.core.embedders.unigram_pieces import PieceTokenizer, piece_order
 from oracleagentmemory.errors import ModelUnavailableError
 
 __all__ = ["E5_INSTALL_HINT", "E5_MODEL_FILE_ENV_VAR", "E5_MODEL_NAME", "LocalE5Embedder",
@@ -156,9 +157,9 @@ class _E5NumpyEncoder(_NumpyEncoder):
         self._encoder = BertEncoder(model.config, tensors)
 
 
-VOCABULARY_FORMAT = 1
+VOCABULARY_FORMAT = 2
 """Version of the vocabulary file kept beside the ONNX model (a change in what it holds
-gives it a new name)."""
+gives it a new name). 2: the ids in ascending order of their pieces (``order``)."""
 
 
 def vocabulary_file(model_path: Path, directory: str | os.PathLike[str] | None = None
@@ -171,27 +172,39 @@ def vocabulary_file(model_path: Path, directory: str | os.PathLike[str] | None =
 
 
 def _kept_vocabulary(path: Path) -> Vocabulary | None:
-    """The vocabulary kept in ``path`` (pieces, scores, special ids, character map); None
-    when it is missing, cannot be read or has another shape (it is then read from the model
-    file again). Its own JSON, not the ``tokenizers`` file, whose reader gives a quarter of
-    the scores back 1 ulp off: the pieces one text cut at line ends, the scores the bytes of
-    float64s, both read in a few milliseconds where a JSON list of each took 0.2 s."""
+    """The vocabulary kept in ``path`` (pieces, scores, special ids, character map, the ids
+    in ascending order of their pieces); None when it is missing, cannot be read or has
+    another shape (it is then read from the model file again). Its own JSON, not the
+    ``tokenizers`` file, whose reader gives a quarter of the scores back 1 ulp off: the
+    pieces one text cut at line ends, the scores the bytes of float64s, the order the bytes
+    of int32s, all read in a few milliseconds where a JSON list of each took 0.2 s."""
     try:
         kept = json.loads(path.read_text(encoding="ascii"))
         pieces = kept["pieces"].split("\n")
         scores = np.frombuffer(base64.b64decode(kept["scores"], validate=True), dtype="<f8")
+        order = np.frombuffer(base64.b64decode(kept["order"], validate=True), dtype="<i4")
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
     ids = [kept.get(name) for name in ("bos", "eos", "pad", "unk")]
     if (len(pieces) != scores.shape[0]
-            or not all(type(i) is int and 0 <= i < len(pieces) for i in ids)):
+            or not all(type(i) is int and 0 <= i < len(pieces) for i in ids)
+            or not _is_permutation(order, len(pieces))):
         return None
     normalization = _character_map(kept.get("normalization"))
     if normalization is None:
         return None
     bos, eos, pad, unk = (int(i) for i in ids if i is not None)
     return Vocabulary(pieces=tuple(pieces), scores=tuple(scores.tolist()), bos=bos, eos=eos,
-                      pad=pad, unk=unk, normalization=normalization)
+                      pad=pad, unk=unk, normalization=normalization,
+                      order=tuple(order.tolist()))
+
+
+def _is_permutation(order: np.ndarray, count: int) -> bool:
+    """Every id below ``count`` once (whether the pieces ascend in it is checked where they
+    are cut: ``unigram_pieces.ascending_pieces``)."""
+    return bool(order.shape[0] == count and (
+        count == 0 or (int(order.min()) >= 0 and int(order.max()) < count
+                       and bool((np.bincount(order, minlength=count) == 1).all()))))
 
 
 def _character_map(pairs: object) -> dict[int, str] | None:
@@ -211,22 +224,29 @@ def _character_map(pairs: object) -> dict[int, str] | None:
     return normalization
 
 
-def _keep_vocabulary(path: Path, vocabulary: Vocabulary) -> None:
+def _keep_vocabulary(path: Path, vocabulary: Vocabulary) -> Vocabulary:
     """Write the file whole or not at all (not at all for pieces holding a line end, which
     no SentencePiece vocabulary has); a cache that cannot be written only costs the next
     process the model file's parse. ASCII (``\\uXXXX`` escapes): a lone surrogate, which a
-    model file's text can hold, is written and read back as it is."""
+    model file's text can hold, is written and read back as it is. Returns the vocabulary
+    with its ``order``."""
+    if vocabulary.order is None:
+        vocabulary = dataclasses.replace(vocabulary, order=tuple(piece_order(vocabulary.pieces)))
     if any("\n" in piece for piece in vocabulary.pieces):
-        return
+        return vocabulary
+    assert vocabulary.order is not None
     kept = {"pieces": "\n".join(vocabulary.pieces),
             "scores": base64.b64encode(
                 np.asarray(vocabulary.scores, dtype="<f8").tobytes()).decode("ascii"),
+            "order": base64.b64encode(
+                np.asarray(vocabulary.order, dtype="<i4").tobytes()).decode("ascii"),
             "bos": vocabulary.bos, "eos": vocabulary.eos, "pad": vocabulary.pad,
             "unk": vocabulary.unk,
             "normalization": {str(point): text
                               for point, text in vocabulary.normalization.items()}}
     with contextlib.suppress(OSError):
         write_atomically(path, json.dumps(kept).encode("ascii"))
+    return vocabulary
 
 
 def model_reader(model_path: Path) -> Callable[[], E5ModelFile]:
@@ -256,8 +276,7 @@ def _read_e5(key: _ModelKey) -> _LoadedModel:
         kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
         vocabulary = _kept_vocabulary(kept_file)
         if vocabulary is None:
-            vocabulary = model().vocabulary
-            _keep_vocabulary(kept_file, vocabulary)
+            vocabulary = _keep_vocabulary(kept_file, model().vocabulary)
         path = e5_model_file(model_path=key.model_dir, model=model,
                              directory=key.onnx_cache_dir)
         encoder: _Encoder = OnnxEncoder(path, key.threads)

@@ -3,10 +3,12 @@ without waiting for its trie.
 
 Why: before it cuts anything, ``tokenizers`` builds a trie of the vocabulary; for
 multilingual-e5-small's 250,002 pieces that takes 0.5-0.9 s with the GIL held, and every
-process paid it on its first embed, which is usually one short query. A dictionary of the
-pieces is made in a tenth of that time and cuts a query in a fraction of a millisecond. Per
-character the library is several times faster, so a process that goes on to cut long texts
-or much text builds it then (``PieceTokenizer``) and uses it from there on.
+process paid it on its first embed, which is usually one short query. Here the pieces are
+a list in ascending order (kept in that order with the vocabulary, ``Vocabulary.order``),
+searched by bisection: nothing to build, and a query is cut in a fraction of a
+millisecond. Per character the library is several times faster, so a process that goes on
+to cut long texts or much text builds it then (``PieceTokenizer``) and uses it from there
+on.
 
 The cut is the library's (``tokenizers``' ``Unigram`` model, SentencePiece's algorithm),
 step for step, so that a text gets the same ids whichever of the two cuts it:
@@ -25,7 +27,10 @@ step for step, so that a text gets the same ids whichever of the two cuts it:
 
 from __future__ import annotations
 
+import itertools
+import operator
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -58,26 +63,32 @@ class UnigramPieces:
     def __init__(self, vocabulary: Vocabulary, max_length: int) -> None:
         if max_length < 2:
             raise ValueError("max_length must leave room for the begin and end ids")
-        self._ids = {piece: index for index, piece in enumerate(vocabulary.pieces)}
-        self._scores = vocabulary.scores
+        self._pieces, self._ids, self._scores = ascending_pieces(vocabulary)
         self._longest = max(map(len, vocabulary.pieces), default=1)
         self._unknown = vocabulary.unk
-        self._unknown_score = min(vocabulary.scores) - UNKNOWN_PENALTY
+        self._unknown_score = min(vocabulary.scores, default=0.0) - UNKNOWN_PENALTY
         self._bos, self._eos = vocabulary.bos, vocabulary.eos
         self._keep = max_length - 2
 
     def ids(self, text: str) -> list[int]:
         """The begin id, the pieces' ids (at most ``max_length - 2``), the end id."""
-        return [self._bos, *self._pieces(text)[: self._keep], self._eos]
+        return [self._bos, *self._cut(text)[: self._keep], self._eos]
 
-    def _pieces(self, text: str) -> list[int]:
+    def _id(self, text: str) -> int:
+        """The id of the piece ``text``, else the unknown id (how the library looks up the
+        text of each token it cut)."""
+        at = bisect_left(self._pieces, text)
+        found = at < len(self._pieces) and self._pieces[at] == text
+        return self._ids[at] if found else self._unknown
+
+    def _cut(self, text: str) -> list[int]:
         if not text:
             return []
         text = text.replace(" ", SPACE_PIECE)
         if not text.startswith(SPACE_PIECE):
             text = SPACE_PIECE + text
         size = len(text)
-        find, scores, longest = self._ids.get, self._scores, self._longest
+        pieces, ids, scores, count = self._pieces, self._ids, self._scores, len(self._pieces)
         unknown, unknown_score = self._unknown, self._unknown_score
         best = [0.0] * (size + 1)
         came_from = [-1] * (size + 1)
@@ -85,20 +96,30 @@ class UnigramPieces:
         for start in range(size):
             reached = best[start]
             covered = False
-            for end in range(start + 1, min(size, start + longest) + 1):
-                piece = find(text[start:end])
-                if piece is None:
+            low = 0
+            for end in range(start + 1, min(size, start + self._longest) + 1):
+                key = text[start:end]
+                # The first piece not below ``key``: ``key`` itself, else a longer piece
+                # beginning with it, else no piece begins with it (nor with a longer key).
+                at = bisect_left(pieces, key, low)
+                if at == count:
+                    break
+                if pieces[at] != key:
+                    if not pieces[at].startswith(key):
+                        break
+                    low = at
                     continue
-                score = scores[piece] + reached
+                low = at
+                score = scores[at] + reached
                 if came_from[end] < 0 or score > best[end]:
-                    best[end], came_from[end], piece_at[end] = score, start, piece
+                    best[end], came_from[end], piece_at[end] = score, start, ids[at]
                 covered = covered or end == start + 1
             if not covered:
                 end = start + 1
                 score = unknown_score + reached
                 if came_from[end] < 0 or score > best[end]:
                     best[end], came_from[end], piece_at[end] = score, start, unknown
-        pieces: list[int] = []
+        cut: list[int] = []
         end = size
         unknown_end = -1
         """End of the run of unknown steps being walked back over (-1: none)."""
@@ -109,14 +130,37 @@ class UnigramPieces:
                     unknown_end = end
             else:
                 if unknown_end >= 0:
-                    pieces.append(find(text[end:unknown_end], unknown))
+                    cut.append(self._id(text[end:unknown_end]))
                     unknown_end = -1
-                pieces.append(piece_at[end])
+                cut.append(piece_at[end])
             end = start
         if unknown_end >= 0:
-            pieces.append(find(text[0:unknown_end], unknown))
-        pieces.reverse()
-        return pieces
+            cut.append(self._id(text[0:unknown_end]))
+        cut.reverse()
+        return cut
+
+
+def ascending_pieces(vocabulary: Vocabulary) -> tuple[list[str], list[int], list[float]]:
+    """The pieces in ascending order, with their ids and scores: in the vocabulary's
+    ``order`` when its pieces do ascend in it, else sorted here (a second). A piece listed
+    twice keeps its last id, as the library's map of pieces does."""
+    pieces, order = vocabulary.pieces, vocabulary.order
+    if order is not None and len(order) == len(pieces) and order:
+        ordered = list(operator.itemgetter(*order)(pieces)) if len(order) > 1 else [
+            pieces[order[0]]]
+        if all(map(operator.lt, ordered, itertools.islice(ordered, 1, None))):
+            ids = list(order)
+            return ordered, ids, [vocabulary.scores[i] for i in ids]
+    last = {piece: index for index, piece in enumerate(pieces)}
+    ordered = sorted(last)
+    ids = [last[piece] for piece in ordered]
+    return ordered, ids, [vocabulary.scores[i] for i in ids]
+
+
+def piece_order(pieces: Sequence[str]) -> list[int]:
+    """Every id, in ascending order of its piece (ties by id): what ``Vocabulary.order``
+    holds."""
+    return sorted(range(len(pieces)), key=pieces.__getitem__)
 
 
 class PieceTokenizer:
