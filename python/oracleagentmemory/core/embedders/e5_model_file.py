@@ -20,7 +20,7 @@ from __future__ import annotations
 import mmap
 import struct
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -47,10 +47,6 @@ class Vocabulary:
     pad: int
     unk: int
     normalization: Mapping[int, str]
-    order: tuple[int, ...] | None = field(default=None, compare=False)
-    """The ids in ascending order of their pieces, where known (kept with the vocabulary,
-    so a process cutting texts need not sort them); derived from ``pieces``, hence not
-    compared."""
 
 
 class BlockTable:

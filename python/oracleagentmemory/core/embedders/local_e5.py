@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import importlib.metadata
@@ -25,6 +24,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,11 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
     file_sha256,
     write_atomically,
 )
-from oracleagentmemory.core.embedders.unigram_pieces import PieceTokenizer, piece_order
+from oracleagentmemory.core.embedders.unigram_pieces import (
+    AscendingPieces,
+    PieceTokenizer,
+    ascending_pieces,
+)
 from oracleagentmemory.errors import ModelUnavailableError
 
 __all__ = ["E5_INSTALL_HINT", "E5_MODEL_FILE_ENV_VAR", "E5_MODEL_NAME", "LocalE5Embedder",
@@ -159,7 +163,8 @@ class _E5NumpyEncoder(_NumpyEncoder):
 
 VOCABULARY_FORMAT = 2
 """Version of the vocabulary file kept beside the ONNX model (a change in what it holds
-gives it a new name). 2: the ids in ascending order of their pieces (``order``)."""
+gives it a new name). 2: the pieces in ascending order with their ids, the whole file
+under a SHA-256."""
 
 
 def vocabulary_file(model_path: Path, directory: str | os.PathLike[str] | None = None
@@ -171,40 +176,62 @@ def vocabulary_file(model_path: Path, directory: str | os.PathLike[str] | None =
     return cache_dir(directory) / f"{E5_MODEL_NAME}-{digest.hexdigest()[:16]}.vocabulary.json"
 
 
-def _kept_vocabulary(path: Path) -> Vocabulary | None:
-    """The vocabulary kept in ``path`` (pieces, scores, special ids, character map, the ids
-    in ascending order of their pieces); None when it is missing, cannot be read or has
-    another shape (it is then read from the model file again). Its own JSON, not the
-    ``tokenizers`` file, whose reader gives a quarter of the scores back 1 ulp off: the
-    pieces one text cut at line ends, the scores the bytes of float64s, the order the bytes
-    of int32s, all read in a few milliseconds where a JSON list of each took 0.2 s."""
+@dataclass(frozen=True)
+class KeptVocabulary:
+    """A vocabulary as it is kept beside the ONNX model: in the order the Python cut
+    searches it (``unigram_pieces``), with the pad id and the character map."""
+
+    ascending: AscendingPieces
+    pad: int
+    normalization: Mapping[int, str]
+
+    def vocabulary(self) -> Vocabulary:
+        """The vocabulary in id order (what the ``tokenizers`` library is built from)."""
+        ascending = self.ascending
+        by_id = np.empty(len(ascending.ids), dtype=np.int64)
+        by_id[np.asarray(ascending.ids, dtype=np.int64)] = np.arange(len(ascending.ids))
+        positions = by_id.tolist()
+        return Vocabulary(pieces=tuple(ascending.pieces[i] for i in positions),
+                          scores=tuple(ascending.scores[i] for i in positions),
+                          bos=ascending.bos, eos=ascending.eos, pad=self.pad,
+                          unk=ascending.unk, normalization=self.normalization)
+
+
+def _kept_vocabulary(path: Path) -> KeptVocabulary | None:
+    """The vocabulary kept in ``path``; None when it is missing, cannot be read, fails its
+    SHA-256 or has another shape (it is then read from the model file again). The file is
+    the SHA-256 of the rest, a line end, then JSON of its own (not the ``tokenizers`` file,
+    whose reader gives a quarter of the scores back 1 ulp off): the pieces one text cut at
+    line ends, their ids the bytes of int32s and their scores of float64s, all read in a
+    few milliseconds where a JSON list of each took 0.2 s."""
     try:
-        kept = json.loads(path.read_text(encoding="ascii"))
+        head, _, body = path.read_bytes().partition(b"\n")
+        if head != hashlib.sha256(body).hexdigest().encode("ascii"):
+            return None
+        kept = json.loads(body.decode("ascii"))
         pieces = kept["pieces"].split("\n")
+        ids = np.frombuffer(base64.b64decode(kept["ids"], validate=True), dtype="<i4")
         scores = np.frombuffer(base64.b64decode(kept["scores"], validate=True), dtype="<f8")
-        order = np.frombuffer(base64.b64decode(kept["order"], validate=True), dtype="<i4")
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
-    ids = [kept.get(name) for name in ("bos", "eos", "pad", "unk")]
-    if (len(pieces) != scores.shape[0]
-            or not all(type(i) is int and 0 <= i < len(pieces) for i in ids)
-            or not _is_permutation(order, len(pieces))):
+    special = [kept.get(name) for name in ("bos", "eos", "pad", "unk")]
+    if (len(pieces) != scores.shape[0] or not _is_permutation(ids, len(pieces))
+            or not all(type(i) is int and 0 <= i < len(pieces) for i in special)):
         return None
     normalization = _character_map(kept.get("normalization"))
     if normalization is None:
         return None
-    bos, eos, pad, unk = (int(i) for i in ids if i is not None)
-    return Vocabulary(pieces=tuple(pieces), scores=tuple(scores.tolist()), bos=bos, eos=eos,
-                      pad=pad, unk=unk, normalization=normalization,
-                      order=tuple(order.tolist()))
+    bos, eos, pad, unk = (int(i) for i in special if i is not None)
+    return KeptVocabulary(
+        AscendingPieces(pieces=pieces, ids=ids.tolist(), scores=scores.tolist(), bos=bos,
+                        eos=eos, unk=unk), pad=pad, normalization=normalization)
 
 
-def _is_permutation(order: np.ndarray, count: int) -> bool:
-    """Every id below ``count`` once (whether the pieces ascend in it is checked where they
-    are cut: ``unigram_pieces.ascending_pieces``)."""
-    return bool(order.shape[0] == count and (
-        count == 0 or (int(order.min()) >= 0 and int(order.max()) < count
-                       and bool((np.bincount(order, minlength=count) == 1).all()))))
+def _is_permutation(ids: np.ndarray, count: int) -> bool:
+    """Every id below ``count`` once."""
+    return bool(ids.shape[0] == count and (
+        count == 0 or (int(ids.min()) >= 0 and int(ids.max()) < count
+                       and bool((np.bincount(ids, minlength=count) == 1).all()))))
 
 
 def _character_map(pairs: object) -> dict[int, str] | None:
@@ -224,29 +251,31 @@ def _character_map(pairs: object) -> dict[int, str] | None:
     return normalization
 
 
-def _keep_vocabulary(path: Path, vocabulary: Vocabulary) -> Vocabulary:
-    """Write the file whole or not at all (not at all for pieces holding a line end, which
-    no SentencePiece vocabulary has); a cache that cannot be written only costs the next
-    process the model file's parse. ASCII (``\\uXXXX`` escapes): a lone surrogate, which a
-    model file's text can hold, is written and read back as it is. Returns the vocabulary
-    with its ``order``."""
-    if vocabulary.order is None:
-        vocabulary = dataclasses.replace(vocabulary, order=tuple(piece_order(vocabulary.pieces)))
-    if any("\n" in piece for piece in vocabulary.pieces):
-        return vocabulary
-    assert vocabulary.order is not None
-    kept = {"pieces": "\n".join(vocabulary.pieces),
-            "scores": base64.b64encode(
-                np.asarray(vocabulary.scores, dtype="<f8").tobytes()).decode("ascii"),
-            "order": base64.b64encode(
-                np.asarray(vocabulary.order, dtype="<i4").tobytes()).decode("ascii"),
-            "bos": vocabulary.bos, "eos": vocabulary.eos, "pad": vocabulary.pad,
-            "unk": vocabulary.unk,
-            "normalization": {str(point): text
-                              for point, text in vocabulary.normalization.items()}}
+def _keep_vocabulary(path: Path, vocabulary: Vocabulary) -> KeptVocabulary:
+    """Write the file whole or not at all (not at all for a piece holding a line end or
+    listed twice, which no SentencePiece vocabulary has); a cache that cannot be written
+    only costs the next process the model file's parse. ASCII (``\\uXXXX`` escapes): a lone
+    surrogate, which a model file's text can hold, is written and read back as it is."""
+    kept = KeptVocabulary(ascending_pieces(vocabulary), pad=vocabulary.pad,
+                          normalization=vocabulary.normalization)
+    ascending = kept.ascending
+    if (len(ascending.pieces) != len(vocabulary.pieces)
+            or any("\n" in piece for piece in ascending.pieces)):
+        return kept
+    body = json.dumps({
+        "pieces": "\n".join(ascending.pieces),
+        "ids": base64.b64encode(np.asarray(ascending.ids, dtype="<i4").tobytes()).decode(),
+        "scores": base64.b64encode(
+            np.asarray(ascending.scores, dtype="<f8").tobytes()).decode("ascii"),
+        "bos": ascending.bos, "eos": ascending.eos, "pad": vocabulary.pad,
+        "unk": ascending.unk,
+        "normalization": {str(point): text
+                          for point, text in vocabulary.normalization.items()}},
+    ).encode("ascii")
     with contextlib.suppress(OSError):
-        write_atomically(path, json.dumps(kept).encode("ascii"))
-    return vocabulary
+        write_atomically(path, hashlib.sha256(body).hexdigest().encode("ascii") + b"\n"
+                         + body)
+    return kept
 
 
 def model_reader(model_path: Path) -> Callable[[], E5ModelFile]:
@@ -274,19 +303,21 @@ def _read_e5(key: _ModelKey) -> _LoadedModel:
         from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
 
         kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
-        vocabulary = _kept_vocabulary(kept_file)
-        if vocabulary is None:
-            vocabulary = _keep_vocabulary(kept_file, model().vocabulary)
+        kept = _kept_vocabulary(kept_file)
+        if kept is None:
+            kept = _keep_vocabulary(kept_file, model().vocabulary)
         path = e5_model_file(model_path=key.model_dir, model=model,
                              directory=key.onnx_cache_dir)
         encoder: _Encoder = OnnxEncoder(path, key.threads)
     else:
         vocabulary = model().vocabulary
+        kept = KeptVocabulary(ascending_pieces(vocabulary), pad=vocabulary.pad,
+                              normalization=vocabulary.normalization)
         encoder = _E5NumpyEncoder(model())
-    tokenizer = PieceTokenizer(vocabulary, MAX_INPUT_TOKENS,
-                               functools.partial(build_tokenizer, vocabulary))
+    tokenizer = PieceTokenizer(kept.ascending, MAX_INPUT_TOKENS,
+                               lambda: build_tokenizer(kept.vocabulary()))
     return _LoadedModel(encoder=encoder, tokenizer=tokenizer,
-                        normalization=dict(vocabulary.normalization))
+                        normalization=dict(kept.normalization))
 
 
 @document_twins
