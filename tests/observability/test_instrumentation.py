@@ -257,3 +257,27 @@ def test_an_event_that_cannot_be_built_never_breaks_the_operation(caplog):
     events, ids = run_observed(lambda: Orphan().add_messages([{"role": "user"}]))
     assert ids == ["msg0"] and events == []
     assert "could not build the started event" in caplog.text
+
+
+def test_an_observed_call_after_the_first_event_imports_nothing(monkeypatch) -> None:
+    """The event classes are imported when the first event is built, once: later events
+    are built and delivered without going through the import machinery (a ``from ...
+    import`` in a function costs about a microsecond, several times per operation)."""
+    import builtins
+
+    thread, collect = Thread(), Collect()
+    with register_event_listeners([collect]):
+        thread.add_messages([{"role": "user", "content": "hi"}])
+        imports: list[str] = []
+        real_import = builtins.__import__
+
+        def counting_import(name: str, *args: object, **kwargs: object) -> object:
+            imports.append(name)
+            return real_import(name, *args, **kwargs)
+
+        monkeypatch.setattr(builtins, "__import__", counting_import)
+        thread.add_messages([{"role": "user", "content": "hi again"}])
+        monkeypatch.undo()
+    assert [type(event).__name__ for event in collect.events[2:]] == [
+        "ThreadStartedEvent", "ThreadCompletedEvent"]
+    assert imports == []

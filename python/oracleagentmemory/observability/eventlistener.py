@@ -18,6 +18,7 @@ listener that writes to memory cannot recurse into itself.
 
 from __future__ import annotations
 
+import functools
 import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
@@ -106,9 +107,11 @@ def _unregister(token: Token[tuple[EventListener, ...]]) -> None:
         _LISTENERS.reset(token)
 
 
+@functools.cache
 def _event_class() -> type[Event]:
     """``Event``, imported when first needed: a process that registers no listener does not
-    build the event classes (pydantic models) when it imports the client."""
+    build the event classes (pydantic models) when it imports the client. Kept once found:
+    an import statement costs a microsecond, and every event delivered asks for it."""
     from oracleagentmemory.observability.event import Event
 
     return Event

@@ -174,7 +174,9 @@ class Component:
         return _event_class(self.completed_name)
 
 
+@functools.cache
 def _event_class(name: str) -> Any:
+    """The event class ``name``, imported with the first event and kept (see Component)."""
     from oracleagentmemory.observability import event
 
     return getattr(event, name)
