@@ -143,6 +143,30 @@ def test_the_event_classes_are_built_only_once_somebody_listens() -> None:
                                      "oracleagentmemory.observability.event", "True"]
 
 
+def test_the_observability_package_still_reaches_its_event_modules_as_attributes() -> None:
+    """Importing the package used to import ``event`` and ``eventlistener``, so
+    ``observability.event.X`` worked after a bare ``import``; it still does (importing
+    them then), and ``dir`` lists them. Other submodules (``otel``) stay as they were."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import oracleagentmemory.observability as o\n"
+        "print(sorted({'event', 'eventlistener'} - set(dir(o))),\n"
+        "      o.event.ThreadStartedEvent.__name__, o.event.OperationKind is o.OperationKind,\n"
+        "      o.eventlistener.emit_event is o.emit_event, hasattr(o, 'otel'),\n"
+        "      hasattr(o, 'nope'))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]", "ThreadStartedEvent", "True", "True", "False",
+                                     "False"]
+
+
 def test_answers_are_unescaped_as_the_prompts_escape_them() -> None:
     from xml.sax.saxutils import unescape
 

@@ -60,8 +60,14 @@ __all__ = [
 _LISTENER_NAMES = frozenset(
     {"EventListener", "GenericEventListener", "emit_event", "register_event_listeners"})
 
+_SUBMODULES = frozenset({"event", "eventlistener"})
+"""The submodules importing the package used to import (so ``observability.event.X``
+worked after ``import oracleagentmemory.observability``): imported when first named."""
+
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module = "eventlistener" if name in _LISTENER_NAMES else "event"
@@ -71,4 +77,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
