@@ -120,6 +120,7 @@ def test_the_event_classes_are_built_only_once_somebody_listens() -> None:
         "thread = client.create_thread(user_id='u1')\n"
         "thread.add_messages([{'role': 'user', 'content': 'I like trains.'}])\n"
         "thread.search('trains')\n"
+        "from oracleagentmemory.observability import OperationKind as kinds\n"
         "early = [m for m in ('pydantic', 'oracleagentmemory.observability.event')\n"
         "         if m in sys.modules]\n"
         "from oracleagentmemory.observability import (\n"

@@ -70,11 +70,14 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"{__name__}.{name}")
     if name not in __all__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = "eventlistener" if name in _LISTENER_NAMES else "event"
+    module = ("eventlistener" if name in _LISTENER_NAMES
+              else "operation_kind" if name == "OperationKind" else "event")
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+    """What the package offers (not this module's own imports and helpers)."""
+    loaded = {name for name in globals() if name.startswith("__") or name in _SUBMODULES}
+    return sorted(loaded | set(__all__) | _SUBMODULES)
