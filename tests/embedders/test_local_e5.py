@@ -149,6 +149,31 @@ def test_a_second_process_reads_the_kept_vocabulary_and_not_the_model_file(
 
 
 @needs_model
+def test_the_numpy_runtime_reads_the_kept_vocabulary_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It parses the model file for its weights, but need not sort the pieces again."""
+    from oracleagentmemory.core.embedders import local, local_e5
+
+    def load() -> object:
+        monkeypatch.setattr(local, "_MODELS", {})
+        model = local_e5.LocalE5Embedder(runtime="numpy", onnx_cache_dir=tmp_path,
+                                         query_cache_size=0)
+        model.load()
+        return model
+
+    first = load()
+    assert local_e5.vocabulary_file(first.model_file, tmp_path).is_file()  # type: ignore[attr-defined]
+    ids, _ = _ids_and_vectors(first)
+    assert ids == [case["ids"] for case in FIXTURE]
+
+    def unsorted(vocabulary: object) -> object:
+        raise AssertionError("the pieces were sorted again")
+
+    monkeypatch.setattr(local_e5, "ascending_pieces", unsorted)
+    assert _ids_and_vectors(load())[0] == ids
+
+
+@needs_model
 @needs_onnxruntime
 @pytest.mark.parametrize("damage", ["cut short", "missing", "not an object"])
 def test_a_kept_vocabulary_that_cannot_be_read_is_made_again(

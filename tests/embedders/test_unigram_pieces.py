@@ -4,10 +4,13 @@ process's texts go to."""
 
 from __future__ import annotations
 
+import functools
+import gc
 import importlib.util
 import json
 import random
 import threading
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -95,6 +98,21 @@ def test_a_piece_listed_twice_has_its_last_id_and_score_as_in_the_library() -> N
         vocabulary = _small(pieces=(*PIECES, "ab"), scores=(*SCORES, score))
         assert UnigramPieces(ascending_pieces(vocabulary), 512).ids("xab") == [0, *ids, 2]
         assert build_tokenizer(vocabulary).encode("xab").ids == [0, *ids, 2]
+
+
+@pytest.mark.parametrize("at", [0, 1, 2, 15])  # 2: "</s>", the first piece in ascending order
+def test_a_nan_score_is_never_the_lowest_one_as_in_the_library(at: int) -> None:
+    # the unknown piece scores ten below the lowest score the library finds, which skips a
+    # NaN wherever it is (``min`` keeps one found first); with a special piece's score NaN,
+    # "qzw" is cut as worked by hand above, "qz" + "w", not "q" unknown (NaN) then "zw"
+    scores = list(SCORES)
+    scores[at] = float("nan")
+    vocabulary = _small(scores=tuple(scores))
+    expected = build_tokenizer(vocabulary).encode_batch(["qzw", "ab xy"])
+    ours = UnigramPieces(ascending_pieces(vocabulary), 512)
+    assert [ours.ids("qzw"), ours.ids("ab xy")] == [e.ids for e in expected]
+    if at < 4:
+        assert expected[0].ids == [0, 4, 13, 14, 2]
 
 
 def _same_as_the_library(vocabulary: Vocabulary, texts: list[str],
@@ -211,6 +229,60 @@ def test_a_long_batch_builds_the_library_once_and_every_text_goes_to_it_after() 
     assert build.builds == 1 and tokenizer.library_built
     assert tokenizer.encode("xy").ids == [0, 4, 10, 2]
     assert build.builds == 1
+
+
+def test_once_the_library_is_built_the_pieces_are_let_go() -> None:
+    # multilingual-e5-small's are some 40 MB of Python objects, and the library has its own
+    ascending = ascending_pieces(_small())
+    tokenizer = PieceTokenizer(ascending, LONGEST,
+                               functools.partial(build_tokenizer, _small(), LONGEST))
+    assert tokenizer.encode("ab").ids == [0, 8, 2]
+    kept = weakref.ref(ascending)
+    del ascending
+    gc.collect()
+    assert kept() is not None  # still cut here
+    tokenizer.encode_batch([LONG])
+    gc.collect()
+    assert tokenizer.library_built and kept() is None
+    assert tokenizer.encode("ab").ids == [0, 8, 2]
+
+
+def test_a_failed_build_raises_and_the_next_call_builds_again() -> None:
+    builds: list[int] = []
+
+    def build() -> Any:
+        builds.append(1)
+        if len(builds) == 1:
+            raise OSError("no memory")
+        return build_tokenizer(_small(), max_length=LONGEST)
+
+    tokenizer = PieceTokenizer(ascending_pieces(_small()), LONGEST, build)
+    with pytest.raises(OSError, match="no memory"):
+        tokenizer.encode_batch([LONG])
+    assert not tokenizer.library_built
+    assert tokenizer.encode("xy").ids == [0, 4, 10, 2]  # still cut here
+    assert tokenizer.encode_batch([LONG])[0].ids == [0, *[8] * LONG.count("ab"), 2]
+    assert builds == [1, 1] and tokenizer.library_built
+
+
+def test_short_batches_are_cut_here_while_another_thread_builds_the_library() -> None:
+    building, release = threading.Event(), threading.Event()
+
+    def build() -> Any:
+        building.set()
+        assert release.wait(30)
+        return build_tokenizer(_small(), max_length=LONGEST)
+
+    tokenizer = PieceTokenizer(ascending_pieces(_small()), LONGEST, build)
+    long: list[list[int]] = []
+    builder = threading.Thread(target=lambda: long.append(tokenizer.encode(LONG).ids))
+    builder.start()
+    assert building.wait(30)
+    assert tokenizer.encode("xy").ids == [0, 4, 10, 2]  # not held up by the build
+    assert not tokenizer.library_built
+    release.set()
+    builder.join(30)
+    assert long == [[0, *[8] * LONG.count("ab"), 2]] and tokenizer.library_built
 
 
 def test_the_library_is_built_once_the_budget_of_characters_is_spent() -> None:

@@ -295,29 +295,31 @@ def model_reader(model_path: Path) -> Callable[[], E5ModelFile]:
 def _read_e5(key: _ModelKey) -> _LoadedModel:
     """On onnxruntime, a process whose ONNX model and kept vocabulary are already built
     reads none of the 72 MB model file (its weights are in the ONNX model; parsing it took
-    0.6 s); numpy needs its weights."""
+    0.6 s); numpy needs its weights, and reads the kept vocabulary too (sorting the pieces
+    again would cost it a third of a second)."""
     tokenizers_module()
     model = model_reader(key.model_dir)
+    kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
+    kept = _kept_vocabulary(kept_file)
+    if kept is None:
+        kept = _keep_vocabulary(kept_file, model().vocabulary)
     if key.runtime == "onnxruntime":
         from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
         from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
 
-        kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
-        kept = _kept_vocabulary(kept_file)
-        if kept is None:
-            kept = _keep_vocabulary(kept_file, model().vocabulary)
         path = e5_model_file(model_path=key.model_dir, model=model,
                              directory=key.onnx_cache_dir)
         encoder: _Encoder = OnnxEncoder(path, key.threads)
     else:
-        vocabulary = model().vocabulary
-        kept = KeptVocabulary(ascending_pieces(vocabulary), pad=vocabulary.pad,
-                              normalization=vocabulary.normalization)
         encoder = _E5NumpyEncoder(model())
     tokenizer = PieceTokenizer(kept.ascending, MAX_INPUT_TOKENS,
-                               lambda: build_tokenizer(kept.vocabulary()))
+                               functools.partial(_library_tokenizer, kept))
     return _LoadedModel(encoder=encoder, tokenizer=tokenizer,
                         normalization=dict(kept.normalization))
+
+
+def _library_tokenizer(kept: KeptVocabulary) -> Any:
+    return build_tokenizer(kept.vocabulary())
 
 
 @document_twins
@@ -345,8 +347,9 @@ class LocalE5Embedder(LocalSentenceEmbedder):
             numpy).
         query_cache_size: How many recent query texts keep their vector. Default 256; 0
             turns the cache off.
-        onnx_cache_dir: Where the ONNX model is built and, on onnxruntime, the vocabulary
-            kept so that later processes do not parse the model file. None (the default):
+        onnx_cache_dir: Where the ONNX model is built and the vocabulary kept, so that
+            later processes neither parse the model file (onnxruntime) nor sort its pieces
+            again (both runtimes). None (the default):
             ``$ORACLEAGENTMEMORY_ONNX_CACHE_DIR``, else ``$XDG_CACHE_HOME/oracleagentmemory/onnx``,
             else ``~/.cache/oracleagentmemory/onnx``.
 

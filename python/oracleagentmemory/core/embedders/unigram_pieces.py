@@ -27,6 +27,8 @@ step for step, so that a text gets the same ids whichever of the two cuts it:
 
 from __future__ import annotations
 
+import itertools
+import math
 import threading
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
@@ -89,7 +91,7 @@ class UnigramPieces:
         self._pieces, self._ids, self._scores = (
             vocabulary.pieces, vocabulary.ids, vocabulary.scores)
         self._unknown = vocabulary.unk
-        self._unknown_score = min(vocabulary.scores, default=0.0) - UNKNOWN_PENALTY
+        self._unknown_score = _lowest(vocabulary.scores) - UNKNOWN_PENALTY
         self._bos, self._eos = vocabulary.bos, vocabulary.eos
         self._keep = max_length - 2
 
@@ -163,10 +165,18 @@ class UnigramPieces:
         return cut
 
 
+def _lowest(scores: Sequence[float]) -> float:
+    """The lowest score as the library finds it: from infinity, each score strictly below
+    the lowest so far replaces it (so a NaN is never the lowest, where ``min`` would keep
+    one found first)."""
+    return min(itertools.chain((math.inf,), scores))
+
+
 class PieceTokenizer:
     """``encode``/``encode_batch`` of a Unigram vocabulary: short batches are cut here until
     the process has cut ``CHAR_BUDGET`` characters; anything else builds the library's
-    tokenizer (once, with ``build``) and goes to it from then on. Safe from several threads."""
+    tokenizer (once, with ``build``) and goes to it from then on. Safe from several threads;
+    short batches are still cut here while another thread builds the library."""
 
     def __init__(self, vocabulary: AscendingPieces, max_length: int,
                  build: Callable[[], Any]) -> None:
@@ -174,6 +184,9 @@ class PieceTokenizer:
         self._max_length = max_length
         self._build: Callable[[], Any] | None = build
         self._lock = threading.Lock()
+        """Guards the budget and what is cut here; held for microseconds."""
+        self._build_lock = threading.Lock()
+        """Held while the library is built (half a second or more)."""
         self._pieces: UnigramPieces | None = None
         self._library: Any = None
         self._cut_here = 0
@@ -205,22 +218,28 @@ class PieceTokenizer:
         if chars > SHORT_BATCH_CHARS or not all(_utf8(text) for text in texts):
             return None
         with self._lock:
-            if self._library is not None or self._cut_here + chars > CHAR_BUDGET:
+            if (self._library is not None or self._vocabulary is None
+                    or self._cut_here + chars > CHAR_BUDGET):
                 return None
             self._cut_here += chars
             if self._pieces is None:
-                assert self._vocabulary is not None
                 self._pieces = UnigramPieces(self._vocabulary, self._max_length)
             return self._pieces
 
     def _built(self) -> Any:
-        """The library's tokenizer, built on the first call (the pieces kept for the cut
-        here are let go then; a build that raises is tried again by the next call)."""
-        with self._lock:
+        """The library's tokenizer, built on the first call. Once it is, the pieces kept
+        for the cut here (some 40 MB for multilingual-e5-small) are let go; a build that
+        raises leaves them, and the next call builds again."""
+        library = self._library
+        if library is not None:
+            return library
+        with self._build_lock:
             if self._library is None:
                 assert self._build is not None
-                self._library = self._build()
-                self._pieces = self._vocabulary = self._build = None
+                library = self._build()
+                with self._lock:
+                    self._library = library
+                    self._pieces = self._vocabulary = self._build = None
             return self._library
 
 
