@@ -9,6 +9,8 @@ import gc
 import importlib.util
 import json
 import random
+import subprocess
+import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -348,3 +350,25 @@ def test_a_processs_first_query_does_not_build_the_library_and_gets_the_same_vec
     model.embed(["passage " * 400], is_query=False)
     assert len(builds) == 1
     assert np.array_equal(model.embed(query, is_query=True), first)
+
+
+@needs_model
+@pytest.mark.skipif(importlib.util.find_spec("onnxruntime") is None,
+                    reason="onnxruntime is not installed")
+def test_a_new_process_loads_and_cuts_its_first_query_without_importing_the_library(
+        tmp_path: Path) -> None:
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+    LocalE5Embedder(runtime="onnxruntime", onnx_cache_dir=tmp_path).load()  # files made
+    code = (
+        "import sys\n"
+        "from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder\n"
+        f"model = LocalE5Embedder(runtime='onnxruntime', onnx_cache_dir={str(tmp_path)!r})\n"
+        "model.embed(['서울에서 제일 맛있는 냉면집은?'], is_query=True)\n"
+        "print('tokenizers' in sys.modules)\n"
+        "model.embed(['passage ' * 400])\n"
+        "print('tokenizers' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]

@@ -42,6 +42,7 @@ from oracleagentmemory.core.embedders.local import (
     _ModelKey,
     _NumpyEncoder,
     packaged_paths,
+    require_tokenizers,
     tokenizers_module,
 )
 from oracleagentmemory.core.embedders.minilm_numpy import BertEncoder
@@ -289,7 +290,7 @@ def _read_e5(key: _ModelKey) -> _LoadedModel:
     reads none of the 72 MB model file (its weights are in the ONNX model; parsing it took
     0.6 s); numpy needs its weights, and reads the kept vocabulary too (sorting the pieces
     again would cost it a third of a second)."""
-    tokenizers_module()
+    require_tokenizers()
     model = model_reader(key.model_dir)
     kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
     kept = _kept_vocabulary(kept_file)
