@@ -80,45 +80,48 @@ def test_no_modules_import_each_other_in_a_circle():
     assert real == []
 
 
-def test_the_client_imports_neither_http_nor_templates_until_used() -> None:
-    """``httpx`` (a model server's client) and ``jinja2`` (prompts, formatted results) load
-    on first use: a process that only stores and searches does not pay their import."""
+_STORE_A_MESSAGE = (
+    "from oracleagentmemory.core import OracleAgentMemory\n"
+    "client = OracleAgentMemory(connection=':memory:', embedder=None)\n"
+    "thread = client.create_thread(user_id='u1')\n"
+    "thread.add_messages([{'role': 'user', 'content': 'I like trains.'}])\n")
+"""A new process's client storing a message (searches follow in each test's code)."""
+
+
+def _printed_by_a_new_process(code: str) -> list[str]:
+    """The words ``code`` prints, run by a new interpreter on this one's path."""
     import os
     import subprocess
     import sys
 
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_the_client_imports_neither_http_nor_templates_until_used() -> None:
+    """``httpx`` (a model server's client) and ``jinja2`` (prompts, formatted results) load
+    on first use: a process that only stores and searches does not pay their import."""
     code = (
         "import sys\n"
-        "from oracleagentmemory.core import OracleAgentMemory\n"
-        "client = OracleAgentMemory(connection=':memory:', embedder=None)\n"
-        "thread = client.create_thread(user_id='u1')\n"
-        "thread.add_messages([{'role': 'user', 'content': 'I like trains.'}])\n"
+        + _STORE_A_MESSAGE +
         "found = thread.search('trains')\n"
         "early = [m for m in ('httpx', 'certifi', 'jinja2') if m in sys.modules]\n"
         "found[0].format_content()\n"
         "print(early, 'jinja2' in sys.modules)\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["[]", "True"]
+    assert _printed_by_a_new_process(code) == ["[]", "True"]
 
 
 def test_the_event_classes_are_built_only_once_somebody_listens() -> None:
     """The event classes are pydantic models (a third of the client's import): a process
     that stores and searches with no listener imports neither them nor pydantic, and one
     that registers a listener later gets every event, of the documented classes."""
-    import os
-    import subprocess
-    import sys
-
     code = (
         "import pickle, sys\n"
-        "from oracleagentmemory.core import OracleAgentMemory\n"
-        "client = OracleAgentMemory(connection=':memory:', embedder=None)\n"
-        "thread = client.create_thread(user_id='u1')\n"
-        "thread.add_messages([{'role': 'user', 'content': 'I like trains.'}])\n"
+        + _STORE_A_MESSAGE +
         "thread.search('trains')\n"
         "from oracleagentmemory.observability import OperationKind as kinds\n"
         "early = [m for m in ('pydantic', 'oracleagentmemory.observability.event')\n"
@@ -136,11 +139,7 @@ def test_the_event_classes_are_built_only_once_somebody_listens() -> None:
         "      event.OperationKind is OperationKind, OperationKind.__module__,\n"
         "      pickle.loads(pickle.dumps(kind)) is kind)\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["[]", "['ThreadCompletedEvent']", "True", "True",
+    assert _printed_by_a_new_process(code) == ["[]", "['ThreadCompletedEvent']", "True", "True",
                                      "oracleagentmemory.observability.event", "True"]
 
 
@@ -148,10 +147,6 @@ def test_the_observability_package_still_reaches_its_event_modules_as_attributes
     """Importing the package used to import ``event`` and ``eventlistener``, so
     ``observability.event.X`` worked after a bare ``import``; it still does (importing
     them then), and ``dir`` lists them. Other submodules (``otel``) stay as they were."""
-    import os
-    import subprocess
-    import sys
-
     code = (
         "import sys\n"
         "import oracleagentmemory.observability as o\n"
@@ -160,11 +155,7 @@ def test_the_observability_package_still_reaches_its_event_modules_as_attributes
         "      o.eventlistener.emit_event is o.emit_event, hasattr(o, 'otel'),\n"
         "      hasattr(o, 'nope'))\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
-    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                            text=True, timeout=120)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["[]", "ThreadStartedEvent", "True", "True", "False",
+    assert _printed_by_a_new_process(code) == ["[]", "ThreadStartedEvent", "True", "True", "False",
                                      "False"]
 
 
