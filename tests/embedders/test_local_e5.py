@@ -300,6 +300,33 @@ def test_a_kept_vocabulary_of_another_shape_is_not_used(tmp_path: Path,
     assert local_e5._kept_vocabulary(path) is None
 
 
+@pytest.mark.parametrize("order", ["two pieces swapped", "a piece twice"])
+def test_a_kept_vocabulary_whose_pieces_are_not_strictly_ascending_is_not_used(
+        tmp_path: Path, order: str) -> None:
+    """The Python cut searches the pieces by bisection: out of order, or with a piece
+    listed twice (whose id the library takes from its own map), it would cut other ids
+    than the library built from the same file. Ids, scores and header are consistent and
+    under a right digest, so that what is refused is the order."""
+    from oracleagentmemory.core.embedders import local_e5
+
+    path = tmp_path / "v.json"
+    local_e5._keep_vocabulary(path, _vocabulary())  # type: ignore[arg-type]
+    _, header, pieces, ids, scores = _parts(path)
+    listed = pieces.decode("utf-8", "surrogatepass").split("\n")
+    numbers = np.frombuffer(ids, dtype="<i4").tolist()
+    values = np.frombuffer(scores, dtype="<f8").tolist()
+    if order == "two pieces swapped":  # "<s>" and "<unk>", each with its id and score
+        for column in (listed, numbers, values):
+            column[2], column[3] = column[3], column[2]
+    else:
+        listed[5] = listed[4]  # "\u2581a" again, in place of "\ud800"
+    joined = "\n".join(listed).encode("utf-8", "surrogatepass")
+    header["pieces_bytes"] = len(joined)
+    _write(path, header, joined, _int32s(*numbers),
+           np.asarray(values, dtype="<f8").tobytes())
+    assert local_e5._kept_vocabulary(path) is None
+
+
 @pytest.mark.parametrize("change", ["a score", "an id", "the character map", "no digest"])
 def test_a_kept_vocabulary_changed_after_it_was_written_is_not_used(
         tmp_path: Path, change: str) -> None:

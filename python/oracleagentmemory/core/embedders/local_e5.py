@@ -17,7 +17,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import itertools
 import json
+import operator
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -208,7 +210,8 @@ def _kept_vocabulary(path: Path) -> KeptVocabulary | None:
         return None
     special = [kept.get(name) for name in ("bos", "eos", "pad", "unk")]
     if (len(pieces) != count or not _is_permutation(ids, count)
-            or not all(type(i) is int and 0 <= i < count for i in special)):
+            or not all(type(i) is int and 0 <= i < count for i in special)
+            or not _strictly_ascending(pieces)):
         return None
     normalization = _character_map(kept.get("normalization"))
     if normalization is None:
@@ -224,6 +227,14 @@ def _is_permutation(ids: np.ndarray, count: int) -> bool:
     return bool(ids.shape[0] == count and (
         count == 0 or (int(ids.min()) >= 0 and int(ids.max()) < count
                        and bool((np.bincount(ids, minlength=count) == 1).all()))))
+
+
+def _strictly_ascending(pieces: list[str]) -> bool:
+    """Each piece above the one before (8 ms for 250,002 pieces): the Python cut searches
+    them by bisection, and a piece listed twice would have one id there and another in the
+    library's map, so a file out of this order would cut other ids than the library built
+    from it."""
+    return all(map(operator.lt, pieces, itertools.islice(pieces, 1, None)))
 
 
 def _character_map(pairs: object) -> dict[int, str] | None:
