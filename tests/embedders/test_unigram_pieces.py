@@ -117,6 +117,21 @@ def test_a_nan_score_is_never_the_lowest_one_as_in_the_library(at: int) -> None:
         assert expected[0].ids == [0, 4, 13, 14, 2]
 
 
+@pytest.mark.parametrize("piece", ["$", "$A", "$1", "a b"])
+@pytest.mark.parametrize("special", ["bos", "eos"])
+def test_the_begin_and_end_ids_are_put_around_whatever_their_pieces_read(
+        piece: str, special: str) -> None:
+    # the library's template reads "$", "$A", "$1" as the text's place and "a b" as two
+    # tokens; the begin and end ids are the vocabulary's whatever their pieces (a kept
+    # vocabulary can name any id, and "$" is one of multilingual-e5-small's pieces)
+    vocabulary = _small(pieces=(*PIECES, piece), scores=(*SCORES, -3.0),
+                        **{special: len(PIECES)})
+    bos, eos = vocabulary.bos, vocabulary.eos
+    assert UnigramPieces(ascending_pieces(vocabulary), 512).ids("ab") == [bos, 8, eos]
+    assert build_tokenizer(vocabulary).encode("ab").ids == [bos, 8, eos]
+    assert build_tokenizer(vocabulary, max_length=3).encode("ab xy").ids == [bos, 8, eos]
+
+
 def _same_as_the_library(vocabulary: Vocabulary, texts: list[str],
                          max_length: int = 512) -> None:
     library = build_tokenizer(vocabulary, max_length=max_length)

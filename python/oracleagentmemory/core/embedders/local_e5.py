@@ -126,8 +126,10 @@ def normalize_text(text: str, normalization: Mapping[int, str]) -> str:
 
 def build_tokenizer(vocabulary: Vocabulary, max_length: int = MAX_INPUT_TOKENS) -> Any:
     """A ``tokenizers.Tokenizer`` giving the model's ids for a normalised text: Unigram
-    pieces over the whole text with ``▁`` for spaces (one prepended), between ``<s>`` and
-    ``</s>``, cut at ``max_length`` ids."""
+    pieces over the whole text with ``▁`` for spaces (one prepended), between the begin and
+    end ids (``<s>`` and ``</s>``), cut at ``max_length`` ids. The template names them
+    ``[BOS]`` and ``[EOS]``, not by their pieces: it would read a piece ``$``, ``$A`` or
+    ``$1`` as the text's place and one with a space as two tokens."""
     tk = tokenizers_module()
     tokenizer = tk.Tokenizer(tk.models.Unigram(
         list(zip(vocabulary.pieces, vocabulary.scores, strict=True)), unk_id=vocabulary.unk,
@@ -135,9 +137,8 @@ def build_tokenizer(vocabulary: Vocabulary, max_length: int = MAX_INPUT_TOKENS) 
     tokenizer.pre_tokenizer = tk.pre_tokenizers.Metaspace(
         replacement="\u2581", prepend_scheme="always", split=False)
     tokenizer.post_processor = tk.processors.TemplateProcessing(
-        single=f"{vocabulary.pieces[vocabulary.bos]} $A {vocabulary.pieces[vocabulary.eos]}",
-        special_tokens=[(vocabulary.pieces[vocabulary.bos], vocabulary.bos),
-                        (vocabulary.pieces[vocabulary.eos], vocabulary.eos)])
+        single="[BOS] $A [EOS]",
+        special_tokens=[("[BOS]", vocabulary.bos), ("[EOS]", vocabulary.eos)])
     tokenizer.enable_truncation(max_length=max_length)
     return tokenizer
 
