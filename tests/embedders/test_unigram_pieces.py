@@ -387,3 +387,26 @@ def test_a_new_process_loads_and_cuts_its_first_query_without_importing_the_libr
                             timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["False", "True"]
+
+
+def test_without_tokenizers_the_embedder_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    from oracleagentmemory.core.embedders.local import require_tokenizers
+    from oracleagentmemory.errors import ModelUnavailableError
+
+    monkeypatch.setitem(sys.modules, "tokenizers", None)  # as when it is not installed
+    with pytest.raises(ModelUnavailableError, match="pip install tokenizers"):
+        require_tokenizers()
+
+
+def test_a_tokenizers_module_already_imported_is_there_whatever_its_spec(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a module made in the process (a stand-in, a frozen application) may have no
+    # ``__spec__``, on which find_spec raises ValueError; importing it gives the module
+    import types
+
+    from oracleagentmemory.core.embedders.local import require_tokenizers, tokenizers_module
+
+    stand_in = types.ModuleType("tokenizers")
+    monkeypatch.setitem(sys.modules, "tokenizers", stand_in)
+    assert tokenizers_module() is stand_in
+    require_tokenizers()

@@ -16,6 +16,7 @@ import asyncio
 import importlib.util
 import logging
 import os
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -230,7 +231,11 @@ def tokenizers_module() -> Any:
 
 def require_tokenizers() -> None:
     """The RuntimeError of ``tokenizers_module`` when the package is not installed, without
-    importing it (15 ms a process that never builds the library's tokenizer saves)."""
+    importing it (15 ms a process that never builds the library's tokenizer saves). A
+    module already imported is there, whatever its ``__spec__`` (find_spec raises
+    ValueError on one without)."""
+    if sys.modules.get("tokenizers") is not None:
+        return
     try:
         found = importlib.util.find_spec("tokenizers") is not None
     except (ImportError, ValueError):
