@@ -14,6 +14,7 @@ see :mod:`.onnx_model_file`) or numpy. As the model card asks, a query is embedd
 
 from __future__ import annotations
 
+import array
 import contextlib
 import functools
 import hashlib
@@ -22,7 +23,8 @@ import json
 import operator
 import os
 import re
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -219,8 +221,8 @@ def _kept_vocabulary(path: Path) -> KeptVocabulary | None:
         return None
     bos, eos, pad, unk = (int(i) for i in special if i is not None)
     return KeptVocabulary(
-        AscendingPieces(pieces=pieces, ids=ids.tolist(), scores=scores.tolist(), bos=bos,
-                        eos=eos, unk=unk), pad=pad, normalization=normalization)
+        AscendingPieces(pieces=pieces, ids=_values("i", ids), scores=_values("d", scores),
+                        bos=bos, eos=eos, unk=unk), pad=pad, normalization=normalization)
 
 
 def _is_permutation(ids: np.ndarray, count: int) -> bool:
@@ -228,6 +230,19 @@ def _is_permutation(ids: np.ndarray, count: int) -> bool:
     return bool(ids.shape[0] == count and (
         count == 0 or (int(ids.min()) >= 0 and int(ids.max()) < count
                        and bool((np.bincount(ids, minlength=count) == 1).all()))))
+
+
+def _values(code: str, little_endian: np.ndarray) -> Sequence[Any]:
+    """The values of a little-endian array as an ``array.array`` of ``code`` (a copy of its
+    bytes, where ``tolist`` made 250,002 Python objects: 15 ms), or a list where this
+    machine's C type is of another size."""
+    values = array.array(code)
+    if values.itemsize != little_endian.itemsize:
+        return list(little_endian.tolist())
+    values.frombytes(little_endian.tobytes())
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
 
 
 def _strictly_ascending(pieces: list[str]) -> bool:
