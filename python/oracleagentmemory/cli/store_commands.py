@@ -47,13 +47,16 @@ def demo(arguments: argparse.Namespace, out: TextIO) -> int:
 
 def onnx_model(arguments: argparse.Namespace, out: TextIO) -> int:
     """Build (once) the ONNX model file of the given model and form and print its path, or
-    print the metadata ``DBMS_VECTOR.LOAD_ONNX_MODEL`` takes (the same for both models)."""
+    print the metadata ``DBMS_VECTOR.LOAD_ONNX_MODEL`` takes (the same for both models), or
+    remove the cache files no current build uses (``--prune``, ``model_cache``)."""
     from oracleagentmemory.core.embedders.onnx_model_file import oracle_metadata_json
 
     if arguments.metadata:
         print(oracle_metadata_json(), file=out)
         return 0
     try:
+        if arguments.prune:
+            return _prune_model_cache(arguments, out)
         path = (_minilm_onnx_file(arguments) if arguments.model == LEGACY_EMBEDDING_MODEL
                 else _e5_onnx_file(arguments))
     except ModelUnavailableError as error:  # the weights are not installed or not readable
@@ -61,6 +64,18 @@ def onnx_model(arguments: argparse.Namespace, out: TextIO) -> int:
                            f"the embedding model cannot be found: {one_line(error_text(error))}"
                            ) from error
     print(path, file=out)
+    return 0
+
+
+def _prune_model_cache(arguments: argparse.Namespace, out: TextIO) -> int:
+    from oracleagentmemory.core.embedders.model_cache import prune
+
+    removed = prune(arguments.cache_dir, model_dir=arguments.model_dir,
+                    model_file=arguments.model_file)
+    for path, size in removed:
+        print(f"{size}\t{path}", file=out)
+    print(f"removed {len(removed)} file(s), {sum(size for _, size in removed)} bytes",
+          file=out)
     return 0
 
 

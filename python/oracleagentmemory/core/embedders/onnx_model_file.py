@@ -269,6 +269,35 @@ def _build(model_dir: Path, form: Form, max_seq_length: int, digest: str) -> Any
     return model
 
 
+def minilm_model_path(form: Form, *, model_dir: Path,
+                      directory: str | os.PathLike[str] | None = None) -> Path:
+    """Where ``model_file`` keeps the ``form`` model built from ``model_dir`` (not built)."""
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    return cache_dir(directory) / f"{_MODEL_NAME}-{form}-{_digest(model_dir, form)[:16]}.onnx"
+
+
+def _e5_digest(model_path: Path, form: Form) -> str:
+    digest = hashlib.sha256(
+        f"oracleagentmemory-onnx/{BUILDER_VERSION}/e5/{form}{_layout(form)}\n".encode())
+    digest.update(file_sha256(model_path))
+    return digest.hexdigest()
+
+
+def e5_model_path(form: Form, *, model_path: Path,
+                  directory: str | os.PathLike[str] | None = None) -> Path:
+    """Where ``e5_model_file`` keeps the ``form`` model of ``model_path`` (not built)."""
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    name = _e5_digest(model_path, form)
+    return cache_dir(directory) / f"{E5_MODEL_NAME}-{form}-{name[:16]}.onnx"
+
+
+def metadata_file(path: Path) -> Path:
+    """The ``<file>.metadata.json`` written beside an ``oracle`` form model."""
+    return path.with_name(path.name + ".metadata.json")
+
+
 def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
                directory: str | os.PathLike[str] | None = None) -> Path:
     """The path of the ``form`` model built from ``model_dir``, built first if missing.
@@ -278,11 +307,8 @@ def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
     ``<file>.metadata.json`` with :data:`ORACLE_METADATA` is written beside the model.
     Raises ImportError when the file must be built and the ``onnx`` package is missing.
     """
-    if form not in FORMS:
-        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    path = minilm_model_path(form, model_dir=model_dir, directory=directory)
     digest = _digest(model_dir, form)
-    folder = cache_dir(directory)
-    path = folder / f"{_MODEL_NAME}-{form}-{digest[:16]}.onnx"
     with _BUILD_LOCK:
         if not _built(path, form):
             _write_built(path, form, lambda: _build(model_dir, form, max_seq_length, digest))
@@ -300,13 +326,8 @@ def e5_model_file(form: Form = "batch", *, model_path: Path,
     with onnxruntime-extensions' ``SentencepieceTokenizer`` (see :mod:`.sentencepiece_model`);
     a ``<file>.metadata.json`` with :data:`ORACLE_METADATA` is written beside it.
     Raises ImportError when the file must be built and the ``onnx`` package is missing."""
-    if form not in FORMS:
-        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
-    digest = hashlib.sha256(
-        f"oracleagentmemory-onnx/{BUILDER_VERSION}/e5/{form}{_layout(form)}\n".encode())
-    digest.update(file_sha256(model_path))
-    name = digest.hexdigest()
-    path = cache_dir(directory) / f"{E5_MODEL_NAME}-{form}-{name[:16]}.onnx"
+    path = e5_model_path(form, model_path=model_path, directory=directory)
+    name = _e5_digest(model_path, form)
     with _BUILD_LOCK:
         if not _built(path, form):
             _write_built(path, form, lambda: _build_e5(
@@ -337,7 +358,7 @@ def _build_e5(form: Form, model: E5ModelFile, digest: str) -> Any:
 
 
 def _write_metadata(path: Path) -> None:
-    meta = path.with_name(path.name + ".metadata.json")
+    meta = metadata_file(path)
     if not meta.is_file():
         write_atomically(meta, (json.dumps(ORACLE_METADATA, indent=1) + "\n").encode())
 

