@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,30 @@ def test_only_files_of_earlier_builds_of_the_installed_models_are_stale(
     assert left == ({path.name for path in current} | set(NOT_OURS)
                     | {"multilingual-e5-small-a-folder"})
     assert prune(tmp_path) == []
+
+
+def test_files_named_like_ours_but_not_written_by_this_library_are_left(
+        tmp_path: Path) -> None:
+    """Only the names the builders write (or wrote) are taken, and never a symbolic link:
+    a user's file that starts with a model's name, or a link to a file kept elsewhere."""
+    _filled(tmp_path)
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-elsewhere.onnx"
+    elsewhere.write_bytes(b"x" * 10)
+    links = ["multilingual-e5-small-batch-0123456789abcdef.onnx",
+             "all-MiniLM-L6-v2-oracle-0123456789abcdef.onnx.data"]
+    for name in links:
+        (tmp_path / name).symlink_to(elsewhere)
+    users = ["all-MiniLM-L6-v2-finetuned.onnx", "multilingual-e5-small-notes.txt",
+             "multilingual-e5-small-batch-3ace5f0c3eabd6a5.onnx.bak",
+             "all-MiniLM-L6-v2-batch-f75ddeb0c46aff71.onnx~",
+             "multilingual-e5-small-v2-batch-0123456789abcdef.onnx",
+             ".multilingual-e5-small-batch-0123456789abcdef.onnx", ".all-MiniLM-L6-v2-x.tmp"]
+    for name in users:
+        (tmp_path / name).write_bytes(b"")
+    assert stale_files(tmp_path) == sorted(tmp_path / name for name in STALE)
+    prune(tmp_path)
+    assert all(os.path.lexists(tmp_path / name) for name in links + users)
+    assert elsewhere.read_bytes() == b"x" * 10
 
 
 def test_files_of_a_model_not_installed_here_are_left(

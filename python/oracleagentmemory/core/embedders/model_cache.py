@@ -11,6 +11,8 @@ for it.
 from __future__ import annotations
 
 import os
+import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +29,29 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
 from oracleagentmemory.errors import ModelUnavailableError
 
 __all__ = ["prune", "stale_files"]
+
+
+def _our_names(name: str) -> re.Pattern[str]:
+    """The names this library writes, or wrote in an earlier release, for the model
+    ``name`` in the cache directory: built models (``<name>-<form>-<digest>.onnx``, with
+    ``.data`` or ``.metadata.json`` beside them), kept vocabularies and earlier tokenizer
+    files (``<name>-<digest>.<kind>.json``), and ``write_atomically``'s temporary file of
+    each (``.<file>.<random>.tmp``). Any other name is not ours, though it starts alike
+    (``<name>-finetuned.onnx``, a backup ``<file>~``, another model ``<name>-v2-...``)."""
+    forms = "|".join(FORMS)
+    file = (rf"{re.escape(name)}-(?:(?:{forms})-[0-9a-f]{{16}}\.onnx"
+            r"(?:\.data|\.metadata\.json)?"
+            r"|[0-9a-f]{16}\.(?:vocabulary|tokenizer|normalization)\.json)")
+    return re.compile(rf"{file}|\.{file}\.[a-z0-9_]+\.tmp")
+
+
+def _regular_file(path: Path) -> bool:
+    """A file itself, not a symbolic link (never ours: a user's link to a file elsewhere)."""
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
 
 def _installed(directory: Path, model_dir: str | None, model_file: str | None
                ) -> dict[str, set[Path]]:
@@ -86,9 +111,10 @@ def stale_files(directory: str | os.PathLike[str] | None = None, *,
         return []
     stale: list[Path] = []
     for name, used in _installed(folder, model_dir, model_file).items():
-        ours = (f"{name}-", f".{name}-")
+        ours = _our_names(name)
         stale.extend(path for path in folder.iterdir()
-                     if path.name.startswith(ours) and path.is_file() and path not in used)
+                     if ours.fullmatch(path.name) and path not in used
+                     and _regular_file(path))
     return sorted(stale)
 
 
@@ -99,7 +125,7 @@ def prune(directory: str | os.PathLike[str] | None = None, *, model_dir: str | N
     removed = []
     for path in stale_files(directory, model_dir=model_dir, model_file=model_file):
         try:
-            size = path.stat().st_size
+            size = path.lstat().st_size
             path.unlink()
         except OSError:
             continue
