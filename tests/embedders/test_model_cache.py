@@ -7,6 +7,7 @@ import contextlib
 import importlib.util
 import io
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
     DIGEST_NOTES,
     e5_model_path,
     minilm_model_path,
+    weights_file,
 )
 from oracleagentmemory.errors import ModelUnavailableError
 
@@ -62,6 +64,8 @@ def _filled(directory: Path) -> list[Path]:
         path.write_bytes(b"")
     for name in STALE:
         (directory / name).write_bytes(b"x" * 10)
+        if name.endswith(".tmp"):  # left by a writer killed two hours ago
+            os.utime(directory / name, (time.time() - 7200,) * 2)
     for name in NOT_OURS:
         (directory / name).write_bytes(b"")
     (directory / "multilingual-e5-small-a-folder").mkdir()
@@ -102,6 +106,25 @@ def test_files_named_like_ours_but_not_written_by_this_library_are_left(
     prune(tmp_path)
     assert all(os.path.lexists(tmp_path / name) for name in links + users)
     assert elsewhere.read_bytes() == b"x" * 10
+
+
+def test_a_temporary_file_a_build_is_writing_now_is_left(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A prune while a build writes (in this environment or another) leaves its temporary
+    file, whose rename would fail if it were gone."""
+    from oracleagentmemory.core.embedders import onnx_model_file
+
+    path = minilm_model_path("batch", model_dir=find_model_dir(), directory=tmp_path)
+    fsync, removed = os.fsync, []
+
+    def prune_meanwhile(descriptor: int) -> None:
+        removed.extend(prune(tmp_path))
+        fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", prune_meanwhile)
+    onnx_model_file.write_atomically(weights_file(path), b"weights")
+    assert removed == [] and weights_file(path).read_bytes() == b"weights"
+    assert [p.name for p in tmp_path.iterdir()] == [weights_file(path).name]
 
 
 def test_files_of_a_model_not_installed_here_are_left(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -28,7 +29,12 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
 )
 from oracleagentmemory.errors import ModelUnavailableError
 
-__all__ = ["prune", "stale_files"]
+__all__ = ["TEMPORARY_FILE_AGE", "prune", "stale_files"]
+
+TEMPORARY_FILE_AGE = 3600
+"""Seconds a temporary file must have been left unmodified before it is taken for a killed
+writer's: a younger one may be a build writing now (in this environment or another sharing
+the directory), whose rename would fail if the file were gone. A write takes seconds."""
 
 
 def _our_names(name: str) -> re.Pattern[str]:
@@ -45,12 +51,15 @@ def _our_names(name: str) -> re.Pattern[str]:
     return re.compile(rf"{file}|\.{file}\.[a-z0-9_]+\.tmp")
 
 
-def _regular_file(path: Path) -> bool:
-    """A file itself, not a symbolic link (never ours: a user's link to a file elsewhere)."""
+def _regular_file(path: Path, now: float) -> bool:
+    """A file itself, not a symbolic link (never ours: a user's link to a file elsewhere),
+    and, if a temporary file, one no writer has touched for TEMPORARY_FILE_AGE."""
     try:
-        return stat.S_ISREG(path.lstat().st_mode)
+        status = path.lstat()
     except OSError:
         return False
+    return stat.S_ISREG(status.st_mode) and (
+        not path.name.endswith(".tmp") or now - status.st_mtime >= TEMPORARY_FILE_AGE)
 
 
 def _installed(directory: Path, model_dir: str | None, model_file: str | None
@@ -98,7 +107,8 @@ def stale_files(directory: str | os.PathLike[str] | None = None, *,
                 model_dir: str | None = None, model_file: str | None = None) -> list[Path]:
     """The files of ``directory`` (``cache_dir``'s default when None) that this library
     wrote for a model installed here and that no current build of it uses: earlier layouts
-    and versions, and temporary files a killed writer left. ``model_dir`` and
+    and versions, and temporary files a killed writer left (untouched for
+    TEMPORARY_FILE_AGE: a younger one may be being written). ``model_dir`` and
     ``model_file`` name the models as the embedders' arguments do (None: their environment
     variables, else the packages). No other file is listed.
 
@@ -110,11 +120,12 @@ def stale_files(directory: str | os.PathLike[str] | None = None, *,
     if not folder.is_dir():
         return []
     stale: list[Path] = []
+    now = time.time()
     for name, used in _installed(folder, model_dir, model_file).items():
         ours = _our_names(name)
         stale.extend(path for path in folder.iterdir()
                      if ours.fullmatch(path.name) and path not in used
-                     and _regular_file(path))
+                     and _regular_file(path, now))
     return sorted(stale)
 
 
