@@ -127,6 +127,48 @@ def test_a_temporary_file_a_build_is_writing_now_is_left(
     assert [p.name for p in tmp_path.iterdir()] == [weights_file(path).name]
 
 
+def _other_minilm(directory: Path) -> Path:
+    """A model directory beside the package's whose builds are named otherwise (another
+    truncation length)."""
+    other = directory / "other-minilm"
+    other.mkdir()
+    for source in find_model_dir().iterdir():
+        (other / source.name).symlink_to(source)
+    (other / "sentence_bert_config.json").unlink()
+    (other / "sentence_bert_config.json").write_text('{"max_seq_length": 128}')
+    return other
+
+
+def test_naming_a_model_keeps_the_builds_of_the_packaged_one_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An embedder without the argument (a process without the variable) still reads the
+    package's builds: naming another model adds its builds to the kept ones."""
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    current = _filled(cache)
+    other = _other_minilm(tmp_path)
+    named = [minilm_model_path("batch", model_dir=other, directory=cache)]
+    named.append(weights_file(named[0]))
+    for path in named:
+        path.write_bytes(b"")
+    expected = sorted(cache / name for name in STALE)
+    assert stale_files(cache, model_dir=str(other)) == expected
+    monkeypatch.setenv("ORACLEAGENTMEMORY_EMBEDDER_MODEL_DIR", str(other))
+    assert stale_files(cache) == expected
+    prune(cache)
+    assert all(path.is_file() for path in current + named)
+
+
+def test_a_model_its_variable_names_but_missing_is_an_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _filled(tmp_path)
+    before = sorted(tmp_path.iterdir())
+    monkeypatch.setenv("ORACLEAGENTMEMORY_E5_MODEL_FILE", str(tmp_path / "gone.bin"))
+    with pytest.raises(ModelUnavailableError, match="ORACLEAGENTMEMORY_E5_MODEL_FILE"):
+        prune(tmp_path)
+    assert sorted(tmp_path.iterdir()) == before
+
+
 def test_files_of_a_model_not_installed_here_are_left(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Another environment sharing the directory may use them."""

@@ -23,11 +23,11 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
     FORMS,
     cache_dir,
     e5_model_path,
+    file_sha256,
     metadata_file,
     minilm_model_path,
     weights_file,
 )
-from oracleagentmemory.errors import ModelUnavailableError
 
 __all__ = ["TEMPORARY_FILE_AGE", "prune", "stale_files"]
 
@@ -62,45 +62,70 @@ def _regular_file(path: Path, now: float) -> bool:
         not path.name.endswith(".tmp") or now - status.st_mtime >= TEMPORARY_FILE_AGE)
 
 
+def _sources(argument: str | None, env_var: str, find: Callable[[str | None], Path],
+             packaged: Callable[[], Path | None]) -> list[Path]:
+    """Every source of a model a current code path here reads: the one named by the
+    argument, the one ``env_var`` names (each must be found: ModelUnavailableError), and the
+    package's when installed. Naming one does not make the others' builds stale: an embedder
+    without the argument, or a process without the variable, still reads them."""
+    found = []
+    if argument is not None:
+        found.append(find(argument))
+    if os.environ.get(env_var):
+        found.append(find(None))
+    package = packaged()
+    if package is not None:
+        found.append(package)
+    return found
+
+
+def _packaged_e5() -> Path | None:
+    from oracleagentmemory.core.embedders.local_e5 import PACKAGED_FILE_SHA256, _packaged_file
+
+    found = _packaged_file()
+    if found is None or file_sha256(found).hex() != PACKAGED_FILE_SHA256:
+        return None  # not installed, or refused by the embedder (another release's)
+    return found
+
+
 def _installed(directory: Path, model_dir: str | None, model_file: str | None
                ) -> dict[str, set[Path]]:
-    """The name of each model installed here with the files its current builds use. A
-    model named by an argument must be found (ModelUnavailableError); one left to its
-    default and not installed is not listed, so its files are never taken for stale: another
-    environment sharing the directory may use them."""
-    from oracleagentmemory.core.embedders.local import MODEL_NAME, find_model_dir
+    """The name of each model installed here with the files its current builds use (of
+    every source, see _sources). A model named by an argument or its environment variable
+    must be found (ModelUnavailableError); one of none found is not listed, so its files
+    are never taken for stale: another environment sharing the directory may use them."""
+    from oracleagentmemory.core.embedders.local import (
+        MODEL_DIR_ENV_VAR,
+        MODEL_NAME,
+        _packaged_model_dir,
+        find_model_dir,
+    )
     from oracleagentmemory.core.embedders.local_e5 import (
+        E5_MODEL_FILE_ENV_VAR,
         E5_MODEL_NAME,
         find_e5_model_file,
         vocabulary_file,
     )
 
-    models: dict[str, tuple[Callable[[Form], Path], set[Path]]] = {}
-    try:
-        minilm = find_model_dir(model_dir)
-    except ModelUnavailableError:
-        if model_dir is not None:
-            raise
-    else:
-        models[MODEL_NAME] = (lambda form: minilm_model_path(
-            form, model_dir=minilm, directory=directory), set())
-    try:
-        e5 = find_e5_model_file(model_file)
-    except ModelUnavailableError:
-        if model_file is not None:
-            raise
-    else:
-        models[E5_MODEL_NAME] = (lambda form: e5_model_path(
-            form, model_path=e5, directory=directory), {vocabulary_file(e5, directory)})
-    installed = {}
-    for name, (path_of, used) in models.items():
+    installed: dict[str, set[Path]] = {}
+    for minilm in _sources(model_dir, MODEL_DIR_ENV_VAR, find_model_dir, _packaged_model_dir):
+        used = installed.setdefault(MODEL_NAME, set())
         for form in FORMS:
-            path = path_of(form)
-            used.update({path, metadata_file(path)})
-            if form in EXTERNAL_WEIGHTS_FORMS:
-                used.add(weights_file(path))
-        installed[name] = used
+            used |= _built_files(minilm_model_path(form, model_dir=minilm,
+                                                   directory=directory), form)
+    for e5 in _sources(model_file, E5_MODEL_FILE_ENV_VAR, find_e5_model_file, _packaged_e5):
+        used = installed.setdefault(E5_MODEL_NAME, set())
+        used.add(vocabulary_file(e5, directory))
+        for form in FORMS:
+            used |= _built_files(e5_model_path(form, model_path=e5, directory=directory),
+                                 form)
     return installed
+
+
+def _built_files(path: Path, form: Form) -> set[Path]:
+    """The model file ``path`` of ``form`` with what is written beside it."""
+    beside = weights_file(path) if form in EXTERNAL_WEIGHTS_FORMS else metadata_file(path)
+    return {path, beside}
 
 
 def stale_files(directory: str | os.PathLike[str] | None = None, *,
@@ -109,12 +134,13 @@ def stale_files(directory: str | os.PathLike[str] | None = None, *,
     wrote for a model installed here and that no current build of it uses: earlier layouts
     and versions, and temporary files a killed writer left (untouched for
     TEMPORARY_FILE_AGE: a younger one may be being written). ``model_dir`` and
-    ``model_file`` name the models as the embedders' arguments do (None: their environment
-    variables, else the packages). No other file is listed.
+    ``model_file`` name a model as the embedders' arguments do; the builds of the model
+    their environment variable names and of the package's are kept too (an embedder
+    without the argument reads them). No other file is listed.
 
     Raises:
-        RuntimeError: ``model_dir`` or ``model_file`` names a model that is not there
-            (ModelUnavailableError).
+        RuntimeError: ``model_dir`` or ``model_file``, or their environment variable,
+            names a model that is not there (ModelUnavailableError).
     """
     folder = cache_dir(directory)
     if not folder.is_dir():
