@@ -198,7 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="remove the cache directory's model files that no current "
                                  "build of the installed models uses (earlier layouts and "
                                  "releases; another release sharing the directory builds "
-                                 "its own again), and print each with its size")
+                                 "its own again), and print each with its size; the builds "
+                                 "of a model an embedder's model_dir/model_file names are "
+                                 "kept only when --model-dir/--model-file names it too")
 
     mcp = command("mcp", "serve the memory to MCP clients over stdio (needs the mcp extra)")
     add_server_arguments(mcp)
