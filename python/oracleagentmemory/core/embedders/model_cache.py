@@ -23,7 +23,6 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
     FORMS,
     cache_dir,
     e5_model_path,
-    file_sha256,
     metadata_file,
     minilm_model_path,
     weights_file,
@@ -79,15 +78,6 @@ def _sources(argument: str | None, env_var: str, find: Callable[[str | None], Pa
     return found
 
 
-def _packaged_e5() -> Path | None:
-    from oracleagentmemory.core.embedders.local_e5 import PACKAGED_FILE_SHA256, _packaged_file
-
-    found = _packaged_file()
-    if found is None or file_sha256(found).hex() != PACKAGED_FILE_SHA256:
-        return None  # not installed, or refused by the embedder (another release's)
-    return found
-
-
 def _installed(directory: Path, model_dir: str | None, model_file: str | None
                ) -> dict[str, set[Path]]:
     """The name of each model installed here with the files its current builds use (of
@@ -104,6 +94,7 @@ def _installed(directory: Path, model_dir: str | None, model_file: str | None
         E5_MODEL_FILE_ENV_VAR,
         E5_MODEL_NAME,
         find_e5_model_file,
+        packaged_model_file,
         vocabulary_file,
     )
 
@@ -113,7 +104,8 @@ def _installed(directory: Path, model_dir: str | None, model_file: str | None
         for form in FORMS:
             used |= _built_files(minilm_model_path(form, model_dir=minilm,
                                                    directory=directory), form)
-    for e5 in _sources(model_file, E5_MODEL_FILE_ENV_VAR, find_e5_model_file, _packaged_e5):
+    for e5 in _sources(model_file, E5_MODEL_FILE_ENV_VAR, find_e5_model_file,
+                       packaged_model_file):
         used = installed.setdefault(E5_MODEL_NAME, set())
         used.add(vocabulary_file(e5, directory))
         for form in FORMS:

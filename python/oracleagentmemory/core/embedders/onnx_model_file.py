@@ -269,28 +269,40 @@ def _build(model_dir: Path, form: Form, max_seq_length: int, digest: str) -> Any
     return model
 
 
-def minilm_model_path(form: Form, *, model_dir: Path,
-                      directory: str | os.PathLike[str] | None = None) -> Path:
-    """Where ``model_file`` keeps the ``form`` model built from ``model_dir`` (not built)."""
+def _check_form(form: Form) -> None:
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
-    return cache_dir(directory) / f"{_MODEL_NAME}-{form}-{_digest(model_dir, form)[:16]}.onnx"
 
 
-def _e5_digest(model_path: Path, form: Form) -> str:
+def _minilm_named(form: Form, model_dir: Path,
+                  directory: str | os.PathLike[str] | None) -> tuple[Path, str]:
+    """(the file of the ``form`` build from ``model_dir``, the digest of its sources)."""
+    _check_form(form)
+    digest = _digest(model_dir, form)
+    return cache_dir(directory) / f"{_MODEL_NAME}-{form}-{digest[:16]}.onnx", digest
+
+
+def _e5_named(form: Form, model_path: Path,
+              directory: str | os.PathLike[str] | None) -> tuple[Path, str]:
+    """(the file of the ``form`` build of ``model_path``, the digest of its sources)."""
+    _check_form(form)
     digest = hashlib.sha256(
         f"oracleagentmemory-onnx/{BUILDER_VERSION}/e5/{form}{_layout(form)}\n".encode())
     digest.update(file_sha256(model_path))
-    return digest.hexdigest()
+    name = digest.hexdigest()
+    return cache_dir(directory) / f"{E5_MODEL_NAME}-{form}-{name[:16]}.onnx", name
+
+
+def minilm_model_path(form: Form, *, model_dir: Path,
+                      directory: str | os.PathLike[str] | None = None) -> Path:
+    """Where ``model_file`` keeps the ``form`` model built from ``model_dir`` (not built)."""
+    return _minilm_named(form, model_dir, directory)[0]
 
 
 def e5_model_path(form: Form, *, model_path: Path,
                   directory: str | os.PathLike[str] | None = None) -> Path:
     """Where ``e5_model_file`` keeps the ``form`` model of ``model_path`` (not built)."""
-    if form not in FORMS:
-        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
-    name = _e5_digest(model_path, form)
-    return cache_dir(directory) / f"{E5_MODEL_NAME}-{form}-{name[:16]}.onnx"
+    return _e5_named(form, model_path, directory)[0]
 
 
 def metadata_file(path: Path) -> Path:
@@ -307,8 +319,7 @@ def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
     ``<file>.metadata.json`` with :data:`ORACLE_METADATA` is written beside the model.
     Raises ImportError when the file must be built and the ``onnx`` package is missing.
     """
-    path = minilm_model_path(form, model_dir=model_dir, directory=directory)
-    digest = _digest(model_dir, form)
+    path, digest = _minilm_named(form, model_dir, directory)
     with _BUILD_LOCK:
         if not _built(path, form):
             _write_built(path, form, lambda: _build(model_dir, form, max_seq_length, digest))
@@ -326,8 +337,7 @@ def e5_model_file(form: Form = "batch", *, model_path: Path,
     with onnxruntime-extensions' ``SentencepieceTokenizer`` (see :mod:`.sentencepiece_model`);
     a ``<file>.metadata.json`` with :data:`ORACLE_METADATA` is written beside it.
     Raises ImportError when the file must be built and the ``onnx`` package is missing."""
-    path = e5_model_path(form, model_path=model_path, directory=directory)
-    name = _e5_digest(model_path, form)
+    path, name = _e5_named(form, model_path, directory)
     with _BUILD_LOCK:
         if not _built(path, form):
             _write_built(path, form, lambda: _build_e5(
