@@ -14,13 +14,14 @@ import importlib.util
 import json
 import logging
 import re
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from oracleagentmemory import cli
-from oracleagentmemory.core.embedders import local, onnx_model_file
+from oracleagentmemory.core.embedders import local, minilm_onnxruntime, onnx_model_file
 from oracleagentmemory.core.embedders.local import LocalMiniLMEmbedder, max_seq_length
 from oracleagentmemory.core.embedders.minilm_numpy import BertConfig
 from oracleagentmemory.core.embedders.minilm_onnxruntime import THREADS_ENV_VAR, default_threads
@@ -426,6 +427,76 @@ def test_the_session_uses_the_chosen_threads(monkeypatch: pytest.MonkeyPatch) ->
     assert LocalMiniLMEmbedder(threads=2).threads == 2
     encoder = local._load_model(model._key()).encoder
     assert getattr(encoder, "threads", None) == 1
+
+
+@needs_model
+def test_the_session_packs_its_weights_on_its_threads() -> None:
+    encoder = local._load_model(LocalMiniLMEmbedder(threads=2)._key()).encoder
+    options = encoder._session.get_session_options()  # type: ignore[attr-defined]
+    assert options.get_session_config_entry("session.prepack.enable_parallel") == "1"
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+class _FakeEncoder:
+    """Stands for ``OnnxEncoder`` in ``encoder_beside``: waits until the caller's work has
+    started, so a session opened before or after the work (not beside it) is seen."""
+
+    work_started = threading.Event()
+    error: Exception | None = None
+
+    def __init__(self, path: Path, threads: int) -> None:
+        self.thread = threading.current_thread()
+        self.saw_work = self.work_started.wait(timeout=30)
+        if self.error is not None:
+            raise self.error
+
+
+@pytest.fixture
+def fake_encoder(monkeypatch: pytest.MonkeyPatch) -> type[_FakeEncoder]:
+    fake = type("Fake", (_FakeEncoder,), {"work_started": threading.Event(), "error": None})
+    monkeypatch.setattr(minilm_onnxruntime, "OnnxEncoder", fake)
+    return fake
+
+
+def _helpers_left() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate()
+            if thread.name == "oracleagentmemory-onnx-session"]
+
+
+def test_the_session_opens_on_a_helper_thread_while_the_work_runs(
+        fake_encoder: type[_FakeEncoder]) -> None:
+    def work() -> str:
+        fake_encoder.work_started.set()
+        return "vocabulary"
+
+    encoder, result = minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2, work)
+    assert result == "vocabulary"
+    assert isinstance(encoder, fake_encoder)
+    assert encoder.saw_work
+    assert encoder.thread is not threading.current_thread()
+    assert _helpers_left() == []
+
+
+def test_the_sessions_error_is_raised_on_the_callers_thread(
+        fake_encoder: type[_FakeEncoder]) -> None:
+    fake_encoder.error = PermissionError("model.onnx: permission denied")
+    with pytest.raises(PermissionError, match="permission denied"):
+        minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2,
+                                          fake_encoder.work_started.set)
+    assert _helpers_left() == []
+
+
+def test_the_works_error_comes_first_and_the_helper_has_finished(
+        fake_encoder: type[_FakeEncoder]) -> None:
+    fake_encoder.error = PermissionError("model.onnx: permission denied")
+
+    def work() -> None:
+        fake_encoder.work_started.set()
+        raise ValueError("the vocabulary is damaged")
+
+    with pytest.raises(ValueError, match="vocabulary"):
+        minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2, work)
+    assert _helpers_left() == []
 
 
 # --- the query cache ---------------------------------------------------------------------

@@ -245,27 +245,31 @@ def require_tokenizers() -> None:
 
 
 def _read_model(key: _ModelKey) -> _LoadedModel:
+    """On onnxruntime the tokenizer is read while the session opens (``encoder_beside``)."""
     Tokenizer = tokenizers_module().Tokenizer
     model_dir = key.model_dir
     _check_pooling(model_dir)
     config = BertConfig.from_json(model_dir / "config.json")
     max_tokens = max_seq_length(model_dir, config)
 
-    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-    # tokenizer.json ships its own fixed 128-token padding/truncation; mirror what
-    # sentence-transformers does instead (truncate at max_seq_length; we pad per batch).
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=max_tokens)
+    def read_tokenizer() -> Any:
+        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        # tokenizer.json ships its own fixed 128-token padding/truncation; mirror what
+        # sentence-transformers does instead (truncate at max_seq_length; we pad per batch).
+        tokenizer.no_padding()
+        tokenizer.enable_truncation(max_length=max_tokens)
+        return tokenizer
 
     encoder: _Encoder
     if key.runtime == "onnxruntime":
-        from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
+        from oracleagentmemory.core.embedders.minilm_onnxruntime import encoder_beside
         from oracleagentmemory.core.embedders.onnx_model_file import model_file
 
         path = model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
                           directory=key.onnx_cache_dir)
-        encoder = OnnxEncoder(path, key.threads)
+        encoder, tokenizer = encoder_beside(path, key.threads, read_tokenizer)
     else:
+        tokenizer = read_tokenizer()
         encoder = _NumpyEncoder(model_dir, config)
     return _LoadedModel(encoder=encoder, tokenizer=tokenizer)
 

@@ -326,22 +326,27 @@ def model_reader(model_path: Path) -> Callable[[], E5ModelFile]:
 def _read_e5(key: _ModelKey) -> _LoadedModel:
     """On onnxruntime, a process whose ONNX model and kept vocabulary are already built
     reads none of the 72 MB model file (its weights are in the ONNX model; parsing it took
-    0.6 s); numpy needs its weights, and reads the kept vocabulary too (sorting the pieces
-    again would cost it a third of a second)."""
+    0.6 s), and reads the vocabulary while the session opens; numpy needs its weights, and
+    reads the kept vocabulary too (sorting the pieces again would cost it a third of a
+    second)."""
     require_tokenizers()
     model = model_reader(key.model_dir)
-    kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
-    kept = _kept_vocabulary(kept_file)
-    if kept is None:
-        kept = _keep_vocabulary(kept_file, model().vocabulary)
+
+    def read_vocabulary() -> KeptVocabulary:
+        kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
+        kept = _kept_vocabulary(kept_file)
+        return kept if kept is not None else _keep_vocabulary(kept_file, model().vocabulary)
+
+    encoder: _Encoder
     if key.runtime == "onnxruntime":
-        from oracleagentmemory.core.embedders.minilm_onnxruntime import OnnxEncoder
+        from oracleagentmemory.core.embedders.minilm_onnxruntime import encoder_beside
         from oracleagentmemory.core.embedders.onnx_model_file import e5_model_file
 
         path = e5_model_file(model_path=key.model_dir, model=model,
                              directory=key.onnx_cache_dir)
-        encoder: _Encoder = OnnxEncoder(path, key.threads)
+        encoder, kept = encoder_beside(path, key.threads, read_vocabulary)
     else:
+        kept = read_vocabulary()
         encoder = _E5NumpyEncoder(model())
     tokenizer = PieceTokenizer(kept.ascending, MAX_INPUT_TOKENS,
                                functools.partial(_library_tokenizer, kept))
