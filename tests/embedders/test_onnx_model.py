@@ -429,14 +429,6 @@ def test_the_session_uses_the_chosen_threads(monkeypatch: pytest.MonkeyPatch) ->
     assert getattr(encoder, "threads", None) == 1
 
 
-@needs_model
-def test_the_session_packs_its_weights_on_its_threads() -> None:
-    encoder = local._load_model(LocalMiniLMEmbedder(threads=2)._key()).encoder
-    options = encoder._session.get_session_options()  # type: ignore[attr-defined]
-    assert options.get_session_config_entry("session.prepack.enable_parallel") == "1"
-    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
-
-
 class _FakeEncoder:
     """Stands for ``OnnxEncoder`` in ``encoder_beside``: waits until the caller's work has
     started, so a session opened before or after the work (not beside it) is seen."""
