@@ -322,6 +322,31 @@ def test_a_text_that_is_no_utf8_gets_the_librarys_error() -> None:
         tokenizer.encode_batch(["a\ud800"])
 
 
+def test_a_vocabulary_the_library_refuses_is_cut_here_whatever_the_batch() -> None:
+    # a piece holding a lone surrogate (a model file's text can hold one; no real vocabulary
+    # does): the library's build raises, so a long batch failed each time it tried again
+    surrogate = _small(pieces=(*PIECES[:13], "q\ud800", *PIECES[14:]))
+    with pytest.raises(UnicodeEncodeError):
+        build_tokenizer(surrogate)
+    builds: list[int] = []
+
+    def build() -> Any:
+        builds.append(1)
+        return build_tokenizer(surrogate, max_length=LONGEST)
+
+    tokenizer = PieceTokenizer(ascending_pieces(surrogate), LONGEST, build)
+    long_ids = [0, *[8] * LONG.count("ab"), 2]
+    assert tokenizer.encode_batch([LONG])[0].ids == long_ids
+    assert tokenizer.encode_batch([LONG])[0].ids == long_ids
+    assert tokenizer.encode("q\ud800w").ids == [0, 4, 13, 14, 2]  # its piece, cut here
+    assert tokenizer.encode("xy").ids == [0, 4, 10, 2]
+    assert builds == [] and not tokenizer.library_built
+    batch = [" ".join(["ab"] * 300)]
+    for _ in range(unigram_pieces.CHAR_BUDGET // len(batch[0]) + 2):  # past the budget
+        assert tokenizer.encode_batch(batch)[0].ids == [0, *[8] * 300, 2]
+    assert builds == []
+
+
 def test_threads_cutting_long_batches_build_the_library_once() -> None:
     tokenizer, build = _tokenizer()
     start = threading.Barrier(6)

@@ -190,6 +190,9 @@ class PieceTokenizer:
         """Held while the library is built (half a second or more)."""
         self._pieces: UnigramPieces | None = None
         self._library: Any = None
+        self._refused = False
+        """The library cannot take this vocabulary (a piece that is no UTF-8, which a model
+        file's text can hold and no real vocabulary does): every text is cut here."""
         self._cut_here = 0
 
     @property
@@ -205,16 +208,23 @@ class PieceTokenizer:
         """The ids of each normalised text, in order."""
         pieces = self._here(texts)
         if pieces is None:
-            return [Encoded(list(encoding.ids)) for encoding in self._built().encode_batch(
-                list(texts))]
+            library = self._built()
+            if library is not None:
+                return [Encoded(list(encoding.ids))
+                        for encoding in library.encode_batch(list(texts))]
+            pieces = self._here(texts)  # the library refused the vocabulary
+            assert pieces is not None
         return [Encoded(pieces.ids(text)) for text in texts]
 
     def _here(self, texts: Sequence[str]) -> UnigramPieces | None:
         """The cutter for these texts, or None when they go to the library: a long batch, the
         budget spent, or a text the library refuses (a lone surrogate is no UTF-8: its
-        error, not another answer)."""
+        error, not another answer), unless the library refused the vocabulary itself."""
         if self._library is not None:
             return None
+        if self._refused:
+            with self._lock:
+                return self._cutter()
         chars = sum(map(len, texts))
         if chars > SHORT_BATCH_CHARS or not all(_utf8(text) for text in texts):
             return None
@@ -223,20 +233,31 @@ class PieceTokenizer:
                     or self._cut_here + chars > CHAR_BUDGET):
                 return None
             self._cut_here += chars
-            if self._pieces is None:
-                self._pieces = UnigramPieces(self._vocabulary, self._max_length)
-            return self._pieces
+            return self._cutter()
+
+    def _cutter(self) -> UnigramPieces:
+        """The cut here, made on its first use (called with ``_lock`` held)."""
+        if self._pieces is None:
+            assert self._vocabulary is not None
+            self._pieces = UnigramPieces(self._vocabulary, self._max_length)
+        return self._pieces
 
     def _built(self) -> Any:
-        """The library's tokenizer, built on the first call. Once it is, the pieces kept
-        for the cut here (some 40 MB for multilingual-e5-small) are let go; a build that
-        raises leaves them, and the next call builds again."""
+        """The library's tokenizer, built on the first call; None when the vocabulary has a
+        piece that is no UTF-8, which the library refuses (its build raised on every long
+        batch; everything is cut here instead). Once it is built, the pieces kept for the
+        cut here (some 40 MB for multilingual-e5-small) are let go; a build that raises
+        leaves them, and the next call builds again."""
         library = self._library
         if library is not None:
             return library
         with self._build_lock:
-            if self._library is None:
-                assert self._build is not None
+            if self._library is None and not self._refused:
+                assert self._build is not None and self._vocabulary is not None
+                if not _utf8("\n".join(self._vocabulary.pieces)):
+                    with self._lock:
+                        self._refused = True
+                    return None
                 library = self._build()
                 with self._lock:
                     self._library = library
