@@ -434,7 +434,7 @@ class _FakeEncoder:
     started, so a session opened before or after the work (not beside it) is seen."""
 
     work_started = threading.Event()
-    error: Exception | None = None
+    error: BaseException | None = None
 
     def __init__(self, path: Path, threads: int) -> None:
         self.thread = threading.current_thread()
@@ -489,6 +489,23 @@ def test_the_works_error_comes_first_and_the_helper_has_finished(
     with pytest.raises(ValueError, match="vocabulary"):
         minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2, work)
     assert _helpers_left() == []
+
+
+class _Stopped(BaseException):
+    """An error that is no ``Exception`` (as SystemExit or KeyboardInterrupt are)."""
+
+
+def test_an_error_that_is_no_exception_is_raised_as_it_is_from_the_helper(
+        fake_encoder: type[_FakeEncoder], monkeypatch: pytest.MonkeyPatch) -> None:
+    # it was not caught on the helper: the thread died on it (threading.excepthook) and the
+    # caller got an IndexError (no session opened, no error kept)
+    fake_encoder.error = _Stopped("stopped")
+    unhandled: list[object] = []
+    monkeypatch.setattr(threading, "excepthook", unhandled.append)
+    with pytest.raises(_Stopped, match="stopped"):
+        minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2,
+                                          fake_encoder.work_started.set)
+    assert unhandled == [] and _helpers_left() == []
 
 
 # --- the query cache ---------------------------------------------------------------------

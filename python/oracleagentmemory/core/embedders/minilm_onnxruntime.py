@@ -99,12 +99,12 @@ def encoder_beside(path: Path, threads: int, work: Callable[[], T]) -> tuple[Onn
     finished when this returns or raises; ``work``'s error is raised first, as when the two
     ran one after the other (the vocabulary was read first)."""
     opened: list[OnnxEncoder] = []
-    failed: list[Exception] = []
+    failed: list[BaseException] = []
 
     def open_session() -> None:
         try:
             opened.append(OnnxEncoder(path, threads))
-        except Exception as error:  # raised again on the caller's thread, below
+        except BaseException as error:  # raised again on the caller's thread, below
             failed.append(error)
 
     helper = threading.Thread(target=open_session, name="oracleagentmemory-onnx-session",
