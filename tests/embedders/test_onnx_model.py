@@ -9,12 +9,14 @@ code under test. Model-dependent tests skip without the weights or ``tokenizers`
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import importlib.util
 import json
 import logging
 import re
 import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -506,6 +508,39 @@ def test_an_error_that_is_no_exception_is_raised_as_it_is_from_the_helper(
         minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2,
                                           fake_encoder.work_started.set)
     assert unhandled == [] and _helpers_left() == []
+
+
+class _Vocabulary:
+    """What ``work`` reads (tens of MB for multilingual-e5-small)."""
+
+
+class _Denied(PermissionError):
+    """A PermissionError that a weak reference can follow."""
+
+
+def test_a_session_that_fails_keeps_nothing_alive_for_the_garbage_collector(
+        fake_encoder: type[_FakeEncoder]) -> None:
+    # the error's traceback held this call's frame, which held the error (a cycle): on the
+    # auto runtime's fallback to numpy, the vocabulary read beside the session stayed in
+    # memory with it until the garbage collector ran
+    def fail(self: _FakeEncoder, path: Path, threads: int) -> None:
+        raise _Denied("model.onnx: permission denied")
+
+    fake_encoder.__init__ = fail  # type: ignore[method-assign]
+    read = [_Vocabulary()]
+    kept = weakref.ref(read[0])
+    errors: list[weakref.ref[BaseException]] = []
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        try:
+            minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2, read.pop)
+        except _Denied as error:
+            errors.append(weakref.ref(error))
+        assert kept() is None and errors and errors[0]() is None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 # --- the query cache ---------------------------------------------------------------------

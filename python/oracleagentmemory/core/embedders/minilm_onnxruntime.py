@@ -111,9 +111,15 @@ def encoder_beside(path: Path, threads: int, work: Callable[[], T]) -> tuple[Onn
                               daemon=True)
     helper.start()
     try:
-        result = work()
+        try:
+            result = work()
+        finally:
+            helper.join()
+        if failed:
+            raise failed[0]
+        return opened[0], result
     finally:
-        helper.join()
-    if failed:
-        raise failed[0]
-    return opened[0], result
+        # the error's traceback holds this frame: emptied, the lists make no cycle that
+        # would keep the error (and ``work``'s result) until the garbage collector runs
+        failed.clear()
+        opened.clear()
