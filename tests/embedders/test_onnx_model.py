@@ -480,6 +480,25 @@ def test_the_sessions_error_is_raised_on_the_callers_thread(
     assert _helpers_left() == []
 
 
+def test_where_no_thread_can_start_the_two_run_one_after_the_other(
+        fake_encoder: type[_FakeEncoder], monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(self: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", refuse)
+    fake_encoder.error = None
+    order: list[str] = []
+
+    def work() -> str:
+        order.append("work")
+        fake_encoder.work_started.set()
+        return "vocabulary"
+
+    encoder, result = minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2, work)
+    assert result == "vocabulary" and order == ["work"]
+    assert encoder.thread is threading.current_thread() and encoder.saw_work
+
+
 def test_the_works_error_comes_first_and_the_helper_has_finished(
         fake_encoder: type[_FakeEncoder]) -> None:
     fake_encoder.error = PermissionError("model.onnx: permission denied")

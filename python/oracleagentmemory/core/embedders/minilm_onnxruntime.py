@@ -97,7 +97,8 @@ def encoder_beside(path: Path, threads: int, work: Callable[[], T]) -> tuple[Onn
     one, so that reading a tokenizer's vocabulary (60-100 ms for multilingual-e5-small) no
     longer waits for the session (onnxruntime holds no GIL while it opens one). Both have
     finished when this returns or raises; ``work``'s error is raised first, as when the two
-    ran one after the other (the vocabulary was read first)."""
+    ran one after the other (the vocabulary was read first). Where no thread can be started
+    (a limit on threads, or the interpreter shutting down) they run one after the other."""
     opened: list[OnnxEncoder] = []
     failed: list[BaseException] = []
 
@@ -109,7 +110,11 @@ def encoder_beside(path: Path, threads: int, work: Callable[[], T]) -> tuple[Onn
 
     helper = threading.Thread(target=open_session, name="oracleagentmemory-onnx-session",
                               daemon=True)
-    helper.start()
+    try:
+        helper.start()
+    except RuntimeError:  # "can't start new thread"
+        result = work()
+        return OnnxEncoder(path, threads), result
     try:
         try:
             result = work()
