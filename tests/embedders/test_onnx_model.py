@@ -15,6 +15,7 @@ import importlib.util
 import json
 import logging
 import re
+import sys
 import threading
 import weakref
 from pathlib import Path
@@ -497,6 +498,22 @@ def test_where_no_thread_can_start_the_two_run_one_after_the_other(
     encoder, result = minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2, work)
     assert result == "vocabulary" and order == ["work"]
     assert encoder.thread is threading.current_thread() and encoder.saw_work
+
+
+def test_without_onnxruntime_the_work_runs_first_and_then_the_session_on_this_thread(
+        fake_encoder: type[_FakeEncoder], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import raises ImportError
+    order: list[str] = []
+
+    def work() -> str:
+        order.append("work")
+        fake_encoder.work_started.set()
+        return "vocabulary"
+
+    encoder, result = minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2, work)
+    assert result == "vocabulary" and order == ["work"]
+    assert encoder.thread is threading.current_thread() and encoder.saw_work
+    assert _helpers_left() == []
 
 
 def test_the_works_error_comes_first_and_the_helper_has_finished(

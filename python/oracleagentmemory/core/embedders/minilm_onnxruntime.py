@@ -97,8 +97,17 @@ def encoder_beside(path: Path, threads: int, work: Callable[[], T]) -> tuple[Onn
     one, so that reading a tokenizer's vocabulary (60-100 ms for multilingual-e5-small) no
     longer waits for the session (onnxruntime holds no GIL while it opens one). Both have
     finished when this returns or raises; ``work``'s error is raised first, as when the two
-    ran one after the other (the vocabulary was read first). Where no thread can be started
-    (a limit on threads, or the interpreter shutting down) they run one after the other."""
+    ran one after the other (the vocabulary was read first). Where onnxruntime cannot be
+    imported, or no thread can be started (a limit on threads, the interpreter shutting
+    down), they run one after the other.
+
+    onnxruntime is imported here, on the caller's thread, before the helper starts: imported
+    on the helper, it left the session's next run slower (a client's second search 15.4
+    against 10.8 ms, its first no faster; ``benchmarks/README.md``)."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:  # raised by OnnxEncoder below, after work's own error if any
+        return _one_after_the_other(path, threads, work)
     opened: list[OnnxEncoder] = []
     failed: list[BaseException] = []
 
@@ -113,8 +122,7 @@ def encoder_beside(path: Path, threads: int, work: Callable[[], T]) -> tuple[Onn
     try:
         helper.start()
     except RuntimeError:  # "can't start new thread"
-        result = work()
-        return OnnxEncoder(path, threads), result
+        return _one_after_the_other(path, threads, work)
     try:
         try:
             result = work()
@@ -128,3 +136,9 @@ def encoder_beside(path: Path, threads: int, work: Callable[[], T]) -> tuple[Onn
         # would keep the error (and ``work``'s result) until the garbage collector runs
         failed.clear()
         opened.clear()
+
+
+def _one_after_the_other(path: Path, threads: int, work: Callable[[], T]
+                         ) -> tuple[OnnxEncoder, T]:
+    result = work()
+    return OnnxEncoder(path, threads), result
