@@ -4,10 +4,12 @@ process's texts go to."""
 
 from __future__ import annotations
 
+import array
 import functools
 import gc
 import importlib.util
 import json
+import math
 import random
 import subprocess
 import sys
@@ -115,6 +117,15 @@ def test_a_nan_score_is_never_the_lowest_one_as_in_the_library(at: int) -> None:
     assert [ours.ids("qzw"), ours.ids("ab xy")] == [e.ids for e in expected]
     if at < 4:
         assert expected[0].ids == [0, 4, 13, 14, 2]
+
+
+@pytest.mark.parametrize(("scores", "lowest"), [
+    ([], math.inf), ([math.nan, math.nan], math.inf), ([math.nan, -3.0, 1.0], -3.0),
+    ([1.0, math.nan, -3.0], -3.0), ([-math.inf, math.nan], -math.inf),
+    (array.array("d", [0.5, math.nan, -2.5, -1.0]), -2.5),
+])
+def test_the_lowest_score_passes_over_nans(scores: Any, lowest: float) -> None:
+    assert unigram_pieces._lowest(scores) == lowest
 
 
 @pytest.mark.parametrize("piece", ["$", "$A", "$1", "a b"])
