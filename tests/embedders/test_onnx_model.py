@@ -481,28 +481,18 @@ def test_the_sessions_error_is_raised_on_the_callers_thread(
     assert _helpers_left() == []
 
 
-def test_where_no_thread_can_start_the_two_run_one_after_the_other(
-        fake_encoder: type[_FakeEncoder], monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: threading.Thread) -> None:
-        raise RuntimeError("can't start new thread")
-
-    monkeypatch.setattr(threading.Thread, "start", refuse)
-    fake_encoder.error = None
-    order: list[str] = []
-
-    def work() -> str:
-        order.append("work")
-        fake_encoder.work_started.set()
-        return "vocabulary"
-
-    encoder, result = minilm_onnxruntime.encoder_beside(Path("model.onnx"), 2, work)
-    assert result == "vocabulary" and order == ["work"]
-    assert encoder.thread is threading.current_thread() and encoder.saw_work
+def _refuse_to_start(self: threading.Thread) -> None:
+    raise RuntimeError("can't start new thread")
 
 
-def test_without_onnxruntime_the_work_runs_first_and_then_the_session_on_this_thread(
-        fake_encoder: type[_FakeEncoder], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import raises ImportError
+@pytest.mark.parametrize("missing", ["a thread", "onnxruntime"])
+def test_without_a_thread_or_onnxruntime_the_work_runs_first_then_the_session_here(
+        missing: str, fake_encoder: type[_FakeEncoder],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    if missing == "a thread":
+        monkeypatch.setattr(threading.Thread, "start", _refuse_to_start)
+    else:
+        monkeypatch.setitem(sys.modules, "onnxruntime", None)  # import raises ImportError
     order: list[str] = []
 
     def work() -> str:
