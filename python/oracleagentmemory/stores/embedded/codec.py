@@ -37,7 +37,7 @@ def dump_json(value: Any, argument: str, max_chars: int | None = None) -> str | 
     the limit, text that is not valid Unicode and (with ``max_chars``) an oversized value."""
     if value is None:
         return None
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise InvalidArgumentError(f"{argument} must be a dict or None, got {type(value).__name__}")
     return json_text(value, argument, max_chars)
 
