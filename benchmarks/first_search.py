@@ -27,6 +27,11 @@ first-call cost of the search code (numpy kernels, SQLite, Python), not this sto
 (10,000 records, made once per checkout beside the copy), so the code that reads a mapped
 file (the user's slots, the read-ahead, the mapped columns) has run once too: what remains
 of *first* above *new scope* is what this store's first search does for the first time.
+
+``--own-time`` (no baseline) profiles, in each fresh process, the first search and a later
+user's first search (the sixth query's; files read back as above) with cProfile, and prints
+the medians of their summed own time and the functions whose own time differs most: where
+a first search's time above a later one goes, function by function.
 """
 
 from __future__ import annotations
@@ -49,6 +54,11 @@ from benchmarks.cold_start import evict_from_page_cache, read_into_page_cache
 ROOT = Path(__file__).resolve().parent.parent
 COLUMNS = ("open", "elsewhere", "first", "first again", "new scope", "new scope again", "p50")
 READ = "first KiB read"
+HUGE = "KiB in huge pages"
+"""The vector file's bytes the process maps with 2 MiB page-table entries after its first
+search (``FilePmdMapped`` in ``/proc/self/smaps``; NaN where there is none): a kernel whose
+page cache holds the file in 2 MiB folios maps a scope's run of vectors in a few faults
+instead of one per 64 KiB."""
 
 
 ELSEWHERE_RECORDS = 10_000
@@ -112,6 +122,7 @@ def child(store_dir: Path, strategy: str, warm_elsewhere: str | None) -> dict[st
         out[name] = (time.perf_counter() - started) * 1e3
         if name == "first":  # (512-byte blocks)
             out[READ] = (resource.getrusage(resource.RUSAGE_SELF).ru_inblock - blocks) / 2
+            out[HUGE] = _huge_mapped(f"{store_dir / 'embedded' / 'store.db'}.vectors")
     steady = []
     for index in range(4, len(items)):
         started = time.perf_counter()
@@ -120,6 +131,80 @@ def child(store_dir: Path, strategy: str, warm_elsewhere: str | None) -> dict[st
     out["p50"] = float(np.percentile(steady, 50))
     store.close()
     return out
+
+
+def _huge_mapped(path: str) -> float:
+    """``FilePmdMapped`` KiB of this process's maps of ``path`` (NaN: no smaps to read)."""
+    try:
+        return pmd_mapped_kib(Path("/proc/self/smaps").read_text(), path)
+    except OSError:
+        return float("nan")
+
+
+def pmd_mapped_kib(smaps: str, path: str) -> float:
+    """The ``FilePmdMapped`` KiB of the maps of ``path`` in an ``smaps`` text (each map: a
+    first line ending with the mapped file's path, then ``Name: value`` fields)."""
+    total, inside = 0, False
+    for line in smaps.splitlines():
+        if not line.split(maxsplit=1)[0].endswith(":"):  # a map's first line, not a field
+            inside = line.endswith(path)
+        elif inside and line.startswith("FilePmdMapped:"):
+            total += int(line.split()[1])
+    return float(total)
+
+
+def own_time_child(store_dir: Path, strategy: str) -> dict[str, float]:
+    """One fresh process: own time (µs, cProfile) of the first search and of a later user's
+    first search, in total and by function (``first - later``, keyed by function)."""
+    import cProfile
+    import pstats
+
+    from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+    vectors = np.load(store_dir / "queries.npy")
+    items = json.loads((store_dir / "queries.json").read_text())
+    store = EmbeddedBackend(store_dir / "embedded" / "store.db",
+                            embedding_dimension=vectors.shape[1])
+    own: dict[str, dict[str, float]] = {}
+    for name, index in (("first", 0), ("new scope", 1), ("later", 5)):
+        request: Any = {"query_text": items[index]["text"], "query_vector": vectors[index],
+                        "strategy": strategy, "max_results": 10,
+                        "scope": {"user_id": {"value": items[index]["user"], "exact": True}}}
+        profile = cProfile.Profile()
+        profile.enable()
+        store.search(request)
+        profile.disable()
+        own[name] = {f"{Path(where).name}:{line}({function})": total * 1e6
+                     for (where, line, function), (_, _, total, _, _)
+                     in pstats.Stats(profile).stats.items()}  # type: ignore[attr-defined]
+    store.close()
+    out = {"first own µs": sum(own["first"].values()),
+           "later own µs": sum(own["later"].values())}
+    for key, first in own["first"].items():
+        out[key] = first - own["later"].get(key, 0.0)
+    return out
+
+
+def _own_time(store_dir: Path, strategy: str, rounds: int) -> None:
+    """Print medians over ``rounds`` processes: total own time, then the 15 functions whose
+    own time in the first search exceeds the later one's most."""
+    files = [store_dir / "embedded" / "store.db", store_dir / "embedded" / "store.db-wal",
+             store_dir / "embedded" / "store.db.vectors"]
+    runs = []
+    for _ in range(rounds):
+        evict_from_page_cache(files)
+        read_into_page_cache(files)
+        runs.append(checkouts.child_result(ROOT, "benchmarks.first_search",
+                                           ["--child", str(store_dir), "--strategy", strategy,
+                                            "--own-time"]))
+    totals = ("first own µs", "later own µs")
+    print(f"{strategy}, medians of {rounds} fresh processes (cProfile's own time, µs): "
+          + ", ".join(f"{name} {np.median([run[name] for run in runs]):.0f}"
+                      for name in totals))
+    keys = {key for run in runs for key in run} - set(totals)
+    above = {key: float(np.median([run.get(key, 0.0) for run in runs])) for key in keys}
+    for key, value in sorted(above.items(), key=lambda item: -item[1])[:15]:
+        print(f"{value:8.1f}  {key}")
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -159,16 +244,25 @@ def main(argv: list[str] | None = None) -> None:
                         help="the store's files not in the page cache")
     parser.add_argument("--workdir", type=Path, default=ROOT / "benchmarks" / ".work")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--own-time", action="store_true",
+                        help="profile the first search against a later one (no baseline)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.child, args.strategy, args.warm_elsewhere)))
+        print(json.dumps(own_time_child(args.child, args.strategy) if args.own_time
+                         else child(args.child, args.strategy, args.warm_elsewhere)))
         return
-    if args.baseline is None:
-        parser.error("--baseline is required")
     source = args.workdir / f"cold-start-{args.size}"
     if not (source / "embedded" / "store.db").exists():
         raise SystemExit(f"no cold-start store at {source}: run benchmarks.cold_start first")
+    if args.own_time:
+        store = args.workdir / f"first-search-{args.size}" / "this"
+        _copy(source, store)
+        _spawn(ROOT, store, args.strategy, None)  # writes its vector file if it has none
+        _own_time(store, args.strategy, args.rounds)
+        return
+    if args.baseline is None:
+        parser.error("--baseline is required")
     labels = {"this": ROOT, "baseline": args.baseline.resolve()}
     stores = {label: args.workdir / f"first-search-{args.size}" / label for label in labels}
     started = machine.describe()
@@ -179,7 +273,7 @@ def main(argv: list[str] | None = None) -> None:
     runs, loads = checkouts.alternating(
         list(labels), args.rounds, lambda label: _spawn(
             labels[label], stores[label], args.strategy, args.warm_elsewhere, args.evicted))
-    columns = [c for c in COLUMNS if c != "elsewhere" or args.warm_elsewhere] + [READ]
+    columns = [c for c in COLUMNS if c != "elsewhere" or args.warm_elsewhere] + [READ, HUGE]
     summary = checkouts.medians(runs, columns)
     for cell in summary.values():
         cell["first / p50"] = cell["first"] / cell["p50"]

@@ -153,3 +153,43 @@ def test_the_client_cold_start_section_gives_each_checkout_and_their_ratio() -> 
         "summary": {"this": faster, "baseline": cell},
         "runs": {"this": [faster], "baseline": [cell]}}))
     assert "| this (abc1234) | 300 |" in named and "| baseline | 300 |" in named
+
+
+def test_the_huge_page_column_adds_up_the_maps_of_the_vector_file_only() -> None:
+    from benchmarks.first_search import pmd_mapped_kib
+
+    smaps = "\n".join([
+        "7f00-7f20 r--s 00000000 fe:00 12 /data/store.db.vectors",
+        "Rss:                4096 kB", "FilePmdMapped:      2048 kB",
+        "VmFlags: rd sh mr mw me ms sd",
+        "7f20-7f30 r--p 00000000 fe:00 13 /data/other.db.vectors",
+        "FilePmdMapped:      8192 kB",
+        "7f30-7f40 r--s 00200000 fe:00 12 /data/store.db.vectors",
+        "FilePmdMapped:      4096 kB",
+        "7f40-7f50 rw-p 00000000 00:00 0",
+        "FilePmdMapped:      1024 kB"])
+    assert pmd_mapped_kib(smaps, "/data/store.db.vectors") == 6144.0
+    assert pmd_mapped_kib(smaps, "/data/none") == 0.0
+
+
+def test_own_time_profiles_the_first_search_against_a_later_one(tmp_path: Any) -> None:
+    import json
+
+    import numpy as np
+
+    from benchmarks import first_search
+    from oracleagentmemory.stores.embedded import EmbeddedBackend
+
+    rng = np.random.default_rng(1)
+    (tmp_path / "embedded").mkdir()
+    store = EmbeddedBackend(tmp_path / "embedded" / "store.db", embedding_dimension=4)
+    store.write_records([{"record_type": "memory", "user_id": f"u{i % 6}",
+                          "content": f"note {i}", "embedding": rng.random(4).tolist()}
+                         for i in range(60)])
+    store.close()
+    (tmp_path / "queries.json").write_text(json.dumps(
+        [{"text": "note", "user": f"u{i}"} for i in range(6)]))
+    np.save(tmp_path / "queries.npy", rng.random((6, 4)).astype(np.float32))
+    out = first_search.own_time_child(tmp_path, "VECTOR")
+    assert out["first own µs"] > 0 and out["later own µs"] > 0
+    assert any(key.startswith("search.py:") for key in out)
