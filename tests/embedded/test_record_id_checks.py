@@ -49,9 +49,11 @@ def test_an_empty_scope_id_is_refused(backend, field):
         backend.write_records([{"record_type": "memory", "content": "c", field: ""}])
 
 
-def test_an_empty_record_id_gets_a_new_one(backend):
-    [made] = backend.write_records([{"record_type": "memory", "content": "c", "id": ""}])
-    assert made and made != ""
+@pytest.mark.parametrize("falsy", ["", 0, False, None])
+def test_a_falsy_record_id_gets_a_new_one(backend, falsy):
+    [made] = backend.write_records([{"record_type": "memory", "content": "c", "id": falsy}])
+    [stored] = backend.get_records({"record_types": ["memory"]})
+    assert isinstance(made, str) and len(made) == 36 and stored["id"] == made
 
 
 @pytest.mark.parametrize("value", [

@@ -144,14 +144,17 @@ def restored_time(record: Mapping[str, Any], key: str, where: str) -> str | None
     return None if value is None else normalize(value, f"{where}.{key}")
 
 
-def record_id(value: Any, where: str, field: str) -> str | None:
-    """``check_optional_id`` of one field of ``records[i]``, the argument's name made only
-    when the value is not a plain ASCII id: ingestion checks five ids a record, and
-    formatting their names took longer than checking them."""
-    if value is None or (type(value) is str and value.isascii()
-                         and 0 < len(value) <= limits.MAX_ID_LENGTH):
+def record_id(value: Any, where: str, field: str) -> str:
+    """``check_id`` of one field of ``records[i]``, the argument's name made only when the
+    value is not a plain ASCII id: ingestion checks five ids a record, and formatting each
+    name cost about as much as the check."""
+    if type(value) is str and value.isascii() and 0 < len(value) <= limits.MAX_ID_LENGTH:
         return value
     return check_id(value, f"{where}.{field}")
+
+
+def optional_record_id(value: Any, where: str, field: str) -> str | None:
+    return None if value is None else record_id(value, where, field)
 
 
 _INSERT_HEAD = (
@@ -727,9 +730,9 @@ class EmbeddedBackend:
             "id": rid,
             "id_space": id_space(record_type),
             "record_type": record_type,
-            "user_id": record_id(record.get("user_id"), where, "user_id"),
-            "agent_id": record_id(record.get("agent_id"), where, "agent_id"),
-            "thread_id": record_id(record.get("thread_id"), where, "thread_id"),
+            "user_id": optional_record_id(record.get("user_id"), where, "user_id"),
+            "agent_id": optional_record_id(record.get("agent_id"), where, "agent_id"),
+            "thread_id": optional_record_id(record.get("thread_id"), where, "thread_id"),
             "role": role,
             "content": content,
             "metadata": dump_json(record.get("metadata"), f"{where}.metadata",
@@ -743,7 +746,7 @@ class EmbeddedBackend:
             else self._expiry(record.get("ttl_days"), record.get("ttl_anchor", "CREATED_AT"),
                               created_at, timestamp, where),
             "status": status,
-            "message_id": record_id(record.get("message_id"), where, "message_id"),
+            "message_id": optional_record_id(record.get("message_id"), where, "message_id"),
             "embedding": None
             if embedding is None
             else encode_vector(embedding, self.embedding_dimension),
