@@ -8,6 +8,7 @@ middle of a SQLite write transaction, then opening the file here.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -326,6 +327,12 @@ def _flip(path: Path, offset: int) -> None:
         handle.write(bytes([byte[0] ^ 0xFF]))
 
 
+def _header(path: Path) -> dict[str, Any]:
+    """The vector file's header (its layout)."""
+    head = vectors_of(path).read_bytes()[:vector_file.HEADER_BYTES]
+    return dict(json.loads(head[16:16 + int.from_bytes(head[8:12], "little")]))
+
+
 def _damage(path: Path, how: str) -> None:
     target = vectors_of(path)
     if how == "header":
@@ -337,9 +344,7 @@ def _damage(path: Path, how: str) -> None:
         with open(target, "ab") as handle:
             handle.write(b"\0")
     elif how == "scope table":
-        head = target.read_bytes()[:vector_file.HEADER_BYTES]
-        header = json.loads(head[16:16 + int.from_bytes(head[8:12], "little")])
-        _flip(target, header["scope_at"] + 1)
+        _flip(target, _header(path)["scope_at"] + 1)
     elif how == "vocabulary":  # a byte of a term's UTF-8 ("record number i")
         _flip(target, target.read_bytes().rfind(b"number"))
     elif how == "not a vector file":
@@ -358,6 +363,131 @@ def test_a_damaged_file_is_ignored_and_rewritten(store_path: Path, how: str) -> 
     written = from_file(store_path)
     assert written is not None
     assert_same_state(written, want_cache)
+
+
+def _searches_with_distances(store: EmbeddedBackend) -> list[list[tuple[str, float]]]:
+    out = []
+    for i, user in enumerate((None, *USERS)):
+        request: dict[str, Any] = {"query_vector": vec(1000 + i), "max_results": 15}
+        if user is not None:
+            request["scope"] = {"user_id": {"value": user, "exact": True}}
+        out.append([(hit["record"]["id"], round(hit["distance"], 5))
+                    for hit in store.search(request)])
+    return out
+
+
+@pytest.mark.parametrize("damage", ["a row past the vectors", "a negative row",
+                                    "a vector's exponent"])
+def test_a_damaged_vector_or_row_is_not_trusted(store_path: Path, damage: str) -> None:
+    """Parts no CRC covers: a vector row that points outside the vectors failed every search
+    of every process with an IndexError, and a damaged vector gave a distance of -3e36; now
+    the search reads SQLite again and the file is written anew."""
+    header = _header(store_path)
+    row_at = header["offsets"]["row"][0]
+    with open(vectors_of(store_path), "r+b") as handle:
+        if damage == "a row past the vectors":
+            handle.seek(row_at + 4 + 3)  # slot 1's row (m1 has a vector) gains 2**24
+            handle.write(b"\x01")
+        elif damage == "a negative row":
+            handle.seek(row_at + 4 + 3)
+            handle.write(b"\xff")
+        else:  # the high byte of a component of every user's first vectors
+            for user in range(len(USERS)):
+                handle.seek(header["offsets"]["vectors"][0] + user * 100 * DIM * 4 + 3)
+                handle.write(b"\x7f")
+    want_cache, _ = reference(store_path)
+    writer = EmbeddedBackend(store_path, vector_file=False)
+    want = _searches_with_distances(writer)
+    writer.close()
+    store = EmbeddedBackend(store_path)
+    assert _searches_with_distances(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+    written = from_file(store_path)
+    assert written is not None
+    assert_same_state(written, want_cache)
+
+
+def test_a_damaged_row_met_while_dropping_deleted_slots_is_not_trusted(tmp_path: Path) -> None:
+    """Catching up many deletions packs the cache (its vectors moved by each slot's row): a
+    row outside the vectors was an IndexError there, failing the search."""
+    path = tmp_path / "many.db"
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
+    writer.write_records(records(0, 2400))
+    searches(writer)
+    writer.close()
+    row_at = _header(path)["offsets"]["row"][0]
+    with open(vectors_of(path), "r+b") as handle:
+        handle.seek(row_at + 4 * 2399 + 3)  # the last slot's row (m2399 has a vector)
+        handle.write(b"\x01")
+    store = EmbeddedBackend(path)  # maps the file
+    deleter = EmbeddedBackend(path, vector_file=False)
+    assert deleter.delete_records([f"m{i}" for i in range(1300)],
+                                  ["memory", "fact", "message"]) == 1300
+    deleter.close()
+    want_cache, want = reference(path)
+    assert searches(store) == want
+    assert_same_state(store._cache, want_cache)
+    store.close()
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc/self/maps")
+def test_a_reload_lets_go_of_the_file_it_had_mapped(store_path: Path) -> None:
+    """After a full reload the cache kept the old file's map (and two descriptors) until its
+    next vector search, so for good under keyword searches only, even once an erasure had
+    unlinked the file."""
+    def mapped() -> bool:
+        return str(vectors_of(store_path)) in Path("/proc/self/maps").read_text()
+
+    store = EmbeddedBackend(store_path)
+    store.search({"query_text": "record", "strategy": "KEYWORD"})
+    assert mapped()
+    assert store.delete_cascade("user", USERS[0])["records"] > 0  # unlinks the file
+    store.search({"query_text": "record", "strategy": "KEYWORD"})  # reloads from SQLite
+    gc.collect()
+    assert not mapped()
+    store.close()
+
+
+def test_a_file_written_by_another_store_object_holds_no_erased_value(tmp_path: Path) -> None:
+    """delete_cascade removes the vector file at once, but another store object that had the
+    user's records cached (in this process or another) wrote a new file at its close from
+    its cache, whose scope ids and metadata values were never cut: the erased user's id and
+    metadata were back on disk. A file now holds only the values its records hold."""
+    path = tmp_path / "erase.db"
+    marker, secret = "erased-user-9c1d", "secret-value-4e2b"
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
+    writer.write_records([{**record, "user_id": marker, "metadata": {"topic": secret}}
+                          for record in records(0, 30, "x")] + records(30, 90))
+    searches(writer)
+    writer.close()
+    side = vectors_of(path)
+    assert marker.encode() in side.read_bytes()
+    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    filtered(other)  # maps the file and builds the "topic" column, secret included
+    eraser = EmbeddedBackend(path, embedding_dimension=DIM)
+    assert eraser.delete_cascade("user", marker)["records"] == 30
+    assert not side.exists()
+    other.search({"query_vector": vec(5), "metadata_filter": {"tags": "t1"}})  # a new key
+    other.close()  # its cache caught up through the change log, then wrote the file
+    eraser.close()
+    assert side.exists()
+    held = side.read_bytes()
+    assert marker.encode() not in held and secret.encode() not in held
+    want_cache, want = reference(path)
+    columns_from_sqlite = EmbeddedBackend(path, vector_file=False)
+    filtered(columns_from_sqlite)
+    columns_from_sqlite.search({"query_vector": vec(5), "metadata_filter": {"tags": "t1"}})
+    want_columns = metadata_state(columns_from_sqlite._cache)
+    columns_from_sqlite.close()
+    written = from_file(path)
+    assert written is not None
+    assert_same_state(written, want_cache)
+    assert set(want_columns) == {"topic", "tags"}
+    assert metadata_state(written) == want_columns
+    reopened = EmbeddedBackend(path)
+    assert searches(reopened) == want
+    reopened.close()
 
 
 def test_a_file_whose_codes_mean_something_else_is_ignored(

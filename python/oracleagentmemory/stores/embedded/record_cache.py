@@ -64,6 +64,9 @@ _SEARCHED_COLUMNS = ("user", "type_code", "valid", "has_vector", "row", "seq")
 codes, which the slots are checked against; ``vector_file.Prefetch``'s names)."""
 _FILE_TAG = f"types={','.join(SEARCHABLE_TYPES)};never={NEVER.hex()};scope=user,agent,thread"
 """What the codes of a vector file mean: a file made under other meanings is not used."""
+_MAX_COSINE = 1.001
+"""The largest cosine two stored unit vectors can give in float32, with room for rounding
+(a vector of zeros, stored for a zero embedding, gives 0)."""
 SINGLE_THREAD_ROWS = 65_536
 """Up to this many rows, score with a single-threaded loop rather than threaded BLAS: on a
 small product, waking BLAS threads costs more than it saves, and on a busy 2-core machine it
@@ -140,6 +143,7 @@ class RecordCache:
         """Each slot's terms: a run of ``terms`` (``RecordTerms``)."""
         self.terms = RecordTerms()
         self.metadata.clear(capacity)
+        self._prefetch = None  # the last holder of a mapped file's map: it goes with it
 
     def _grow(self, needed: int) -> None:
         capacity = self.seq.shape[0]
@@ -488,7 +492,10 @@ class RecordCache:
         self.has_vector[n:] = False
         self.term_start[:n] = self.term_start[order]
         self.term_count[:n] = self.term_count[order]
-        self.vectors[:n] = self.vectors[self.row[order]]  # rows follow slots again
+        rows = self.row[order]
+        if n and (int(rows.min()) < 0 or int(rows.max()) >= self.vectors.shape[0]):
+            raise DamagedFile("a record's vector row lies outside the vectors")
+        self.vectors[:n] = self.vectors[rows]  # rows follow slots again
         self.row[:] = np.arange(self.row.shape[0], dtype=np.int32)
         self.size, self.dead = n, 0
         self.users = None  # slots renumbered
@@ -596,6 +603,8 @@ class RecordCache:
         unit = (query / norm if norm > 0 else np.zeros_like(query)).astype(np.float32)
         rows = self.row[slots]
         first, last = int(rows.min()), int(rows.max())
+        if first < 0 or last >= self.vectors.shape[0]:
+            raise DamagedFile("a record's vector row lies outside the vectors")
         prefetch = self._mapped_prefetch()
         if last - first + 1 <= 2 * rows.shape[0]:
             if prefetch is not None:
@@ -603,6 +612,9 @@ class RecordCache:
             similarity = _dots(self.vectors[first:last + 1], unit)[rows - first]
         else:
             similarity = _dots(np.take(self.vectors, rows, axis=0), unit)
+        # Unit vectors: a cosine past 1 (or NaN) is a vector damaged in a mapped file.
+        if not bool((np.abs(similarity) <= _MAX_COSINE).all()):
+            raise DamagedFile("a stored vector is not a unit vector")
         return slots, 1.0 - similarity
 
 

@@ -36,13 +36,21 @@ holds a state of this SQLite file:
   file length, the epoch, the dimension and what its codes mean. Anything else: the file
   is ignored, the cache is rebuilt from SQLite and a new file written. Parts no CRC
   covers are checked where a search first reads them (a term run or number, a user's
-  slots, a metadata-filter code that stands for no value: ``DamagedFile``, the same
-  rebuild). Every search hit is still checked against its SQLite row (``search``).
+  slots, a metadata-filter code that stands for no value, a vector row outside the
+  vectors, a vector that is no unit vector: ``DamagedFile``, the same rebuild). Every
+  search hit is still checked against its SQLite row (``search``);
+- it holds only what its records hold: the vocabulary, the scope strings and each
+  metadata column's values are cut to those of the records written (an erased user's id,
+  still in the tables of another process's cache, is not written back).
 
 The map is private (copy-on-write): a process applying changes to its cache never touches
-the file others read. Used on POSIX systems with a little-endian CPU for file stores of at
-least MIN_RECORDS records; elsewhere (Windows, ``:memory:``) the cache loads from SQLite as
-before, and a file that cannot be written (read-only directory) is simply not written.
+the file others read, but pages it has not read yet come from the file as it is, so the
+file must never be truncated or written over in place (a page past a shortened file is a
+SIGBUS: the store's own writers only rename a new file over it).
+
+Used on POSIX systems with a little-endian CPU for file stores of at least MIN_RECORDS
+records; elsewhere (Windows, ``:memory:``) the cache loads from SQLite as before, and a file
+that cannot be written (read-only directory) is simply not written.
 """
 
 from __future__ import annotations
@@ -63,7 +71,8 @@ from typing import Any
 
 import numpy as np
 
-from oracleagentmemory.stores.embedded.record_terms import RecordTerms, Vocabulary
+from oracleagentmemory.stores.embedded.metadata_columns import FIRST_SCALAR
+from oracleagentmemory.stores.embedded.record_terms import DamagedFile, RecordTerms, Vocabulary
 from oracleagentmemory.stores.embedded.user_slots import UserSlots, index_arrays
 
 SUFFIX = ".vectors"
@@ -537,29 +546,38 @@ def save(
     through ``row``, each slot's terms through ``term_start`` and ``term_count`` from
     ``terms``) and its metadata key columns at ``version`` (whose change-log mark is
     ``mark``): their first ``size`` slots, or only the slots ``keep`` (live ones, in seq
-    order), the vectors and terms grouped by scope, the vocabulary cut to the terms the
-    records hold. Returns False (nothing replaced) when the file cannot be written."""
+    order), the vectors and terms grouped by scope, the vocabulary, the scope values and
+    each metadata column's values cut to those the records hold. Returns False (nothing
+    replaced) when the file cannot be written."""
     fault_point("vector-file-begin")
     kept = np.arange(size) if keep is None else keep
     live = int(kept.shape[0])
     capacity = live + max(4096, live // 4)
     """Room to append new records in place (a sparse, unwritten tail of the file)."""
     offsets, scope_at = _layout(capacity, dimension or 0)
+    scope, scope_values = _held(np.ascontiguousarray(columns["scope"][:, kept]),
+                                scope_values, reserved=1)  # code 0: no id (None)
     table = json.dumps(scope_values).encode()
     code_offsets, table_at = _metadata_layout(scope_at + len(table), capacity, len(metadata))
+    metadata_codes = []
+    metadata_values = []
+    for column in metadata:
+        codes, values = _held(np.asarray(column.codes)[kept],
+                              [None] * FIRST_SCALAR + list(column.values), FIRST_SCALAR)
+        metadata_codes.append(codes)
+        metadata_values.append(values[FIRST_SCALAR:])
     metadata_table = json.dumps([
-        {"key": column.key, "values": column.values,
-         "complex": _moved(column.complex, keep)} for column in metadata
+        {"key": column.key, "values": values, "complex": _moved(column.complex, keep)}
+        for column, values in zip(metadata, metadata_values, strict=True)
     ]).encode()
     # File row r holds the vector of new slot ``order[r]``; that slot's ``row`` is r.
-    order = grouped_order(np.ascontiguousarray(columns["scope"][:, kept]), np.arange(live))
+    order = grouped_order(scope, np.arange(live))
     rows = np.empty(live, dtype="<i4")
     rows[order] = np.arange(live, dtype="<i4")
     sources = np.asarray(columns["row"])[kept[order]]
     words = _TermsOut(terms, np.asarray(columns["term_start"])[kept[order]],
                       np.asarray(columns["term_count"])[kept[order]])
-    user_offsets, user_slots = index_arrays(
-        np.asarray(columns["scope"][0])[kept], len(scope_values))
+    user_offsets, user_slots = index_arrays(scope[0], len(scope_values))
     parts, end = _terms_layout(table_at + len(metadata_table),
                                words.counts | _user_counts(len(scope_values), live))
     header = json.dumps({
@@ -594,16 +612,16 @@ def save(
                 elif name == "vectors":
                     _write_rows(handle, columns[name], sources, halfway=True)
                 elif name == "scope":
-                    for index, run in enumerate(columns[name]):
+                    for index, run in enumerate(scope):
                         handle.seek(offsets[name][0] + index * capacity * run.dtype.itemsize)
-                        _write_rows(handle, run, kept, halfway=False)
+                        handle.write(run.data)
                 else:
                     _write_rows(handle, columns[name], kept, halfway=False)
             handle.seek(scope_at)
             handle.write(table)
-            for column, at in zip(metadata, code_offsets, strict=True):
+            for codes, at in zip(metadata_codes, code_offsets, strict=True):
                 handle.seek(at)
-                _write_rows(handle, column.codes, kept, halfway=False)
+                handle.write(codes.data)
             handle.seek(table_at)
             handle.write(metadata_table)
             words.write(handle, parts)
@@ -669,6 +687,23 @@ class _TermsOut:
             handle.write(self._vocabulary[name].data)
         handle.seek(parts["data"][0])
         handle.write(self._data)
+
+
+def _held(codes: np.ndarray, values: Sequence[Any], reserved: int
+          ) -> tuple[np.ndarray, list[Any]]:
+    """``codes`` renumbered and the ``values`` they stand for (code ``c`` for ``values[c]``),
+    cut to the values some code stands for; the first ``reserved`` codes stand for no value
+    and are kept as they are. A value no written record holds (an erased user's id that
+    another store object had cached, a metadata value since overwritten) does not outlive it
+    in the file. A code that stands for no value (a damaged file) is ``DamagedFile``."""
+    if codes.size and (int(codes.min()) < 0 or int(codes.max()) >= len(values)):
+        raise DamagedFile("a code stands for no value")
+    used = np.zeros(len(values), dtype=bool)
+    used[:reserved] = True
+    used[codes] = True
+    renumber = (np.cumsum(used) - 1).astype(codes.dtype)
+    return (np.ascontiguousarray(renumber[codes]),
+            [value for value, held in zip(values, used.tolist(), strict=True) if held])
 
 
 def _moved(values: dict[int, Any], keep: np.ndarray | None) -> list[list[Any]]:
