@@ -143,14 +143,19 @@ def _huge_mapped(path: str) -> float:
 
 def pmd_mapped_kib(smaps: str, path: str) -> float:
     """The ``FilePmdMapped`` KiB of the maps of ``path`` in an ``smaps`` text (each map: a
-    first line ending with the mapped file's path, then ``Name: value`` fields)."""
-    total, inside = 0, False
+    first line ending with the mapped file's path, then ``Name: value`` fields); NaN when no
+    map of it has that field (a kernel without it)."""
+    total: float = float("nan")
+    inside = False
     for line in smaps.splitlines():
-        if not line.split(maxsplit=1)[0].endswith(":"):  # a map's first line, not a field
+        words = line.split(maxsplit=1)
+        if not words:
+            continue
+        if not words[0].endswith(":"):  # a map's first line, not a field
             inside = line.endswith(path)
-        elif inside and line.startswith("FilePmdMapped:"):
-            total += int(line.split()[1])
-    return float(total)
+        elif inside and words[0] == "FilePmdMapped:":
+            total = (0.0 if total != total else total) + int(line.split()[1])
+    return total
 
 
 def own_time_child(store_dir: Path, strategy: str) -> dict[str, float]:
@@ -174,7 +179,8 @@ def own_time_child(store_dir: Path, strategy: str) -> dict[str, float]:
         profile.enable()
         store.search(request)
         profile.disable()
-        own[name] = {f"{Path(where).name}:{line}({function})": total * 1e6
+        own[name] = {f"{Path(where).parent.name}/{Path(where).name}:{line}({function})":
+                     total * 1e6
                      for (where, line, function), (_, _, total, _, _)
                      in pstats.Stats(profile).stats.items()}  # type: ignore[attr-defined]
     store.close()
@@ -185,11 +191,12 @@ def own_time_child(store_dir: Path, strategy: str) -> dict[str, float]:
     return out
 
 
-def _own_time(store_dir: Path, strategy: str, rounds: int) -> None:
+def _own_time(store_dir: Path, strategy: str, rounds: int, out: Path | None) -> None:
     """Print medians over ``rounds`` processes: total own time, then the 15 functions whose
-    own time in the first search exceeds the later one's most."""
+    own time in the first search exceeds the later one's most (all of them in ``out``)."""
     files = [store_dir / "embedded" / "store.db", store_dir / "embedded" / "store.db-wal",
              store_dir / "embedded" / "store.db.vectors"]
+    started = machine.describe()
     runs = []
     for _ in range(rounds):
         evict_from_page_cache(files)
@@ -203,8 +210,17 @@ def _own_time(store_dir: Path, strategy: str, rounds: int) -> None:
                       for name in totals))
     keys = {key for run in runs for key in run} - set(totals)
     above = {key: float(np.median([run.get(key, 0.0) for run in runs])) for key in keys}
-    for key, value in sorted(above.items(), key=lambda item: -item[1])[:15]:
+    ranked = sorted(above.items(), key=lambda item: -item[1])
+    for key, value in ranked[:15]:
         print(f"{value:8.1f}  {key}")
+    if out:
+        out.write_text(json.dumps({
+            "command": f"PYTHONPATH=python:. {machine.interpreter()} -m benchmarks.first_search "
+                       + shlex.join(sys.argv[1:]),
+            "machine": machine.finish(started), "numpy": np.__version__,
+            "medians": {name: float(np.median([run[name] for run in runs])) for name in totals},
+            "first minus later, medians by function (µs)": dict(ranked), "runs": runs},
+            indent=1))
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -259,7 +275,7 @@ def main(argv: list[str] | None = None) -> None:
         store = args.workdir / f"first-search-{args.size}" / "this"
         _copy(source, store)
         _spawn(ROOT, store, args.strategy, None)  # writes its vector file if it has none
-        _own_time(store, args.strategy, args.rounds)
+        _own_time(store, args.strategy, args.rounds, args.out)
         return
     if args.baseline is None:
         parser.error("--baseline is required")
@@ -289,7 +305,8 @@ def main(argv: list[str] | None = None) -> None:
         args.out.write_text(json.dumps({
             "command": f"PYTHONPATH=python:. {machine.interpreter()} -m benchmarks.first_search "
                        + shlex.join(sys.argv[1:] if argv is None else argv),
-            "machine": machine.finish(started), "load": [min(loads), max(loads)],
+            "machine": machine.finish(started), "numpy": np.__version__,
+            "load": [min(loads), max(loads)],
             "summary": summary, "runs": runs}, indent=1))
 
 
