@@ -134,22 +134,24 @@ def assert_same_state(got: RecordCache, want: RecordCache) -> None:
         np.testing.assert_allclose(got_vectors[seq], vector, rtol=0, atol=1e-6)
 
 
-def reference(path: Path) -> tuple[RecordCache, list[list[str]]]:
-    """The cache and the search results of a store reading SQLite alone."""
+def reference(path: Path, distances: bool = False) -> tuple[RecordCache, list[list[Any]]]:
+    """The cache and the search results (``searches``) of a store reading SQLite alone."""
     store = EmbeddedBackend(path, vector_file=False)
-    results = searches(store)
+    results = searches(store, distances)
     cache = store._cache
     store.close()
     return cache, results
 
 
-def searches(store: EmbeddedBackend) -> list[list[str]]:
+def searches(store: EmbeddedBackend, distances: bool = False) -> list[list[Any]]:
+    """Each user's results and the unscoped ones: ids (with ``distances``, id and distance)."""
     out = []
     for i, user in enumerate((None, *USERS)):
         request: dict[str, Any] = {"query_vector": vec(1000 + i), "max_results": 15}
         if user is not None:
             request["scope"] = {"user_id": {"value": user, "exact": True}}
-        out.append([hit["record"]["id"] for hit in store.search(request)])
+        out.append([(hit["record"]["id"], round(hit["distance"], 5)) if distances
+                    else hit["record"]["id"] for hit in store.search(request)])
     return out
 
 
@@ -355,25 +357,20 @@ def _damage(path: Path, how: str) -> None:
                                  "vocabulary", "not a vector file"])
 def test_a_damaged_file_is_ignored_and_rewritten(store_path: Path, how: str) -> None:
     _damage(store_path, how)
-    want_cache, want = reference(store_path)
-    store = EmbeddedBackend(store_path)
-    assert searches(store) == want
+    assert_read_again_and_rewritten(store_path)
+
+
+def assert_read_again_and_rewritten(path: Path, distances: bool = False) -> None:
+    """A store on the (damaged) file searches as one reading SQLite alone, holds what it
+    holds, and the file it writes does too."""
+    want_cache, want = reference(path, distances)
+    store = EmbeddedBackend(path)
+    assert searches(store, distances) == want
     assert_same_state(store._cache, want_cache)
     store.close()
-    written = from_file(store_path)
+    written = from_file(path)
     assert written is not None
     assert_same_state(written, want_cache)
-
-
-def _searches_with_distances(store: EmbeddedBackend) -> list[list[tuple[str, float]]]:
-    out = []
-    for i, user in enumerate((None, *USERS)):
-        request: dict[str, Any] = {"query_vector": vec(1000 + i), "max_results": 15}
-        if user is not None:
-            request["scope"] = {"user_id": {"value": user, "exact": True}}
-        out.append([(hit["record"]["id"], round(hit["distance"], 5))
-                    for hit in store.search(request)])
-    return out
 
 
 @pytest.mark.parametrize("damage", ["a row past the vectors", "a negative row",
@@ -395,17 +392,7 @@ def test_a_damaged_vector_or_row_is_not_trusted(store_path: Path, damage: str) -
             for user in range(len(USERS)):
                 handle.seek(header["offsets"]["vectors"][0] + user * 100 * DIM * 4 + 3)
                 handle.write(b"\x7f")
-    want_cache, _ = reference(store_path)
-    writer = EmbeddedBackend(store_path, vector_file=False)
-    want = _searches_with_distances(writer)
-    writer.close()
-    store = EmbeddedBackend(store_path)
-    assert _searches_with_distances(store) == want
-    assert_same_state(store._cache, want_cache)
-    store.close()
-    written = from_file(store_path)
-    assert written is not None
-    assert_same_state(written, want_cache)
+    assert_read_again_and_rewritten(store_path, distances=True)
 
 
 def test_a_damaged_row_met_while_dropping_deleted_slots_is_not_trusted(tmp_path: Path) -> None:
