@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from benchmarks.cold_start import ours_over_peer, report_section
@@ -169,7 +170,14 @@ def test_the_huge_page_column_adds_up_the_maps_of_the_vector_file_only() -> None
         "7f40-7f50 rw-p 00000000 00:00 0",
         "FilePmdMapped:      1024 kB"])
     assert pmd_mapped_kib(smaps, "/data/store.db.vectors") == 6144.0
-    assert pmd_mapped_kib(smaps, "/data/none") == 0.0
+    assert pmd_mapped_kib(smaps, "/data/other.db.vectors") == 8192.0
+    assert math.isnan(pmd_mapped_kib(smaps, "/data/none"))  # no map of it: no figure
+    spaced = "\n".join(["7f00-7f20 r--s 00000000 fe:00 12 /my data/store.db.vectors", "",
+                         "Rss:  4 kB", "7f20-7f30 r--s 00000000 fe:00 12 /my data/store.db.vectors",
+                         "FilePmdMapped: 0 kB"])
+    assert pmd_mapped_kib(spaced, "/my data/store.db.vectors") == 0.0
+    older_kernel = "7f00-7f20 r--s 00000000 fe:00 12 /data/store.db.vectors\nRss:  4 kB"
+    assert math.isnan(pmd_mapped_kib(older_kernel, "/data/store.db.vectors"))
 
 
 def test_own_time_profiles_the_first_search_against_a_later_one(tmp_path: Any) -> None:
@@ -192,4 +200,5 @@ def test_own_time_profiles_the_first_search_against_a_later_one(tmp_path: Any) -
     np.save(tmp_path / "queries.npy", rng.random((6, 4)).astype(np.float32))
     out = first_search.own_time_child(tmp_path, "VECTOR")
     assert out["first own µs"] > 0 and out["later own µs"] > 0
-    assert any(key.startswith("search.py:") for key in out)
+    assert any(key.startswith("embedded/search.py:") and key.endswith("(run_search)")
+               for key in out)
