@@ -395,6 +395,18 @@ def test_a_damaged_vector_or_row_is_not_trusted(store_path: Path, damage: str) -
     assert_read_again_and_rewritten(store_path, distances=True)
 
 
+def test_a_damaged_row_met_while_catching_up_an_update_is_not_trusted(store_path: Path) -> None:
+    """Another writer changed a record whose row in the file points outside the vectors:
+    catching the change up wrote its vector there, an IndexError in every search."""
+    with open(vectors_of(store_path), "r+b") as handle:
+        handle.seek(_header(store_path)["offsets"]["row"][0] + 4 + 3)  # slot 1's row
+        handle.write(b"\x01")
+    other = EmbeddedBackend(store_path, vector_file=False)
+    assert other.update_record("m1", ["fact"], {"embedding": vec(77)}) is not None
+    other.close()
+    assert_read_again_and_rewritten(store_path, distances=True)
+
+
 def test_a_damaged_row_met_while_dropping_deleted_slots_is_not_trusted(tmp_path: Path) -> None:
     """Catching up many deletions packs the cache (its vectors moved by each slot's row): a
     row outside the vectors was an IndexError there, failing the search."""

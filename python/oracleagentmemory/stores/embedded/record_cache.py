@@ -67,6 +67,9 @@ _FILE_TAG = f"types={','.join(SEARCHABLE_TYPES)};never={NEVER.hex()};scope=user,
 _MAX_COSINE = 1.001
 """The largest cosine two stored unit vectors can give in float32, with room for rounding
 (a vector of zeros, stored for a zero embedding, gives 0)."""
+_SAFE_SQUARES = (1e-30, 1e30)
+"""Squared norms float32 computes to within 1e-5 (no square of a component that matters
+underflows, no partial sum overflows)."""
 SINGLE_THREAD_ROWS = 65_536
 """Up to this many rows, score with a single-threaded loop rather than threaded BLAS: on a
 small product, waking BLAS threads costs more than it saves, and on a busy 2-core machine it
@@ -373,7 +376,7 @@ class RecordCache:
             self.row[slots] = np.arange(slots.start, slots.stop, dtype=np.int32)
             targets: np.ndarray | slice = slots
         else:
-            targets = self.row[slots]
+            targets = self._vector_rows(slots)
         users = [self._intern(row[2]) for row in rows]
         if self.users is not None and not isinstance(slots, slice):
             covered = slots < self.users.covered
@@ -414,7 +417,7 @@ class RecordCache:
                 b"".join(blob for blob, good in zip(blobs, ok, strict=True) if good), dtype="<f4"
             ).reshape(-1, self.dimension)
             target = index[ok]
-        norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        norms = np.sqrt(_squared_norms(matrix))
         norms[norms == 0] = np.inf
         if isinstance(target, slice):  # in place, no temporary copy of the chunk
             np.divide(matrix, norms[:, None], out=self.vectors[target])
@@ -479,6 +482,7 @@ class RecordCache:
         """Drop dead slots and sort by seq again (rare: a reused seq, many deletes)."""
         keep = np.flatnonzero(self.live[: self.size])
         order = keep[np.argsort(self.seq[keep], kind="stable")]
+        rows = self._vector_rows(order)
         n = order.shape[0]
         self.seq[:n] = self.seq[order]
         self.live[:n] = True
@@ -492,14 +496,19 @@ class RecordCache:
         self.has_vector[n:] = False
         self.term_start[:n] = self.term_start[order]
         self.term_count[:n] = self.term_count[order]
-        rows = self.row[order]
-        if n and (int(rows.min()) < 0 or int(rows.max()) >= self.vectors.shape[0]):
-            raise DamagedFile("a record's vector row lies outside the vectors")
         self.vectors[:n] = self.vectors[rows]  # rows follow slots again
         self.row[:] = np.arange(self.row.shape[0], dtype=np.int32)
         self.size, self.dead = n, 0
         self.users = None  # slots renumbered
         self.metadata.clear(self.seq.shape[0])
+
+    def _vector_rows(self, slots: np.ndarray) -> np.ndarray:
+        """The vector rows of ``slots``; one outside the vectors (a damaged vector file: no
+        CRC covers the rows) is ``DamagedFile``, not an IndexError in every search."""
+        rows = self.row[slots]
+        if rows.shape[0] and (int(rows.min()) < 0 or int(rows.max()) >= self.vectors.shape[0]):
+            raise DamagedFile("a record's vector row lies outside the vectors")
+        return rows
 
     def _mapped_prefetch(self) -> vector_file.Prefetch | None:
         """The vector file's prefetch while the columns are still its map's (growing copies
@@ -599,12 +608,10 @@ class RecordCache:
             slots = slots[self.has_vector[slots]]
         if not slots.shape[0]:
             return slots, np.zeros(0, dtype=np.float32)
-        norm = float(np.linalg.norm(query))
+        norm = float(np.linalg.norm(query.astype(np.float64)))  # (float32 squares underflow)
         unit = (query / norm if norm > 0 else np.zeros_like(query)).astype(np.float32)
-        rows = self.row[slots]
+        rows = self._vector_rows(slots)
         first, last = int(rows.min()), int(rows.max())
-        if first < 0 or last >= self.vectors.shape[0]:
-            raise DamagedFile("a record's vector row lies outside the vectors")
         prefetch = self._mapped_prefetch()
         if last - first + 1 <= 2 * rows.shape[0]:
             if prefetch is not None:
@@ -616,6 +623,19 @@ class RecordCache:
         if not bool((np.abs(similarity) <= _MAX_COSINE).all()):
             raise DamagedFile("a stored vector is not a unit vector")
         return slots, 1.0 - similarity
+
+
+def _squared_norms(matrix: np.ndarray) -> np.ndarray:
+    """Each row's squared norm, in float64 where float32 under- or overflows (squares of
+    values below about 1e-19 or above 1e19): a norm so computed would leave no unit vector,
+    and ``distances`` takes a cosine past 1 for a damaged file. float64 everywhere costs 4x."""
+    squares = np.einsum("ij,ij->i", matrix, matrix)
+    unsafe = ~((squares >= _SAFE_SQUARES[0]) & (squares <= _SAFE_SQUARES[1]))  # NaN too
+    if unsafe.any():
+        squares = squares.astype(np.float64)
+        squares[unsafe] = np.einsum("ij,ij->i", matrix[unsafe], matrix[unsafe],
+                                    dtype=np.float64)
+    return squares
 
 
 def _dots(matrix: np.ndarray, unit: np.ndarray) -> np.ndarray:

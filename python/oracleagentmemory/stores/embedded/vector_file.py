@@ -37,8 +37,8 @@ holds a state of this SQLite file:
   is ignored, the cache is rebuilt from SQLite and a new file written. Parts no CRC
   covers are checked where a search first reads them (a term run or number, a user's
   slots, a metadata-filter code that stands for no value, a vector row outside the
-  vectors, a vector that is no unit vector: ``DamagedFile``, the same rebuild). Every
-  search hit is still checked against its SQLite row (``search``);
+  vectors, a vector whose cosine with the query comes out past 1: ``DamagedFile``, the same
+  rebuild). Every search hit is still checked against its SQLite row (``search``);
 - it holds only what its records hold: the vocabulary, the scope strings and each
   metadata column's values are cut to those of the records written (an erased user's id,
   still in the tables of another process's cache, is not written back).
