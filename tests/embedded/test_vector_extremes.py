@@ -51,3 +51,19 @@ def test_tiny_and_huge_components_give_exact_cosines(store, query, nearest):
     assert all(got[other] == pytest.approx(1.0, abs=1e-6) for other in others)
     assert got["zero"] == pytest.approx(1.0, abs=1e-6)  # a zero vector is orthogonal
     assert store._cache._distrusted is False
+
+
+@pytest.mark.parametrize("scale", [1e-45, 5e-43, 3e38])
+def test_a_query_whose_norm_float32_cannot_hold_is_scored_exactly(scale):
+    """A query of two components of 1e-45 (norm 1.98e-45, which float32 rounds to 1.4e-45)
+    came out as [1, 1], a cosine of 1.41 with a stored [0.71, 0.71]: taken for damage, the
+    store reloaded and the search raised; one of 3e38 (norm past float32's largest) came
+    out as zeros, at distance 1 from everything."""
+    backend = EmbeddedBackend(":memory:", embedding_dimension=2)
+    backend.write_records([
+        {"record_type": "memory", "id": "same", "content": "x", "embedding": [1.0, 1.0]},
+        {"record_type": "memory", "id": "across", "content": "y", "embedding": [1.0, -1.0]}])
+    hits = backend.search({"query_vector": [scale, scale], "strategy": "VECTOR"})
+    backend.close()
+    got = {hit["record"]["id"]: hit["distance"] for hit in hits}
+    assert got == {"same": pytest.approx(0.0, abs=1e-6), "across": pytest.approx(1.0, abs=1e-6)}

@@ -608,8 +608,9 @@ class RecordCache:
             slots = slots[self.has_vector[slots]]
         if not slots.shape[0]:
             return slots, np.zeros(0, dtype=np.float32)
-        norm = float(np.linalg.norm(query.astype(np.float64)))  # (float32 squares underflow)
-        unit = (query / norm if norm > 0 else np.zeros_like(query)).astype(np.float32)
+        wide = query.astype(np.float64)  # float32 loses norms below 1e-38 or above 3.4e38
+        norm = float(np.linalg.norm(wide))
+        unit = (wide / norm if norm > 0 else np.zeros_like(wide)).astype(np.float32)
         rows = self._vector_rows(slots)
         first, last = int(rows.min()), int(rows.max())
         prefetch = self._mapped_prefetch()
