@@ -26,6 +26,7 @@ from oracleagentmemory.stores.embedded import (
     EmbeddedBackend,
     changelog,
     metadata_columns,
+    record_cache,
     vector_file,
 )
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
@@ -393,6 +394,25 @@ def test_a_damaged_vector_or_row_is_not_trusted(store_path: Path, damage: str) -
                 handle.seek(header["offsets"]["vectors"][0] + user * 100 * DIM * 4 + 3)
                 handle.write(b"\x7f")
     assert_read_again_and_rewritten(store_path, distances=True)
+
+
+def test_the_unit_vector_check_never_fails_a_search_on_vectors_the_cache_made(
+        store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were the check ever wrong (here made so: any cosine past 0.05 is "damage"), the file
+    store reloads from SQLite once and answers; vectors the cache normalised itself are not
+    checked, so the reload cannot fail the same way and no error reaches the caller."""
+    want_cache, want = reference(store_path, distances=True)
+    monkeypatch.setattr(record_cache, "_MAX_COSINE", 0.05)
+    store = EmbeddedBackend(store_path)
+    assert searches(store, distances=True) == want
+    assert store._cache._distrusted  # the file's vectors failed the check: read again
+    assert_same_state(store._cache, want_cache)
+    store.close()
+    in_memory = EmbeddedBackend(":memory:", embedding_dimension=DIM)
+    in_memory.write_records(records(0, 50))
+    assert searches(in_memory)[0]
+    assert not in_memory._cache._distrusted
+    in_memory.close()
 
 
 def test_a_damaged_row_met_while_catching_up_an_update_is_not_trusted(store_path: Path) -> None:

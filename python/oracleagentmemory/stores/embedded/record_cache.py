@@ -147,6 +147,9 @@ class RecordCache:
         self.terms = RecordTerms()
         self.metadata.clear(capacity)
         self._prefetch = None  # the last holder of a mapped file's map: it goes with it
+        self._file_vectors = False
+        """The vectors came from a vector file (mapped, or copied from the map as the cache
+        grew): only those can be damaged, so only those are checked in ``distances``."""
 
     def _grow(self, needed: int) -> None:
         capacity = self.seq.shape[0]
@@ -289,8 +292,10 @@ class RecordCache:
             self.dimension = snapshot.dimension
             self.vectors = columns["vectors"]
             self._prefetch = snapshot.prefetch
+            self._file_vectors = True
         else:
             self.vectors = np.zeros((snapshot.capacity, self.dimension or 0), dtype=np.float32)
+            self._file_vectors = False
         self.term_start, self.term_count = columns["term_start"], columns["term_count"]
         self.terms = RecordTerms(TermTable(snapshot.vocabulary), snapshot.terms,
                                  snapshot.prefetch.terms)
@@ -620,8 +625,9 @@ class RecordCache:
             similarity = _dots(self.vectors[first:last + 1], unit)[rows - first]
         else:
             similarity = _dots(np.take(self.vectors, rows, axis=0), unit)
-        # Unit vectors: a cosine past 1 (or NaN) is a vector damaged in a mapped file.
-        if not bool((np.abs(similarity) <= _MAX_COSINE).all()):
+        # Unit vectors: a cosine past 1 (or NaN) is a vector damaged in a vector file. (Not
+        # checked on vectors this cache made: the reload a failed check leads to must pass.)
+        if self._file_vectors and not bool((np.abs(similarity) <= _MAX_COSINE).all()):
             raise DamagedFile("a stored vector is not a unit vector")
         return slots, 1.0 - similarity
 
