@@ -241,6 +241,63 @@ def test_a_graph_whose_weights_are_gone_is_built_again(onnx_model: LocalMiniLMEm
     assert weights.read_bytes() == built
 
 
+def _damage(file: Path, how: str) -> None:
+    data = bytearray(file.read_bytes())
+    if how == "bytes changed in place":
+        middle = len(data) * 3 // 5
+        data[middle:middle + 4096] = bytes(b ^ 0x5A for b in data[middle:middle + 4096])
+        with open(file, "r+b") as handle:  # in place, as a damaging write would be
+            handle.write(data)
+    elif how == "cut short":
+        with open(file, "r+b") as handle:
+            handle.truncate(len(data) // 2)
+    else:  # "emptied"
+        with open(file, "r+b") as handle:
+            handle.truncate(0)
+
+
+@needs_model
+@pytest.mark.parametrize("part", ["graph", "weights"])
+@pytest.mark.parametrize("how", ["bytes changed in place", "cut short", "emptied"])
+def test_a_damaged_build_is_built_again_before_it_is_used(
+        onnx_model: LocalMiniLMEmbedder, tmp_path: Path, part: str, how: str) -> None:
+    """Weights changed in place gave NaN or other vectors (cosine 0.96) with no error, and a
+    graph or weights cut short failed inside onnxruntime in every process: only the files'
+    presence was checked. Their digests as built are kept beside them now."""
+    model_dir, max_tokens = _sources(onnx_model)
+    path = model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path)
+    weights = onnx_model_file.weights_file(path)
+    built = {path: path.read_bytes(), weights: weights.read_bytes()}
+    noted = json.loads(onnx_model_file.digests_file(path).read_text())
+    assert noted == {"graph": hashlib.sha256(built[path]).hexdigest(),
+                     "weights": hashlib.sha256(built[weights]).hexdigest()}
+    _damage(path if part == "graph" else weights, how)
+    assert model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path) == path
+    assert path.read_bytes() == built[path] and weights.read_bytes() == built[weights]
+
+
+@needs_model
+def test_a_build_without_its_digests_is_built_again(onnx_model: LocalMiniLMEmbedder,
+                                                    tmp_path: Path) -> None:
+    """A build from before the digests were kept, or one whose digests are damaged, is not
+    trusted: it is built again (the same bytes), and its digests written."""
+    model_dir, max_tokens = _sources(onnx_model)
+    path = model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path)
+    digests = onnx_model_file.digests_file(path)
+    built = path.read_bytes()
+    for damage in (digests.unlink, lambda: digests.write_text("[1]"),
+                   lambda: digests.write_text('{"graph": "00"}')):
+        damage()
+        _damage(path, "bytes changed in place")
+        assert model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens,
+                          directory=tmp_path) == path
+        assert path.read_bytes() == built
+        assert json.loads(digests.read_text()) == {"graph": hashlib.sha256(built).hexdigest()}
+
+
 @needs_model
 @pytest.mark.parametrize("setting", ["_EXTERNAL_MIN_BYTES", "_ALIGN_FROM_BYTES", "_ALIGNMENT"])
 def test_the_batch_file_name_covers_how_its_weights_are_laid_out(

@@ -22,6 +22,7 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
     EXTERNAL_WEIGHTS_FORMS,
     FORMS,
     cache_dir,
+    digests_file,
     e5_model_path,
     metadata_file,
     minilm_model_path,
@@ -39,13 +40,14 @@ the directory), whose rename would fail if the file were gone. A write takes sec
 def _our_names(name: str) -> re.Pattern[str]:
     """The names this library writes, or wrote in an earlier release, for the model
     ``name`` in the cache directory: built models (``<name>-<form>-<digest>.onnx``, with
-    ``.data`` or ``.metadata.json`` beside them), kept vocabularies and earlier tokenizer
-    files (``<name>-<digest>.<kind>.json``), and ``write_atomically``'s temporary file of
-    each (``.<file>.<random>.tmp``). Any other name is not ours, though it starts alike
-    (``<name>-finetuned.onnx``, a backup ``<file>~``, another model ``<name>-v2-...``)."""
+    ``.data`` or ``.metadata.json`` and ``.sha256`` beside them), kept vocabularies and
+    earlier tokenizer files (``<name>-<digest>.<kind>.json``), and ``write_atomically``'s
+    temporary file of each (``.<file>.<random>.tmp``). Any other name is not ours, though
+    it starts alike (``<name>-finetuned.onnx``, a backup ``<file>~``, another model
+    ``<name>-v2-...``)."""
     forms = "|".join(FORMS)
     file = (rf"{re.escape(name)}-(?:(?:{forms})-[0-9a-f]{{16}}\.onnx"
-            r"(?:\.data|\.metadata\.json)?"
+            r"(?:\.data|\.metadata\.json|\.sha256)?"
             r"|[0-9a-f]{16}\.(?:vocabulary|tokenizer|normalization)\.json)")
     return re.compile(rf"{file}|\.{file}\.[a-z0-9_]+\.tmp")
 
@@ -117,7 +119,7 @@ def _installed(directory: Path, model_dir: str | None, model_file: str | None
 def _built_files(path: Path, form: Form) -> set[Path]:
     """The model file ``path`` of ``form`` with what is written beside it."""
     beside = weights_file(path) if form in EXTERNAL_WEIGHTS_FORMS else metadata_file(path)
-    return {path, beside}
+    return {path, beside, digests_file(path)}
 
 
 def stale_files(directory: str | os.PathLike[str] | None = None, *,

@@ -18,6 +18,12 @@ one the embedded backend runs) is two files, the graph and its weights beside it
 is mapped for as long as a session lives, that file is only ever replaced (renamed over),
 never written in place: a running process whose mapped file is cut short dies of SIGBUS,
 and one whose file is rewritten in place computes with the new bytes.
+
+Beside each built file, ``<name>.onnx.sha256`` (written last) holds the SHA-256 of the graph
+and of its weights as they were built; a file whose bytes no longer match (damaged, cut
+short, replaced) is built again before it is used, instead of giving other vectors or
+failing inside onnxruntime. The digests are taken with :func:`file_sha256`, so a process
+whose files are unchanged since they were last checked reads no model byte to check them.
 """
 
 from __future__ import annotations
@@ -53,6 +59,7 @@ __all__ = [
     "ORACLE_INPUT_ATTRIBUTE",
     "ORACLE_METADATA",
     "cache_dir",
+    "digests_file",
     "e5_model_file",
     "file_sha256",
     "model_file",
@@ -124,16 +131,36 @@ def weights_file(path: Path) -> Path:
     return path.with_name(path.name + ".data")
 
 
+def digests_file(path: Path) -> Path:
+    """The digests of the model file ``path`` as built (and of its weights file)."""
+    return path.with_name(path.name + ".sha256")
+
+
+def _built_files(path: Path, form: Form) -> dict[str, Path]:
+    files = {"graph": path}
+    if form in EXTERNAL_WEIGHTS_FORMS:
+        files["weights"] = weights_file(path)
+    return files
+
+
 def _built(path: Path, form: Form) -> bool:
-    return path.is_file() and (form not in EXTERNAL_WEIGHTS_FORMS
-                               or weights_file(path).is_file())
+    """The ``form`` build at ``path`` is in place and every byte of it is as built."""
+    try:
+        noted = read_json_object(digests_file(path))
+        return all(isinstance(noted.get(role), str)
+                   and file_sha256(file).hex() == noted[role]
+                   for role, file in _built_files(path, form).items())
+    except (OSError, ValueError, RuntimeError):  # missing, unreadable, no JSON object
+        return False
 
 
 def _write_model(path: Path, model: Any, form: Form) -> None:
     """Write ``model`` (an ``onnx.ModelProto``) as ``form`` is kept: the weights first, each
     file whole (``write_atomically``), so a graph on disk always has its weights."""
     if form not in EXTERNAL_WEIGHTS_FORMS:
-        write_atomically(path, model.SerializeToString())
+        graph = model.SerializeToString()
+        write_atomically(path, graph)
+        _write_digests(path, {"graph": graph})
         return
     from onnx import TensorProto
     from onnx.external_data_helper import set_external_data
@@ -150,8 +177,18 @@ def _write_model(path: Path, model: Any, form: Form) -> None:
         weights.extend(tensor.raw_data)
         tensor.data_location = TensorProto.EXTERNAL
         tensor.ClearField("raw_data")
-    write_atomically(weights_file(path), bytes(weights))
-    write_atomically(path, model.SerializeToString())
+    weights_bytes = bytes(weights)
+    write_atomically(weights_file(path), weights_bytes)
+    graph = model.SerializeToString()
+    write_atomically(path, graph)
+    _write_digests(path, {"graph": graph, "weights": weights_bytes})
+
+
+def _write_digests(path: Path, written: dict[str, bytes]) -> None:
+    """Note the digests of the files just written (last: a build is whole once it is)."""
+    write_atomically(digests_file(path), (json.dumps(
+        {role: hashlib.sha256(data).hexdigest() for role, data in written.items()},
+        indent=1) + "\n").encode())
 
 
 def _write_built(path: Path, form: Form, build: Callable[[], Any]) -> None:
