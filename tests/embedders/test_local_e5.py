@@ -420,3 +420,30 @@ def test_a_store_made_with_the_old_default_still_opens_and_searches(tmp_path: Pa
 def test_default_embedder_refuses_an_unknown_model() -> None:
     with pytest.raises(ValueError, match="multilingual-e5-small"):
         default_embedder(model="bge-m3")
+
+
+@needs_model
+@pytest.mark.parametrize("runtime", ["numpy", "auto"])
+def test_a_user_without_a_home_directory_still_embeds(
+        e5: object, runtime: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no home directory and no cache variable, naming the cache directory raised a
+    bare RuntimeError from Path.home() even on numpy, where the kept vocabulary is only a
+    saving; now no cache directory is a cache that cannot be written: numpy keeps nothing,
+    auto falls back to numpy."""
+    from oracleagentmemory.core.embedders import local, onnx_model_file
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+    texts = ["Alice moved to Lyon.", "사용자는 서울에 산다", "用户住在台北"]
+    want = e5.embed(texts)  # type: ignore[attr-defined]
+    for name in ("HOME", "XDG_CACHE_HOME", onnx_model_file.CACHE_DIR_ENV_VAR):
+        monkeypatch.delenv(name, raising=False)
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    with pytest.raises(OSError, match="no home directory"):
+        onnx_model_file.cache_dir()
+    monkeypatch.setattr(local, "_MODELS", {})
+    model = LocalE5Embedder(runtime=runtime, query_cache_size=0)
+    np.testing.assert_allclose(model.embed(texts), want, atol=1e-5)

@@ -281,14 +281,18 @@ def _character_map(pairs: object) -> dict[int, str] | None:
     return normalization
 
 
+def _kept(vocabulary: Vocabulary) -> KeptVocabulary:
+    return KeptVocabulary(ascending_pieces(vocabulary), pad=vocabulary.pad,
+                          normalization=vocabulary.normalization)
+
+
 def _keep_vocabulary(path: Path, vocabulary: Vocabulary) -> KeptVocabulary:
     """Write the file whole or not at all (not at all for a piece holding a line end or
     listed twice, which no SentencePiece vocabulary has); a cache that cannot be written
     only costs the next process the model file's parse. A lone surrogate, which a model
     file's text can hold, is written and read back as it is (UTF-8 ``surrogatepass``; the
     JSON line is ASCII)."""
-    kept = KeptVocabulary(ascending_pieces(vocabulary), pad=vocabulary.pad,
-                          normalization=vocabulary.normalization)
+    kept = _kept(vocabulary)
     ascending = kept.ascending
     if (len(ascending.pieces) != len(vocabulary.pieces)
             or any("\n" in piece for piece in ascending.pieces)):
@@ -333,7 +337,10 @@ def _read_e5(key: _ModelKey) -> _LoadedModel:
     model = model_reader(key.model_dir)
 
     def read_vocabulary() -> KeptVocabulary:
-        kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
+        try:
+            kept_file = vocabulary_file(key.model_dir, key.onnx_cache_dir)
+        except OSError:  # no cache directory can be named (no home): nothing kept
+            return _kept(model().vocabulary)
         kept = _kept_vocabulary(kept_file)
         return kept if kept is not None else _keep_vocabulary(kept_file, model().vocabulary)
 

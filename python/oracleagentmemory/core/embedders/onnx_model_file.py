@@ -92,15 +92,22 @@ def oracle_metadata_json() -> str:
 
 
 def cache_dir(directory: str | os.PathLike[str] | None = None) -> Path:
-    """The directory model files go to: the argument, else the environment (see above)."""
+    """The directory model files go to: the argument, else the environment (see above). An
+    OSError when none can be named (no home directory): a cache that cannot be written."""
     if directory is not None:
         return Path(directory).expanduser()
     configured = os.environ.get(CACHE_DIR_ENV_VAR)
     if configured:
         return Path(configured).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "oracleagentmemory" / "onnx"
+    if xdg:
+        return Path(xdg).expanduser() / "oracleagentmemory" / "onnx"
+    try:
+        home = Path.home()
+    except RuntimeError as error:  # a user with no home directory (no passwd entry, no HOME)
+        raise OSError(f"no directory for model files: there is no home directory; set "
+                      f"{CACHE_DIR_ENV_VAR} or XDG_CACHE_HOME") from error
+    return home / ".cache" / "oracleagentmemory" / "onnx"
 
 
 EXTERNAL_WEIGHTS_FORMS: tuple[Form, ...] = ("batch",)
