@@ -33,6 +33,7 @@ from oracleagentmemory.core.embedders.onnx_model_file import (
     model_file,
     oracle_metadata_json,
 )
+from oracleagentmemory.errors import InvalidArgumentError
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
@@ -477,6 +478,20 @@ def test_threads_default_and_override(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(THREADS_ENV_VAR, "none")
     with pytest.raises(ValueError, match=THREADS_ENV_VAR):
         default_threads()
+
+
+@pytest.mark.parametrize("setting", ["257", "100000", "99999999999999999999"])
+def test_more_threads_than_any_machine_has_are_refused(monkeypatch: pytest.MonkeyPatch,
+                                                       setting: str) -> None:
+    """100,000 hung onnxruntime's start, a number past 64 bits raised pybind's TypeError at
+    the first embed: the variable is refused when it is read, naming it."""
+    monkeypatch.setenv(THREADS_ENV_VAR, setting)
+    with pytest.raises(InvalidArgumentError, match=rf"{THREADS_ENV_VAR} must be at most 256"):
+        default_threads()
+    monkeypatch.setenv(THREADS_ENV_VAR, "256")
+    assert default_threads() == 256
+    with pytest.raises(ValueError, match="threads must be from 1 to 256, got 257"):
+        LocalMiniLMEmbedder(runtime="onnxruntime", threads=257)
 
 
 @needs_model

