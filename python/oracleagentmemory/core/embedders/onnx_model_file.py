@@ -143,7 +143,7 @@ def digests_file(path: Path) -> Path:
     return path.with_name(path.name + ".sha256")
 
 
-def _built_files(path: Path, form: Form) -> dict[str, Path]:
+def _digested_files(path: Path, form: Form) -> dict[str, Path]:
     files = {"graph": path}
     if form in EXTERNAL_WEIGHTS_FORMS:
         files["weights"] = weights_file(path)
@@ -156,7 +156,7 @@ def _built(path: Path, form: Form) -> bool:
         noted = read_json_object(digests_file(path))
         return all(isinstance(noted.get(role), str)
                    and file_sha256(file).hex() == noted[role]
-                   for role, file in _built_files(path, form).items())
+                   for role, file in _digested_files(path, form).items())
     except (OSError, ValueError, RuntimeError):  # missing, unreadable, no JSON object
         return False
 
