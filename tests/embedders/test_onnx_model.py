@@ -271,8 +271,9 @@ def test_a_damaged_build_is_built_again_before_it_is_used(
     weights = onnx_model_file.weights_file(path)
     built = {path: path.read_bytes(), weights: weights.read_bytes()}
     noted = json.loads(onnx_model_file.digests_file(path).read_text())
-    assert noted == {"graph": hashlib.sha256(built[path]).hexdigest(),
-                     "weights": hashlib.sha256(built[weights]).hexdigest()}
+    assert {role: (entry["sha256"], entry["size"]) for role, entry in noted.items()} == {
+        role: (hashlib.sha256(built[file]).hexdigest(), len(built[file]))
+        for role, file in (("graph", path), ("weights", weights))}
     _damage(path if part == "graph" else weights, how)
     assert model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
                       directory=tmp_path) == path
@@ -296,7 +297,28 @@ def test_a_build_without_its_digests_is_built_again(onnx_model: LocalMiniLMEmbed
         assert model_file("oracle", model_dir=model_dir, max_seq_length=max_tokens,
                           directory=tmp_path) == path
         assert path.read_bytes() == built
-        assert json.loads(digests.read_text()) == {"graph": hashlib.sha256(built).hexdigest()}
+        assert json.loads(digests.read_text())["graph"]["sha256"] == hashlib.sha256(
+            built).hexdigest()
+
+
+@needs_model
+def test_a_build_unchanged_since_it_was_built_is_not_read_to_check_it(
+        onnx_model: LocalMiniLMEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hashing e5's 190 MB of weights takes 0.12-0.18 s, which every process would pay where
+    digests cannot be noted (Windows, a read-only directory): files whose stat is the one
+    noted when they were built are taken as built; a changed one is hashed."""
+    model_dir, max_tokens = _sources(onnx_model)
+    path = model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path)
+    hashed: list[Path] = []
+    monkeypatch.setattr(onnx_model_file, "file_sha256",
+                        lambda file: hashed.append(Path(file)) or b"")
+    assert onnx_model_file._built(path, "batch") and hashed == []
+    weights = onnx_model_file.weights_file(path)
+    weights.write_bytes(weights.read_bytes())  # the same bytes, written again: a new stat
+    assert not onnx_model_file._built(path, "batch")  # (the stand-in digest is wrong)
+    assert hashed == [weights]
 
 
 @needs_model
