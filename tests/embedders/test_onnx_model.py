@@ -302,6 +302,35 @@ def test_a_build_without_its_digests_is_built_again(onnx_model: LocalMiniLMEmbed
 
 
 @needs_model
+def test_an_earlier_release_build_in_a_directory_that_cannot_be_written_is_used_as_before(
+        onnx_model: LocalMiniLMEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A read-only image built by the release before digests were kept: rebuilding it (2.5 s)
+    failed to write, so every process fell back to numpy (auto) or failed (onnxruntime).
+    It is used unchecked, as that release used it, with a warning that says what to do."""
+    model_dir, max_tokens = _sources(onnx_model)
+    path = model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                      directory=tmp_path)
+    onnx_model_file.digests_file(path).unlink()  # as the earlier release left it
+    built = onnx_model_file.weights_file(path).read_bytes()
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("built again")
+
+    monkeypatch.setattr(onnx_model_file, "_write_built", refuse)
+    monkeypatch.setattr(onnx_model_file.os, "access", lambda file, mode: False)
+    with caplog.at_level(logging.WARNING, logger=onnx_model_file.__name__):
+        assert model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                          directory=tmp_path) == path
+    assert "run `oracleagentmemory onnx-model`" in caplog.text
+    assert onnx_model_file.weights_file(path).read_bytes() == built
+    onnx_model_file.weights_file(path).unlink()  # an incomplete build is never used so
+    with pytest.raises(AssertionError, match="built again"):
+        model_file("batch", model_dir=model_dir, max_seq_length=max_tokens,
+                   directory=tmp_path)
+
+
+@needs_model
 def test_a_build_unchanged_since_it_was_built_is_not_read_to_check_it(
         onnx_model: LocalMiniLMEmbedder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

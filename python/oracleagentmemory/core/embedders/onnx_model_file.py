@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 import tempfile
 import threading
@@ -68,6 +69,8 @@ __all__ = [
     "weights_file",
     "write_atomically",
 ]
+
+logger = logging.getLogger(__name__)
 
 CACHE_DIR_ENV_VAR = "ORACLEAGENTMEMORY_ONNX_CACHE_DIR"
 ORACLE_INPUT_ATTRIBUTE = "DATA"
@@ -175,7 +178,25 @@ def _as_built(file: Path, noted: Any) -> bool:
 
 
 def _stamp(stat: os.stat_result) -> list[int]:
-    return [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+    """Not the device: an overlay file system (a container's image layer) shows the same
+    files under another device number in each container, with their inodes and times."""
+    return [stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+
+
+def _ensure_built(path: Path, form: Form, build: Callable[[], Any]) -> None:
+    """Build the ``form`` files at ``path`` unless they are in place as built. A build of an
+    earlier release (no digests) in a directory this process cannot write (a read-only
+    image) is used as that release used it, with a warning: it can be neither checked nor
+    built again here."""
+    if _built(path, form):
+        return
+    if (not digests_file(path).exists() and not os.access(path.parent, os.W_OK)
+            and all(file.is_file() for file in _digested_files(path, form).values())):
+        logger.warning("%s has no digests (built by an earlier release) and its directory "
+                       "cannot be written: used unchecked; run `oracleagentmemory onnx-model` "
+                       "where the directory can be written to check it", path)
+        return
+    _write_built(path, form, build)
 
 
 def _write_model(path: Path, model: Any, form: Form) -> None:
@@ -384,8 +405,7 @@ def model_file(form: Form = "batch", *, model_dir: Path, max_seq_length: int,
     """
     path, digest = _minilm_named(form, model_dir, directory)
     with _BUILD_LOCK:
-        if not _built(path, form):
-            _write_built(path, form, lambda: _build(model_dir, form, max_seq_length, digest))
+        _ensure_built(path, form, lambda: _build(model_dir, form, max_seq_length, digest))
         if form == "oracle":
             _write_metadata(path)
     return path
@@ -402,9 +422,8 @@ def e5_model_file(form: Form = "batch", *, model_path: Path,
     Raises ImportError when the file must be built and the ``onnx`` package is missing."""
     path, name = _e5_named(form, model_path, directory)
     with _BUILD_LOCK:
-        if not _built(path, form):
-            _write_built(path, form, lambda: _build_e5(
-                form, model if isinstance(model, E5ModelFile) else model(), name))
+        _ensure_built(path, form, lambda: _build_e5(
+            form, model if isinstance(model, E5ModelFile) else model(), name))
         if form == "oracle":
             _write_metadata(path)
     return path
