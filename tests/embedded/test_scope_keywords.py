@@ -174,7 +174,45 @@ def test_every_sampled_character_is_cut_as_fts5_cuts_it() -> None:
         term for terms in want for term in [*terms, RECORD_END]]
 
 
+def test_a_term_longer_than_fts5_keeps_is_cut_where_fts5_cuts_it() -> None:
+    """FTS5 keeps a token's first 32,768 bytes; the mirror kept it whole."""
+    texts = ["a" * 40_000, "x " + "é" * 20_000 + " y", "𠀀" * 10_000 + "z", "b" * 32_768]
+    assert Fts5Tokens().tokens_of(texts) == fts5_terms(texts)
+    assert Fts5Tokens().marked(texts) == [
+        term for terms in fts5_terms(texts) for term in [*terms, RECORD_END]]
+
+
+def test_a_query_term_past_the_limit_matches_what_fts5_matches(
+        store: EmbeddedBackend, fts5_only: Any) -> None:
+    """The query is read up to 4,000 characters, but NFKC folding lengthens ㌖ to six
+    characters (18 bytes): 1,900 of them are one term of 34,200 bytes, which FTS5 cuts to
+    the prefix the 1,901 of another record share."""
+    store.write_records([memory("short", "㌖" * 1_900), memory("long", "㌖" * 1_901),
+                         memory("other", "hello")])
+    in_memory = keyword(store, "㌖" * 1_900, user="u1")
+    with fts5_only():
+        by_fts5 = keyword(store, "㌖" * 1_900, user="u1")
+    assert {record_id for record_id, _ in in_memory} == {"short", "long"}
+    assert [r for r, _ in in_memory] == [r for r, _ in by_fts5]
+
+
 # -- what matches and how it scores ----------------------------------------------------------
+
+
+def test_scores_round_as_fts5_bm25_rounds_them_so_ties_stay_ties(
+        store: EmbeddedBackend, fts5_only: Any) -> None:
+    """idf * numerator / denominator rounded unlike FTS5's idf * (numerator / denominator):
+    one unit in the last place, which made a tie an order (the longer record first, where
+    FTS5 puts the older first), and the top result differ."""
+    store.write_records([memory("older", "wolf x"),
+                         memory("longer", "wolf wolf wolf wolf " + " ".join(
+                             f"y{i}" for i in range(22)))]
+                        + [memory(f"filler{i}", "filler text") for i in range(4)])
+    in_memory = keyword(store, "wolf", user="u1")
+    with fts5_only():
+        by_fts5 = keyword(store, "wolf", user="u1")
+    assert in_memory == by_fts5  # ids, order and distances, to the bit
+    assert in_memory[0][1] == in_memory[1][1]
 
 
 def test_in_memory_scores_are_fts5_bm25_when_the_scope_is_the_store(

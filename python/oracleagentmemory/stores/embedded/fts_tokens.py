@@ -26,6 +26,22 @@ TOKENIZER = "unicode61 remove_diacritics 2"
 SEPARATOR = " "
 RECORD_END = "\x01"
 """Ends each text in ``marked`` (a control character: a separator, never in a term)."""
+MAX_TOKEN_BYTES = 32_768
+"""FTS5 keeps the first 32,768 bytes of a longer token (``FTS5_MAX_TOKEN_SIZE``), in what it
+indexes and in queries alike; the mirror keeps the whole characters among them."""
+_SAFE_CHARS = MAX_TOKEN_BYTES // 4
+"""A term of at most this many characters is within the limit (UTF-8: 4 bytes a character
+at most). Terms are measured after folding, which may lengthen them (NFKC makes ㌖ six
+characters)."""
+
+
+def _within_limit(terms: list[str]) -> list[str]:
+    """``terms``, each cut as FTS5 cuts it: to the whole characters of its first
+    MAX_TOKEN_BYTES bytes (FTS5 may end on part of one; a term that long never was a word)."""
+    if not terms or max(map(len, terms)) <= _SAFE_CHARS:
+        return terms
+    return [term if len(term) <= _SAFE_CHARS or len(term.encode()) <= MAX_TOKEN_BYTES
+            else term.encode()[:MAX_TOKEN_BYTES].decode("utf-8", "ignore") for term in terms]
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
 _ASCII_MARKED = re.compile(r"[a-z0-9]+|\x01")
 _PROBE_ROWS = 2_000
@@ -67,13 +83,14 @@ class Fts5Tokens:
         contextual = self._contextual
         for text in texts:
             if text.isascii():
-                out.append(_ASCII_WORD.findall(text.lower()))
+                terms = _ASCII_WORD.findall(text.lower())
             elif contextual and not contextual.isdisjoint(text):
-                out.append(self._sqlite_tokens(text))
+                terms = self._sqlite_tokens(text)
             else:
-                out.append(text.translate(self._fold).split(SEPARATOR))
-                if "" in out[-1]:
-                    out[-1] = [token for token in out[-1] if token]
+                terms = text.translate(self._fold).split(SEPARATOR)
+                if "" in terms:
+                    terms = [token for token in terms if token]
+            out.append(_within_limit(terms))
         return out
 
     def marked(self, texts: Sequence[str]) -> list[str] | None:
@@ -86,7 +103,7 @@ class Fts5Tokens:
         if joined.count(RECORD_END) != len(texts):
             return None
         if joined.isascii():
-            return _ASCII_MARKED.findall(joined.lower())
+            return _within_limit(_ASCII_MARKED.findall(joined.lower()))
         unknown = {char for char in set(joined) if ord(char) not in self._fold}
         if unknown:
             self._learn(unknown)
@@ -94,7 +111,7 @@ class Fts5Tokens:
             return None
         # (split on whitespace: a folded term holds letters, digits and private-use
         # characters only, never a space)
-        return joined.translate(self._marked_fold).split()
+        return _within_limit(joined.translate(self._marked_fold).split())
 
     # -- learning from SQLite ---------------------------------------------------------
 

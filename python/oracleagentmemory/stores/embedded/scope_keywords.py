@@ -131,8 +131,10 @@ def bm25(scope: ScopeTerms) -> tuple[np.ndarray, np.ndarray]:
         found = frequency[matched].astype(np.float64)
         if score is None:
             score = np.zeros(count, dtype=np.float64)
-        score[matched] += idf * (found * (BM25_K1 + 1.0)) / (
-            found + BM25_K1 * (1 - BM25_B + BM25_B * sizes[matched] / average))
+        # idf * (numerator / denominator), as FTS5's bm25() rounds it: (idf * numerator) /
+        # denominator differed in the last bit, which turned ties into orders
+        score[matched] += idf * ((found * (BM25_K1 + 1.0)) / (
+            found + BM25_K1 * (1 - BM25_B + BM25_B * sizes[matched] / average)))
     if score is None:
         return _EMPTY, np.zeros(0, dtype=np.float64)
     matched = np.flatnonzero(score)
