@@ -174,6 +174,22 @@ def test_every_sampled_character_is_cut_as_fts5_cuts_it() -> None:
         term for terms in want for term in [*terms, RECORD_END]]
 
 
+def test_a_character_is_known_only_once_every_table_holds_it() -> None:
+    """Readers check ``_fold`` without the lock: a character learnt into it before
+    ``_marked_fold`` left a batch cut at that moment with the character untranslated."""
+    tokens = Fts5Tokens()
+
+    class Checked(dict):
+        def __setitem__(self, key: int, value: str) -> None:
+            assert key in tokens._marked_fold, chr(key)
+            super().__setitem__(key, value)
+
+    tokens._fold = Checked(tokens._fold)
+    texts = ["naïve 台北 Ａ x\u0301y ก", "ï"]
+    assert tokens.marked(texts) == [
+        term for terms in fts5_terms(texts) for term in [*terms, RECORD_END]]
+
+
 def test_a_term_longer_than_fts5_keeps_is_cut_where_fts5_cuts_it() -> None:
     """FTS5 keeps a token's first 32,768 bytes; the mirror kept it whole."""
     texts = ["a" * 40_000, "x " + "é" * 20_000 + " y", "𠀀" * 10_000 + "z", "b" * 32_768]

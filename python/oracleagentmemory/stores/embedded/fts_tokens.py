@@ -149,15 +149,18 @@ class Fts5Tokens:
             for index, char in enumerate(todo):
                 alone, inside = results[2 * index], results[2 * index + 1]
                 if len(alone) == 1 and len(alone[0]) == 1 and inside == [f"a{alone[0]}a"]:
-                    self._fold[ord(char)] = alone[0]  # starts and continues a token
+                    folded = alone[0]  # starts and continues a token
                 elif not alone and inside == ["a", "a"]:
-                    self._fold[ord(char)] = SEPARATOR
+                    folded = SEPARATOR
                 elif not alone and inside == ["aa"]:
-                    self._fold[ord(char)] = ""  # a diacritic folded away inside a token
+                    folded = ""  # a diacritic folded away inside a token
                 else:
                     self._contextual.add(char)
-                    self._fold[ord(char)] = SEPARATOR  # never used: its texts go to SQLite
-                self._marked_fold[ord(char)] = self._fold[ord(char)]
+                    folded = SEPARATOR  # never used: its texts go to SQLite
+                # _fold last: readers take a character in it as known (without the lock),
+                # and must then find it in _marked_fold too
+                self._marked_fold[ord(char)] = folded
+                self._fold[ord(char)] = folded
 
     def _sqlite_tokens(self, text: str) -> list[str]:
         with self._lock:
