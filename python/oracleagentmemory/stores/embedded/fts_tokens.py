@@ -30,16 +30,15 @@ MAX_TOKEN_BYTES = 32_768
 """FTS5 keeps the first 32,768 bytes of a longer token (``FTS5_MAX_TOKEN_SIZE``), in what it
 indexes and in queries alike; the mirror keeps the whole characters among them."""
 _SAFE_CHARS = MAX_TOKEN_BYTES // 4
-"""A term of at most this many characters is within the limit (UTF-8: 4 bytes a character
-at most). Terms are measured after folding, which may lengthen them (NFKC makes ㌖ six
-characters)."""
+"""A text of at most this many characters holds no term past the limit (UTF-8: 4 bytes a
+character at most; folding maps a character to one or none, so a term is never longer than
+its text. NFKC, which can lengthen a text, is applied before: ``keyword_text``)."""
 
 
 def _within_limit(terms: list[str]) -> list[str]:
     """``terms``, each cut as FTS5 cuts it: to the whole characters of its first
-    MAX_TOKEN_BYTES bytes (FTS5 may end on part of one; a term that long never was a word)."""
-    if not terms or max(map(len, terms)) <= _SAFE_CHARS:
-        return terms
+    MAX_TOKEN_BYTES bytes (FTS5 may end on part of one, the mirror drops it: two terms that
+    long differing only there are one term here; no word is that long)."""
     return [term if len(term) <= _SAFE_CHARS or len(term.encode()) <= MAX_TOKEN_BYTES
             else term.encode()[:MAX_TOKEN_BYTES].decode("utf-8", "ignore") for term in terms]
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
@@ -90,7 +89,7 @@ class Fts5Tokens:
                 terms = text.translate(self._fold).split(SEPARATOR)
                 if "" in terms:
                     terms = [token for token in terms if token]
-            out.append(_within_limit(terms))
+            out.append(terms if len(text) <= _SAFE_CHARS else _within_limit(terms))
         return out
 
     def marked(self, texts: Sequence[str]) -> list[str] | None:
@@ -102,8 +101,10 @@ class Fts5Tokens:
         joined = RECORD_END.join(texts) + RECORD_END
         if joined.count(RECORD_END) != len(texts):
             return None
+        short = max(map(len, texts)) <= _SAFE_CHARS
         if joined.isascii():
-            return _within_limit(_ASCII_MARKED.findall(joined.lower()))
+            terms = _ASCII_MARKED.findall(joined.lower())
+            return terms if short else _within_limit(terms)
         unknown = {char for char in set(joined) if ord(char) not in self._fold}
         if unknown:
             self._learn(unknown)
@@ -111,7 +112,8 @@ class Fts5Tokens:
             return None
         # (split on whitespace: a folded term holds letters, digits and private-use
         # characters only, never a space)
-        return _within_limit(joined.translate(self._marked_fold).split())
+        terms = joined.translate(self._marked_fold).split()
+        return terms if short else _within_limit(terms)
 
     # -- learning from SQLite ---------------------------------------------------------
 
