@@ -166,7 +166,7 @@ def _built(path: Path, form: Form) -> bool:
 
 def _as_built(file: Path, noted: Any) -> bool:
     """``file`` holds the bytes ``noted`` (its size, digest and stat when it was built)
-    describes: of that size, and either unchanged since it was built (device, inode, size,
+    describes: of that size, and either unchanged since it was built (inode, size,
     modification and change times: nothing read) or of that digest (``file_sha256``: known
     from its notes, or hashed: 0.12-0.18 s for the 190 MB of e5's weights)."""
     if not isinstance(noted, dict) or not isinstance(noted.get("sha256"), str):

@@ -33,6 +33,10 @@ _SAFE_CHARS = MAX_TOKEN_BYTES // 4
 """A text of at most this many characters holds no term past the limit (UTF-8: 4 bytes a
 character at most; folding maps a character to one or none, so a term is never longer than
 its text. NFKC, which can lengthen a text, is applied before: ``keyword_text``)."""
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+_ASCII_MARKED = re.compile(r"[a-z0-9]+|\x01")
+_PROBE_ROWS = 2_000
+"""Scratch rows per probing statement batch."""
 
 
 def _within_limit(terms: list[str]) -> list[str]:
@@ -41,10 +45,6 @@ def _within_limit(terms: list[str]) -> list[str]:
     long differing only there are one term here; no word is that long)."""
     return [term if len(term) <= _SAFE_CHARS or len(term.encode()) <= MAX_TOKEN_BYTES
             else term.encode()[:MAX_TOKEN_BYTES].decode("utf-8", "ignore") for term in terms]
-_ASCII_WORD = re.compile(r"[a-z0-9]+")
-_ASCII_MARKED = re.compile(r"[a-z0-9]+|\x01")
-_PROBE_ROWS = 2_000
-"""Scratch rows per probing statement batch."""
 
 
 def _ascii_table() -> dict[int, str]:
