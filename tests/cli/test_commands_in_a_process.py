@@ -156,6 +156,7 @@ def test_a_text_file_on_standard_input_is_refused_the_same_way(tmp_path: Path) -
 CTRL_C_AFTER_THE_FIRST_BATCH = [
     "-c",
     "import os, signal, sys\n"
+    "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
     "from oracleagentmemory import cli, transfer\n"
     "transfer.BATCH_SIZE = 2\n"
     "write = transfer._write\n"
@@ -165,7 +166,11 @@ CTRL_C_AFTER_THE_FIRST_BATCH = [
     "transfer._write = write_then_ctrl_c\n"
     "sys.exit(cli.main())\n",
 ]
-"""The command line, with a real SIGINT (Ctrl-C) sent once the first batch is stored."""
+"""The command line, with a real SIGINT (Ctrl-C) sent once the first batch is stored. Python
+turns SIGINT into KeyboardInterrupt only where its parent left the signal's default action
+(https://docs.python.org/3/library/signal.html): a test run started in the background by a
+non-interactive shell hands its children SIGINT ignored, so the child sets Python's handler
+as a terminal's foreground process has it."""
 
 
 def test_ctrl_c_says_how_many_records_are_in_and_how_to_finish(
