@@ -1,0 +1,98 @@
+"""An erased user never comes back in the vector file, whichever process writes it.
+
+``delete_cascade`` removes the vector file once its transaction commits; another process
+whose cache was synced at a version before the erasure still holds the erased records. These
+tests erase the user from a real second process, then let the first one write its file (at
+close, or while it writes a file after a full reload), and look for the user's id in the
+bytes left on disk. The eraser is a child process: no timing is involved, the order is
+forced by running it to completion at the named point.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from oracleagentmemory.stores.embedded import EmbeddedBackend, vector_file
+from tests.embedded.test_vector_file import DIM, records, searches, vec
+
+pytestmark = pytest.mark.skipif(vector_file.path_for("x.db") is None,
+                                reason="no vector file on this platform")
+ROOT = Path(__file__).resolve().parents[2]
+MARKER = "erased-user-5f3a"
+
+
+@pytest.fixture(autouse=True)
+def small_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vector_file, "MIN_RECORDS", 1)
+    monkeypatch.setattr(vector_file, "REFRESH_CHANGES", 1)
+
+
+def erase_in_another_process(path: Path) -> None:
+    code = textwrap.dedent(f"""
+        from oracleagentmemory.stores.embedded import EmbeddedBackend
+        store = EmbeddedBackend({str(path)!r})
+        assert store.delete_cascade("user", {MARKER!r})["records"] == 30
+        store.close()
+        """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
+    env.pop(vector_file.FAULT_VARIABLE, None)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+
+
+def held_on_disk(path: Path) -> bool:
+    """Whether any vector file (or leftover) beside the store holds the erased user's id."""
+    return any(MARKER.encode() in entry.read_bytes() for entry in path.parent.iterdir()
+               if entry.name.startswith(f"{path.name}.vectors"))
+
+
+def make_store(path: Path) -> None:
+    writer = EmbeddedBackend(path, embedding_dimension=DIM)
+    writer.write_records([{**item, "user_id": MARKER} for item in records(0, 30, "x")]
+                         + records(30, 90))
+    searches(writer)
+    writer.close()
+    assert held_on_disk(path)
+
+
+def test_a_close_after_another_process_erased_a_user_does_not_write_it_back(
+        tmp_path: Path) -> None:
+    path = tmp_path / "erase.db"
+    make_store(path)
+    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    # a filter on a key the file has no column for: retire() writes the file at close
+    other.search({"query_vector": vec(5), "metadata_filter": {"topic": "food"}})
+    erase_in_another_process(path)
+    assert not held_on_disk(path)
+    other.close()
+    assert not held_on_disk(path)
+
+
+def test_a_file_written_while_another_process_erases_a_user_does_not_keep_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The erasure commits (and removes the file) while this process writes its file from a
+    full reload made before it: the file it renames into place holds the user."""
+    path = tmp_path / "erase.db"
+    make_store(path)
+    os.unlink(f"{path}.vectors")  # the next search reloads from SQLite and writes a file
+    begin = vector_file.fault_point
+
+    def erase_first(step: str) -> None:
+        if step == "vector-file-begin":
+            erase_in_another_process(path)
+        begin(step)
+
+    monkeypatch.setattr(vector_file, "fault_point", erase_first)
+    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    other.search({"query_vector": vec(5)})
+    monkeypatch.setattr(vector_file, "fault_point", begin)
+    assert not held_on_disk(path)
+    other.close()
+    assert not held_on_disk(path)
