@@ -510,12 +510,20 @@ def grouped_order(scope: np.ndarray, slots: np.ndarray) -> np.ndarray:
 
 
 def make_durable(location: str) -> None:
-    """fsync the SQLite file and its write-ahead log: every version a reader saw is then on
-    disk (with ``synchronous = NORMAL`` a commit in WAL mode is not synced by itself).
-    SQLite resolves symbolic links and keeps the log beside the real file, so that is the
-    log synced here."""
+    """fsync the SQLite file's write-ahead log: every version a reader saw is then on disk
+    (with ``synchronous = NORMAL`` a commit in WAL mode is not synced by itself; the
+    database file itself is written only by checkpoints, which SQLite syncs). SQLite
+    resolves symbolic links and keeps the log beside the real file, so that is the log
+    synced here.
+
+    The database file itself is never opened here: POSIX record locks belong to the
+    (process, file) pair and closing any descriptor of the file drops them all (close(2)),
+    the SHARED lock of this process's WAL connections included. Another process closing
+    its last connection would then take the file for unused, checkpoint and delete the log
+    this process still writes to: its later commits would be lost. SQLite holds no record
+    lock on the log itself (its WAL locks are on the database and ``-shm`` files)."""
     location = os.path.realpath(location)
-    for name in (location, location + "-wal"):
+    for name in (location + "-wal",):
         try:
             descriptor = os.open(name, os.O_RDONLY)
         except FileNotFoundError:
