@@ -29,8 +29,9 @@ holds a state of this SQLite file:
   it, renames it over the old one (atomic) and fsyncs the directory, so a reader sees the
   old complete file or the new complete file, never a mix; a temporary file a killed writer
   left behind is never read, and is removed by the next writer;
-- before writing, the SQLite file and its write-ahead log are fsynced, so the version the
-  file names is durable;
+- before writing, the SQLite file's write-ahead log is fsynced (the database file is
+  written only by checkpoints, which SQLite syncs, and is never opened here: see
+  ``make_durable``), so the version the file names is durable;
 - the reader checks the magic, format, byte order, a CRC of the header, of the scope and
   metadata tables, of the term vocabulary and of where each user's slots begin, the exact
   file length, the epoch, the dimension and what its codes mean. Anything else: the file
