@@ -62,6 +62,24 @@ def mark_at(conn: Any, version: int) -> bytes | None:
     return None if row is None else bytes(row[0])
 
 
+ERASED_KEY = "erased_at"
+"""``store_meta`` key: the change-log version of the last erasure (``delete_cascade``)."""
+
+
+def record_erasure(conn: Any) -> None:
+    """Inside the write transaction of an erasure, after its deletes: remember its version.
+    A vector file of an earlier version still holds the erased rows; it is never used, and
+    a writer that finds it has just written one removes it (``erased_at``)."""
+    conn.execute("INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)",
+                 (ERASED_KEY, str(state(conn)[0])))
+
+
+def erased_at(conn: Any) -> int:
+    """The version of the last erasure (0: none)."""
+    row = conn.execute("SELECT value FROM store_meta WHERE key = ?", (ERASED_KEY,)).fetchone()
+    return int(row[0]) if row else 0
+
+
 def oldest_version(conn: Any) -> int | None:
     row = conn.execute("SELECT min(version) FROM record_changes").fetchone()
     return None if row[0] is None else int(row[0])

@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -278,6 +279,8 @@ class RecordCache:
             return False
         if changelog.mark_at(conn, snapshot.version) != snapshot.mark:
             return False
+        if snapshot.version < changelog.erased_at(conn):
+            return False  # written from a cache older than an erasure: holds erased rows
         if snapshot.dimension is None and self.dimension is not None and snapshot.size:
             return False  # its records have no vectors, this store's have
         columns = snapshot.columns
@@ -334,9 +337,29 @@ class RecordCache:
             return
         except (OSError, ValueError, TypeError, IndexError, MemoryError):
             return  # a cache file that cannot be written never fails a search or a close
+        if saved and self._erased_since():
+            # Another store object erased rows after this cache's version: the file just
+            # renamed into place holds them. Its eraser removes the file after its commit,
+            # so either that removal comes after this rename, or this check sees the commit.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self._vector_path)
+            saved = False
         if saved:
             self._file_version = self._version
             self._file_keys = {column.key for column in metadata}
+
+    def _erased_since(self) -> bool:
+        """Whether the latest committed state records an erasure after this cache's version
+        (read on a connection of its own: the caller's transaction may be older)."""
+        assert self._location is not None
+        try:
+            conn = sqlite3.connect(self._location, timeout=30)
+            try:
+                return changelog.erased_at(conn) > self._version
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return True  # cannot tell: keep no file that may hold erased rows
 
     def retire(self) -> None:
         """When the store closes: write the vector file again if it lags far behind."""

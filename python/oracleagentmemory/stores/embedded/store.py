@@ -1311,6 +1311,8 @@ class EmbeddedBackend:
                     f"DELETE FROM relations WHERE thread_id IN ({marks(part)})", part
                 ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
+            if seqs:
+                changelog.record_erasure(conn)
         if seqs:  # an erasure: the deleted rows leave the vector file too, now
             with self._cache_lock:
                 self._cache.erase_file()
