@@ -96,3 +96,20 @@ def test_a_file_written_while_another_process_erases_a_user_does_not_keep_it(
     assert not held_on_disk(path)
     other.close()
     assert not held_on_disk(path)
+
+
+def test_an_erasure_removes_what_a_killed_writer_left_of_a_file_holding_the_user(
+        tmp_path: Path) -> None:
+    """A writer killed between writing its temporary file and renaming it leaves the
+    temporary behind, erased records and all; the erasure removes it with the file."""
+    path = tmp_path / "erase.db"
+    make_store(path)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True, timeout=60)
+    leftover = tmp_path / f"erase.db.vectors.{int(gone.stdout)}-0badf00d.tmp"
+    leftover.write_bytes(Path(f"{path}.vectors").read_bytes())
+    store = EmbeddedBackend(path, embedding_dimension=DIM)
+    assert store.delete_cascade("user", MARKER)["records"] == 30
+    assert not held_on_disk(path)
+    store.close()
+    assert not held_on_disk(path)

@@ -252,10 +252,12 @@ class RecordCache:
     def erase_file(self) -> None:
         """Rows were erased (a user, agent or thread deleted): the vector file, which still
         holds their vectors and ids, is removed at once, and the next sync reloads from
-        SQLite (dropping the erased ids from the scope table) and writes a new one."""
+        SQLite (dropping the erased ids from the scope table) and writes a new one. So are
+        the temporary files of writers killed before their rename, which hold them too."""
         if self._vector_path is not None:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self._vector_path)
+            vector_file.remove_leftovers(self._vector_path)
         self._file_version = None
         self.distrust()
 

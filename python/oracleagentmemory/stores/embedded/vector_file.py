@@ -604,7 +604,7 @@ def save(
     if _HEAD.size + len(header) > HEADER_BYTES:
         return False
     directory = os.path.dirname(os.path.abspath(path))
-    _remove_leftovers(path)
+    remove_leftovers(path)
     temporary = f"{path}.{os.getpid()}-{os.urandom(4).hex()}.tmp"
     try:
         make_durable(location)
@@ -750,8 +750,9 @@ def _sync_directory(directory: str) -> None:
         os.close(descriptor)
 
 
-def _remove_leftovers(path: str, alive: Callable[[int], bool] | None = None) -> None:
-    """Remove temporary files that writers killed before their rename left behind."""
+def remove_leftovers(path: str, alive: Callable[[int], bool] | None = None) -> None:
+    """Remove temporary files that writers killed before their rename left behind (each
+    holds a state of the store, erased records included)."""
     alive = alive or _process_alive
     target = Path(path)
     try:
