@@ -49,6 +49,7 @@ from oracleagentmemory.stores.embedded.record_terms import (
     RecordTerms,
     TermTable,
 )
+from oracleagentmemory.stores.embedded.schema import BUSY_TIMEOUT_SECONDS
 from oracleagentmemory.stores.embedded.user_slots import ReadAhead, UserSlots
 
 _TYPE_CODES = {name: code for code, name in enumerate(SEARCHABLE_TYPES)}
@@ -355,7 +356,7 @@ class RecordCache:
         (read on a connection of its own: the caller's transaction may be older)."""
         assert self._location is not None
         try:
-            conn = sqlite3.connect(self._location, timeout=30)
+            conn = sqlite3.connect(self._location, timeout=BUSY_TIMEOUT_SECONDS)
             try:
                 return changelog.erased_at(conn) > self._version
             finally:
