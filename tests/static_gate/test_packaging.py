@@ -35,7 +35,10 @@ def test_the_runtime_packages_and_the_oracle_scripts_still_are():
 
 
 def test_the_license_is_an_spdx_expression_a_setuptools_of_the_build_reads() -> None:
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the same parser, before the standard library
+        import tomli as tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["license"] == "UPL-1.0"  # the table form is deprecated
