@@ -340,16 +340,27 @@ class RecordCache:
             return
         except (OSError, ValueError, TypeError, IndexError, MemoryError):
             return  # a cache file that cannot be written never fails a search or a close
-        if saved and self._erased_since():
-            # Another store object erased rows after this cache's version: the file just
-            # renamed into place holds them. Its eraser removes the file after its commit,
-            # so either that removal comes after this rename, or this check sees the commit.
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._vector_path)
+        except BaseException:
+            # Interrupted (Ctrl-C), maybe after the rename: the same check, then go on.
+            self._drop_if_erased()
+            raise
+        if saved and self._drop_if_erased():
             saved = False
         if saved:
             self._file_version = self._version
             self._file_keys = {column.key for column in metadata}
+
+    def _drop_if_erased(self) -> bool:
+        """After renaming a file into place: if another store object erased rows after this
+        cache's version, the file holds them, and is removed. Its eraser removes the file
+        after its commit, so either that removal comes after this rename, or this check sees
+        the commit."""
+        assert self._vector_path is not None
+        if not self._erased_since():
+            return False
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self._vector_path)
+        return True
 
     def _erased_since(self) -> bool:
         """Whether the latest committed state records an erasure after this cache's version
