@@ -5,10 +5,17 @@ writes no new one to replace it)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
-from oracleagentmemory.stores.embedded import EmbeddedBackend
+import pytest
+
+from oracleagentmemory.stores.embedded import EmbeddedBackend, vector_file
 from tests.embedded.test_erasure_and_stale_writers import (  # noqa: F401  (autouse fixture)
+    ROOT,
     held_on_disk,
     make_store,
     small_files,
@@ -25,3 +32,41 @@ def test_recreate_leaves_no_vector_file_holding_the_dropped_records(tmp_path: Pa
     finally:
         store.close()
     assert not held_on_disk(path)
+
+
+def test_a_file_written_while_another_process_recreates_the_schema_is_not_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The schema is recreated by another process while this one writes its file from a
+    reload of the old schema: the rename lands after the recreating process removed the
+    file, so only this writer's own check can remove it."""
+    path = tmp_path / "recreate.db"
+    make_store(path)
+    os.unlink(f"{path}.vectors")  # the next search reloads from SQLite and writes a file
+    original = vector_file.fault_point
+
+    def recreate_first(step: str) -> None:
+        if step == "vector-file-begin":
+            recreate_in_another_process(path)
+        original(step)
+
+    monkeypatch.setattr(vector_file, "fault_point", recreate_first)
+    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    other.search({"query_vector": vec(5)})
+    monkeypatch.setattr(vector_file, "fault_point", original)
+    try:
+        assert not held_on_disk(path)
+    finally:
+        other.close()
+    assert not held_on_disk(path)
+
+
+def recreate_in_another_process(path: Path) -> None:
+    code = textwrap.dedent(f"""
+        from oracleagentmemory.stores.embedded import EmbeddedBackend
+        EmbeddedBackend({str(path)!r}, schema_policy="RECREATE").close()
+        """)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
+    env.pop(vector_file.FAULT_VARIABLE, None)
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr

@@ -363,13 +363,15 @@ class RecordCache:
         return True
 
     def _erased_since(self) -> bool:
-        """Whether the latest committed state records an erasure after this cache's version
-        (read on a connection of its own: the caller's transaction may be older)."""
+        """Whether the latest committed state records an erasure after this cache's version,
+        or another schema (recreated: every record dropped) than this cache's (read on a
+        connection of its own: the caller's transaction may be older)."""
         assert self._location is not None
         try:
             conn = sqlite3.connect(self._location, timeout=BUSY_TIMEOUT_SECONDS)
             try:
-                return changelog.erased_at(conn) > self._version
+                return (changelog.erased_at(conn) > self._version
+                        or changelog.state(conn)[1] != self._epoch)
             finally:
                 conn.close()
         except sqlite3.Error:

@@ -394,6 +394,8 @@ class EmbeddedBackend:
         with _translating(self.location):
             self._conn = schema.connect(self.location)
             self._open_schema(schema_policy)
+            if schema_policy == "RECREATE":  # the dropped records leave the vector file too
+                RecordCache(None, self.location).erase_file()
             self.embedding_dimension = self._settle_dimension(embedding_dimension)
             self._cache = RecordCache(self.embedding_dimension,
                                       self.location if vector_file else None)
