@@ -255,10 +255,8 @@ class RecordCache:
         holds their vectors and ids, is removed at once, and the next sync reloads from
         SQLite (dropping the erased ids from the scope table) and writes a new one. So are
         the temporary files of writers killed before their rename, which hold them too."""
-        if self._vector_path is not None:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self._vector_path)
-            vector_file.remove_leftovers(self._vector_path)
+        if self._location is not None:
+            vector_file.remove(self._location)
         self._file_version = None
         self.distrust()
 

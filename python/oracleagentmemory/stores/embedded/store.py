@@ -39,6 +39,7 @@ from oracleagentmemory.stores.embedded.codec import (
 from oracleagentmemory.stores.embedded.record_cache import RecordCache
 from oracleagentmemory.stores.embedded.search import run_search
 from oracleagentmemory.stores.embedded.storage_errors import translated
+from oracleagentmemory.stores.embedded.vector_file import remove as remove_vector_file
 from oracleagentmemory.stores.embedding_models import LEGACY_EMBEDDING_MODEL
 from oracleagentmemory.stores.end_user_guard import SecuritySettings
 from oracleagentmemory.stores.errors import (
@@ -395,7 +396,7 @@ class EmbeddedBackend:
             self._conn = schema.connect(self.location)
             self._open_schema(schema_policy)
             if schema_policy == "RECREATE":  # the dropped records leave the vector file too
-                RecordCache(None, self.location).erase_file()
+                remove_vector_file(self.location)
             self.embedding_dimension = self._settle_dimension(embedding_dimension)
             self._cache = RecordCache(self.embedding_dimension,
                                       self.location if vector_file else None)

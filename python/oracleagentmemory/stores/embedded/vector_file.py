@@ -750,6 +750,16 @@ def _sync_directory(directory: str) -> None:
         os.close(descriptor)
 
 
+def remove(location: str) -> None:
+    """Remove the vector file of a store location and what killed writers left of theirs:
+    each holds a state of the store, rows since erased or dropped included."""
+    path = path_for(location)
+    if path is not None:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        remove_leftovers(path)
+
+
 def remove_leftovers(path: str, alive: Callable[[int], bool] | None = None) -> None:
     """Remove temporary files that writers killed before their rename left behind (each
     holds a state of the store, erased records included)."""
