@@ -113,3 +113,21 @@ def test_an_erasure_removes_what_a_killed_writer_left_of_a_file_holding_the_user
     assert not held_on_disk(path)
     store.close()
     assert not held_on_disk(path)
+
+
+def test_a_cache_older_than_an_erasure_does_not_write_a_file_only_to_remove_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Such a file would be removed once renamed into place: at a million records, 1.5 GB
+    written for nothing at a close."""
+    path = tmp_path / "erase.db"
+    make_store(path)
+    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    other.search({"query_vector": vec(5), "metadata_filter": {"topic": "food"}})
+    erase_in_another_process(path)
+    written: list[str] = []
+    save = vector_file.save
+    monkeypatch.setattr(vector_file, "save",
+                        lambda *args, **kwargs: written.append("file") or save(*args, **kwargs))
+    other.close()
+    assert written == []
+    assert not held_on_disk(path)

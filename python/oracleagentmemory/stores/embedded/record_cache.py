@@ -318,6 +318,8 @@ class RecordCache:
         if (self._vector_path is None or self._epoch is None or self._version < 0
                 or self._mark is None):
             return  # no mark at this version (e.g. no change yet): nothing to prove with
+        if self._erased_since():
+            return  # the file would hold erased rows, and be removed once in place
         keep = np.flatnonzero(self.live[: self.size]) if self.dead else None
         scope_values = list(self._ids)  # codes are given in insertion order (_intern)
         columns: dict[str, np.ndarray] = {
