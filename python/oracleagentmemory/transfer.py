@@ -53,7 +53,10 @@ def export_lines(client: OracleAgentMemory, progress: Progress = _quiet) -> Iter
     yield json.dumps({"kind": "header", "format": "oracleagentmemory-export",
                       "version": FORMAT_VERSION})
     backend = client.memory_service.backend
+    linkable: set[Any] = set()
     for count, record in enumerate(backend.get_records({"include_bytes": True}), start=1):
+        if record.get("record_type") in MEMORY_TYPES:
+            linkable.add(record.get("id"))
         exported: dict[str, Any] = dict(record)
         image = record.get("image_bytes")
         if image is not None:
@@ -62,7 +65,13 @@ def export_lines(client: OracleAgentMemory, progress: Progress = _quiet) -> Iter
         progress("records", count)
     # One query for every link: a link between records of no thread (the client's
     # link_records) belongs to no thread, so asking thread by thread would miss it.
-    for count, link in enumerate(backend.list_links({}), start=1):
+    # Only the links whose two ends (memory-like records) were exported: an end that has
+    # expired (not purged yet) is not among the records, nor is one another client wrote
+    # after they were read (the links are read in a later transaction); the import would
+    # stop on such a link.
+    ended = (link for link in backend.list_links({})
+             if link.get("source_id") in linkable and link.get("target_id") in linkable)
+    for count, link in enumerate(ended, start=1):
         yield json.dumps({"kind": "link", "link": link}, ensure_ascii=False)
         progress("links", count)
 
