@@ -340,7 +340,7 @@ class _ReadConnections:
         try:
             with self._lock:
                 if self._closed:
-                    raise InvalidArgumentError("the store is closed")
+                    raise StoreClosedError("the store is closed")
                 conn = self._idle.pop() if self._idle else None
             if conn is None:
                 conn = schema.connect(self._location)
