@@ -42,3 +42,33 @@ def test_a_search_that_passed_the_open_check_before_close_fails_as_closed(
 def test_closed_store_error_is_not_an_invalid_argument() -> None:
     """(What the test above tells apart: the two are unrelated types.)"""
     assert not issubclass(StoreClosedError, InvalidArgumentError)
+
+
+def test_a_cascade_racing_close_still_removes_the_vector_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/reliability.md: "a cascade that deletes rows removes the vector file before it
+    returns". Here another thread's close() comes between the cascade's commit and its
+    removal of the file (close() waits for the write lock, which the commit releases)."""
+    from oracleagentmemory.stores.embedded import vector_file
+
+    monkeypatch.setattr(vector_file, "MIN_RECORDS", 1)
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records([
+        {"record_type": "memory", "id": f"m{i}", "user_id": user, "content": "hello",
+         "embedding": [1.0, float(i), 0.0, 0.0]}
+        for i, user in enumerate(["kept", "erased-user-7f3a"] * 3)])
+    store.search({"query_vector": [1.0, 0.0, 0.0, 0.0]})  # full reload: writes the file
+    vectors = Path(f"{location}.vectors")
+    assert b"erased-user-7f3a" in vectors.read_bytes()
+    write = store._write
+
+    @contextmanager
+    def write_then_close() -> Iterator[object]:
+        with write() as conn:
+            yield conn
+        store.close()  # another thread's close(), right after the cascade's commit
+
+    monkeypatch.setattr(store, "_write", write_then_close)
+    store.delete_cascade("user", "erased-user-7f3a")
+    assert not vectors.exists() or b"erased-user-7f3a" not in vectors.read_bytes()
