@@ -1316,9 +1316,12 @@ class EmbeddedBackend:
             links += self._delete_seqs(conn, sorted(seqs))
             if seqs:
                 changelog.record_erasure(conn)
+            # (taken in the write lock: a close() once it is released replaces the cache
+            # with one that names no file, and the file must go all the same)
+            cache = self._cache
         if seqs:  # an erasure: the deleted rows leave the vector file too, now
             with self._cache_lock:
-                self._cache.erase_file()
+                cache.erase_file()
         return {"owner": owner, "records": len(seqs), "links": links}
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
