@@ -72,3 +72,34 @@ def test_a_cascade_racing_close_still_removes_the_vector_file(
     monkeypatch.setattr(store, "_write", write_then_close)
     store.delete_cascade("user", "erased-user-7f3a")
     assert not vectors.exists() or b"erased-user-7f3a" not in vectors.read_bytes()
+
+
+def test_a_search_still_running_when_the_store_closes_writes_no_vector_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search that took the cache before another thread's close() and syncs it after:
+    nothing of the store's is written once close() has returned."""
+    from oracleagentmemory.stores.embedded import vector_file
+    from oracleagentmemory.stores.embedded.record_cache import RecordCache
+
+    monkeypatch.setattr(vector_file, "MIN_RECORDS", 1)
+    location = tmp_path / "store.db"
+    store = EmbeddedBackend(location, embedding_dimension=DIM)
+    store.write_records([{"record_type": "memory", "id": f"m{i}", "user_id": "u",
+                          "content": "x", "embedding": [1.0, float(i), 0.0, 0.0]}
+                         for i in range(5)])
+    taken = store._cache
+    sync = RecordCache.sync
+    closed: list[bool] = []
+
+    def close_first(cache: RecordCache, conn: object) -> None:
+        if cache is taken and not closed:
+            closed.append(True)
+            store.close()  # another thread's close(), while this search holds the cache
+            closed.append(Path(f"{location}.vectors").exists())
+        sync(cache, conn)
+
+    monkeypatch.setattr(RecordCache, "sync", close_first)
+    hits = store.search({"query_vector": [1.0, 0.0, 0.0, 0.0]})
+    assert closed == [True, False]
+    assert len(hits) == 5
+    assert not Path(f"{location}.vectors").exists()

@@ -123,6 +123,9 @@ class RecordCache:
         self._file_keys: set[str] = set()
         """Metadata keys whose columns that file holds."""
         self._distrusted = False
+        self._retired = False
+        """The store closed (``retire``): a search still running on this cache writes no
+        file after that."""
         """A search found this cache disagreeing with SQLite: no vector file is adopted again."""
         self._reset(0)
 
@@ -316,8 +319,8 @@ class RecordCache:
     def _save(self) -> None:
         """Write the vector file of the cache as it is (version ``self._version``)."""
         if (self._vector_path is None or self._epoch is None or self._version < 0
-                or self._mark is None):
-            return  # no mark at this version (e.g. no change yet): nothing to prove with
+                or self._mark is None or self._retired):
+            return  # no mark at this version (no change yet), or the store closed
         if self._erased_since():
             return  # the file would hold erased rows, and be removed once in place
         keep = np.flatnonzero(self.live[: self.size]) if self.dead else None
@@ -378,14 +381,16 @@ class RecordCache:
             return True  # cannot tell: keep no file that may hold erased rows
 
     def retire(self) -> None:
-        """When the store closes: write the vector file again if it lags far behind."""
-        if (self._vector_path is None or self._version < 0
-                or self.size - self.dead < vector_file.MIN_RECORDS):
-            return
-        if (self._file_version is None
-                or self._version - self._file_version >= vector_file.REFRESH_CHANGES
-                or {column.key for column in self.metadata.columns} - self._file_keys):
+        """When the store closes: write the vector file again if it lags far behind; none is
+        written after this (a search that took the cache before the close may still sync
+        it)."""
+        if (self._vector_path is not None and self._version >= 0
+                and self.size - self.dead >= vector_file.MIN_RECORDS
+                and (self._file_version is None
+                     or self._version - self._file_version >= vector_file.REFRESH_CHANGES
+                     or {column.key for column in self.metadata.columns} - self._file_keys)):
             self._save()
+        self._retired = True
 
     def _full_reload(self, conn: Any) -> None:
         count = conn.execute("SELECT count(*) FROM records").fetchone()[0]
