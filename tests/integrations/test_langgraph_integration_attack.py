@@ -1,0 +1,77 @@
+"""Defects an attack on the LangGraph store found (embedded backend); each failed before."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip(
+    "langgraph.store.base",
+    reason="LangGraph store not tested: install LangGraph (pip install 'langgraph>=1.0')",
+)
+
+from oracleagentmemory.core import OracleAgentMemory  # noqa: E402
+from oracleagentmemory.core.deepsec import (  # noqa: E402
+    LocalEndUserPrincipal,
+    OracleMemoryEndUserSecurityContext,
+    UserOwnRowsDeepDataSecurityPolicy,
+    add_deep_data_security_policies,
+    grant_agent_memory_policies,
+)
+from oracleagentmemory.errors import AccessDeniedError  # noqa: E402
+from oracleagentmemory.integrations.langgraph_namespaces import envelope  # noqa: E402
+from oracleagentmemory.integrations.langgraph_store import OracleAgentMemoryStore  # noqa: E402
+from tests.support.embedders import HashingEmbedder  # noqa: E402
+
+BOB = ("users", "bob", "notes")
+
+
+@pytest.fixture
+def guarded_path(tmp_path: Path) -> str:
+    path = str(tmp_path / "guarded.db")
+    with OracleAgentMemory(connection=path, embedder=HashingEmbedder()) as client:
+        OracleAgentMemoryStore(client).put(BOB, "pin", {"text": "bob's pin is 4321"})
+    own = UserOwnRowsDeepDataSecurityPolicy()
+    add_deep_data_security_policies(path, "APP", "AGENT_MEMORY", [own])
+    grant_agent_memory_policies(path, "AGENT_MEMORY", "APP", [LocalEndUserPrincipal("alice")],
+                                [own])
+    return path
+
+
+def test_async_calls_keep_the_end_users_security_context(guarded_path: str) -> None:
+    # abatch ran batch through loop.run_in_executor, which does not copy the caller's
+    # context variables: inside alice's context, aget/asearch read bob's item and aput
+    # overwrote it, while the sync calls were refused.
+    with OracleAgentMemory(connection=guarded_path, embedder=HashingEmbedder()) as client:
+        store = OracleAgentMemoryStore(client)
+
+        async def as_alice() -> tuple[object, object]:
+            with OracleMemoryEndUserSecurityContext("alice"):
+                got = await store.aget(BOB, "pin")
+                found = await store.asearch(("users", "bob"))
+                with pytest.raises(AccessDeniedError):
+                    await store.aput(BOB, "pin", {"text": "overwritten"})
+                return got, found
+
+        got, found = asyncio.run(as_alice())
+        assert got is None
+        assert found == []
+        assert store.get(BOB, "pin").value == {"text": "bob's pin is 4321"}
+
+
+def test_look_alike_records_do_not_push_genuine_items_out_of_a_page() -> None:
+    # A search without a query fetched `offset + limit` records, then dropped the ones
+    # that are not genuine items: ten memories of another user dressed as items of
+    # alice's namespace (anyone may write such metadata) emptied alice's first page.
+    with OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder()) as client:
+        store = OracleAgentMemoryStore(client)
+        namespace = ("users", "alice", "memories")
+        forged = {"langgraph": envelope(namespace, "pin", 0, 1, True),
+                  "value": {"text": "forged"}}
+        for index in range(10):
+            client.add_memory(f"look-alike {index}", user_id="mallory", metadata=forged)
+        store.put(namespace, "real", {"text": "alice likes tea"})
+        assert [item.key for item in store.search(("users", "alice"), limit=10)] == ["real"]
+        assert [item.key for item in store.search(("users", "alice"), limit=1)] == ["real"]
