@@ -313,7 +313,9 @@ class OracleAgentMemoryStore(BaseStore):
             PermissionError: As for ``batch``.
         """
         ops = list(ops)
-        return await asyncio.get_running_loop().run_in_executor(None, self.batch, ops)
+        # asyncio.to_thread runs it in a copy of the caller's context (an end user's
+        # security context included); loop.run_in_executor copies none.
+        return await asyncio.to_thread(self.batch, ops)
 
     # -- reads ------------------------------------------------------------------------
 
@@ -370,10 +372,16 @@ class OracleAgentMemoryStore(BaseStore):
             return self._ranked(op, op.query, base, seen)
         primary = {ENVELOPE: {**base[ENVELOPE], "part": 0}, **pushed}
         wanted = op.offset + op.limit
-        records = self._records(metadata_filter=primary,
-                                limit=None if partial or not wanted else wanted)
-        kept = [item for item in (self._item(record, seen) for record in records)
-                if item is not None and matches(item.value, op.filter)]
+        fetch = None if partial or not wanted else wanted
+        while True:
+            records = self._records(metadata_filter=primary, limit=fetch)
+            kept = [item for item in (self._item(record, seen) for record in records)
+                    if item is not None and matches(item.value, op.filter)]
+            # records that are not genuine items (look-alikes anyone may write) are
+            # dropped above: fetch more until the page is full or the records run out
+            if fetch is None or len(kept) >= wanted or len(records) < fetch:
+                break
+            fetch = None if fetch >= _MAX_FETCH else fetch * 4
         return [_search_item(item, None) for item in kept[op.offset:op.offset + op.limit]]
 
     def _ranked(self, op: SearchOp, query: str, metadata_filter: dict[str, Any],
