@@ -351,6 +351,14 @@ class OracleAgentMemoryStore(BaseStore):
         """The item a genuine record of this store holds, else None (see ``_genuine``)."""
         return _to_item(record, seen) if self._genuine(record) else None
 
+    def _primaries_of_parts(self, records: list[RecordOut]) -> dict[str, RecordOut]:
+        """The primary records (part 0) of the extra texts among ``records``, by id."""
+        wanted = {record["id"].rsplit("-", 1)[0] for record in records
+                  if isinstance((record.get("metadata") or {}).get(ENVELOPE), dict)
+                  and record["metadata"][ENVELOPE].get("part", 0) != 0}
+        return {record["id"]: record for record in self._records(ids=sorted(wanted))
+                if self._genuine(record)} if wanted else {}
+
     def _get_items(self, addresses: list[tuple[tuple[str, ...], str]],
                    seen: _TtlSeen) -> dict[str, Item]:
         wanted = {item_id(namespace, key): (tuple(namespace), key)
@@ -402,10 +410,14 @@ class OracleAgentMemoryStore(BaseStore):
             })
             ranked: list[tuple[float, Item]] = []
             ranked_ids: set[tuple[tuple[str, ...], str]] = set()
+            primaries = self._primaries_of_parts([hit["record"] for hit in hits])
             for hit in hits:
                 item = self._item(hit["record"], seen)
                 if item is None or (item.namespace, item.key) in ranked_ids:
                     continue
+                if not _part_of(hit["record"], primaries.get(item_id(item.namespace,
+                                                                     item.key))):
+                    continue  # a text the item no longer has (a put or delete raced)
                 ranked_ids.add((item.namespace, item.key))
                 if matches(item.value, op.filter):
                     ranked.append((1.0 - hit["distance"], item))
@@ -716,6 +728,22 @@ def _identity(record: RecordOut) -> dict[str, Any]:
     """The item identity in the metadata of a record this store wrote."""
     identity: dict[str, Any] = (record.get("metadata") or {})[ENVELOPE]
     return identity
+
+
+def _part_of(record: RecordOut, primary: RecordOut | None) -> bool:
+    """Whether ``record`` is a text of the item as its primary record holds it now: part 0
+    always; an extra text only beside a primary of the same put (two puts, or a put and a
+    delete, racing from two store objects can leave texts of another put behind)."""
+    identity = _identity(record)
+    part = identity.get("part", 0)
+    if part == 0:
+        return True
+    if primary is None:
+        return False
+    held = _identity(primary)
+    return (part < held.get("parts", 1) and held.get("updated_at") == identity.get(
+        "updated_at") and (primary.get("metadata") or {}).get(VALUE) == (
+        record.get("metadata") or {}).get(VALUE))
 
 
 def _to_item(record: RecordOut, seen: _TtlSeen | None = None) -> Item | None:
