@@ -131,3 +131,43 @@ def test_two_racing_puts_leave_no_text_of_the_losing_value_findable() -> None:
         assert got is not None
         assert [item.value for item in first.search(namespace, query="bananas grow")] == [
             got.value]
+
+
+@pytest.mark.parametrize("bookkeeping", [{"ttl": "soon"}, {"ttl": 1e308},
+                                         {"updated_at": "garbage"}])
+def test_an_item_whose_bookkeeping_a_user_rewrote_breaks_no_one_elses_read(
+        bookkeeping: dict) -> None:
+    # Through the MCP server's update_memory (or the client's), alice may replace the
+    # whole metadata of her own item, its hidden "langgraph" bookkeeping included. A TTL
+    # that is not a number, one too long to restart, or an updated_at that is no time
+    # made every read reaching that record fail (ValueError / InvalidArgumentError): a
+    # search of ("users",) or of every namespace, by anyone's graph.
+    pytest.importorskip("mcp.server.mcpserver")
+    import anyio
+    from mcp import Client
+
+    from oracleagentmemory.integrations.mcp_config import McpServerConfig
+    from oracleagentmemory.integrations.mcp_server import build_server
+
+    with OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder()) as client:
+        store = OracleAgentMemoryStore(client)
+        store.put(BOB, "b", {"text": "bob likes tea"})
+        alice = ("users", "alice", "notes")
+        store.put(alice, "a", {"text": "alice likes tea"})
+        server = build_server(client, McpServerConfig(db="unused", user_id="alice"))
+        rewritten = {"langgraph": {**envelope(alice, "a", 0, 1, True), "ttl": None,
+                                   "updated_at": "2026-01-01T00:00:00.000000Z",
+                                   **bookkeeping},
+                     "value": {"text": "alice likes tea"}}
+
+        async def rewrite() -> None:
+            async with Client(server) as mcp_client:
+                listed = await mcp_client.call_tool("list_memories", {})
+                (memory,) = listed.structured_content["memories"]
+                await mcp_client.call_tool("update_memory", {"memory_id": memory["id"],
+                                                             "metadata": rewritten})
+
+        anyio.run(rewrite)
+        assert "b" in [item.key for item in store.search(("users",))]
+        assert "b" in [item.key for item in store.search((), query="tea")]
+        store.get(alice, "a")  # served or not, it does not fail
