@@ -342,6 +342,8 @@ class OracleAgentMemoryStore(BaseStore):
         if not isinstance(namespace, list) or not all(isinstance(n, str) for n in namespace) \
                 or not isinstance(key, str) or not isinstance(part, int):
             return False
+        if not _readable_bookkeeping(identity):
+            return False  # rewritten from outside (update_memory replaces it whole)
         if record.get("id") != part_id(item_id(tuple(namespace), key), part):
             return False
         scope = self.namespace_mapper(tuple(namespace))
@@ -465,9 +467,15 @@ class OracleAgentMemoryStore(BaseStore):
                 continue
             minutes, parts = seen[primary]
             for part in range(parts):
-                backend.update_record(part_id(primary, part), [self.memory_type], {
-                    "timestamp": now, "ttl_days": minutes / _MINUTES_PER_DAY,
-                    "ttl_anchor": "TIMESTAMP"}, None)
+                try:
+                    backend.update_record(part_id(primary, part), [self.memory_type], {
+                        "timestamp": now, "ttl_days": minutes / _MINUTES_PER_DAY,
+                        "ttl_anchor": "TIMESTAMP"}, None)
+                except InvalidArgumentError:
+                    # a TTL that no longer fits the calendar (past the year 9999 from now):
+                    # the item keeps its expiry; the read is not failed for it
+                    logger.warning("TTL of item record %s not restarted: too long", primary)
+                    break
 
     def sweep_ttl(self) -> int:
         """Remove expired records physically. Expired items are already invisible: this
@@ -728,6 +736,25 @@ def _identity(record: RecordOut) -> dict[str, Any]:
     """The item identity in the metadata of a record this store wrote."""
     identity: dict[str, Any] = (record.get("metadata") or {})[ENVELOPE]
     return identity
+
+
+def _readable_bookkeeping(identity: dict[str, Any]) -> bool:
+    """Bookkeeping this store can read: a TTL that is None or a positive finite number of
+    minutes, a positive int of parts, and an ``updated_at`` that is None or a time."""
+    ttl, parts, updated = identity.get("ttl"), identity.get("parts", 1), identity.get(
+        "updated_at")
+    if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int | float)
+                            or not 0 < ttl < float("inf")):
+        return False
+    if isinstance(parts, bool) or not isinstance(parts, int) or parts < 1:
+        return False
+    if updated is None:
+        return True
+    try:
+        _time(updated)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _part_of(record: RecordOut, primary: RecordOut | None) -> bool:
