@@ -356,8 +356,8 @@ class OracleAgentMemoryStore(BaseStore):
     def _primaries_of_parts(self, records: list[RecordOut]) -> dict[str, RecordOut]:
         """The primary records (part 0) of the extra texts among ``records``, by id."""
         wanted = {record["id"].rsplit("-", 1)[0] for record in records
-                  if isinstance((record.get("metadata") or {}).get(ENVELOPE), dict)
-                  and record["metadata"][ENVELOPE].get("part", 0) != 0}
+                  if isinstance(identity := (record.get("metadata") or {}).get(ENVELOPE), dict)
+                  and identity.get("part", 0) != 0}
         return {record["id"]: record for record in self._records(ids=sorted(wanted))
                 if self._genuine(record)} if wanted else {}
 
