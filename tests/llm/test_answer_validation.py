@@ -145,7 +145,10 @@ def test_topics_accept_nested_lists_and_reject_placeholders(llm_server, llm):
 
 def test_the_linking_error_shows_the_answer(llm_server, llm, caplog):
     llm_server.enqueue(chat_json({"verdict": "no links today"}))
-    with caplog.at_level(logging.WARNING):
+    with caplog.at_level(logging.INFO):
         assert propose_links(llm, "The user drinks tea.", [("a", "The user likes tea.")]) == []
     assert "no links today" in caplog.text
     assert "'None'" not in caplog.text
+    # the answer quotes the conversation: INFO only (docs/logging.md)
+    assert [r for r in caplog.records
+            if r.levelno >= logging.WARNING and "no links today" in r.getMessage()] == []

@@ -44,6 +44,7 @@ from oracleagentmemory.core.extractors.scheduler import (
 )
 from oracleagentmemory.core.extractors.summarizer import apply_summary_budget, summarize
 from oracleagentmemory.core.extractors.topics import extract_topics
+from oracleagentmemory.core.llms.errors import LlmOutputError, without_answer
 from oracleagentmemory.core.records import to_message
 from oracleagentmemory.core.retention import ttl_fields
 from oracleagentmemory.core.thread_context import ThreadContext
@@ -68,7 +69,10 @@ def _warn(what: str, error: BaseException) -> None:
     if job_cancelled():  # closing gave up on this job and said so once
         logger.debug("cancelled job: %s failed: %s", what, error)
         return
-    warnings.warn(f"{what} failed, raw data kept: {error}", UserWarning, stacklevel=4)
+    if isinstance(error, LlmOutputError):
+        logger.info("%s failed; the answer began: %r", what, error.answer)
+    warnings.warn(f"{what} failed, raw data kept: {without_answer(error)}", UserWarning,
+                  stacklevel=4)
 
 
 # -- persisted per-thread state ---------------------------------------------------------

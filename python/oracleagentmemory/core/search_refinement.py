@@ -30,6 +30,7 @@ from typing import Any, Protocol, TypeVar
 from oracleagentmemory._notset import NOT_SET_MARKER, value_or
 from oracleagentmemory.apis.reranker import IReranker
 from oracleagentmemory.apis.searchconfig import ISearchConfig
+from oracleagentmemory.core.llms.errors import LlmOutputError, without_answer
 from oracleagentmemory.core.llms.json_output import parse_json_output
 from oracleagentmemory.core.rendering import xml_attr, xml_text
 from oracleagentmemory.core.searchconfig import (
@@ -256,7 +257,9 @@ def _judge(query: str, pruner: Pruner, group: range, texts: Sequence[str]) -> se
         numbers = _relevant_numbers(parse_json_output(answer.text))
     except Exception as error:  # noqa: BLE001 - any pruner failure keeps the candidates
         logger.warning("pruning kept %d candidates unjudged: %s: %s", len(group),
-                       type(error).__name__, error)
+                       type(error).__name__, without_answer(error))
+        if isinstance(error, LlmOutputError):
+            logger.info("the pruning answer began: %r", error.answer)
         return set(group)
     return {group[number - 1] for number in numbers if 1 <= number <= len(group)}
 
@@ -265,6 +268,6 @@ def _relevant_numbers(value: Any) -> list[int]:
     """The numbers of ``{"relevant": [...]}`` (a bare list is accepted too)."""
     numbers = value.get("relevant") if isinstance(value, dict) else value
     if not isinstance(numbers, list):
-        raise ValueError(f'expected {{"relevant": [numbers]}}, got {str(value)[:200]}')
+        raise LlmOutputError('expected {"relevant": [numbers]}', str(value)[:200])
     return [number for number in numbers
             if isinstance(number, int) and not isinstance(number, bool)]

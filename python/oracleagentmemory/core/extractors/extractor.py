@@ -82,8 +82,8 @@ def _items(answer: Any) -> list[Any]:
         return answer["memories"]
     shape = (f"an object with keys {sorted(map(str, answer))[:8]}"
              if isinstance(answer, Mapping) else type(answer).__name__)
-    raise LlmOutputError(f'the extraction answer has no "memories" list (got {shape}): '
-                         f"{str(answer)[:200]!r}")
+    raise LlmOutputError(f'the extraction answer has no "memories" list (got {shape})',
+                         str(answer)[:200])
 
 
 def memory_type_of(value: Any) -> str | None:

@@ -20,7 +20,7 @@ from oracleagentmemory.core.extractors.prompts import (
     truncate_escaped,
     with_custom_instructions,
 )
-from oracleagentmemory.core.llms.errors import LlmOutputError
+from oracleagentmemory.core.llms.errors import LlmOutputError, without_answer
 from oracleagentmemory.core.llms.json_output import parse_json_output
 from oracleagentmemory.core.llms.tasks import LINKING, llm_task
 from oracleagentmemory.core.tokens import estimate_tokens
@@ -116,7 +116,7 @@ def parse_links(answer: str, candidates: Sequence[LinkCandidate]) -> list[tuple[
     if isinstance(value, Mapping):
         value = value.get("links", value.get("relations"))
     if not isinstance(value, list):
-        raise LlmOutputError(f'the linking answer has no "links" list: {answer[:200]!r}')
+        raise LlmOutputError('the linking answer has no "links" list', answer[:200])
     links: dict[str, str] = {}
     skipped = 0
     for entry in value:
@@ -184,5 +184,6 @@ def propose_links(
     try:
         return parse_links(answer.text, pool)
     except LlmOutputError as exc:
-        logger.warning("ignoring the linking answer: %s", exc)
+        logger.warning("ignoring the linking answer: %s", without_answer(exc))
+        logger.info("the ignored linking answer began: %r", exc.answer)
         return []

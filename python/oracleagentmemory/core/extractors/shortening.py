@@ -24,6 +24,7 @@ from oracleagentmemory.core.extractors.prompts import (
     truncate_to_tokens,
     unescape_answer,
 )
+from oracleagentmemory.core.llms.errors import without_answer
 from oracleagentmemory.core.llms.json_output import strip_reasoning
 from oracleagentmemory.core.llms.tasks import SHORTENING, llm_task
 from oracleagentmemory.core.tokens import estimate_tokens
@@ -96,7 +97,8 @@ class MessageShortener:
             condensed = unescape_answer(strip_reasoning(answer.text))
         except Exception as exc:  # any adapter failure falls back to a cut
             logger.warning("could not condense an oversized message (%s: %s); cutting it "
-                           "to %d tokens instead", type(exc).__name__, exc, self.max_tokens)
+                           "to %d tokens instead", type(exc).__name__, without_answer(exc),
+                           self.max_tokens)
             return truncate_to_tokens(text, self.max_tokens)
         if not condensed:
             logger.warning("the LLM returned an empty condensed message; cutting it instead")

@@ -117,5 +117,5 @@ def summarize(
         answer = llm.generate(prompt.messages)
     text = clean_answer(answer.text, tag="summary", what="summary")
     if echoes_prompt(text):
-        raise LlmOutputError(f"the summary answer repeats the prompt: {text[:200]!r}")
+        raise LlmOutputError("the summary answer repeats the prompt", text[:200])
     return apply_summary_budget(text, token_budget)

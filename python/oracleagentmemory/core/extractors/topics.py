@@ -20,7 +20,7 @@ from oracleagentmemory.core.extractors.prompts import (
     to_prompt_message,
     unescape_answer,
 )
-from oracleagentmemory.core.llms.errors import LlmOutputError
+from oracleagentmemory.core.llms.errors import LlmOutputError, without_answer
 from oracleagentmemory.core.llms.json_output import parse_json_output
 from oracleagentmemory.core.llms.tasks import TOPICS, llm_task
 
@@ -73,7 +73,7 @@ def parse_topics(answer: str, max_topics: int = DEFAULT_MAX_TOPICS) -> list[str]
         value = value.get("topics", next((v for v in value.values() if isinstance(v, list)),
                                          None))
     if not isinstance(value, list):
-        raise LlmOutputError(f"topics answer has no list of topics: {answer[:200]!r}")
+        raise LlmOutputError("topics answer has no list of topics", answer[:200])
     topics: list[str] = []
     seen: set[str] = set()
     for item in _strings(value):
@@ -106,5 +106,6 @@ def extract_topics(
     try:
         return parse_topics(answer.text, max_topics)
     except LlmOutputError as exc:
-        logger.warning("ignoring the topics answer: %s", exc)
+        logger.warning("ignoring the topics answer: %s", without_answer(exc))
+        logger.info("the ignored topics answer began: %r", exc.answer)
         return []

@@ -76,7 +76,26 @@ class LlmOutputError(LlmError, ValueError):
 
     Raised by the library's tasks (extraction, summaries, topics, linking) and by
     ``parse_json_output``. Also a ``ValueError``, so ``except ValueError`` works.
+
+    Args:
+        reason: What is wrong with the answer, without quoting it.
+        answer: The beginning of the answer, quoted after ``reason`` in the message (it
+            repeats the user's conversation: the library's own warnings show ``reason``
+            only and leave the answer to INFO, see docs/logging.md).
     """
+
+    def __init__(self, reason: str, answer: str | None = None) -> None:
+        super().__init__(reason if answer is None else f"{reason}: {answer!r}")
+        self.reason = reason
+        self.answer = answer
+
+
+def without_answer(error: BaseException) -> str:
+    """``error``'s text for a WARNING line or a ``UserWarning``: an unusable answer's
+    reason without the answer (which quotes the user's conversation), else the text."""
+    if isinstance(error, LlmOutputError):
+        return error.reason
+    return str(error)
 
 
 class LlmUnavailableError(LlmConnectionError):

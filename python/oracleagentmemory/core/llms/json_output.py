@@ -81,4 +81,4 @@ def parse_json_output(text: str) -> Any:
         if not _is_marker(value):
             return value
     snippet = cleaned[:SNIPPET_CHARS] if cleaned else "<empty answer>"
-    raise LlmOutputError(f"the model's answer contains no JSON object or array: {snippet!r}")
+    raise LlmOutputError("the model's answer contains no JSON object or array", snippet)
