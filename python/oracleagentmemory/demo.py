@@ -10,6 +10,7 @@ from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.apis.llms.llm import ILlm, JsonSchema, LlmResponse, Prompt
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.core.llms import LlmError, llm_from_env
+from oracleagentmemory.core.llms.http_client import shown_url
 
 
 class _TalliedLlm(ILlm):
@@ -56,8 +57,8 @@ def run_demo(location: str, out: TextIO, embedder: IEmbedder | None = None) -> N
     configured = llm_from_env()
     llm = None if configured is None else _TalliedLlm(configured)
     if configured is not None:
-        say(f"Using the LLM at {configured.http.base_url} (model {configured.model}) for "
-            "extraction, summaries and topics.")
+        say(f"Using the LLM at {shown_url(configured.http.base_url)} "
+            f"(model {configured.model}) for extraction, summaries and topics.")
     model: IEmbedder | _NotSetMarker = NOT_SET_MARKER if embedder is None else embedder
     with OracleAgentMemory(connection=location, llm=llm, embedder=model) as client:
         client.add_user("alice", "Alice, a software engineer based in Lyon.")

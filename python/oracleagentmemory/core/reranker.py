@@ -16,7 +16,7 @@ from typing import Any
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.reranker import IReranker, RerankResponse, RerankResponseResult
 from oracleagentmemory.core.llms.errors import LlmResponseError
-from oracleagentmemory.core.llms.http_client import HttpJsonClient
+from oracleagentmemory.core.llms.http_client import HttpJsonClient, shown_url
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["Reranker", "check_rerank_arguments", "parse_rerank_payload"]
@@ -61,7 +61,7 @@ class Reranker(IReranker):
         self.http = HttpJsonClient(base, api_key=key)
 
     def __repr__(self) -> str:
-        return f"Reranker(model={self.model!r}, api_base={self.http.base_url!r})"
+        return f"Reranker(model={self.model!r}, api_base={shown_url(self.http.base_url)!r})"
 
     async def rerank_async(self, query: str, documents: list[str], **kwargs: Any
                            ) -> RerankResponse:

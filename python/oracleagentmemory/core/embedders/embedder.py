@@ -19,6 +19,7 @@ from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.embedders.embedder import DIMENSION_PROBE_TEXT, IEmbedder
 from oracleagentmemory.core.embedders.minilm_numpy import l2_normalize
 from oracleagentmemory.core.llms.errors import LlmHttpError, LlmResponseError
+from oracleagentmemory.core.llms.http_client import shown_url
 from oracleagentmemory.core.llms.model_arguments import flag, optional_value, positive_int
 from oracleagentmemory.core.llms.providers import (
     endpoint_client,
@@ -147,7 +148,7 @@ class Embedder(IEmbedder):
         self._default_kwargs = options
 
     def __repr__(self) -> str:
-        return (f"Embedder(model={self.model!r}, api_base={self.http.base_url!r}, "
+        return (f"Embedder(model={self.model!r}, api_base={shown_url(self.http.base_url)!r}, "
                 f"embedding_dimension={self._dimension!r})")
 
     @property
@@ -205,7 +206,7 @@ class Embedder(IEmbedder):
         if not self._send_dimensions or error.status_code not in REJECTION_STATUSES:
             return False
         logger.info("%s refused the request with 'dimensions' (HTTP %s); sending it without",
-                    self.http.base_url, error.status_code)
+                    shown_url(self.http.base_url), error.status_code)
         self._send_dimensions = False
         return True
 

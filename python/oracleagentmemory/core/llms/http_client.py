@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 if TYPE_CHECKING:  # imported where a request is made: a process that never calls a model
     import httpx  # server does not pay httpx's import (about a tenth of this package's)
@@ -152,8 +153,8 @@ class CircuitBreaker:
             left = self._open_until - self._clock()
             if left > 0 or self._trial:
                 raise LlmUnavailableError(
-                    f"POST {url} not sent: the endpoint failed {self._failures} call(s) in a "
-                    f"row (last: {self._last_error}); "
+                    f"POST {shown_url(url)} not sent: the endpoint failed {self._failures} "
+                    f"call(s) in a row (last: {self._last_error}); "
                     + (f"next attempt in {left:.0f}s" if left > 0
                        else "a trial call is in progress"))
             self._trial = True
@@ -257,6 +258,22 @@ class _Decision:
     delay: float = 0.0
 
 
+def shown_url(url: Any) -> str:
+    """``url`` for a message, a ``repr`` or a log line: a password in its userinfo
+    (``http://user:password@host/v1``, which httpx sends as HTTP Basic credentials) is
+    replaced with ``[secure]``, as httpx's own ``repr(URL)`` does."""
+    text = str(url)
+    try:
+        parts = urlsplit(text)
+        if parts.password is None:
+            return text
+        user = parts.netloc.rpartition("@")[0].partition(":")[0]
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{user}:[secure]@{host}"))
+    except ValueError:  # not a URL urlsplit reads: show none of it
+        return "<url>"
+
+
 def _error_message(response: httpx.Response) -> str:
     """The server's own error text when it follows the OpenAI error shape, else the body."""
     text = response.text[:BODY_SNIPPET_CHARS]
@@ -280,7 +297,8 @@ def _decide_response(response: httpx.Response, retry_number: int, policy: RetryP
     status = response.status_code
     detail = _error_message(response)
     error = LlmHttpError(
-        f"{response.request.method} {response.request.url} returned HTTP {status}: {detail}",
+        f"{response.request.method} {shown_url(response.request.url)} returned HTTP {status}: "
+        f"{detail}",
         status_code=status,
         body=response.text[:BODY_SNIPPET_CHARS],
     )
@@ -308,18 +326,19 @@ def _decide_exception(exc: httpx.HTTPError, url: str, retry_number: int,
                       retry_timeouts: bool = True, timeout: float | None = None) -> _Decision:
     import httpx
 
+    shown = shown_url(url)
     if isinstance(exc, (httpx.UnsupportedProtocol, httpx.LocalProtocolError)):
-        return _Decision(LlmConnectionError(f"POST {url} cannot be sent: {exc}"), retry=False)
+        return _Decision(LlmConnectionError(f"POST {shown} cannot be sent: {exc}"), retry=False)
     if isinstance(exc, httpx.TimeoutException):
         waited = f" after {timeout:g}s" if timeout is not None else ""
         error: LlmError = LlmTimeoutError(
-            f"POST {url} timed out{waited}: {type(exc).__name__}")
+            f"POST {shown} timed out{waited}: {type(exc).__name__}")
         if not retry_timeouts:
             return _Decision(error, retry=False)
     elif isinstance(exc, httpx.TransportError):
-        error = LlmConnectionError(f"POST {url} failed: {type(exc).__name__}: {exc}")
+        error = LlmConnectionError(f"POST {shown} failed: {type(exc).__name__}: {exc}")
     else:
-        return _Decision(LlmError(f"POST {url} failed: {exc}"), retry=False)
+        return _Decision(LlmError(f"POST {shown} failed: {exc}"), retry=False)
     if retry_number >= policy.max_retries:
         return _Decision(error, retry=False)
     return _Decision(error, retry=True, delay=policy.backoff(retry_number, rng))
@@ -341,8 +360,8 @@ def _decode_events(response: httpx.Response) -> list[dict[str, Any]]:
         try:
             event = json.loads(payload)
         except ValueError:
-            raise LlmResponseError(f"{response.request.url} streamed an event that is not "
-                                   f"JSON: {payload[:BODY_SNIPPET_CHARS]!r}") from None
+            raise LlmResponseError(f"{shown_url(response.request.url)} streamed an event that "
+                                   f"is not JSON: {payload[:BODY_SNIPPET_CHARS]!r}") from None
         if isinstance(event, dict):
             events.append(event)
     return events
@@ -353,12 +372,12 @@ def _decode(response: httpx.Response) -> dict[str, Any]:
         payload = response.json()
     except ValueError:
         raise LlmResponseError(
-            f"{response.request.url} answered HTTP {response.status_code} with a body that is "
-            f"not JSON: {response.text[:BODY_SNIPPET_CHARS]!r}"
+            f"{shown_url(response.request.url)} answered HTTP {response.status_code} with a "
+            f"body that is not JSON: {response.text[:BODY_SNIPPET_CHARS]!r}"
         ) from None
     if not isinstance(payload, dict):
         raise LlmResponseError(
-            f"{response.request.url} answered with JSON that is not an object: "
+            f"{shown_url(response.request.url)} answered with JSON that is not an object: "
             f"{type(payload).__name__}"
         )
     return payload
@@ -555,13 +574,14 @@ class HttpJsonClient:
         with self._call_client(scope) as (client, extensions):
             while True:
                 if scope is not None and scope.cancelled:
-                    raise ClientClosedError(f"POST {url} abandoned: its work was cancelled")
+                    raise ClientClosedError(f"POST {shown_url(url)} abandoned: its work was "
+                                            "cancelled")
                 try:
                     response = client.post(url, json=dict(body), timeout=wait,
                                            extensions=extensions)
                 except httpx.HTTPError as exc:
                     if self._abandoned(client, scope):  # close() ended the call: no retry
-                        raise ClientClosedError(f"POST {url} abandoned: the client was "
+                        raise ClientClosedError(f"POST {shown_url(url)} abandoned: the client was "
                                                 "closed while it waited") from exc
                     decision = _decide_exception(exc, url, retry_number, self.retry,
                                                  self._rng, self.retry_timeouts,

@@ -27,7 +27,7 @@ from oracleagentmemory.core.imageinputlimitconfig import (
 )
 from oracleagentmemory.core.llms import chat_completions, responses_api
 from oracleagentmemory.core.llms.errors import LlmHttpError
-from oracleagentmemory.core.llms.http_client import CircuitBreaker
+from oracleagentmemory.core.llms.http_client import CircuitBreaker, shown_url
 from oracleagentmemory.core.llms.model_arguments import flag, optional_value, positive_int
 from oracleagentmemory.core.llms.prompt import to_messages
 from oracleagentmemory.core.llms.providers import (
@@ -214,7 +214,7 @@ class Llm(ILlm):
         self._default_kwargs = options
 
     def __repr__(self) -> str:
-        return (f"Llm(model={self.model!r}, api_base={self.http.base_url!r}, "
+        return (f"Llm(model={self.model!r}, api_base={shown_url(self.http.base_url)!r}, "
                 f"api_type={self.api_type.value!r})")
 
     @property
@@ -284,7 +284,7 @@ class Llm(ILlm):
         weaker = OutputMode(mode - 1)
         if remember_refusal(self._endpoint_key, mode):
             logger.warning("%s (model %s) refused %s output (HTTP %s); asking it for %s "
-                           "output from now on", self.http.base_url, self._wire_model,
+                           "output from now on", shown_url(self.http.base_url), self._wire_model,
                            mode.name, error.status_code, weaker.name)
         return weaker
 
