@@ -1,0 +1,45 @@
+"""An export is readable by no more people than the store it copies (found by an attack on
+secrets).
+
+The export holds every user's records. It was created with the process umask's default
+(0644 under umask 022) while the store file was private (0600), so anyone on the machine
+could read what the store's permissions kept from them. The vector file beside the store
+already takes the store's permissions (``vector_file.py``: "readable by whoever can read
+the store").
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from oracleagentmemory import cli
+from oracleagentmemory.core import OracleAgentMemory
+from tests.support.embedders import HashingEmbedder
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    previous = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def test_an_export_of_a_private_store_is_private(tmp_path: Path, umask_022: None) -> None:
+    store = tmp_path / "private.db"
+    with OracleAgentMemory(connection=str(store), embedder=HashingEmbedder(),
+                           extract_memories=False) as client:
+        client.create_thread(user_id="alice", agent_id="a").add_messages(
+            [{"role": "user", "content": "my private note"}])
+    os.chmod(store, 0o600)
+    out = tmp_path / "copy.jsonl"
+    assert cli.main(["export", "--db", str(store), "--out", str(out)]) == 0
+    assert "my private note" in out.read_text(encoding="utf-8")
+    assert stat.S_IMODE(out.stat().st_mode) & 0o077 == 0
+
