@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import IO, Any, TextIO, TypedDict
 
@@ -217,7 +217,7 @@ def export(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if arguments.out == "-":
                 export_store(client, out, progress)
             else:
-                with _output_file(arguments.out) as handle:
+                with _output_file(arguments.out, _store_mode(arguments)) as handle:
                     export_store(client, handle, progress)
         finally:
             progress.close()
@@ -226,11 +226,23 @@ def export(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _store_mode(arguments: argparse.Namespace) -> int:
+    """The permission bits a new export file is created with: the store file's (an export
+    holds every user's records, so it is readable by no more people than the store, as the
+    vector file beside it), else 0o666; the umask applies to both."""
+    if getattr(arguments, "dsn", None) is None and arguments.db not in (None, ":memory:"):
+        with suppress(OSError):
+            return os.stat(arguments.db).st_mode & 0o666
+    return 0o666
+
+
 @contextmanager
-def _output_file(path: str) -> Iterator[IO[str]]:
-    """The export file; a failed export leaves no partial file behind."""
+def _output_file(path: str, mode: int = 0o666) -> Iterator[IO[str]]:
+    """The export file (created with ``mode``, less the umask); a failed export leaves no
+    partial file behind."""
     try:
-        handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        handle = open(descriptor, "w", encoding="utf-8")  # noqa: SIM115 - closed below
     except FileNotFoundError:
         raise CommandError(ExitCode.NOT_FOUND,
                            f"cannot write {path!r}: its directory does not exist") from None
