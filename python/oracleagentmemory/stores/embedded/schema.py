@@ -178,6 +178,10 @@ def connect(location: str) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA cache_size = -65536")
+    # Deleted rows are overwritten with zeros, whatever the build's default
+    # (SQLITE_SECURE_DELETE): an erased user's text leaves the file's free space.
+    # FTS5's index keeps deleted words until a merge regardless (the pragma's page says so).
+    conn.execute("PRAGMA secure_delete = ON")
     if location != ":memory:":
         _enable_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
