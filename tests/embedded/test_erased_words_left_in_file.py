@@ -11,6 +11,9 @@ secure_delete pragma is enabled"; FTS5's 'secure-delete' option exists from 3.42
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from tests.support.embedders import HashingEmbedder
@@ -46,7 +49,7 @@ def test_an_erased_users_words_leave_every_file_of_the_store(tmp_path: Path) -> 
 
 
 def test_an_erased_users_text_leaves_the_file_where_sqlite_keeps_deleted_bytes(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Deleted rows stay in the file's free space unless ``PRAGMA secure_delete`` is on;
     its default is a build option (SQLITE_SECURE_DELETE: on in Debian's build, off in
     SQLite's own default, so on other builds), so the store must set it itself. Here every
@@ -57,7 +60,7 @@ def test_an_erased_users_text_leaves_the_file_where_sqlite_keeps_deleted_bytes(
 
     connect = sqlite3.connect
 
-    def connect_without_secure_delete(*args, **kwargs):
+    def connect_without_secure_delete(*args: Any, **kwargs: Any) -> sqlite3.Connection:
         conn = connect(*args, **kwargs)
         conn.execute("PRAGMA secure_delete = 0")
         return conn

@@ -1316,6 +1316,13 @@ class EmbeddedBackend:
             links += self._delete_seqs(conn, sorted(seqs))
             if seqs:
                 changelog.record_erasure(conn)
+            if seqs and owner_type != "thread":
+                # A person's (or an agent's) erasure: FTS5 deletes by adding markers and keeps
+                # the deleted records' words in its older segments until they are merged;
+                # merged into one now, freed pages zeroed (secure_delete). 0.6 s for a
+                # 46 MB index at 1M records; a thread's deletion, frequent, leaves them to
+                # FTS5's own merges.
+                conn.execute("INSERT INTO records_fts (records_fts) VALUES ('optimize')")
             # (taken in the write lock: a close() once it is released replaces the cache
             # with one that names no file, and the file must go all the same)
             cache = self._cache
