@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -45,3 +46,50 @@ def apply_token_budgets(
         if soft is not None and total >= soft:
             break
     return kept
+
+
+_ZWJ = "\u200d"
+
+
+def _regional_indicator(char: str) -> bool:
+    return "\U0001F1E6" <= char <= "\U0001F1FF"
+
+
+def _joins_previous(char: str) -> bool:
+    """Does ``char`` extend the character before it (a combining mark, ZWJ, variation
+    selector, emoji modifier or tag, a Hangul medial vowel or final consonant)?"""
+    code = ord(char)
+    return (unicodedata.category(char) in ("Mn", "Mc", "Me") or char == _ZWJ
+            or 0xFE00 <= code <= 0xFE0F or 0x1F3FB <= code <= 0x1F3FF
+            or 0xE0020 <= code <= 0xE007F
+            or 0x1160 <= code <= 0x11FF or 0xD7B0 <= code <= 0xD7FF)
+
+
+def _hangul_leading(char: str) -> bool:
+    code = ord(char)
+    return 0x1100 <= code <= 0x115F or 0xA960 <= code <= 0xA97F
+
+
+def character_boundary(text: str, index: int) -> int:
+    """The largest position ``<= index`` where ``text`` may be cut without splitting what a
+    reader sees as one character: a letter and its combining accents, an emoji sequence
+    joined by ZWJ or with its modifier, a flag's two regional indicators, a Hangul
+    syllable written in conjoining jamo, CR LF (a simplification of Unicode's extended
+    grapheme clusters, UAX #29)."""
+    index = max(0, min(index, len(text)))
+    while 0 < index < len(text):
+        prev, char = text[index - 1], text[index]
+        if (_joins_previous(char) or prev == _ZWJ or (prev == "\r" and char == "\n")
+                or (_hangul_leading(prev) and (_hangul_leading(char) or _joins_previous(char)
+                                               or "\uac00" <= char <= "\ud7a3"))):
+            index -= 1
+            continue
+        if _regional_indicator(prev) and _regional_indicator(char):
+            run = 0
+            while run < index and _regional_indicator(text[index - 1 - run]):
+                run += 1
+            if run % 2:  # an odd run before: ``prev`` is the first half of a flag
+                index -= 1
+                continue
+        break
+    return index

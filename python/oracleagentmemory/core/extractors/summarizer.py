@@ -28,7 +28,7 @@ from oracleagentmemory.core.extractors.shortening import (
 )
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.tasks import SUMMARY, llm_task
-from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
+from oracleagentmemory.core.tokens import character_boundary, chars_for_tokens, estimate_tokens
 
 logger = logging.getLogger(__name__)
 
@@ -51,25 +51,31 @@ def echoes_prompt(text: str) -> bool:
     return bool(_PROMPT_MARKUP.search(text)) or SUMMARY_SYSTEM_PROMPT.splitlines()[0] in text
 
 
-_SENTENCE_END = re.compile(r"[.!?。！？](?=[\s\"')\]]|$)")
+_SENTENCE_END = re.compile(r"[.!?](?=[\s\"')\]]|$)|[。！？][」』）”’]*")
+"""A sentence's end: a Latin full stop, question or exclamation mark before a space, a
+quote, a bracket or the end; a Chinese or Japanese one (。！？, with the closing quotes
+and brackets after it) anywhere, as those scripts put no space after it."""
 
 
 def apply_summary_budget(text: str, token_budget: int | None) -> str:
     """The summary cut to ``token_budget`` tokens when it exceeds it (<= 0 or None: whole).
 
     The cut falls at the end of the last sentence that fits when that keeps at least half
-    of what fits, else after the last whole word; only text without spaces is cut hard.
+    of what fits, else after the last whole word when that does, else anywhere, but never
+    inside a character sequence (``character_boundary``).
     """
     if not token_budget or token_budget <= 0 or estimate_tokens(text) <= token_budget:
         return text
-    cut = text[: chars_for_tokens(token_budget)]
+    cut = text[: character_boundary(text, chars_for_tokens(token_budget))]
     ends = [match.end() for match in _SENTENCE_END.finditer(cut)]
     if ends and ends[-1] * 2 >= len(cut):
         return cut[: ends[-1]].rstrip()
     if text[len(cut)].isspace():
         return cut.rstrip()
     space = max(cut.rfind(char) for char in " \n\t")
-    return cut[:space].rstrip() if space > 0 else cut
+    # after the last whole word when that keeps at least half of what fits: text written
+    # without spaces (Chinese, a long URL) is cut hard, not back to an earlier line's space
+    return cut[:space].rstrip() if space * 2 >= len(cut) else cut
 
 
 def build_summary_prompt(
