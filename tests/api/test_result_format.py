@@ -89,3 +89,32 @@ def test_metadata_entries_are_elements_in_their_own_order_and_cannot_forge_one()
 def test_options_must_be_bools():
     with pytest.raises(TypeError, match="show_role"):
         OracleSearchResultFormatConfig(show_role="yes")
+
+
+def _xml_name_start(char):
+    """XML 1.0 (fifth edition) production [4] NameStartChar, ':' aside."""
+    code = ord(char)
+    return (char == "_" or char.isascii() and char.isalpha()
+            or any(low <= code <= high for low, high in (
+                (0xC0, 0xD6), (0xD8, 0xF6), (0xF8, 0x2FF), (0x370, 0x37D), (0x37F, 0x1FFF),
+                (0x200C, 0x200D), (0x2070, 0x218F), (0x2C00, 0x2FEF), (0x3001, 0xD7FF),
+                (0xF900, 0xFDCF), (0xFDF0, 0xFFFD), (0x10000, 0xEFFFF))))
+
+
+def _xml_name_char(char):
+    """XML 1.0 (fifth edition) production [4a] NameChar, ':' aside."""
+    code = ord(char)
+    return (_xml_name_start(char) or char in "-.0123456789\u00b7"
+            or 0x300 <= code <= 0x36F or 0x203F <= code <= 0x2040)
+
+
+@pytest.mark.parametrize("key", ["m²", "µg", "ª", "½ cup", "①", "⑩번", "x³", "標籤", "l'école"])
+def test_a_metadata_key_becomes_an_xml_name(key):
+    record = FactRecord(id="f9", content="x", metadata={key: "v"})
+    shown = OracleSearchResult(0.0, record).format_content(
+        OracleSearchResultFormatConfig(show_metadata=True, show_timestamp=False,
+                                       show_status=False))
+    line = shown.splitlines()[3].strip()
+    name = line[1:line.index(">")]
+    assert line == f"<{name}>v</{name}>"
+    assert _xml_name_start(name[0]) and all(map(_xml_name_char, name)), name
