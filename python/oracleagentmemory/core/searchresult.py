@@ -202,7 +202,16 @@ def _render(result: SearchResult, config: SearchResultFormatConfig,
                   fields=fields, metadata=metadata, content=result.content, linked=linked)
 
 
-_NOT_IN_A_NAME = re.compile(r"[^\w.-]")
+_XML_NAME_START = (":A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d"
+                   "\u037f-\u1fff\u200c-\u200d\u2070-\u218f\u2c00-\u2fef\u3001-\ud7ff"
+                   "\uf900-\ufdcf\ufdf0-\ufffd\U00010000-\U000effff")
+"""XML 1.0 (fifth edition) NameStartChar, production [4]; NameChar [4a] adds these:"""
+_XML_NAME_MORE = "\\-.0-9\u00b7\u0300-\u036f\u203f-\u2040"
+_NOT_IN_A_NAME = re.compile(rf"[^{_XML_NAME_START}{_XML_NAME_MORE}]|[^\w.-]|:")
+"""A character a metadata element's name does not keep: one no XML name holds, one that is
+not a word character (an invisible joiner, a look-alike of ``<``), or ``:`` (a namespace
+prefix)."""
+_XML_NAME_FIRST = re.compile(f"[{_XML_NAME_START}]")
 
 
 def _metadata_elements(metadata: Any) -> list[tuple[str, str]]:
@@ -214,7 +223,8 @@ def _metadata_elements(metadata: Any) -> list[tuple[str, str]]:
     elements = []
     for key, value in metadata.items():
         name = _NOT_IN_A_NAME.sub("_", str(key))
-        if not name or not (name[0].isalpha() or name[0] == "_"):
+        if not name or not _XML_NAME_FIRST.match(name) or not (name[0].isalpha()
+                                                               or name[0] == "_"):
             name = f"_{name}"
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         elements.append((name, text))
