@@ -24,8 +24,14 @@ mapping below follows the python-oracledb 26.1 documentation or source:
   NCLOB and BFILE Data", https://python-oracledb.readthedocs.io/en/stable/user_guide/lob_data.html).
 * ``DB_TYPE_VECTOR`` values come back as ``array.array`` ("Using VECTOR Data",
   https://python-oracledb.readthedocs.io/en/stable/user_guide/vector_data_type.html).
-* A NUMBER OUT bind of ``DB_TYPE_NUMBER`` is ``int`` when integral, else ``float`` (the
-  default ``oracledb.defaults.fetch_decimals`` is False).
+* A NUMBER OUT bind of ``cursor.var(int)`` is ``int`` when integral, else ``float``; one of
+  ``cursor.var(oracledb.DB_TYPE_NUMBER)`` is always ``float`` (the variable's default
+  number type, ``NUM_TYPE_FLOAT``; only ``int``, ``float`` and ``Decimal`` given as the type
+  choose another: ``BaseVarImpl._set_type_info_from_type`` in src/oracledb/impl/base/var.pyx).
+* A Python number in a JSON value is written with ``str()`` as an Oracle NUMBER, not a
+  BINARY_DOUBLE (``OsonTreeSegment.encode_node``): more than 40 significant digits or a
+  magnitude outside 1e-130 .. 1e126 is DPY-4003 (``Buffer.write_oracle_number``, buffer.pyx),
+  raised by ``execute`` in thin mode, where a JSON variable is encoded.
 * ORA errors are raised as the driver raises them: ``errors._Error(message, code=...)``
   decides the class (``IntegrityError`` for ORA-00001, ``DatabaseError`` otherwise) and
   ``.full_code``, and thin mode appends a "Help:" line to messages of codes outside
@@ -68,6 +74,7 @@ from __future__ import annotations
 
 import array
 import datetime
+import decimal
 import json
 import re
 from decimal import Decimal
@@ -131,13 +138,41 @@ def through_oson(value):
     raise error.exc_type(error)
 
 
+NUMBER_AS_TEXT_CHARS = 172
+NUMBER_MAX_DIGITS = 40
+"""python-oracledb's limits when it writes a number as an Oracle NUMBER
+(``Buffer.write_oracle_number`` in src/oracledb/impl/base/buffer.pyx)."""
+
+
+_EXACT = decimal.Context(prec=NUMBER_AS_TEXT_CHARS)
+"""Enough precision that normalize() only strips zeros (the default context rounds to 28
+digits, where an Oracle NUMBER keeps 40)."""
+
+
+def _driver_error(code: str, **arguments) -> Exception:
+    error = driver_errors._create_err(getattr(driver_errors, code), **arguments)
+    return error.exc_type(error)
+
+
 def _oracle_number(value) -> Decimal:
-    """An Oracle NUMBER read back as Decimal: str() of the value, at most 40 significant
-    digits, no trailing zeros (NUMBER keeps no scale). NaN and infinity have no NUMBER."""
-    number = Decimal(str(value))
+    """An Oracle NUMBER read back as Decimal: str() of the value, no trailing zeros (NUMBER
+    keeps no scale). The driver writes ``str(value)`` with ``write_oracle_number``
+    (src/oracledb/impl/base/buffer.pyx), which refuses a text over 172 characters
+    (DPY-4014), a text that is no number, NaN and infinity included (DPY-4004), and a value
+    of more than 40 significant digits or outside 1e-130 .. 1e126 (DPY-4003 "value cannot
+    be represented as an Oracle number")."""
+    text = str(value)
+    if len(text) > NUMBER_AS_TEXT_CHARS:
+        raise _driver_error("ERR_NUMBER_STRING_TOO_LONG")
+    number = Decimal(text)
     if not number.is_finite():
-        raise ValueError(f"{value!r} cannot be stored as an Oracle NUMBER")
-    number = number.normalize()
+        raise _driver_error("ERR_INVALID_NUMBER")
+    number = number.normalize(_EXACT)
+    if number:
+        _, digits, exponent = number.as_tuple()
+        decimal_point_index = len(digits) + exponent
+        if len(digits) > NUMBER_MAX_DIGITS or not -129 <= decimal_point_index <= 126:
+            raise _driver_error("ERR_ORACLE_NUMBER_NO_REPR")
     if number == number.to_integral_value():
         return Decimal(int(number))
     return number
@@ -163,9 +198,19 @@ class FakeVar:
 
     def __init__(self, kind) -> None:
         self.kind, self.value = kind, None
+        self._unsent = False
 
     def setvalue(self, _position, value) -> None:
-        self.value = through_oson(value) if self.kind is oracledb.DB_TYPE_JSON else value
+        """The thin driver accepts any value for a JSON variable here
+        (``BaseConnImpl._check_value`` returns it as it is) and encodes it as OSON only
+        when the statement is executed, so a value OSON cannot hold fails in ``execute``."""
+        self.value = value
+        self._unsent = self.kind is oracledb.DB_TYPE_JSON
+
+    def encode(self) -> None:
+        """What ``execute`` does with the value before it is sent: OSON for JSON."""
+        if self._unsent:
+            self.value, self._unsent = through_oson(self.value), False
 
     def set_result(self, value) -> None:
         """What the PL/SQL assigned to this OUT bind, in the driver's Python type. A JSON
@@ -179,9 +224,14 @@ class FakeVar:
                 raise database_error(40604, "exceeded maximum size for a JSON data type "
                                             "object")
             self.value = through_oson(value)
-        elif self.kind in (oracledb.DB_TYPE_NUMBER, int):
+        elif self.kind is int:
             number = _oracle_number(value)
             self.value = int(number) if number == number.to_integral_value() else float(number)
+        elif self.kind is oracledb.DB_TYPE_NUMBER:
+            # cursor.var(DB_TYPE_NUMBER) keeps the variable's default number type, float
+            # (NUM_TYPE_FLOAT = 0); only cursor.var(int) asks for int (var.pyx,
+            # _set_type_info_from_type)
+            self.value = float(_oracle_number(value))
         elif self.kind is oracledb.DB_TYPE_BOOLEAN:
             self.value = bool(value)
         elif self.kind in (oracledb.DB_TYPE_CLOB, oracledb.DB_TYPE_BLOB):
@@ -227,6 +277,9 @@ class FakeCursor:
         self.warning = None
         binds = binds or {}
         _check_bind_names(statement, binds)
+        for variable in binds.values():
+            if isinstance(variable, FakeVar):
+                variable.encode()
         plain = {k: (v.value if isinstance(v, FakeVar) else v) for k, v in binds.items()
                  if k != "result"}
         self.connection.log.append((self.connection.name, statement, plain))
