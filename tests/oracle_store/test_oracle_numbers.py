@@ -6,10 +6,12 @@ Mapping": int, float and decimal.Decimal -> NUMBER,
 https://python-oracledb.readthedocs.io/en/stable/user_guide/json_data_type.html), and
 ``Buffer.write_oracle_number`` (src/oracledb/impl/base/buffer.pyx) refuses more than 40
 significant digits and magnitudes outside 1e-130 .. 1e126 with DPY-4003 "value cannot be
-represented as an Oracle number". The store contract accepts any finite number in
-metadata (``limits.check_json``) and the embedded backend stores it; on Oracle such a value
-must come back as the contract's argument error, naming the argument, as the 32 MB check
-does, not as a driver failure.
+represented as an Oracle number"; a JSON field name is at most 65535 UTF-8 bytes (DPY-3020,
+``OsonFieldName.create`` in oson.pyx; 255 in thick mode with pre-23 client libraries). The
+contract accepts any finite number and any key in metadata within MAX_METADATA_CHARS
+(``limits.check_json``), and the client's LimitsGuard promises the embedded store's error,
+naming the argument, before anything is sent (stores/limits_guard.py); today such a value
+reaches the driver and comes back as a StoreError carrying the DPY code.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import pytest
 
 oracledb = pytest.importorskip("oracledb", reason="the oracle extra is not installed")
 
+from oracleagentmemory.core.memory_service import MemoryService  # noqa: E402
 from oracleagentmemory.stores.errors import InvalidArgumentError  # noqa: E402
 from tests.support.fake_oracledb import FakeConnection, FakeVar, through_oson  # noqa: E402
 from tests.support.oracle import backend_on_double  # noqa: E402
@@ -62,9 +65,21 @@ def test_counts_stay_ints_with_the_drivers_float_number_variables():
     assert type(store.purge_expired()) is int
 
 
-@pytest.mark.parametrize("value", [1e300, 2 ** 200])
-def test_metadata_numbers_oracle_cannot_hold_are_an_argument_error(value):
-    store, _ = backend_on_double(WRITE_RECORDS=["m1"])
-    with pytest.raises(InvalidArgumentError, match="records"):
-        store.write_records([{"record_type": "memory", "id": "m1", "content": "c",
-                              "metadata": {"reading": value}}])
+def test_the_double_refuses_field_names_longer_than_the_driver_encodes():
+    with pytest.raises(oracledb.DatabaseError, match="DPY-3020"):
+        through_oson({"k" * 65536: 1})
+    assert through_oson({"k" * 65535: 1}) == {"k" * 65535: Decimal(1)}
+
+
+@pytest.mark.parametrize("metadata", [
+    {"reading": 1e300},            # a finite float beyond 1e126
+    {"reading": 2 ** 200},         # 61 significant digits
+    {"k" * 70_000: 1},             # a key over 65535 bytes, within MAX_METADATA_CHARS
+])
+def test_metadata_oson_cannot_carry_is_an_argument_error_before_anything_is_sent(metadata):
+    store, connection = backend_on_double(WRITE_RECORDS=["m1"])
+    service = MemoryService(store, embedder=None)
+    with pytest.raises(InvalidArgumentError, match=r"records\[0\]\.metadata"):
+        service.backend.write_records([{"record_type": "memory", "id": "m1",
+                                        "content": "c", "metadata": metadata}])
+    assert connection.calls == []

@@ -99,6 +99,11 @@ _META_UPDATE = re.compile(r"\s*UPDATE \w+_META SET meta_value = '([^']*)' WHERE 
 _TEXT_COLUMN = re.compile(r"\btxt VARCHAR2\((\d+)(?:\s+(BYTE|CHAR))?\)", re.IGNORECASE)
 MAX_JSON_BYTES = 32 * 1024 * 1024
 """The largest JSON type instance (OSON), 32 MB."""
+MAX_OSON_FIELD_NAME_BYTES = 65535
+"""The longest JSON field name (UTF-8 bytes) the driver encodes: 65535 in thin mode with a
+23ai server (``_oson_max_fname_size``, set from the server's compile capabilities), else
+255 (thick mode with Oracle Client libraries older than 23); a longer one is DPY-3020
+(``OsonFieldName.create`` in src/oracledb/impl/base/oson.pyx)."""
 MAX_SQL_VARCHAR2_BYTES = 4000
 """A VARCHAR2 in SQL with MAX_STRING_SIZE = STANDARD (the database default)."""
 _NOT_PLACEHOLDERS = re.compile(
@@ -132,6 +137,9 @@ def through_oson(value):
     if isinstance(value, dict):
         if not all(isinstance(key, str) for key in value):
             raise TypeError("dictionary keys of a JSON value must be str")
+        if any(len(key.encode("utf-8")) > MAX_OSON_FIELD_NAME_BYTES for key in value):
+            raise _driver_error("ERR_OSON_FIELD_NAME_LIMITATION",
+                                max_fname_size=MAX_OSON_FIELD_NAME_BYTES)
         return {key: through_oson(item) for key, item in value.items()}
     error = driver_errors._create_err(driver_errors.ERR_PYTHON_TYPE_NOT_SUPPORTED,
                                       typ=type(value).__name__)
