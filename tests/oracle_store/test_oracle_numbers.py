@@ -83,3 +83,11 @@ def test_metadata_oson_cannot_carry_is_an_argument_error_before_anything_is_sent
         service.backend.write_records([{"record_type": "memory", "id": "m1",
                                         "content": "c", "metadata": metadata}])
     assert connection.calls == []
+
+
+def test_the_double_returns_the_cursor_for_queries_only_like_the_driver():
+    cursor = FakeConnection().cursor()
+    assert cursor.execute("SELECT meta_key, meta_value FROM agent_memory_meta") is cursor
+    assert cursor.execute("BEGIN X.Y; END;") is None
+    with pytest.raises(oracledb.InterfaceError, match="DPY-1003"):
+        cursor.fetchall()

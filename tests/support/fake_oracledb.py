@@ -115,6 +115,7 @@ _PLACEHOLDER = re.compile(r"(?<![\w:]):([A-Za-z]\w*|\d+)")
 _BINDING = re.compile(r"\s*(SELECT|WITH|INSERT|UPDATE|DELETE|MERGE|BEGIN|DECLARE|CALL)\b",
                       re.IGNORECASE)
 """Statements whose placeholders the driver binds (queries, DML, PL/SQL blocks)."""
+_QUERY = re.compile(r"\s*(SELECT|WITH)\b", re.IGNORECASE)
 
 
 def database_error(code: int, message: str) -> Exception:
@@ -271,6 +272,7 @@ class FakeCursor:
         self._rows: list[tuple] = []
         self.warning = None
         """What the driver's ``Cursor.warning`` holds after the last execute."""
+        self._query = False
 
     def __enter__(self):
         return self
@@ -303,7 +305,11 @@ class FakeCursor:
             self.warning = error
         if plsql:
             self._run_block(statement, binds)
-        return self
+        # Cursor.execute returns the cursor for a query only, else None, and fetching after
+        # anything else is DPY-1003 (python-oracledb 26.1 cursor.py, execute and
+        # _verify_fetch)
+        self._query = bool(_QUERY.match(statement))
+        return self if self._query else None
 
     def _run_block(self, statement, binds) -> None:
         """Answer every facade call of a PL/SQL block in order: an exception answer is
@@ -320,11 +326,19 @@ class FakeCursor:
         if "v" in binds:
             binds["v"].set_result(self.connection.release)
 
+    def _verify_fetch(self) -> None:
+        if not self._query:
+            error = driver_errors._create_err(driver_errors.ERR_NOT_A_QUERY)
+            raise error.exc_type(error)
+
     def fetchall(self):
-        return list(self._rows)
+        self._verify_fetch()
+        rows, self._rows = list(self._rows), []
+        return rows
 
     def fetchone(self):
-        return self._rows[0] if self._rows else None
+        self._verify_fetch()
+        return self._rows.pop(0) if self._rows else None
 
 
 def _check_bind_names(statement: str, binds: dict) -> None:
