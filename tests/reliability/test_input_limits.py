@@ -255,3 +255,32 @@ def test_the_keyword_side_reads_only_the_first_characters_of_a_query():
         store.close()
     search_body = dict(render.render_install())["agent_memory_search.pkb"]
     assert re.search(rf"DBMS_LOB\.SUBSTR\(l_req\.query_text,\s*{limit}, 1\)", search_body)
+
+
+@pytest.mark.parametrize("metadata", [
+    {"reading": 1e300}, {"reading": -1e126}, {"reading": 5e-324}, {"reading": 2 ** 200},
+    {"reading": 10 ** 5000}, {"nested": {"list": [1, 1e200]}},
+    {"k" * 65_536: 1}, {"é" * 32_768: 1},
+])
+def test_metadata_an_oracle_number_or_field_name_cannot_hold_is_refused_on_both_backends(
+        client, thread, metadata):
+    """The Oracle backend writes metadata as OSON, where a number is an Oracle NUMBER (40
+    significant digits, 1e-130 to 1e126) and a field name at most 65,535 bytes; the embedded
+    store refuses what Oracle cannot hold, so one contract holds on both."""
+    before = stored(client)
+    with pytest.raises(InvalidArgumentError, match="metadata"):
+        thread.add_memory("a reading", metadata=metadata)
+    with pytest.raises(InvalidArgumentError, match="metadata"):
+        thread.add_messages([{"role": "user", "content": "hi", "metadata": metadata}])
+    assert stored(client) == before
+
+
+@pytest.mark.parametrize("metadata", [
+    {"reading": 1e125}, {"reading": 1e-130}, {"reading": 0.0}, {"reading": 10 ** 60},
+    {"reading": 10 ** 39 + 7}, {"k" * 65_535: 1}, {"데이터" * 7_000: "값"},
+])
+def test_metadata_at_those_limits_is_stored_and_read_back(client, thread, metadata):
+    memory_id = thread.add_memory("a reading", metadata=metadata)
+    [record] = [record for record in client.memory_service.backend.get_records({})
+                if record["id"] == memory_id]
+    assert record["metadata"] == metadata

@@ -50,6 +50,17 @@ Real metadata nests a handful of levels; 64 keeps every reader and the filter ev
 from Python's recursion limit (about 1,000 frames, hit near depth 987 before this limit)
 and well inside Oracle's own JSON limit of 1,000 levels."""
 
+NUMBER_DIGITS = 40
+NUMBER_LIMITS = (1e-130, 1e126)
+"""A JSON number both backends hold: Oracle stores one as a NUMBER, which python-oracledb
+writes from ``str()`` and refuses (DPY-4003) past 40 significant digits or outside these
+magnitudes (https://python-oracledb.readthedocs.io/en/stable/user_guide/json_data_type.html,
+"IN Bind Type Mapping"; ``write_oracle_number`` in its buffer.pyx)."""
+
+MAX_JSON_KEY_BYTES = 65_535
+"""UTF-8 bytes of one JSON field name: OSON's limit (DPY-3020 beyond it; 255 in thick mode
+with Oracle Client libraries older than 23)."""
+
 MAX_METADATA_CHARS = 262_144
 """Characters of one ``metadata`` object serialised as compact JSON (record or link).
 Metadata holds attributes to filter on (tags, sources, ids); 256 Ki characters leaves room
@@ -127,12 +138,38 @@ def json_text(value: Any, argument: str, max_chars: int | None = None) -> str:
     return check_length(text, argument, max_chars, " as JSON")
 
 
-_PLAIN_SCALARS = frozenset((str, int, bool, type(None)))
+_PLAIN_SCALARS = frozenset((str, bool, type(None)))
+_SMALL_INT = 10 ** NUMBER_DIGITS
 
 
 def _plain_scalar(item: Any) -> bool:
     kind = type(item)
-    return kind in _PLAIN_SCALARS or (kind is float and math.isfinite(item))
+    return (kind in _PLAIN_SCALARS or (kind is int and -_SMALL_INT < item < _SMALL_INT)
+            or (kind is float and (item == 0.0 or NUMBER_LIMITS[0] <= abs(item)
+                                   < NUMBER_LIMITS[1])))
+
+
+def _number_fits(number: int) -> bool:
+    """At most NUMBER_DIGITS significant digits and below 1e126 in magnitude."""
+    if -_SMALL_INT < number < _SMALL_INT:
+        return True
+    if abs(number).bit_length() > 419:  # 2 ** 419 > 1e126 (and str() stays short)
+        return False
+    digits = str(abs(number))
+    return len(digits) <= 126 and len(digits.rstrip("0")) <= NUMBER_DIGITS
+
+
+def _key_fits(key: str) -> bool:
+    return len(key) * 4 <= MAX_JSON_KEY_BYTES or len(key.encode("utf-8", "surrogatepass")) \
+        <= MAX_JSON_KEY_BYTES
+
+
+def _shown(number: int) -> str:
+    try:
+        text = str(number)
+    except ValueError:
+        return "(of more than 4,300 digits)"
+    return text if len(text) <= 50 else f"{text[:20]}...({len(text)} digits)"
 
 
 def _flat(value: Any) -> bool:
@@ -141,7 +178,7 @@ def _flat(value: Any) -> bool:
     if type(value) is not dict:
         return False
     for key, item in value.items():
-        if type(key) is not str:
+        if type(key) is not str or len(key) * 4 > MAX_JSON_KEY_BYTES:
             return False
         if type(item) is list:
             if not all(_plain_scalar(part) for part in item):
@@ -162,11 +199,21 @@ def check_json(value: Any, argument: str) -> None:
     while pending:
         item, depth = pending.pop()
         kind = type(item)
-        if kind is str or kind is int or kind is bool or item is None:
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is int or (isinstance(item, int) and not isinstance(item, bool)):
+            if not _number_fits(int(item)):
+                raise InvalidArgumentError(
+                    f"{argument} holds the integer {_shown(item)}, which has more than "
+                    f"{NUMBER_DIGITS} significant digits or is 1e126 or more")
             continue
         if kind is float or isinstance(item, float):
             if not math.isfinite(item):
                 raise InvalidArgumentError(f"{argument} contains a NaN or infinite number")
+            if item and not NUMBER_LIMITS[0] <= abs(item) < NUMBER_LIMITS[1]:
+                raise InvalidArgumentError(
+                    f"{argument} holds the number {item!r}, outside the magnitudes a stored "
+                    "number may have (1e-130 to 1e126, or 0)")
             continue
         if isinstance(item, (Mapping, list, tuple)):
             if depth >= MAX_JSON_DEPTH:
@@ -179,6 +226,10 @@ def check_json(value: Any, argument: str) -> None:
                     if not isinstance(key, str):
                         raise ArgumentTypeError(
                             f"{argument} keys must be strings, got {key!r}")
+                    if not _key_fits(key):
+                        raise InvalidArgumentError(
+                            f"{argument} has a key of more than {MAX_JSON_KEY_BYTES:,} bytes "
+                            "as UTF-8")
                 pending.extend((child, depth + 1) for child in item.values())
             else:
                 pending.extend((child, depth + 1) for child in item)
