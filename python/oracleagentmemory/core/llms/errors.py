@@ -92,7 +92,14 @@ class LlmOutputError(LlmError, ValueError):
 
 def without_answer(error: BaseException) -> str:
     """``error``'s text for a WARNING line or a ``UserWarning``: an unusable answer's
-    reason without the answer (which quotes the user's conversation), else the text."""
+    reason without the answer (which quotes the user's conversation), else the text.
+
+    Args:
+        error: The error a task failed with.
+
+    Returns:
+        The ``reason`` of an ``LlmOutputError``; ``str(error)`` for any other error.
+    """
     if isinstance(error, LlmOutputError):
         return error.reason
     return str(error)
