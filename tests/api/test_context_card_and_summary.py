@@ -187,3 +187,17 @@ def test_card_checks_its_filter_once_and_applies_it_to_every_search(thread, monk
     # three searches (the fact minimum, then memories and messages), one check
     assert checked == [{"topic": "food"}]
     assert sorted(r.id for r in card.relevant_results) == ["f", "m"]
+
+
+@pytest.mark.parametrize("text", ["這是一段很長的繁體中文訊息。" * 400,
+                                  "긴 한국어 메시지입니다 " * 400, "e\u0301" * 3000])
+def test_a_last_message_longer_than_the_transcript_keeps_its_role_and_time(thread, text):
+    """One ``role (time): text`` per line (docs): a message alone longer than the 4,000
+    characters keeps its line's beginning and the end of its text, never half a character."""
+    add(thread, text)
+    content = thread.get_summary(token_budget=0).content
+    start = line("")
+    assert len(content) <= 4000 and content.startswith(start)
+    rest = content[len(start):]
+    assert text.endswith(rest) and len(rest) > 3000
+    assert not rest.startswith("\u0301")

@@ -13,6 +13,7 @@ from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
 from oracleagentmemory.core.rendering import prompt_time
 from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.thread_context import ThreadContext
+from oracleagentmemory.core.tokens import character_boundary
 
 TRANSCRIPT_CHAR_LIMIT = 4_000
 """The transcript fallback never exceeds this many characters."""
@@ -26,10 +27,20 @@ LINE_BREAK = "\n- "
 first has none), as the reference writes its transcript."""
 
 
-def transcript_entry(message: Message) -> str:
-    """``role (timestamp): text``, the transcript's entry for one message."""
+def transcript_entry(message: Message, limit: int | None = None) -> str:
+    """``role (timestamp): text``, the transcript's entry for one message; with ``limit``,
+    at most that many characters: the entry's beginning and the end of its text, cut where
+    no character is split."""
     when = f" ({prompt_time(message.timestamp)})" if message.timestamp else ""
-    return f"{message.role}{when}: {message.text}"
+    start, text = f"{message.role}{when}: ", message.text
+    if limit is None or len(start) + len(text) <= limit:
+        return start + text
+    if len(start) >= limit:
+        return start[:character_boundary(start, limit)]
+    cut = len(text) - (limit - len(start))
+    while character_boundary(text, cut) != cut:  # the first whole character after it
+        cut += 1
+    return start + text[cut:]
 
 
 def transcript(messages: Sequence[Message], limit: int = TRANSCRIPT_CHAR_LIMIT) -> str:
@@ -42,7 +53,7 @@ def transcript(messages: Sequence[Message], limit: int = TRANSCRIPT_CHAR_LIMIT) 
         cost = len(entry) + (len(LINE_BREAK) if entries else 0)
         if used + cost > limit:
             if not entries:
-                entries.append(entry[-limit:])
+                entries.append(transcript_entry(message, limit))
             break
         entries.append(entry)
         used += cost
