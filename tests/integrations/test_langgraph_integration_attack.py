@@ -77,59 +77,53 @@ def test_look_alike_records_do_not_push_genuine_items_out_of_a_page() -> None:
         assert [item.key for item in store.search(("users", "alice"), limit=1)] == ["real"]
 
 
+NAMESPACE = ("users", "alice")
+INDEX = {"fields": ["a", "b", "c"]}
+
+
+def put_of_three_texts_after_the_next_read(reader: OracleAgentMemoryStore,
+                                           writer: OracleAgentMemoryStore) -> None:
+    """The writer's put of three texts (another thread or process) lands right after the
+    reader's next read of the item's records, before the reader writes."""
+    read = reader._records
+
+    def read_then_the_other_put(*args: object, **kwargs: object) -> object:
+        found = read(*args, **kwargs)  # type: ignore[arg-type]
+        reader._records = read  # type: ignore[method-assign]
+        writer.put(NAMESPACE, "k", {"a": "apples", "b": "bananas grow", "c": "cherries red"})
+        return found
+
+    reader._records = read_then_the_other_put  # type: ignore[method-assign]
+
+
 def test_a_delete_racing_a_put_of_more_texts_leaves_no_findable_item() -> None:
-    # The put of another store object (another thread or process) lands between the
-    # delete's read of the item (one record) and its write: the delete retires only the
-    # record it read, and the put's other texts stay, so a semantic search served the
-    # item that get() says is gone.
+    # The delete retires only the record it read, and the put's other texts stayed, so a
+    # semantic search served the item that get() says is gone.
     with OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder()) as client:
-        index = {"fields": ["a", "b", "c"]}
-        writer = OracleAgentMemoryStore(client, index=index)
-        deleter = OracleAgentMemoryStore(client, index=index)
-        namespace = ("users", "alice")
-        writer.put(namespace, "k", {"a": "apples"})
-        read = deleter._records
-
-        def read_then_the_other_put(*args, **kwargs):
-            found = read(*args, **kwargs)
-            deleter._records = read  # type: ignore[method-assign]
-            writer.put(namespace, "k", {"a": "apples", "b": "bananas grow",
-                                        "c": "cherries red"})
-            return found
-
-        deleter._records = read_then_the_other_put  # type: ignore[method-assign]
-        deleter.delete(namespace, "k")
-        got = writer.get(namespace, "k")
-        found = writer.search(namespace, query="bananas grow")
+        writer = OracleAgentMemoryStore(client, index=INDEX)
+        deleter = OracleAgentMemoryStore(client, index=INDEX)
+        writer.put(NAMESPACE, "k", {"a": "apples"})
+        put_of_three_texts_after_the_next_read(deleter, writer)
+        deleter.delete(NAMESPACE, "k")
+        got = writer.get(NAMESPACE, "k")
+        found = writer.search(NAMESPACE, query="bananas grow")
         # whichever write won, get and search agree
         assert [(item.key, item.value) for item in found] == (
             [] if got is None else [("k", got.value)])
 
 
 def test_two_racing_puts_leave_no_text_of_the_losing_value_findable() -> None:
-    # The put of three texts lands between the other put's read (one record) and its
-    # write of one text: the winner's record replaces the first, the loser's other texts
-    # stay, and a semantic search served the losing value that get() no longer gives.
+    # The winner's record replaced the first, the loser's other texts stayed, and a
+    # semantic search served the losing value that get() no longer gives.
     with OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder()) as client:
-        index = {"fields": ["a", "b", "c"]}
-        first = OracleAgentMemoryStore(client, index=index)
-        second = OracleAgentMemoryStore(client, index=index)
-        namespace = ("users", "alice")
-        first.put(namespace, "k", {"a": "apples"})
-        read = second._records
-
-        def read_then_the_other_put(*args, **kwargs):
-            found = read(*args, **kwargs)
-            second._records = read  # type: ignore[method-assign]
-            first.put(namespace, "k", {"a": "apples", "b": "bananas grow",
-                                       "c": "cherries red"})
-            return found
-
-        second._records = read_then_the_other_put  # type: ignore[method-assign]
-        second.put(namespace, "k", {"a": "avocados"})
-        got = first.get(namespace, "k")
+        first = OracleAgentMemoryStore(client, index=INDEX)
+        second = OracleAgentMemoryStore(client, index=INDEX)
+        first.put(NAMESPACE, "k", {"a": "apples"})
+        put_of_three_texts_after_the_next_read(second, first)
+        second.put(NAMESPACE, "k", {"a": "avocados"})
+        got = first.get(NAMESPACE, "k")
         assert got is not None
-        assert [item.value for item in first.search(namespace, query="bananas grow")] == [
+        assert [item.value for item in first.search(NAMESPACE, query="bananas grow")] == [
             got.value]
 
 
