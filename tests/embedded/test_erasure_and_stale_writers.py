@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,25 @@ def make_store(path: Path) -> None:
     assert held_on_disk(path)
 
 
+def a_store_writing_its_file(path: Path, monkeypatch: pytest.MonkeyPatch,
+                             steps: dict[str, Callable[[], None]]) -> EmbeddedBackend:
+    """A new store object whose next search reloads from SQLite and writes the vector file
+    (the file is removed first); ``steps[name]()`` runs once when that writer reaches the
+    step ``name`` of ``vector_file.fault_point``."""
+    os.unlink(f"{path}.vectors")
+    original = vector_file.fault_point
+    pending = dict(steps)
+
+    def at(step: str) -> None:
+        run = pending.pop(step, None)
+        if run is not None:
+            run()
+        original(step)
+
+    monkeypatch.setattr(vector_file, "fault_point", at)
+    return EmbeddedBackend(path, embedding_dimension=DIM)
+
+
 def test_a_close_after_another_process_erased_a_user_does_not_write_it_back(
         tmp_path: Path) -> None:
     path = tmp_path / "erase.db"
@@ -81,18 +101,9 @@ def test_a_file_written_while_another_process_erases_a_user_does_not_keep_it(
     full reload made before it: the file it renames into place holds the user."""
     path = tmp_path / "erase.db"
     make_store(path)
-    os.unlink(f"{path}.vectors")  # the next search reloads from SQLite and writes a file
-    begin = vector_file.fault_point
-
-    def erase_first(step: str) -> None:
-        if step == "vector-file-begin":
-            erase_in_another_process(path)
-        begin(step)
-
-    monkeypatch.setattr(vector_file, "fault_point", erase_first)
-    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    other = a_store_writing_its_file(path, monkeypatch, {
+        "vector-file-begin": lambda: erase_in_another_process(path)})
     other.search({"query_vector": vec(5)})
-    monkeypatch.setattr(vector_file, "fault_point", begin)
     assert not held_on_disk(path)
     other.close()
     assert not held_on_disk(path)

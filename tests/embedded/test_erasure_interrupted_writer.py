@@ -9,40 +9,33 @@ right after the rename (during the directory fsync that follows it, say) skips t
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from oracleagentmemory.stores.embedded import EmbeddedBackend, vector_file
 from tests.embedded.test_erasure_and_stale_writers import (  # noqa: F401  (autouse fixture)
+    a_store_writing_its_file,
     erase_in_another_process,
     held_on_disk,
     make_store,
     small_files,
 )
-from tests.embedded.test_vector_file import DIM, vec
+from tests.embedded.test_vector_file import vec
 
 
 def test_a_writer_interrupted_after_its_rename_does_not_leave_an_erased_user_on_disk(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "erase.db"
     make_store(path)
-    os.unlink(f"{path}.vectors")  # the next search reloads from SQLite and writes a file
-    original = vector_file.fault_point
 
-    def erase_then_interrupt(step: str) -> None:
-        if step == "vector-file-begin":
-            erase_in_another_process(path)
-        if step == "vector-file-renamed":
-            raise KeyboardInterrupt
-        original(step)
+    def interrupt() -> None:
+        raise KeyboardInterrupt
 
-    monkeypatch.setattr(vector_file, "fault_point", erase_then_interrupt)
-    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    other = a_store_writing_its_file(path, monkeypatch, {
+        "vector-file-begin": lambda: erase_in_another_process(path),
+        "vector-file-renamed": interrupt})
     with pytest.raises(KeyboardInterrupt):
         other.search({"query_vector": vec(5)})
-    monkeypatch.setattr(vector_file, "fault_point", original)
     try:
         # what a program that the interrupt ends leaves on disk (nothing closes the store
         # then: a later close would write the file again and check)

@@ -16,6 +16,7 @@ import pytest
 from oracleagentmemory.stores.embedded import EmbeddedBackend, vector_file
 from tests.embedded.test_erasure_and_stale_writers import (  # noqa: F401  (autouse fixture)
     ROOT,
+    a_store_writing_its_file,
     held_on_disk,
     make_store,
     small_files,
@@ -41,18 +42,9 @@ def test_a_file_written_while_another_process_recreates_the_schema_is_not_kept(
     file, so only this writer's own check can remove it."""
     path = tmp_path / "recreate.db"
     make_store(path)
-    os.unlink(f"{path}.vectors")  # the next search reloads from SQLite and writes a file
-    original = vector_file.fault_point
-
-    def recreate_first(step: str) -> None:
-        if step == "vector-file-begin":
-            recreate_in_another_process(path)
-        original(step)
-
-    monkeypatch.setattr(vector_file, "fault_point", recreate_first)
-    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    other = a_store_writing_its_file(path, monkeypatch, {
+        "vector-file-begin": lambda: recreate_in_another_process(path)})
     other.search({"query_vector": vec(5)})
-    monkeypatch.setattr(vector_file, "fault_point", original)
     try:
         assert not held_on_disk(path)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -96,35 +97,41 @@ def put_of_three_texts_after_the_next_read(reader: OracleAgentMemoryStore,
     reader._records = read_then_the_other_put  # type: ignore[method-assign]
 
 
-def test_a_delete_racing_a_put_of_more_texts_leaves_no_findable_item() -> None:
-    # The delete retires only the record it read, and the put's other texts stayed, so a
-    # semantic search served the item that get() says is gone.
+@pytest.fixture
+def racing_stores() -> Iterator[tuple[OracleAgentMemoryStore, OracleAgentMemoryStore]]:
+    """(writer, other): two store objects on one client, the item ``k`` put by the writer,
+    whose put of three texts lands right after the other's next read."""
     with OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder()) as client:
         writer = OracleAgentMemoryStore(client, index=INDEX)
-        deleter = OracleAgentMemoryStore(client, index=INDEX)
+        other = OracleAgentMemoryStore(client, index=INDEX)
         writer.put(NAMESPACE, "k", {"a": "apples"})
-        put_of_three_texts_after_the_next_read(deleter, writer)
-        deleter.delete(NAMESPACE, "k")
-        got = writer.get(NAMESPACE, "k")
-        found = writer.search(NAMESPACE, query="bananas grow")
-        # whichever write won, get and search agree
-        assert [(item.key, item.value) for item in found] == (
-            [] if got is None else [("k", got.value)])
+        put_of_three_texts_after_the_next_read(other, writer)
+        yield writer, other
 
 
-def test_two_racing_puts_leave_no_text_of_the_losing_value_findable() -> None:
+def test_a_delete_racing_a_put_of_more_texts_leaves_no_findable_item(
+        racing_stores: tuple[OracleAgentMemoryStore, OracleAgentMemoryStore]) -> None:
+    # The delete retires only the record it read, and the put's other texts stayed, so a
+    # semantic search served the item that get() says is gone.
+    writer, deleter = racing_stores
+    deleter.delete(NAMESPACE, "k")
+    got = writer.get(NAMESPACE, "k")
+    found = writer.search(NAMESPACE, query="bananas grow")
+    # whichever write won, get and search agree
+    assert [(item.key, item.value) for item in found] == (
+        [] if got is None else [("k", got.value)])
+
+
+def test_two_racing_puts_leave_no_text_of_the_losing_value_findable(
+        racing_stores: tuple[OracleAgentMemoryStore, OracleAgentMemoryStore]) -> None:
     # The winner's record replaced the first, the loser's other texts stayed, and a
     # semantic search served the losing value that get() no longer gives.
-    with OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder()) as client:
-        first = OracleAgentMemoryStore(client, index=INDEX)
-        second = OracleAgentMemoryStore(client, index=INDEX)
-        first.put(NAMESPACE, "k", {"a": "apples"})
-        put_of_three_texts_after_the_next_read(second, first)
-        second.put(NAMESPACE, "k", {"a": "avocados"})
-        got = first.get(NAMESPACE, "k")
-        assert got is not None
-        assert [item.value for item in first.search(NAMESPACE, query="bananas grow")] == [
-            got.value]
+    first, second = racing_stores
+    second.put(NAMESPACE, "k", {"a": "avocados"})
+    got = first.get(NAMESPACE, "k")
+    assert got is not None
+    assert [item.value for item in first.search(NAMESPACE, query="bananas grow")] == [
+        got.value]
 
 
 @pytest.mark.parametrize("bookkeeping", [{"ttl": "soon"}, {"ttl": 1e308},
