@@ -103,7 +103,8 @@ class MissingSchema(StoreError):
 
 
 def error_code(error: Any) -> int | None:
-    """The ORA code of a python-oracledb ``DatabaseError`` (None for a driver error)."""
+    """The ORA code of a python-oracledb ``DatabaseError`` (0 for a driver's own DPY
+    error, None for an error without details)."""
     return getattr(error.args[0], "code", None) if error.args else None
 
 

@@ -347,9 +347,10 @@ class StoreBackend(Protocol):
     Implement it to plug in a store of your own (docs/custom-store.md); the contract tests
     check an implementation. Each method is one transaction. The Raises of each method are
     what a backend must raise (store errors, ``oracleagentmemory.stores.errors``); any
-    backend may also raise ``StorageError`` (an ``OSError``) when its storage fails, and the
-    Oracle backend the driver's ``oracledb.DatabaseError`` for a database failure outside
-    the contract.
+    backend may also raise ``StorageError`` (an ``OSError``) when its storage fails; the
+    Oracle backend raises a database failure outside the contract as a ``StoreError`` whose
+    message keeps the ORA code, and a driver error that is no ``oracledb.DatabaseError``
+    (``oracledb.InterfaceError``, e.g. DPY-1001 for a lost connection) as it comes.
 
     Raises:
         TypeError: The protocol itself is instantiated (implement it in a class of your
