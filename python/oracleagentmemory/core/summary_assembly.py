@@ -13,7 +13,7 @@ from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
 from oracleagentmemory.core.rendering import prompt_time
 from oracleagentmemory.core.summary import OracleSummary
 from oracleagentmemory.core.thread_context import ThreadContext
-from oracleagentmemory.core.tokens import character_boundary
+from oracleagentmemory.core.tokens import character_boundary, next_character_boundary
 
 TRANSCRIPT_CHAR_LIMIT = 4_000
 """The transcript fallback never exceeds this many characters."""
@@ -37,10 +37,7 @@ def transcript_entry(message: Message, limit: int | None = None) -> str:
         return start + text
     if len(start) >= limit:
         return start[:character_boundary(start, limit)]
-    cut = len(text) - (limit - len(start))
-    while character_boundary(text, cut) != cut:  # the first whole character after it
-        cut += 1
-    return start + text[cut:]
+    return start + text[next_character_boundary(text, len(text) - (limit - len(start))):]
 
 
 def transcript(messages: Sequence[Message], limit: int = TRANSCRIPT_CHAR_LIMIT) -> str:

@@ -70,6 +70,22 @@ def _hangul_leading(char: str) -> bool:
     return 0x1100 <= code <= 0x115F or 0xA960 <= code <= 0xA97F
 
 
+def _splits(text: str, index: int) -> bool:
+    """Would a cut at ``index`` (0 < index < len(text)) split what a reader sees as one
+    character?"""
+    prev, char = text[index - 1], text[index]
+    if (_joins_previous(char) or prev == _ZWJ or (prev == "\r" and char == "\n")
+            or (_hangul_leading(prev) and (_hangul_leading(char) or _joins_previous(char)
+                                           or "\uac00" <= char <= "\ud7a3"))):
+        return True
+    if _regional_indicator(prev) and _regional_indicator(char):
+        run = 0
+        while run < index and _regional_indicator(text[index - 1 - run]):
+            run += 1
+        return run % 2 == 1  # an odd run before: ``prev`` is the first half of a flag
+    return False
+
+
 def character_boundary(text: str, index: int) -> int:
     """The largest position ``<= index`` where ``text`` may be cut without splitting what a
     reader sees as one character: a letter and its combining accents, an emoji sequence
@@ -77,19 +93,15 @@ def character_boundary(text: str, index: int) -> int:
     syllable written in conjoining jamo, CR LF (a simplification of Unicode's extended
     grapheme clusters, UAX #29)."""
     index = max(0, min(index, len(text)))
-    while 0 < index < len(text):
-        prev, char = text[index - 1], text[index]
-        if (_joins_previous(char) or prev == _ZWJ or (prev == "\r" and char == "\n")
-                or (_hangul_leading(prev) and (_hangul_leading(char) or _joins_previous(char)
-                                               or "\uac00" <= char <= "\ud7a3"))):
-            index -= 1
-            continue
-        if _regional_indicator(prev) and _regional_indicator(char):
-            run = 0
-            while run < index and _regional_indicator(text[index - 1 - run]):
-                run += 1
-            if run % 2:  # an odd run before: ``prev`` is the first half of a flag
-                index -= 1
-                continue
-        break
+    while 0 < index < len(text) and _splits(text, index):
+        index -= 1
+    return index
+
+
+def next_character_boundary(text: str, index: int) -> int:
+    """The smallest position ``>= index`` where ``text`` may be cut (see
+    ``character_boundary``): one pass forward, however long the sequence it is inside."""
+    index = max(0, min(index, len(text)))
+    while 0 < index < len(text) and _splits(text, index):
+        index += 1
     return index
