@@ -400,6 +400,7 @@ class EmbeddedBackend:
             self.embedding_dimension = self._settle_dimension(embedding_dimension)
             self._cache = RecordCache(self.embedding_dimension,
                                       self.location if vector_file else None)
+            self._vector_file = vector_file
             self._cache_lock = threading.RLock()
             """Guards the record cache."""
             self._readers = None if self.location == ":memory:" else _ReadConnections(
@@ -1329,6 +1330,8 @@ class EmbeddedBackend:
         if seqs:  # an erasure: the deleted rows leave the vector file too, now
             with self._cache_lock:
                 cache.erase_file()
+            if not self._vector_file:  # one another store object (or an earlier run) wrote
+                remove_vector_file(self.location)
         return {"owner": owner, "records": len(seqs), "links": links}
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
