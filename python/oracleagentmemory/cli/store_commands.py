@@ -229,10 +229,11 @@ def export(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def _store_mode(arguments: argparse.Namespace) -> int:
     """The permission bits a new export file is created with: the store file's (an export
     holds every user's records, so it is readable by no more people than the store, as the
-    vector file beside it), else 0o666; the umask applies to both."""
+    vector file beside it) and the owner's read and write (a read-only store must not give
+    an export its owner cannot write again), else 0o666; the umask applies to both."""
     if getattr(arguments, "dsn", None) is None and arguments.db not in (None, ":memory:"):
         with suppress(OSError):
-            return os.stat(arguments.db).st_mode & 0o666
+            return os.stat(arguments.db).st_mode & 0o666 | 0o600
     return 0o666
 
 
