@@ -123,10 +123,10 @@ class RecordCache:
         self._file_keys: set[str] = set()
         """Metadata keys whose columns that file holds."""
         self._distrusted = False
+        """A search found this cache disagreeing with SQLite: no vector file is adopted again."""
         self._retired = False
         """The store closed (``retire``): a search still running on this cache writes no
         file after that."""
-        """A search found this cache disagreeing with SQLite: no vector file is adopted again."""
         self._reset(0)
 
     # -- storage ------------------------------------------------------------------------
