@@ -82,3 +82,27 @@ def test_an_erased_users_text_leaves_the_file_where_sqlite_keeps_deleted_bytes(
     left = [entry.name for entry in tmp_path.iterdir()
             if b"of user 07 END" in entry.read_bytes() or b"PHONE-07-" in entry.read_bytes()]
     assert left == []
+
+
+def test_an_erased_users_words_leave_the_write_ahead_log_of_a_store_left_open(
+        tmp_path: Path) -> None:
+    """A server keeps its store open: after ``delete_user`` (and writes after it) the
+    ``-wal`` file still holds the frames that wrote the user's words, until a checkpoint
+    that truncates it or the last connection's close. NOT FIXED (review of 42fdf52..00fd729):
+    ``secure_delete`` zeroes pages of the database file only, and a WAL is overwritten
+    from its start after a checkpoint restarts it, never shrunk without
+    ``journal_size_limit`` or ``wal_checkpoint(TRUNCATE)``."""
+    path = tmp_path / "m.db"
+    client = OracleAgentMemory(connection=str(path), embedder=HashingEmbedder(),
+                               extract_memories=False)
+    try:
+        thread = client.create_thread(user_id="victim", agent_id="a1")
+        thread.add_messages([{"role": "user", "content": "ma maladie: xylophonitis quarkella"}])
+        for index in range(5):
+            other = client.create_thread(user_id=f"other{index}", agent_id="a1")
+            other.add_messages([{"role": "user", "content": f"안녕하세요 {index} 你好"}])
+        client.delete_user("victim")
+        assert client.search("xylophonitis", user_id="victim") == []
+        assert on_disk(tmp_path) == []
+    finally:
+        client.close()

@@ -71,6 +71,7 @@ from oracleagentmemory.integrations.langgraph_namespaces import (
     part_id,
     prefix_filter,
 )
+from oracleagentmemory.stores.limits import check_json
 from oracleagentmemory.stores.protocol import RecordIn, RecordOut, RecordQuery
 from oracleagentmemory.stores.timestamps import parse_iso, to_text, utc_now
 
@@ -120,6 +121,9 @@ logger = logging.getLogger(__name__)
 _TtlSeen = dict[str, tuple[float, int]]
 """Item id -> (TTL in minutes, number of records) of the items a batch read."""
 _MINUTES_PER_DAY = 24 * 60
+_MAX_TTL_MINUTES = 8_000 * 366 * _MINUTES_PER_DAY
+"""Longer ends past the year 9999 from any day of this millennium (a shorter TTL that
+still does is refused where its expiry is computed, naming ``ttl_days``)."""
 
 _DISTANCE_TYPES = ("cosine",)
 """The ``index['distance_type']`` values honoured: the store ranks by cosine distance and
@@ -254,7 +258,9 @@ class OracleAgentMemoryStore(BaseStore):
         Raises:
             ValueError: A namespace label is empty, not a str, or has a period (LangGraph's
                 ``InvalidNamespaceError``).
-            InvalidArgumentError: A ``ttl`` is not a positive number of minutes, a search's
+            InvalidArgumentError: A ``ttl`` is not a positive number of minutes or ends
+                after the year 9999, a put's value holds a number or a field name a stored
+                record cannot (docs/reliability.md, Limits), a search's
                 ``limit`` or ``offset`` is negative, a filter operator or a match type is
                 not supported, or an operation is of an unknown type (a ``ValueError``).
             TypeError: A put's value is not JSON-serialisable.
@@ -289,6 +295,11 @@ class OracleAgentMemoryStore(BaseStore):
                                            or isinstance(op.ttl, bool) or op.ttl <= 0):
                     raise InvalidArgumentError(
                         f"ttl must be a positive number of minutes, got {op.ttl!r}")
+                if op.ttl is not None and not op.ttl < _MAX_TTL_MINUTES:
+                    raise InvalidArgumentError(
+                        f"ttl of {op.ttl!r} minutes ends after the year 9999")
+                if op.value is not None:  # what a stored record holds (stores/limits.py)
+                    check_json(dict(op.value), f"the value of item {op.key!r}")
                 puts[(tuple(op.namespace), op.key)] = op
             elif not isinstance(op, GetOp):
                 raise InvalidArgumentError(f"Unknown operation type: {type(op)}")

@@ -1332,7 +1332,29 @@ class EmbeddedBackend:
                 cache.erase_file()
             if not self._vector_file:  # one another store object (or an earlier run) wrote
                 remove_vector_file(self.location)
+        if seqs and owner_type != "thread":
+            self._empty_the_log()
         return {"owner": owner, "records": len(seqs), "links": links}
+
+    def _empty_the_log(self) -> None:
+        """After a person's erasure: the write-ahead log still holds the frames that wrote
+        their records, until a checkpoint restarts it and later commits overwrite them, or
+        the last connection closes. A TRUNCATE checkpoint copies it into the file (whose
+        freed pages secure_delete zeroes) and empties it, when no other connection reads an
+        older snapshot at that moment: best effort, without waiting for one."""
+        if self.location == ":memory:":
+            return
+        with self._lock:
+            if self._closed:
+                return
+            self._conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            except sqlite3.Error:
+                pass  # busy or locked: the log empties at a later checkpoint or the close
+            finally:
+                self._conn.execute(
+                    f"PRAGMA busy_timeout = {int(schema.BUSY_TIMEOUT_SECONDS * 1000)}")
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
         """Delete rows, the relations touching them and the images attached to messages."""
