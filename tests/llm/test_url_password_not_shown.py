@@ -49,3 +49,11 @@ def test_errors_and_warnings_hide_the_password(caplog: pytest.LogCaptureFixture)
         llm.generate("hello")
     assert PASSWORD not in str(refused.value)
     assert [r.getMessage() for r in caplog.records if PASSWORD in r.getMessage()] == []
+
+
+def test_two_servers_named_at_once_are_refused_without_the_password() -> None:
+    with pytest.raises(ValueError) as refused:
+        Llm(model="m", api_base="http://me:s3cret@a.example/v1",
+            base_url="http://me:other-s3cret@b.example/v1")
+    assert "s3cret" not in str(refused.value)
+    assert "a.example" in str(refused.value) and "b.example" in str(refused.value)

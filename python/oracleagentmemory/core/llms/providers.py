@@ -32,6 +32,7 @@ from oracleagentmemory.core.llms.http_client import (
     ConnectionOptions,
     HttpJsonClient,
     RetryPolicy,
+    shown_url,
 )
 from oracleagentmemory.core.llms.model_arguments import positive_seconds
 
@@ -101,8 +102,9 @@ def location_argument(api_base: Any, options: dict[str, Any]) -> Any:
     if "base_url" in options:
         base_url = options.pop("base_url")
         if api_base is not NOT_SET_MARKER and api_base != base_url:
-            raise ValueError(f"api_base {api_base!r} and base_url {base_url!r} name two "
-                             "servers; give one (base_url is another name for api_base)")
+            raise ValueError(f"api_base {shown_url(api_base)!r} and base_url "
+                             f"{shown_url(base_url)!r} name two servers; give one (base_url "
+                             "is another name for api_base)")
         api_base = base_url
     for name in options:
         if _LOCATION_WORD.search(name):
