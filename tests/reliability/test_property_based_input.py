@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from oracleagentmemory.core import OracleAgentMemory
 from oracleagentmemory.core.image_validation import validate_image
+from oracleagentmemory.stores.limits import NUMBER_LIMITS
 from oracleagentmemory.stores.metadata_filter import matches, validate_filter
 from tests.support.embedders import HashingEmbedder
 from tests.support.images import JPEG, PNG, WEBP
@@ -20,8 +21,12 @@ TRICKY = st.sampled_from([
     "\\", "\x00", "😀", "名前", "Ω≈ç", "\u202e", "%", "_", "?", ":p_records", "\n\t",
 ])
 TEXT = st.one_of(st.text(min_size=1, max_size=30), TRICKY)
+LOW, HIGH = NUMBER_LIMITS
+STORED_FLOATS = st.one_of(st.just(0.0), st.floats(LOW, HIGH, exclude_max=True),
+                          st.floats(-HIGH, -LOW, exclude_min=True))
+"""Every float a stored record holds: 0 and the magnitudes of an Oracle NUMBER."""
 JSON_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(-2**53, 2**53),
-                        st.floats(allow_nan=False, allow_infinity=False), TEXT)
+                        STORED_FLOATS, TEXT)
 JSON = st.recursive(JSON_SCALAR, lambda inner: st.one_of(
     st.lists(inner, max_size=4), st.dictionaries(TEXT, inner, max_size=4)), max_leaves=12)
 METADATA = st.dictionaries(TEXT, JSON, max_size=5)
@@ -168,3 +173,20 @@ def test_stored_text_cannot_forge_context_card_sections(client, text):
     card = OracleContextCard(summary=text, topics=[text]).content
     for tag in ("summary", "topics", "relevant_information", "recent_messages"):
         assert card.count(f"<{tag}>") <= 1 and card.count(f"</{tag}>") <= 1
+
+
+@SETTINGS
+@given(number=st.floats(allow_nan=False, allow_infinity=False))
+def test_a_float_is_stored_exactly_or_refused_naming_the_metadata(client, number):
+    """0 and the magnitudes of an Oracle NUMBER (1e-130 to below 1e126) are stored as they
+    are; any other finite float is an error naming the metadata, and nothing is stored."""
+    low, high = NUMBER_LIMITS
+    user = f"floats-{number!r}"
+    if number == 0 or low <= abs(number) < high:
+        client.add_memory("a reading", user_id=user, metadata={"v": number})
+        [record] = client.memory_service.backend.get_records({"user_id": user})
+        assert record["metadata"] == {"v": number}
+    else:
+        with pytest.raises(ValueError, match="metadata"):
+            client.add_memory("a reading", user_id=user, metadata={"v": number})
+        assert client.memory_service.backend.get_records({"user_id": user}) == []
