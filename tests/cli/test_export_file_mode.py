@@ -31,18 +31,24 @@ def umask_022() -> Iterator[None]:
         os.umask(previous)
 
 
-def test_an_export_of_a_private_store_is_private(tmp_path: Path, umask_022: None) -> None:
-    store = tmp_path / "private.db"
+def exported(tmp_path: Path, content: str, store_mode: int) -> tuple[str, int]:
+    """(text, permission bits) of the export of a store holding ``content``, whose file
+    has ``store_mode``."""
+    store = tmp_path / "store.db"
     with OracleAgentMemory(connection=str(store), embedder=HashingEmbedder(),
                            extract_memories=False) as client:
         client.create_thread(user_id="alice", agent_id="a").add_messages(
-            [{"role": "user", "content": "my private note"}])
-    os.chmod(store, 0o600)
+            [{"role": "user", "content": content}])
+    os.chmod(store, store_mode)
     out = tmp_path / "copy.jsonl"
     assert cli.main(["export", "--db", str(store), "--out", str(out)]) == 0
-    assert "my private note" in out.read_text(encoding="utf-8")
-    assert stat.S_IMODE(out.stat().st_mode) & 0o077 == 0
+    return out.read_text(encoding="utf-8"), stat.S_IMODE(out.stat().st_mode)
 
+
+def test_an_export_of_a_private_store_is_private(tmp_path: Path, umask_022: None) -> None:
+    text, mode = exported(tmp_path, "my private note", 0o600)
+    assert "my private note" in text
+    assert mode & 0o077 == 0
 
 
 def test_an_export_of_a_read_only_store_can_be_written_again(tmp_path: Path,
@@ -50,14 +56,7 @@ def test_an_export_of_a_read_only_store_can_be_written_again(tmp_path: Path,
     """The store's bits, not its missing write bit: a store made read-only (0444) gave a
     0444 export, which its owner's next export to the same path cannot open for writing
     (open(2): EACCES; root, which this suite may run as, is not refused)."""
-    store = tmp_path / "frozen.db"
-    with OracleAgentMemory(connection=str(store), embedder=HashingEmbedder(),
-                           extract_memories=False) as client:
-        client.create_thread(user_id="alice", agent_id="a").add_messages(
-            [{"role": "user", "content": "une note figée"}])
-    os.chmod(store, 0o444)
-    out = tmp_path / "copy.jsonl"
-    assert cli.main(["export", "--db", str(store), "--out", str(out)]) == 0
-    mode = stat.S_IMODE(out.stat().st_mode)
+    text, mode = exported(tmp_path, "une note figée", 0o444)
+    assert "une note figée" in text
     assert mode & stat.S_IWUSR
     assert mode & 0o077 == 0o044  # readable by no one else than the store
