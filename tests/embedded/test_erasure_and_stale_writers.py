@@ -142,3 +142,17 @@ def test_a_cache_older_than_an_erasure_does_not_write_a_file_only_to_remove_it(
     other.close()
     assert written == []
     assert not held_on_disk(path)
+
+
+def test_a_store_file_removed_under_a_running_process_is_not_created_again(
+        tmp_path: Path) -> None:
+    """The check for an erasure reads the store on a connection of its own; where the file
+    was removed meanwhile, that connection must not leave an empty database in its place."""
+    path = tmp_path / "gone.db"
+    make_store(path)
+    other = EmbeddedBackend(path, embedding_dimension=DIM)
+    other.search({"query_vector": vec(5), "metadata_filter": {"topic": "food"}})
+    for leftover in tmp_path.iterdir():
+        leftover.unlink()
+    other.close()  # writes its file at the close: a filter key the file had no column for
+    assert sorted(entry.name for entry in tmp_path.iterdir()) == []

@@ -36,6 +36,7 @@ import os
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -370,8 +371,9 @@ class RecordCache:
         or another schema (recreated: every record dropped) than this cache's (read on a
         connection of its own: the caller's transaction may be older)."""
         assert self._location is not None
-        try:
-            conn = sqlite3.connect(self._location, timeout=BUSY_TIMEOUT_SECONDS)
+        try:  # (mode=rw: a store file removed meanwhile is not created again, empty)
+            conn = sqlite3.connect(f"{Path(self._location).as_uri()}?mode=rw",
+                                   timeout=BUSY_TIMEOUT_SECONDS, uri=True)
             try:
                 return (changelog.erased_at(conn) > self._version
                         or changelog.state(conn)[1] != self._epoch)
