@@ -139,6 +139,10 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --              deleted by another session is never written to (default NULL: no check)
   -- A content of more than 1000000 characters, or a metadata object of more than
   -- 262144 characters as JSON text, is -20001 (python/oracleagentmemory/stores/limits.py).
+  -- Metadata numbers hold at most 40 significant digits, magnitudes 1e-130 to below 1e126
+  -- (an Oracle NUMBER), and field names at most 65535 UTF-8 bytes: python-oracledb cannot
+  -- encode others into p_records (DPY-4003, DPY-3020), and the Python layer refuses them
+  -- before the call; this function does not check them again.
   FUNCTION write_records(p_records IN JSON, p_links IN JSON DEFAULT NULL,
                          p_replace IN BOOLEAN DEFAULT FALSE, p_commit IN BOOLEAN DEFAULT TRUE,
                          p_thread_id IN VARCHAR2 DEFAULT NULL)
