@@ -175,7 +175,7 @@ def connect(location: str) -> sqlite3.Connection:
     checkpoints, are read with ``pread`` anyway."""
     conn = sqlite3.connect(location, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
                            check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+    wait_when_busy(conn, BUSY_TIMEOUT_SECONDS)
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA cache_size = -65536")
     # Deleted rows are overwritten with zeros, whatever the build's default
@@ -187,6 +187,12 @@ def connect(location: str) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_CHECKPOINT_PAGES}")
     return conn
+
+
+def wait_when_busy(conn: sqlite3.Connection, seconds: float) -> None:
+    """How long a statement of ``conn`` waits for another connection's lock (0: not at
+    all, it fails at once)."""
+    conn.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
 
 
 def _enable_wal(conn: sqlite3.Connection, budget: float = BUSY_TIMEOUT_SECONDS) -> None:

@@ -1315,9 +1315,10 @@ class EmbeddedBackend:
                     f"DELETE FROM relations WHERE thread_id IN ({marks(part)})", part
                 ).rowcount
             links += self._delete_seqs(conn, sorted(seqs))
+            user_or_agent_erased = bool(seqs) and owner_type != "thread"
             if seqs:
                 changelog.record_erasure(conn)
-            if seqs and owner_type != "thread":
+            if user_or_agent_erased:
                 # A person's (or an agent's) erasure: FTS5 deletes by adding markers and keeps
                 # the deleted records' words in its older segments until they are merged;
                 # merged into one now, freed pages zeroed (secure_delete). 0.6 s for a
@@ -1332,7 +1333,7 @@ class EmbeddedBackend:
                 cache.erase_file()
             if not self._vector_file:  # one another store object (or an earlier run) wrote
                 remove_vector_file(self.location)
-        if seqs and owner_type != "thread":
+        if user_or_agent_erased:
             self._empty_the_log()
         return {"owner": owner, "records": len(seqs), "links": links}
 
@@ -1347,14 +1348,13 @@ class EmbeddedBackend:
         with self._lock:
             if self._closed:
                 return
-            self._conn.execute("PRAGMA busy_timeout = 0")
+            schema.wait_when_busy(self._conn, 0)
             try:
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             except sqlite3.Error:
                 pass  # busy or locked: the log empties at a later checkpoint or the close
             finally:
-                self._conn.execute(
-                    f"PRAGMA busy_timeout = {int(schema.BUSY_TIMEOUT_SECONDS * 1000)}")
+                schema.wait_when_busy(self._conn, schema.BUSY_TIMEOUT_SECONDS)
 
     def _delete_seqs(self, conn: Any, seqs: Sequence[int]) -> int:
         """Delete rows, the relations touching them and the images attached to messages."""
