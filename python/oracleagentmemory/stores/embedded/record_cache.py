@@ -554,12 +554,20 @@ class RecordCache:
         self.metadata.clear(self.seq.shape[0])
 
     def _vector_rows(self, slots: np.ndarray) -> np.ndarray:
-        """The vector rows of ``slots``; one outside the vectors (a damaged vector file: no
-        CRC covers the rows) is ``DamagedFile``, not an IndexError in every search."""
+        """The vector rows of ``slots``, checked (``_row_span``)."""
         rows = self.row[slots]
-        if rows.shape[0] and (int(rows.min()) < 0 or int(rows.max()) >= self.vectors.shape[0]):
-            raise DamagedFile("a record's vector row lies outside the vectors")
+        if rows.shape[0]:
+            self._row_span(rows)
         return rows
+
+    def _row_span(self, rows: np.ndarray) -> tuple[int, int]:
+        """The first and last of (non-empty) ``rows``; one outside the vectors (a damaged
+        vector file: no CRC covers the rows) is ``DamagedFile``, not an IndexError in every
+        search."""
+        first, last = int(rows.min()), int(rows.max())
+        if first < 0 or last >= self.vectors.shape[0]:
+            raise DamagedFile("a record's vector row lies outside the vectors")
+        return first, last
 
     def _mapped_prefetch(self) -> vector_file.Prefetch | None:
         """The vector file's prefetch while the columns are still its map's (growing copies
@@ -662,8 +670,8 @@ class RecordCache:
         wide = query.astype(np.float64)  # float32 loses norms below 1e-38 or above 3.4e38
         norm = float(np.linalg.norm(wide))
         unit = (wide / norm if norm > 0 else np.zeros_like(wide)).astype(np.float32)
-        rows = self._vector_rows(slots)
-        first, last = int(rows.min()), int(rows.max())
+        rows = self.row[slots]
+        first, last = self._row_span(rows)
         prefetch = self._mapped_prefetch()
         if last - first + 1 <= 2 * rows.shape[0]:
             if prefetch is not None:
