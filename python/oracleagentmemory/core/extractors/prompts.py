@@ -21,7 +21,7 @@ from typing import Any
 
 from oracleagentmemory.apis.message import ImageContent, Message
 from oracleagentmemory.core.rendering import xml_attr, xml_text
-from oracleagentmemory.core.tokens import chars_for_tokens, estimate_tokens
+from oracleagentmemory.core.tokens import character_boundary, chars_for_tokens, estimate_tokens
 
 TRUNCATION_MARK = " …[truncated]"
 
@@ -121,13 +121,14 @@ def to_prompt_message(message: Message | PromptMessage | Mapping[str, Any]) -> P
 
 
 def truncate_to_tokens(text: str, token_limit: int) -> str:
-    """``text`` cut at its end to fit ``token_limit`` (marked); a limit <= 0 keeps it whole."""
+    """``text`` cut at its end to fit ``token_limit`` (marked); a limit <= 0 keeps it whole.
+    The cut never splits what a reader sees as one character (``character_boundary``)."""
     if token_limit <= 0 or estimate_tokens(text) <= token_limit:
         return text
     keep = chars_for_tokens(token_limit) - len(TRUNCATION_MARK)
     if keep <= 0:
-        return text[: max(chars_for_tokens(token_limit), 0)]
-    return text[:keep] + TRUNCATION_MARK
+        return text[: character_boundary(text, chars_for_tokens(token_limit))]
+    return text[: character_boundary(text, keep)] + TRUNCATION_MARK
 
 
 def attribute(value: str) -> str:
