@@ -169,7 +169,12 @@ def test_oracle_cli_commands(monkeypatch):
 
     connection = FakeConnection(DESCRIBE={"backend": "oracle", "schema_version": 1},
                                 ENSURE_PURGE_JOB=True)
-    monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
+
+    def connect(**kwargs):
+        connection.closed = False  # each command's own session on the same database
+        return connection
+
+    monkeypatch.setattr(oracledb, "connect", connect)
     monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
     for command in ("install", "upgrade", "status"):
         code, out, err = run(command)

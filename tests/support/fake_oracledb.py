@@ -493,13 +493,18 @@ class FakeConnection:
         return invalid
 
     def cursor(self):
+        # a closed connection makes no cursor: DPY-1001, an InterfaceError, which is no
+        # DatabaseError (python-oracledb 26.1 connection.py ``_verify_connected``)
+        if getattr(self, "closed", False):
+            error = driver_errors._create_err(driver_errors.ERR_NOT_CONNECTED)
+            raise error.exc_type(error)
         return FakeCursor(self)
 
     def commit(self) -> None:
         self.log.append((self.name, "COMMIT", {}))
 
     def close(self) -> None:
-        return None
+        self.closed = True
 
 
 class FakePool:
@@ -510,8 +515,16 @@ class FakePool:
         self.answers = {"CHECK_SCHEMA": None, **answers}
         self.connections = [FakeConnection(f"c{i}", self.log, self.answers) for i in range(3)]
         self.acquired = 0
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
 
     def acquire(self):
+        # a closed pool lends nothing: DPY-1002, an InterfaceError (pool.py ``_verify_open``)
+        if self.closed:
+            error = driver_errors._create_err(driver_errors.ERR_POOL_NOT_OPEN)
+            raise error.exc_type(error)
         pool = self
 
         class _Lease:

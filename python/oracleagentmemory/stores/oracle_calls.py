@@ -196,15 +196,22 @@ class OracleCaller:
     @contextmanager
     def connection(self) -> Iterator[Any]:
         """A connection for one call: acquired from a pool, else the one connection (one
-        call at a time)."""
+        call at a time). A connection or pool the application closed is the driver's
+        ``InterfaceError`` (DPY-1001, DPY-1002), which is no ``DatabaseError``: it becomes a
+        ``StoreError`` carrying the driver's code, as other database errors do."""
+        import oracledb
+
         if self.closed:
             raise StoreClosedError("the store is closed")
-        if hasattr(self._source, "acquire"):
-            with self._source.acquire() as conn:
-                yield conn
-        else:
-            with self._lock:
-                yield self._source
+        try:
+            if hasattr(self._source, "acquire"):
+                with self._source.acquire() as conn:
+                    yield conn
+            else:
+                with self._lock:
+                    yield self._source
+        except oracledb.InterfaceError as error:
+            raise translate(error) from error
 
     def member(self, member: str) -> str:
         """``ALIAS.MEMBER`` as the store's own (qualified) ``PACKAGE.MEMBER``."""
