@@ -511,3 +511,24 @@ def test_the_ranking_numbers_in_the_packages_are_the_python_ones():
         assert "NVL(vs.wd, 1)) END - 0.35 * NVL(kt.part, 0)" in other["agent_memory_search.pkb"]
     finally:
         ranking.KEYWORD_WEIGHT, ranking.SCOPE_AFFINITY = saved
+
+
+def test_the_write_records_spec_states_the_json_limits_of_stores_limits(monkeypatch):
+    # the facade spec names the metadata number and field-name limits of the contract; they
+    # are rendered from stores/limits.py (the one source), so a changed limit cannot leave
+    # the spec stating the old one
+    from oracleagentmemory.stores import limits
+
+    monkeypatch.setattr(limits, "NUMBER_DIGITS", 38)
+    monkeypatch.setattr(limits, "NUMBER_LIMITS", (1e-129, 1e125))
+    monkeypatch.setattr(limits, "MAX_JSON_KEY_BYTES", 32767)
+    spec = strip_comments_kept(dict(render.render_all())["agent_memory.pks"])
+    assert ("Metadata numbers hold at most 38 significant digits, magnitudes 1e-129 to below"
+            " 1e125" in spec)
+    assert "field names at most 32767 UTF-8 bytes" in spec
+
+
+def strip_comments_kept(text: str) -> str:
+    """The text with each comment line's leading '--' and the line breaks folded away, so a
+    sentence of a comment reads as one line."""
+    return " ".join(line.strip().removeprefix("--").strip() for line in text.splitlines())

@@ -12,6 +12,7 @@ static gate can parse it; tests/oracle_sql/test_render.py checks it equals a fre
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -369,9 +370,21 @@ def _limits_context() -> dict[str, object]:
             "max_metadata_chars": limits.MAX_METADATA_CHARS,
             "max_keyword_query_chars": limits.MAX_KEYWORD_QUERY_CHARS,
             "max_hops": limits.MAX_HOPS,
+            "number_digits": limits.NUMBER_DIGITS,
+            "number_low": power_of_ten(limits.NUMBER_LIMITS[0]),
+            "number_high": power_of_ten(limits.NUMBER_LIMITS[1]),
+            "max_json_key_bytes": limits.MAX_JSON_KEY_BYTES,
             "fusion_min_window": ranking.FUSION_MIN_WINDOW,
             "keyword_weight": sql_number(ranking.KEYWORD_WEIGHT),
             "scope_affinity": sql_number(ranking.SCOPE_AFFINITY)}
+
+
+def power_of_ten(value: float) -> str:
+    """A limit that is a power of ten as the contract writes it (``1e-130``, ``1e126``)."""
+    exponent = round(math.log10(value))
+    if value != float(f"1e{exponent}"):
+        raise ValueError(f"limit {value!r} is not a power of ten")
+    return f"1e{exponent}"
 
 
 def sql_number(value: float) -> str:
