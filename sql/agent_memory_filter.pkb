@@ -1,6 +1,12 @@
 CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_FILTER AS
   c_operators   CONSTANT VARCHAR2(100 CHAR) := '$array_contains, $array_contains_any, $not';
   c_max_compiled CONSTANT PLS_INTEGER := 32;
+  -- Characters of compiled prefilter text at most. The callers splice it into a statement
+  -- built in a VARCHAR2(32767) (search.ranking_sql, record_api.get_records): 32 predicates
+  -- over nested field names of 64 characters would need more than 35,000 (ORA-06502), and
+  -- the contract allows such a filter. A predicate that would pass the budget is not compiled,
+  -- nor any after it: the prefilter is only a necessary condition, matches() decides.
+  c_max_prefilter_chars CONSTANT PLS_INTEGER := 16000;
 
   FUNCTION where_text(p_path IN VARCHAR2) RETURN VARCHAR2 IS
   BEGIN
@@ -340,6 +346,19 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_FILTER AS
     l_sub  JSON_KEY_LIST;
     l_has_ops BOOLEAN;
     l_negated BOOLEAN;
+    l_part VARCHAR2(32767);
+
+    -- Append one predicate, unless it would pass c_max_prefilter_chars: then compile no more.
+    FUNCTION appended(p_part IN VARCHAR2) RETURN BOOLEAN IS
+    BEGIN
+      IF NVL(LENGTH(p_sql), 0) + LENGTH(p_part) > c_max_prefilter_chars THEN
+        p_count := c_max_compiled;
+        RETURN FALSE;
+      END IF;
+      p_sql := p_sql || p_part;
+      p_count := p_count + 1;
+      RETURN TRUE;
+    END appended;
   BEGIN
     IF l_keys IS NULL THEN
       RETURN;
@@ -365,18 +384,18 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_FILTER AS
         END IF;
         -- a negated expression also matches a missing field: nothing to require
         CONTINUE WHEN l_negated;
-        p_sql := p_sql || ' AND JSON_EXISTS(r.metadata, ''' || l_path || ''')';
-        p_count := p_count + 1;
+        l_part := ' AND JSON_EXISTS(r.metadata, ''' || l_path || ''')';
+        EXIT WHEN NOT appended(l_part);
         IF NOT l_has_ops THEN
           compile_object(l_obj, l_path, p_sql, p_count);
         END IF;
       ELSIF l_expr.is_string AND LENGTH(l_expr.to_string) <= 1000 THEN
-        p_sql := p_sql || ' AND JSON_EXISTS(r.metadata, ''' || l_path || '?(@ == $v' || p_count
+        l_part := ' AND JSON_EXISTS(r.metadata, ''' || l_path || '?(@ == $v' || p_count
               || ')'' PASSING JSON_VALUE(flt.f, ''' || l_path || ''') AS "v' || p_count || '")';
-        p_count := p_count + 1;
+        EXIT WHEN NOT appended(l_part);
       ELSE
-        p_sql := p_sql || ' AND JSON_EXISTS(r.metadata, ''' || l_path || ''')';
-        p_count := p_count + 1;
+        l_part := ' AND JSON_EXISTS(r.metadata, ''' || l_path || ''')';
+        EXIT WHEN NOT appended(l_part);
       END IF;
     END LOOP;
   END compile_object;

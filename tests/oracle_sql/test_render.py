@@ -357,7 +357,9 @@ def test_prefilter_field_names_are_whitelisted_and_values_are_passed_not_spliced
         assert not safe.match(hostile), hostile
     assert "CONTINUE WHEN l_keys(i) IS NULL OR NOT REGEXP_LIKE(l_keys(i), c_safe_key);" in body
     # the only things appended to the predicate: path literals from whitelisted keys, counters
-    appended = re.findall(r"p_sql := p_sql \|\|(.*?);", body, flags=re.S)
+    # (each predicate is built in l_part, then appended whole within the length budget)
+    assert re.findall(r"p_sql := p_sql \|\|(.*?);", body, flags=re.S) == [" p_part"]
+    appended = re.findall(r"l_part := (.*?);", body, flags=re.S)
     assert appended
     for piece in appended:
         operands = {
