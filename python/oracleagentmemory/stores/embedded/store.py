@@ -188,6 +188,15 @@ def _in_thread(sql: str, params: list[Any], thread_id: str | None) -> tuple[str,
     return f"{sql} AND thread_id = ?", [*params, check_id(thread_id, "thread_id")]
 
 
+def _written_vector(vector: Any, dimension: int | None) -> bytes:
+    """``encode_vector`` of a vector to store: one of no component is refused too (a store
+    without a dimension would take 0 from it as its own and refuse every real vector)."""
+    blob = encode_vector(vector, dimension)
+    if not blob:
+        raise DimensionMismatchError("embedding has no component")
+    return blob
+
+
 def _id_taken(row: Mapping[str, Any]) -> DuplicateRecordError:
     """The one answer to a write naming a taken id, with or without ``replace``."""
     return DuplicateRecordError(f"a {row['id_space']} record with id {row['id']!r} already exists")
@@ -753,7 +762,7 @@ class EmbeddedBackend:
             "message_id": optional_record_id(record.get("message_id"), where, "message_id"),
             "embedding": None
             if embedding is None
-            else encode_vector(embedding, self.embedding_dimension),
+            else _written_vector(embedding, self.embedding_dimension),
             "image_bytes": None if image_bytes is None else bytes(image_bytes),
         }
 
@@ -1050,7 +1059,7 @@ class EmbeddedBackend:
         check_change_values(changes)
         now = self._now()
         new_vectors = [] if self.embedding_dimension is not None else [
-            encode_vector(vector, None)
+            _written_vector(vector, None)
             for vector in (changes.get("embedding"), *(
                 image.get("embedding") for image in changes.get("replace_images") or ()
                 if isinstance(image, Mapping)))
@@ -1148,7 +1157,7 @@ class EmbeddedBackend:
             embedding = changes["embedding"]
             sets.append("embedding = ?")
             params.append(None if embedding is None else
-                          encode_vector(embedding, self.embedding_dimension))
+                          _written_vector(embedding, self.embedding_dimension))
         if "metadata" in changes:
             metadata = changes["metadata"]
             if changes.get("keep_bookkeeping"):
