@@ -35,3 +35,72 @@ def test_an_empty_vector_never_becomes_the_stores_dimension(tmp_path: Path, how:
     reopened = EmbeddedBackend(tmp_path / "s.db")
     assert reopened.describe()["embedding_dimension"] == 3
     reopened.close()
+
+
+def nested(depth: int) -> list:
+    """A list ``depth`` levels deep (the value sits one more level down in the field)."""
+    value: list = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+BAD_JSON = {
+    "nan": float("nan"),
+    "a number past 1e126": 1e126,
+    "41 significant digits": 10 ** 41 + 1,
+    "a field name past 65,535 bytes": {"é" * 32_768: 1},
+    "an unpaired surrogate": {"text": "a\ud800"},
+    "a non-string key": {1: "x"},
+    "nesting past the limit": nested(64),
+    "a set": {1, 2},
+}
+
+
+def refusal(call) -> tuple[str, str]:
+    with pytest.raises(ValueError) as refused:
+        call()
+    return type(refused.value).__name__, str(refused.value)
+
+
+@pytest.mark.parametrize("field", ["config", "parts"])
+@pytest.mark.parametrize("bad", BAD_JSON, ids=list(BAD_JSON))
+def test_json_fields_are_refused_naming_the_field_as_the_guard_does(field, bad) -> None:
+    # The Oracle backend (and a caller's own) gets its input limits from LimitsGuard, which
+    # names records[i].config / records[i].parts (and changes.config / changes.parts); the
+    # embedded store checks its own input and must refuse the same values with the same
+    # error naming the same argument, at write and at update. A good field beside the bad
+    # one must not shift what is named.
+    from oracleagentmemory.stores.limits_guard import check_record
+
+    value = {"a": [BAD_JSON[bad]]}
+    other = "parts" if field == "config" else "config"
+    record = {"record_type": "message", "id": "m", "content": "c", other: [{"ok": 1}],
+              field: value}
+    store = EmbeddedBackend(":memory:", embedding_dimension=2)
+    assert refusal(lambda: store.write_records([record])) == refusal(
+        lambda: check_record(record, "records[0]"))
+    store.write_records([{"record_type": "message", "id": "m", "content": "c",
+                          other: [{"ok": 1}]}])
+    changes = {field: value}
+    assert refusal(lambda: store.update_record("m", ["message"], changes)) == refusal(
+        lambda: check_record(changes, "changes"))
+    assert [record.get(field) for record in store.get_records({})] == [None]
+    store.close()
+
+
+@pytest.mark.parametrize("field", ["config", "parts"])
+def test_json_fields_at_the_depth_limit_are_stored(field) -> None:
+    # MAX_JSON_DEPTH bounds each field (the guard checks config and parts each alone); the
+    # store keeps them together in one column, and that column's extra level is no level
+    # of the caller's.
+    from oracleagentmemory.stores.limits import MAX_JSON_DEPTH, nesting_depth
+
+    value = [nested(MAX_JSON_DEPTH - 1)]
+    assert nesting_depth(value) == MAX_JSON_DEPTH
+    store = EmbeddedBackend(":memory:", embedding_dimension=2)
+    store.write_records([{"record_type": "message", "id": "m", "content": "c", field: value}])
+    store.write_records([{"record_type": "message", "id": "n", "content": "c"}])
+    store.update_record("n", ["message"], {field: value})
+    assert [record[field] for record in store.get_records({})] == [value, value]
+    store.close()

@@ -197,6 +197,21 @@ def _written_vector(vector: Any, dimension: int | None) -> bytes:
     return blob
 
 
+EXTRA_KEYS = ("parts", "mime_type", "config")
+"""The fields a record keeps together in its ``extra`` column, in that order."""
+
+
+def _extra_text(extra: Mapping[str, Any], where: str) -> str | None:
+    """The ``extra`` column: compact JSON of ``extra``'s fields, each checked alone and named
+    ``{where}.{field}``, as LimitsGuard checks them for the other backends (checked as one
+    object, an error named ``where`` alone, and the column's own level counted as one of
+    the caller's: a config at the depth limit was refused)."""
+    if not extra:
+        return None
+    return "{" + ",".join(f'"{key}":{limits.json_text(value, f"{where}.{key}")}'
+                          for key, value in extra.items()) + "}"
+
+
 def _id_taken(row: Mapping[str, Any]) -> DuplicateRecordError:
     """The one answer to a write naming a taken id, with or without ``replace``."""
     return DuplicateRecordError(f"a {row['id_space']} record with id {row['id']!r} already exists")
@@ -730,11 +745,7 @@ class EmbeddedBackend:
         if status not in STATUSES:
             raise InvalidArgumentError(f"{where}.status must be VALID or INVALID")
         embedding = record.get("embedding")
-        extra = {
-            key: record[key]
-            for key in ("parts", "mime_type", "config")
-            if record.get(key) is not None
-        }
+        extra = {key: record[key] for key in EXTRA_KEYS if record.get(key) is not None}
         created_at = restored_time(record, "created_at", where) or now
         image_bytes = record.get("image_bytes")
         if image_bytes is not None and not isinstance(image_bytes, (bytes, bytearray)):
@@ -750,7 +761,7 @@ class EmbeddedBackend:
             "content": content,
             "metadata": dump_json(record.get("metadata"), f"{where}.metadata",
                                   limits.MAX_METADATA_CHARS),
-            "extra": dump_json(extra, f"{where}") if extra else None,
+            "extra": _extra_text(extra, where),
             "event_ts": timestamp,
             "created_at": created_at,
             "updated_at": restored_time(record, "updated_at", where) or created_at,
@@ -1195,11 +1206,11 @@ class EmbeddedBackend:
                 stored.get("settings"), changes["settings"])}}
             extra_keys.append("config")
         if extra_keys:
-            extra = {key: current.get(key) for key in ("parts", "config", "mime_type")}
+            extra = {key: current.get(key) for key in EXTRA_KEYS}
             extra.update({key: changes[key] for key in extra_keys})
             extra = {key: value for key, value in extra.items() if value is not None}
             sets.append("extra = ?")
-            params.append(dump_json(extra, "changes") if extra else None)
+            params.append(_extra_text(extra, "changes"))
         if sets:
             sets.append("updated_at = ?")
             params.append(now)
