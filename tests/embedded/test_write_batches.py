@@ -104,3 +104,23 @@ def test_json_fields_at_the_depth_limit_are_stored(field) -> None:
     store.update_record("n", ["message"], {field: value})
     assert [record[field] for record in store.get_records({})] == [value, value]
     store.close()
+
+
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_a_mapping_json_cannot_encode_is_refused_naming_the_argument(where) -> None:
+    # check_json walked any Mapping, and the encoder then refused a Mapping that is no dict
+    # with a bare TypeError naming nothing ("Object of type mappingproxy is not JSON
+    # serializable"); a value of a type JSON has not is an ArgumentTypeError naming it.
+    from types import MappingProxyType
+
+    from oracleagentmemory.errors import ArgumentTypeError
+
+    inner = MappingProxyType({"a": 1})
+    metadata = inner if where == "top" else {"x": [inner]}
+    store = EmbeddedBackend(":memory:", embedding_dimension=2)
+    with pytest.raises(ArgumentTypeError, match=r"records\[0\]\.metadata"):
+        store.write_records([{"record_type": "memory", "id": "m", "metadata": metadata}])
+    with pytest.raises(ArgumentTypeError, match=r"records\[0\]\.config"):
+        store.write_records([{"record_type": "thread", "id": "t", "config": {"x": inner}}])
+    assert store.get_records({}) == []
+    store.close()

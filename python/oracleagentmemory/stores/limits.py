@@ -215,13 +215,13 @@ def check_json(value: Any, argument: str) -> None:
                     f"{argument} holds the number {item!r}, outside the magnitudes a stored "
                     "number may have (1e-130 to 1e126, or 0)")
             continue
-        if isinstance(item, (Mapping, list, tuple)):
+        if isinstance(item, (dict, list, tuple)):  # what the encoder writes (no other Mapping)
             if depth >= MAX_JSON_DEPTH:
                 raise InvalidArgumentError(
                     f"{argument} nests objects and arrays more than {MAX_JSON_DEPTH} levels "
                     "deep"
                 )
-            if isinstance(item, Mapping):
+            if isinstance(item, dict):
                 for key in item:
                     if not isinstance(key, str):
                         raise ArgumentTypeError(
