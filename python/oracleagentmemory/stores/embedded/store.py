@@ -597,8 +597,7 @@ class EmbeddedBackend:
             _fill_scopes(conn, rows, inherited, now)
             settled = self._settle_widths(conn, [row["embedding"] for row in rows])
             if replace:
-                for row in rows:
-                    self._insert_row(conn, row, replace)
+                self._replace_rows(conn, rows)
             else:
                 self._insert_new_rows(conn, rows)
             self._insert_links(conn, links, now)
@@ -798,22 +797,45 @@ class EmbeddedBackend:
             return add_days(timestamp, ttl_days)
         return add_days(created_at, ttl_days)
 
+    def _replace_rows(self, conn: Any, rows: list[dict[str, Any]]) -> None:
+        """``_insert_row`` with ``replace`` for a whole batch: every id checked against the
+        stored rows, then the records replaced deleted, then every row inserted. Row by row,
+        a message replaced after an image of the same batch attached to it deleted that image
+        with its old ones."""
+        replaced = []
+        for row in rows:
+            seq = self._replaceable(conn, row, True)
+            if seq is not None:
+                replaced.append(seq)
+        self._delete_seqs(conn, replaced)
+        for row in rows:
+            self._insert_checked_row(conn, row)
+
+    @staticmethod
+    def _replaceable(conn: Any, row: dict[str, Any], replace: bool) -> int | None:
+        """The seq of the stored record holding ``row``'s id (None: the id is free), when
+        ``replace`` may replace it: else the id is taken (DuplicateRecordError)."""
+        existing = conn.execute(
+            "SELECT seq, record_type, user_id, agent_id, thread_id, message_id FROM records"
+            " WHERE id_space = ? AND id = ?", (row["id_space"], row["id"])
+        ).fetchone()
+        if existing is None:
+            return None
+        same = tuple(existing[1:]) == (row["record_type"], row["user_id"], row["agent_id"],
+                                      row["thread_id"], row["message_id"])
+        if not (replace and same):
+            raise _id_taken(row)
+        return int(existing[0])
+
     def _insert_row(self, conn: Any, row: dict[str, Any], replace: bool) -> None:
         """Insert one row; with ``replace``, the record holding its id goes first (with its
         links), but only a record of the same type, scope and message: an id held by
         anything else (another user's image, an image attached to another message) is a
         DuplicateRecordError worded as without ``replace``, so naming an id never deletes or
         takes over a record outside the caller's scope."""
-        existing = conn.execute(
-            "SELECT seq, record_type, user_id, agent_id, thread_id, message_id FROM records"
-            " WHERE id_space = ? AND id = ?", (row["id_space"], row["id"])
-        ).fetchone()
-        if existing is not None:
-            same = tuple(existing[1:]) == (row["record_type"], row["user_id"], row["agent_id"],
-                                          row["thread_id"], row["message_id"])
-            if not (replace and same):
-                raise _id_taken(row)
-            self._delete_seqs(conn, [existing[0]])
+        seq = self._replaceable(conn, row, replace)
+        if seq is not None:
+            self._delete_seqs(conn, [seq])
         self._insert_checked_row(conn, row)
 
     @staticmethod
