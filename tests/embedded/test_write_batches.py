@@ -144,3 +144,45 @@ def test_a_replacing_batch_keeps_every_record_it_wrote(image_id) -> None:
     hits = store.search({"query_vector": [0.0, 1.0], "record_types": ["image"]})
     assert [hit["record"]["id"] for hit in hits] == [image_id]
     store.close()
+
+
+LINK_FIELDS = ["id", "source_id", "target_id", "thread_id", "relation_type",
+               "opposite_relation_type"]
+
+
+@pytest.mark.parametrize("field", LINK_FIELDS)
+def test_a_link_field_no_database_can_store_is_refused_as_invalid(field) -> None:
+    # The embedded store checks its own input (the client puts no LimitsGuard in front of
+    # it): a link's ids were bound into the endpoint lookups before they were checked, and
+    # its labels never were, so an unpaired surrogate came out of sqlite3 as a bare
+    # UnicodeEncodeError instead of an InvalidArgumentError saying what is wrong.
+    from oracleagentmemory.errors import AgentMemoryError
+
+    store = EmbeddedBackend(":memory:", embedding_dimension=2)
+    store.write_records([{"record_type": "memory", "id": "a"},
+                         {"record_type": "memory", "id": "b"}])
+    link = {"source_id": "a", "target_id": "b", "relation_type": "mine", field: "x\ud800"}
+    with pytest.raises(ValueError, match="surrogate") as refused:
+        store.write_records([], [link])
+    assert isinstance(refused.value, AgentMemoryError)
+    assert not isinstance(refused.value, UnicodeError)
+    assert store.list_links({}) == []
+    store.close()
+
+
+@pytest.mark.parametrize("argument", ["relation_type", "opposite_relation_type"])
+def test_link_records_refuses_a_label_with_a_surrogate_naming_it(argument) -> None:
+    from oracleagentmemory.core import OracleAgentMemory
+    from oracleagentmemory.errors import AgentMemoryError
+    from tests.support.embedders import HashingEmbedder
+
+    client = OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder())
+    thread = client.create_thread(user_id="u")
+    first, second = thread.add_memory("first"), thread.add_memory("second")
+    labels = {"relation_type": "mine", argument: "label \ud800"}
+    with pytest.raises(ValueError, match=argument) as refused:
+        thread.link_records(first, "memory", second, "memory", **labels)
+    assert isinstance(refused.value, AgentMemoryError)
+    assert not isinstance(refused.value, UnicodeError)
+    assert client.memory_service.backend.list_links({}) == []
+    client.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from oracleagentmemory.stores import limits
 from oracleagentmemory.stores.errors import InvalidLinkError
 
 BUILTIN_OPPOSITES: dict[str, str] = {
@@ -30,4 +31,4 @@ def check_label(name: str, label: object) -> str:
         raise InvalidLinkError(f"{name} must be a non-empty string")
     if len(label) > 128:
         raise InvalidLinkError(f"{name} must be at most 128 characters")
-    return label
+    return limits.check_text(label, name)

@@ -212,6 +212,21 @@ def _extra_text(extra: Mapping[str, Any], where: str) -> str | None:
                           for key, value in extra.items()) + "}"
 
 
+def _storable(value: Any) -> bool:
+    """A string a lookup may bind: valid Unicode (one that is not is no stored id, and
+    sqlite3 refuses to bind it with a bare UnicodeEncodeError; the check that names it
+    comes after the lookups, at its link)."""
+    if not isinstance(value, str):
+        return False
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _id_taken(row: Mapping[str, Any]) -> DuplicateRecordError:
     """The one answer to a write naming a taken id, with or without ``replace``."""
     return DuplicateRecordError(f"a {row['id_space']} record with id {row['id']!r} already exists")
@@ -917,7 +932,7 @@ class EmbeddedBackend:
         """(record_type, thread_id) of the unexpired memory-like records the links name."""
         ids = sorted({
             value for link in links if isinstance(link, dict)
-            for key in ("source_id", "target_id") if isinstance(value := link.get(key), str)
+            for key in ("source_id", "target_id") if _storable(value := link.get(key))
         })
         found: dict[str, tuple[str, str]] = {}
         for part in runs(conn, ids, reserved=1):
@@ -938,10 +953,10 @@ class EmbeddedBackend:
         pairs: set[tuple[str, str]] = set()
         for link in links:
             if isinstance(link, dict):
-                if isinstance(link.get("id"), str):
+                if _storable(link.get("id")):
                     ids.add(link["id"])
                 source, target = link.get("source_id"), link.get("target_id")
-                if isinstance(source, str) and isinstance(target, str):
+                if _storable(source) and _storable(target):
                     pairs.add((source, target) if source <= target else (target, source))
         taken_ids: set[str] = set()
         taken_pairs: dict[tuple[str, str], str] = {}
