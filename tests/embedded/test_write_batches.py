@@ -186,3 +186,23 @@ def test_link_records_refuses_a_label_with_a_surrogate_naming_it(argument) -> No
     assert not isinstance(refused.value, UnicodeError)
     assert client.memory_service.backend.list_links({}) == []
     client.close()
+
+
+@pytest.mark.parametrize("how", ["write_records", "update_record"])
+def test_a_ttl_of_nan_days_is_refused_naming_it(how) -> None:
+    # NaN passed "not negative" and reached timedelta: a bare "cannot convert float NaN to
+    # integer" ValueError naming nothing.
+    from oracleagentmemory.stores.errors import InvalidArgumentError
+
+    store = EmbeddedBackend(":memory:", embedding_dimension=2)
+    if how == "write_records":
+        with pytest.raises(InvalidArgumentError, match=r"records\[0\]\.ttl_days"):
+            store.write_records([{"record_type": "memory", "id": "m",
+                                  "ttl_days": float("nan")}])
+        assert store.get_records({}) == []
+    else:
+        store.write_records([{"record_type": "memory", "id": "m"}])
+        with pytest.raises(InvalidArgumentError, match="ttl_days"):
+            store.update_record("m", ["memory"], {"ttl_days": float("nan")})
+        assert [record["expires_at"] for record in store.get_records({})] == [None]
+    store.close()

@@ -800,6 +800,8 @@ class EmbeddedBackend:
             return None
         if isinstance(ttl_days, bool) or not isinstance(ttl_days, (int, float)):
             raise InvalidArgumentError(f"{where}.ttl_days must be a number or None")
+        if ttl_days != ttl_days:  # NaN: no number of days (timedelta raised a bare error)
+            raise InvalidArgumentError(f"{where}.ttl_days must be a number or None, got nan")
         if ttl_days < 0:
             raise InvalidArgumentError(f"{where}.ttl_days must not be negative")
         if anchor not in TTL_ANCHORS:
