@@ -19,7 +19,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from oracleagentmemory._ids import new_id
 from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES, STATUSES, TTL_ANCHORS
@@ -212,7 +212,7 @@ def _extra_text(extra: Mapping[str, Any], where: str) -> str | None:
                           for key, value in extra.items()) + "}"
 
 
-def _storable(value: Any) -> bool:
+def _storable(value: Any) -> TypeGuard[str]:
     """A string a lookup may bind: valid Unicode (one that is not is no stored id, and
     sqlite3 refuses to bind it with a bare UnicodeEncodeError; the check that names it
     comes after the lookups, at its link)."""
