@@ -132,7 +132,9 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY AUTHID DEFINER AS
   --   p_replace  TRUE: an id already used in its id space replaces the old record (and its
   --              links) when that record has the same record_type, user_id, agent_id,
   --              thread_id and message_id; held by any other record it is -20003, as
-  --              always with FALSE
+  --              always with FALSE. Every id is checked, then the replaced records are
+  --              deleted (a message with its attached images), then the batch inserted:
+  --              each id returned is stored
   --   p_commit   commit on success (default TRUE)
   --   p_thread_id  the thread the batch is written into: its (unexpired) thread record is
   --              locked first, and a missing one is -20002 with nothing written, so a thread

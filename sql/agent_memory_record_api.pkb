@@ -737,17 +737,15 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
     insert_rows(p_rows);
   END insert_new_rows;
 
-  -- Insert one row, replacing (with its links) the record that holds its id, if any. Only
-  -- a record of the same type, scope (user, agent, thread) and message can be replaced: an
-  -- id held by anything else (another user's image, an image attached to another message,
-  -- a standalone image) is -20003 with the message of a write without replace, so a caller
+  -- The seq of the record p_row replaces (NULL when its id is free). Only a record of the
+  -- same type, scope (user, agent, thread) and message can be replaced: an id held by
+  -- anything else (another user's image, an image attached to another message, a
+  -- standalone image) is -20003 with the message of a write without replace, so a caller
   -- can neither delete nor take over a record outside its own scope by naming its id.
   -- DECODE treats two NULLs as equal.
-  PROCEDURE replace_row(p_row IN row_t) IS
+  FUNCTION replaced_seq(p_row IN row_t) RETURN NUMBER IS
     l_existing NUMBER;
     l_same     NUMBER;
-    l_links    NUMBER;
-    l_single   rows_t;
   BEGIN
     SELECT MIN(r.seq),
            MIN(CASE WHEN r.record_type = p_row.record_type
@@ -764,12 +762,41 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       AGENT_MEMORY_ERRORS.duplicate_record('a ' || p_row.id_space || ' record with id '
         || AGENT_MEMORY_CODEC.quoted(p_row.id) || ' already exists');
     END IF;
+    RETURN l_existing;
+  END replaced_seq;
+
+  -- Insert one row, replacing (with its links) the record that holds its id, if any.
+  PROCEDURE replace_row(p_row IN row_t) IS
+    l_existing NUMBER := replaced_seq(p_row);
+    l_links    NUMBER;
+    l_single   rows_t;
+  BEGIN
     IF l_existing IS NOT NULL THEN
       l_links := delete_seqs(AGENT_MEMORY_NUMBER_LIST(l_existing));
     END IF;
     l_single(1) := p_row;
     insert_rows(l_single);
   END replace_row;
+
+  -- replace_row for a whole batch: every id checked, then the records replaced deleted,
+  -- then every row inserted. Row by row, a message replaced after an image of the same
+  -- batch attached to it deleted that image with its old ones, and write_records still
+  -- returned the image's id (the embedded store's _replace_rows does the same).
+  PROCEDURE replace_rows(p_rows IN rows_t) IS
+    l_seqs  AGENT_MEMORY_NUMBER_LIST := AGENT_MEMORY_NUMBER_LIST();
+    l_seq   NUMBER;
+    l_links NUMBER;
+  BEGIN
+    FOR i IN 1 .. p_rows.COUNT LOOP
+      l_seq := replaced_seq(p_rows(i));
+      IF l_seq IS NOT NULL THEN
+        l_seqs.EXTEND;
+        l_seqs(l_seqs.COUNT) := l_seq;
+      END IF;
+    END LOOP;
+    l_links := delete_seqs(l_seqs);
+    insert_rows(p_rows);
+  END replace_rows;
 
   -- Lock the unexpired thread record p_thread_id, or raise -20002. A cascade that deletes
   -- the thread locks the same row first (delete_cascade), so of a write and a deletion
@@ -882,11 +909,7 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       lock_thread(AGENT_MEMORY_CODEC.check_id(p_thread_id, 'thread_id'), l_now);
     END IF;
     IF NVL(p_replace, FALSE) THEN
-      -- one by one, as the embedded store: replacing a message also removes the images
-      -- attached to it that earlier rows of the batch wrote
-      FOR i IN 1 .. l_rows.COUNT LOOP
-        replace_row(l_rows(i));
-      END LOOP;
+      replace_rows(l_rows);
     ELSE
       insert_new_rows(l_rows);
     END IF;

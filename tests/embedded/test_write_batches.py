@@ -126,26 +126,6 @@ def test_a_mapping_json_cannot_encode_is_refused_naming_the_argument(where) -> N
     store.close()
 
 
-@pytest.mark.parametrize("image_id", ["i", "new-image"])
-def test_a_replacing_batch_keeps_every_record_it_wrote(image_id) -> None:
-    # write_records(replace=True) replaced row by row: a message replaced after an image of
-    # the same batch attached to it took that image away with its old attached images, and
-    # the call still returned the image's id. Every record of a batch is stored.
-    store = EmbeddedBackend(":memory:", embedding_dimension=2)
-    message = {"record_type": "message", "id": "m", "thread_id": "t", "content": "hi",
-               "embedding": [1.0, 0.0]}
-    image = {"record_type": "image", "id": "i", "thread_id": "t", "message_id": "m",
-             "content": "a picture", "image_bytes": b"old", "embedding": [0.0, 1.0]}
-    store.write_records([message, image])
-    new_image = {**image, "id": image_id, "image_bytes": b"new"}
-    assert store.write_records([new_image, message], replace=True) == [image_id, "m"]
-    stored = store.get_records({"include_bytes": True})
-    assert sorted(record["id"] for record in stored) == sorted({"m", image_id})
-    hits = store.search({"query_vector": [0.0, 1.0], "record_types": ["image"]})
-    assert [hit["record"]["id"] for hit in hits] == [image_id]
-    store.close()
-
-
 LINK_FIELDS = ["id", "source_id", "target_id", "thread_id", "relation_type",
                "opposite_relation_type"]
 

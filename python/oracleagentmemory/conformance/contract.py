@@ -191,6 +191,27 @@ def test_replace_overwrites_the_record(store):
     assert [r["content"] for r in store.get_records({"record_types": ["summary"]})] == ["new"]
 
 
+def test_a_replacing_batch_stores_every_record_it_returns(store):
+    # Row by row, a message replaced after an image of the same batch attached to it took
+    # that image away with its old attached images, and the call still returned its id.
+    def message(image_id):
+        return {"record_type": "message", "id": "m", "thread_id": "t", "role": "user",
+                "content": "look", "parts": [{"type": "image", "id": image_id}],
+                "embedding": [1, 0, 0, 0]}
+
+    image = {"record_type": "image", "id": "i", "thread_id": "t", "message_id": "m",
+             "mime_type": "image/png", "image_bytes": png("old"), "content": "a cat"}
+    store.write_records([message("i"), image])
+    for image_id in ("i", "i2"):  # the attached image's own id, and a new one
+        new_image = {**image, "id": image_id, "image_bytes": png(image_id)}
+        assert store.write_records([new_image, message(image_id)], replace=True) == [
+            image_id, "m"]
+        stored = store.get_records({"thread_id": "t", "include_bytes": True})
+        assert sorted(record["id"] for record in stored) == sorted(["m", image_id])
+        [kept] = [record for record in stored if record["id"] == image_id]
+        assert kept["image_bytes"] == png(image_id)
+
+
 def test_unknown_record_type_is_rejected_naming_the_field(store):
     with pytest.raises(InvalidArgumentError, match="record_type"):
         store.write_records([{"record_type": "note", "content": "x"}])

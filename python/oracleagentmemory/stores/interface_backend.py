@@ -340,13 +340,19 @@ class InterfaceBackend:
     def _remove(self, record_type: str, record_id: str, steps: Steps) -> None:
         """Delete a record within a write, keeping what takes it back: the record and its
         relations written again (its vector is then the store's to compute: the interface
-        gives no vector back)."""
+        gives no vector back). A message goes with its attached images, as a replaced
+        message does on the other backends."""
         record = self._get(record_type, record_id, include_bytes=True)
         if record is None:
             return
         relations = self._relations_of(record_id) if record_type in MEMORY_TYPES else []
         self.store.delete(public_type(record_type), record_id)
         steps.append(partial(self._restore, record, relations))
+        if record_type == "message":
+            for image_id in image_part_ids(record.get("parts")):
+                image = self._get("image", image_id)
+                if image is not None and image.get("thread_id") == record.get("thread_id"):
+                    self._remove("image", image_id, steps)
 
     def _restore(self, record: RecordOut, relations: Sequence[RecordRelation]) -> None:
         self._add([record_in(record)], [])
