@@ -379,11 +379,11 @@ class StoreBackend(Protocol):
         record type, scope and ``message_id``; any other holder is a DuplicateRecordError,
         as without ``replace``. Every id is checked before the replaced records are deleted
         and the batch inserted, so each id returned is stored (an image of the batch
-        attached to a message the batch replaces too). A value over one of the contract's input limits
-        (``stores.limits``) is an InvalidArgumentError naming the field, and nothing is
-        written: a backend that checks them itself says so with ``checks_input_limits =
-        True``; the client puts ``stores.limits_guard.LimitsGuard`` in front of any
-        other.
+        attached to a message the batch replaces too). A value over one of the contract's
+        input limits (``stores.limits``) is an InvalidArgumentError naming the field, and
+        nothing is written: a backend that checks them itself says so with
+        ``checks_input_limits = True``; the client puts ``stores.limits_guard.LimitsGuard``
+        in front of any other.
 
         Args:
             records: The records to write; only ``record_type`` is required (an id is
