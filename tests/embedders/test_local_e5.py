@@ -473,3 +473,15 @@ def test_a_packaged_file_changed_after_the_embedder_was_made_is_refused_at_load(
         handle.write(bytes(4096))
     with pytest.raises(ModelUnavailableError, match="no longer the e5-small-q4.bin"):
         model.embed(["Alice moved to Lyon."])
+
+
+@needs_model
+@pytest.mark.parametrize("is_query", [False, True])
+def test_words_after_a_long_run_of_spaces_are_read(e5: object, is_query: bool) -> None:
+    """SentencePiece reads a run of spaces as one, so a run longer than the characters read
+    for 512 tokens still leaves the words after it to the model (the text was cut inside
+    the run, and 'banana split' was lost)."""
+    run = " " * (e5.max_input_tokens * 100 + 10)  # type: ignore[attr-defined]
+    got = e5.embed(["apple" + run + " banana split", "apple banana split"],  # type: ignore[attr-defined]
+                   is_query=is_query)
+    assert float(got[0] @ got[1]) > 0.9999

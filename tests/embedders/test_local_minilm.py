@@ -347,3 +347,44 @@ def test_a_huge_text_is_cut_before_it_is_tokenised(minilm, monkeypatch):
     vectors = minilm.embed([huge, short])
     assert max(lengths) <= minilm.max_input_tokens * chars_per_word
     assert _cos(vectors[0], vectors[1]) == pytest.approx(1.0, abs=1e-6)
+
+
+@needs_model
+@pytest.mark.parametrize("filler", [" ", "\n", "\x00"])
+def test_words_after_a_long_run_that_makes_no_token_are_read(
+        minilm: LocalMiniLMEmbedder, filler: str) -> None:
+    """Whitespace and NUL make no token (BERT splits words on whitespace and drops NUL), so
+    a run of them longer than the characters read for 256 tokens still leaves the words
+    after it to the model: the text was cut inside the run, and 'banana split' was lost."""
+    run = filler * (minilm.max_input_tokens * 100 + 10)
+    padded, plain = "apple" + run + " banana split", "apple banana split"
+    reference = local._load_model(minilm._key()).tokenizer  # tokenizers, as sentence-transformers
+    assert reference.encode(padded).ids == reference.encode(plain).ids
+    got = minilm.embed([padded, plain])
+    assert _cos(got[0], got[1]) > 0.9999
+
+
+@needs_model
+def test_a_word_cut_where_the_text_is_read_is_not_read_as_another_word(
+        minilm: LocalMiniLMEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Words of 100 characters that WordPiece reads as one [UNK] each (the snowman is no
+    piece), a space after each: the 254th word began before the characters read ended and
+    ran past them; cut, its first 47 letters were read as pieces instead of [UNK]."""
+    import dataclasses
+
+    text = " ".join(["a" * 99 + "\u2603"] * 300)
+    loaded = local._load_model(minilm._key())
+    expected = loaded.tokenizer.encode(text).ids  # tokenizers truncates at 256 by itself
+    assert len(expected) == minilm.max_input_tokens
+    assert set(expected[1:-1]) == {loaded.tokenizer.token_to_id("[UNK]")}
+    seen: list[list[int]] = []
+
+    class SpyEncoder:
+        def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+            seen.extend(row[mask > 0].tolist() for row, mask in zip(input_ids, attention_mask))
+            return loaded.encoder.run(input_ids, attention_mask)
+
+    monkeypatch.setitem(local._MODELS, minilm._key(),
+                        dataclasses.replace(loaded, encoder=SpyEncoder()))
+    minilm.embed([text])
+    assert seen == [expected]
