@@ -347,6 +347,12 @@ def test_a_huge_text_is_cut_before_it_is_tokenised(minilm, monkeypatch):
     vectors = minilm.embed([huge, short])
     assert max(lengths) <= minilm.max_input_tokens * chars_per_word
     assert _cos(vectors[0], vectors[1]) == pytest.approx(1.0, abs=1e-6)
+    # 10 MB of a character that makes no token: its start is read longer, but only so far
+    lengths.clear()
+    minilm.embed(["a" + "\x00" * 10_000_000 + " b"])
+    first = minilm.max_input_tokens * chars_per_word
+    assert max(lengths) == local.MAX_READ_FACTOR * first
+    assert sum(lengths) <= 2 * local.MAX_READ_FACTOR * first
 
 
 @needs_model
