@@ -387,7 +387,8 @@ def test_a_word_cut_where_the_text_is_read_is_not_read_as_another_word(
 
     class SpyEncoder:
         def run(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-            seen.extend(row[mask > 0].tolist() for row, mask in zip(input_ids, attention_mask))
+            rows = zip(input_ids, attention_mask, strict=True)
+            seen.extend(row[mask > 0].tolist() for row, mask in rows)
             return loaded.encoder.run(input_ids, attention_mask)
 
     monkeypatch.setitem(local._MODELS, minilm._key(),
