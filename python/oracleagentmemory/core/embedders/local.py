@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import logging
+import numbers
 import os
 import sys
 import threading
@@ -385,6 +386,8 @@ class LocalSentenceEmbedder(IEmbedder):
         if threads is not None:
             from oracleagentmemory.core.embedders.minilm_onnxruntime import MAX_THREADS
 
+            if not isinstance(threads, numbers.Integral):  # onnxruntime takes no other
+                raise ValueError(f"threads must be a whole number, got {threads!r}")
             if not 1 <= threads <= MAX_THREADS:
                 raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {threads!r}")
         if query_cache_size < 0:
