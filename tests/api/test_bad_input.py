@@ -177,3 +177,17 @@ def test_duplicate_thread_and_profile_ids_are_rejected(client, thread):
 def test_unsupported_connection_is_a_type_error(embedder):
     with pytest.raises(TypeError, match="connection"):
         OracleAgentMemory(connection=42, embedder=embedder)
+
+
+@pytest.mark.parametrize("api", ["thread", "client"])
+@pytest.mark.parametrize("value", ["3", 2.0, True])
+def test_a_max_results_of_another_type_is_a_type_error(client, thread, api, value):
+    """The search docstring: a value of the wrong type is an ``ArgumentTypeError`` (a
+    ``TypeError``), as ``num_hops="1"`` and ``max_linked_results="3"`` are; ``max_results="3"``
+    and ``2.0`` were only a ``ValueError``."""
+    target = thread if api == "thread" else client
+    arguments = {"max_results": value} if api == "thread" else {"user_id": "u",
+                                                                "max_results": value}
+    with pytest.raises(TypeError, match="max_results") as raised:
+        target.search("anything", **arguments)
+    assert isinstance(raised.value, ValueError)  # the reference's ValueError still catches it

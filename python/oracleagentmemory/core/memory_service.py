@@ -107,7 +107,9 @@ def search_options(arguments: Mapping[str, Any],
 
     config_max = value_or(getattr(config, "max_results", NOT_SET_MARKER), DEFAULT_MAX_RESULTS)
     max_results = given("max_results", config_max)
-    if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
+    if max_results is not None:
+        check_optional_int(max_results, "max_results")  # a str or float: a TypeError
+    if max_results is None or max_results < 1:
         raise InvalidArgumentError(
             f"max_results must be an integer of at least 1, got {max_results!r}")
     num_hops = check_optional_int(given("num_hops", DEFAULT_NUM_HOPS), "num_hops")
