@@ -191,3 +191,16 @@ def test_a_max_results_of_another_type_is_a_type_error(client, thread, api, valu
     with pytest.raises(TypeError, match="max_results") as raised:
         target.search("anything", **arguments)
     assert isinstance(raised.value, ValueError)  # the reference's ValueError still catches it
+
+
+@pytest.mark.parametrize("api", ["thread", "client"])
+def test_an_empty_relation_id_is_refused_not_replaced(client, thread, api):
+    """link_records' docstring: an empty ``relation_id`` is an ``InvalidArgumentError``. It
+    was taken as "not given": a new UUID was made and the relation written."""
+    thread.add_memory("likes pizza", memory_id="m1")
+    thread.add_memory("likes pasta", memory_id="m2")
+    target = thread if api == "thread" else client
+    with pytest.raises(ValueError, match="relation_id") as raised:
+        target.link_records("m1", "memory", "m2", "memory", "supports", relation_id="")
+    assert isinstance(raised.value, AgentMemoryError)
+    assert client.memory_service.backend.list_links({}) == []

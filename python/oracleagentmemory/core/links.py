@@ -24,7 +24,8 @@ def new_link(thread_id: str | None, *, source: tuple[Any, Any] | None,
     """A link to write; ``source`` None means the memory written in the same batch, a
     target type None the target's stored type."""
     link: LinkIn = {
-        "id": check_id_argument(value_or(relation_id, None) or new_id(), "relation_id"),
+        "id": check_id_argument(  # None: a new id; "" is refused, not replaced
+            new_id() if value_or(relation_id, None) is None else relation_id, "relation_id"),
         "thread_id": thread_id,
         "target_id": target[0],
         "relation_type": relation_type,
