@@ -98,3 +98,18 @@ def test_a_thread_updates_and_deletes_only_its_own_relations(client, threads):
     assert second.delete_record_link(relation_id=relation) == 0
     assert client.update_record_link(relation, metadata={"note": 1}) == 1
     assert first.delete_record_link(relation_id=relation) == 1
+
+
+def test_a_memory_expired_when_written_is_named_when_it_cannot_be_linked(client):
+    # The store refuses the link because its source, the new memory, is expired when it is
+    # written; the error said the stored memory it was to be linked to did not exist.
+    client.add_memory("alice likes tea", user_id="u", memory_id="x1")
+    with pytest.raises(LinkEndNotFoundError) as raised:
+        client.add_memory("an old note", user_id="u", memory_id="x2",
+                          memory_id_to_link="x1", link_type="supports",
+                          timestamp="2001-01-01T00:00:00Z", ttl_days=1,
+                          ttl_anchor="timestamp")
+    message = str(raised.value)
+    assert "'x2'" in message and "expired" in message
+    assert "is not a stored memory" not in message
+    assert [m.id for m in client.list_memories(user_id="u")] == ["x1"]  # nothing written

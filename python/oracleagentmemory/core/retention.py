@@ -9,7 +9,8 @@ from typing import Any, TypedDict
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker, value_or
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
-from oracleagentmemory.stores.protocol import RecordChanges, TtlAnchor
+from oracleagentmemory.stores.protocol import RecordChanges, RecordIn, TtlAnchor
+from oracleagentmemory.stores.timestamps import add_days, parse_iso, utc_now
 
 _CONTRACT_ANCHORS: dict[TimeToLiveAnchor, TtlAnchor] = {
     TimeToLiveAnchor.CREATED_AT: "CREATED_AT", TimeToLiveAnchor.TIMESTAMP: "TIMESTAMP"}
@@ -102,6 +103,19 @@ def ttl_fields(ttl_days: Any, ttl_anchor: Any, retention: MemoryRetentionConfig)
         "ttl_days": resolve_ttl_days(ttl_days, retention),
         "ttl_anchor": resolve_ttl_anchor(ttl_anchor),
     }
+
+
+def expired_when_written(record: RecordIn) -> bool:
+    """Whether a store finds ``record`` expired as it writes it (docs/store-contract.md: it
+    expires ``ttl_days`` after its anchor, its ``timestamp`` or the moment it is written):
+    such a record is no link end. Used to say so when a link to it is refused."""
+    days = record.get("ttl_days")
+    if days is None:
+        return False
+    timestamp = record.get("timestamp")
+    if record.get("ttl_anchor") == "TIMESTAMP" and isinstance(timestamp, str):
+        return parse_iso(add_days(timestamp, days)) <= utc_now()
+    return days == 0
 
 
 def ttl_changes(ttl_days: Any, ttl_anchor: Any,

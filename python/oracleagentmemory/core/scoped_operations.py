@@ -38,7 +38,7 @@ from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.links import link_changes, link_selector, new_link
 from oracleagentmemory.core.memory_service import MemoryService, SearchOptions, search_options
 from oracleagentmemory.core.records import to_record
-from oracleagentmemory.core.retention import ttl_changes, ttl_fields
+from oracleagentmemory.core.retention import expired_when_written, ttl_changes, ttl_fields
 from oracleagentmemory.core.searchconfig import MemorySearchConfig
 from oracleagentmemory.core.searchresult import OracleSearchResult
 from oracleagentmemory.errors import InvalidArgumentError, NotFoundError
@@ -358,6 +358,11 @@ class ScopedOperations(IScopedOperations):
         except LinkEndNotFoundError as error:
             if linked is None or self._own_thread not in (None, thread):
                 raise  # on a thread, a memory put in another thread cannot link in it
+            if expired_when_written(record):
+                raise LinkEndNotFoundError(
+                    f"memory {record.get('id')!r} is expired when it is written (its "
+                    "ttl_days have passed), so it cannot be linked to memory_id_to_link "
+                    f"{linked!r}") from error
             raise self._not_linkable(linked) from error
         if linking_thread is not None:
             self._link_new_memory(linking_thread, new_id, content, record["record_type"])
