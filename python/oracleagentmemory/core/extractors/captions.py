@@ -12,6 +12,7 @@ from oracleagentmemory.apis.message import ImageContent, ImageMimeType, Message,
 from oracleagentmemory.core.extractors.answer_text import clean_answer
 from oracleagentmemory.core.llms.errors import LlmError
 from oracleagentmemory.core.llms.tasks import CAPTION, llm_task
+from oracleagentmemory.core.tokens import character_boundary
 
 CAPTION_PROMPT = (
     "Describe this image for a searchable memory store in at most {max_words} words: what "
@@ -40,4 +41,5 @@ def caption_image(llm: ILlm, image_bytes: bytes, mime_type: ImageMimeType | str,
         raise LlmError("the LLM does not support images (supports_vision is False)")
     with llm_task(CAPTION):
         answer = llm.generate(caption_request(image_bytes, mime_type, max_words))
-    return " ".join(clean_answer(answer.text, what="caption").split())[:MAX_CAPTION_CHARS]
+    caption = " ".join(clean_answer(answer.text, what="caption").split())
+    return caption[:character_boundary(caption, MAX_CAPTION_CHARS)]

@@ -45,6 +45,7 @@ from oracleagentmemory.core.extractors.shortening import (
 from oracleagentmemory.core.llms.errors import LlmOutputError
 from oracleagentmemory.core.llms.json_output import parse_json_output
 from oracleagentmemory.core.llms.tasks import EXTRACTION, llm_task
+from oracleagentmemory.core.tokens import character_boundary
 
 logger = logging.getLogger(__name__)
 
@@ -209,7 +210,8 @@ class MemoryExtractor:
             if not isinstance(content, str):
                 dropped["shape"] += 1
                 continue
-            content = " ".join(unescape_answer(content).split())[:MAX_MEMORY_CHARS]
+            content = " ".join(unescape_answer(content).split())
+            content = content[:character_boundary(content, MAX_MEMORY_CHARS)]
             memory_type = memory_type_of(item.get("type"))
             if is_trivial(content):
                 dropped["trivial"] += 1

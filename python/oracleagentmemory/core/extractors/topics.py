@@ -23,6 +23,7 @@ from oracleagentmemory.core.extractors.prompts import (
 from oracleagentmemory.core.llms.errors import LlmOutputError, without_answer
 from oracleagentmemory.core.llms.json_output import parse_json_output
 from oracleagentmemory.core.llms.tasks import TOPICS, llm_task
+from oracleagentmemory.core.tokens import character_boundary
 
 logger = logging.getLogger(__name__)
 
@@ -77,7 +78,8 @@ def parse_topics(answer: str, max_topics: int = DEFAULT_MAX_TOPICS) -> list[str]
     topics: list[str] = []
     seen: set[str] = set()
     for item in _strings(value):
-        topic = " ".join(unescape_answer(item).split())[:MAX_TOPIC_CHARS]
+        topic = " ".join(unescape_answer(item).split())
+        topic = topic[:character_boundary(topic, MAX_TOPIC_CHARS)]
         if not any(char.isalpha() for char in topic) or is_placeholder(topic):
             continue
         if topic.casefold() not in seen:
