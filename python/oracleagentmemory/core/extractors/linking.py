@@ -158,26 +158,27 @@ def propose_links(
         return []
     header = (f'<new_memory type="{attribute(new_memory_type)}">'
               f"{truncate_escaped(new_memory, MAX_CANDIDATE_TOKENS)}</new_memory>")
+    system = with_custom_instructions(LINKING_SYSTEM_PROMPT, custom_instructions)
+    opening, closing = f"{header}\n\n<existing_memories>\n", "\n</existing_memories>"
     lines: list[str] = []
-    budget = token_limit - estimate_tokens(LINKING_SYSTEM_PROMPT + header
-                                           + (custom_instructions or "")) - 20 \
+    # the frame as sent: the system prompt, the new memory and the list's element
+    budget = token_limit - estimate_tokens(system) - estimate_tokens(opening + closing) \
         if token_limit > 0 else 0
     used = 0
     for number, candidate in enumerate(pool, start=1):
         line = (f'<memory n="{number}" type="{attribute(candidate.memory_type)}">'
                 f"{truncate_escaped(candidate.content, MAX_CANDIDATE_TOKENS)}</memory>")
-        if token_limit > 0 and used + estimate_tokens(line) > budget:
+        cost = estimate_tokens(line) + (1 if lines else 0)  # the line break before it
+        if token_limit > 0 and used + cost > budget:
             pool = pool[: number - 1]
             break
         lines.append(line)
-        used += estimate_tokens(line)
+        used += cost
     if not pool:
         return []
     request = [
-        {"role": "system",
-         "content": with_custom_instructions(LINKING_SYSTEM_PROMPT, custom_instructions)},
-        {"role": "user", "content": f"{header}\n\n<existing_memories>\n" + "\n".join(lines)
-         + "\n</existing_memories>"},
+        {"role": "system", "content": system},
+        {"role": "user", "content": opening + "\n".join(lines) + closing},
     ]
     with llm_task(LINKING):
         answer = llm.generate(request, response_json_schema=LINKS_SCHEMA)

@@ -177,10 +177,12 @@ def unescape_answer(text: str) -> str:
     return text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
 
 
-def _cut_message(label: int, message: PromptMessage, token_limit: int) -> str:
-    """The message rendered within ``token_limit`` tokens, its text cut at its end."""
+def _cut_message(label: int, message: PromptMessage, token_limit: int) -> str | None:
+    """The message rendered within ``token_limit`` tokens, its text cut at its end; None
+    when not even its element with some text fits."""
     room = token_limit - estimate_tokens(_element(label, message, ""))
-    return _element(label, message, truncate_escaped(message.text, room) if room > 0 else "")
+    text = truncate_escaped(message.text, room) if room > 0 else ""
+    return _element(label, message, text) if text else None
 
 
 @dataclass(frozen=True)
@@ -230,8 +232,10 @@ def build_prompt(
         cost = estimate_tokens(lines[index]) + 1
         if limited and used + cost > budget:
             truncated = True
-            if not kept and budget - used > 0:  # the newest message alone is too long
-                lines[index] = _cut_message(index + 1, messages[index], budget - used - 1)
+            cut = (_cut_message(index + 1, messages[index], budget - used - 1)
+                   if not kept and budget - used > 0 else None)
+            if cut is not None:  # the newest message alone is too long: its beginning
+                lines[index] = cut
                 kept.append(index)
                 used = budget
             break
