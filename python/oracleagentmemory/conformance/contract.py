@@ -212,6 +212,30 @@ def test_a_replacing_batch_stores_every_record_it_returns(store):
         assert kept["image_bytes"] == png(image_id)
 
 
+def test_a_replacing_batch_checks_every_id_before_it_replaces_any(store):
+    # The attached image's id named by a loose image (no message): its holder is not the
+    # same record, so the batch is refused, also when the batch replaces the message the
+    # image is attached to (deleting it with the message first made the id look free).
+    thread = {"user_id": "u", "agent_id": "a", "thread_id": "t"}
+    store.write_records([
+        {"record_type": "message", "id": "m", **thread, "role": "user", "content": "look",
+         "parts": [{"type": "image", "id": "i"}], "embedding": [1, 0, 0, 0]},
+        {"record_type": "image", "id": "i", **thread, "message_id": "m",
+         "mime_type": "image/png", "image_bytes": png("old"), "content": "a cat"}])
+    before = sorted((r["id"], r["content"], r.get("message_id"), r.get("image_bytes"))
+                    for r in store.get_records({"thread_id": "t", "include_bytes": True}))
+    message = {"record_type": "message", "id": "m", **thread, "role": "user",
+               "content": "new", "embedding": [0, 1, 0, 0]}
+    loose = {"record_type": "image", "id": "i", **thread, "mime_type": "image/png",
+             "image_bytes": png("loose"), "content": "loose"}
+    for batch in ([message, loose], [loose, message]):
+        with pytest.raises(DuplicateRecordError):
+            store.write_records(batch, replace=True)
+        assert sorted(
+            (r["id"], r["content"], r.get("message_id"), r.get("image_bytes"))
+            for r in store.get_records({"thread_id": "t", "include_bytes": True})) == before
+
+
 def test_unknown_record_type_is_rejected_naming_the_field(store):
     with pytest.raises(InvalidArgumentError, match="record_type"):
         store.write_records([{"record_type": "note", "content": "x"}])

@@ -190,9 +190,8 @@ class InterfaceBackend:
         links = [self._typed(link) for link in links]
         with _taken_back_on_failure() as steps:
             if replace:
-                for record in prepared:
-                    if record.get("id") and self._replaceable(record):
-                        self._remove(record["record_type"], record["id"], steps)
+                for record_type, record_id in self._replaced(prepared):
+                    self._remove(record_type, record_id, steps)
             ids = self._add(prepared, steps)
             if links:
                 self._add_links(links, steps)
@@ -359,13 +358,34 @@ class InterfaceBackend:
         if relations:
             self._add_links([link_in(relation) for relation in relations], [])
 
-    def _replaceable(self, record: RecordIn) -> bool:
-        """Whether a replace may take the place of the record holding the id: one of the
-        same type, scope and message. Another holder is left for the store to refuse, as
+    def _replaced(self, records: Sequence[RecordIn]) -> list[tuple[str, str]]:
+        """(type, id) of the stored records a replacing batch takes the place of, every id
+        checked before any is removed, as the other backends do: removing a message first
+        took its attached images with it, so an image id the batch could not replace
+        looked free. When one holder cannot be replaced, none is: the store then refuses
+        the batch as a plain write, with nothing changed."""
+        replaced = []
+        for record in records:
+            if not record.get("id"):
+                continue
+            holder = self._replaceable(record)
+            if holder is None:
+                continue
+            if not holder:
+                return []
+            replaced.append((record["record_type"], record["id"]))
+        return replaced
+
+    def _replaceable(self, record: RecordIn) -> bool | None:
+        """Whether a replace may take the place of the record holding the id (None: no
+        record of its type holds it): one of the same type, scope and message. Another
+        holder is left for the store to refuse, as
         it refuses a write without replace, so a replace never takes over a record of
         another scope and answers as a plain write does."""
         holder = self._get(record["record_type"], record["id"])
-        if holder is None or any(holder.get(key) != record.get(key) for key in SCOPE_KEYS):
+        if holder is None:
+            return None
+        if any(holder.get(key) != record.get(key) for key in SCOPE_KEYS):
             return False
         if record["record_type"] != "image":
             return True
