@@ -485,3 +485,16 @@ def test_words_after_a_long_run_of_spaces_are_read(e5: object, is_query: bool) -
     got = e5.embed(["apple" + run + " banana split", "apple banana split"],  # type: ignore[attr-defined]
                    is_query=is_query)
     assert float(got[0] @ got[1]) > 0.9999
+
+
+@needs_model
+def test_a_long_korean_text_without_spaces_after_its_first_word_is_read(e5: object) -> None:
+    """A text whose only space comes early, then more than the longest start ever read
+    without one: cut back to that space at every read length, only its first word was
+    read, where the model's 512 tokens are pieces of the Korean after it."""
+    from oracleagentmemory.core.embedders import local
+
+    most = local.MAX_READ_FACTOR * e5.max_input_tokens * local.MAX_CHARS_PER_TOKEN  # type: ignore[attr-defined]
+    body = "임종석이서울시청앞에서기자회견을열었다" * (most // 18 + 1)
+    got = e5.embed(["참고: " + body, "참고: " + body[:4000]])  # type: ignore[attr-defined]
+    assert float(got[0] @ got[1]) > 0.9999

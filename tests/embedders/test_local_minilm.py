@@ -404,3 +404,18 @@ def test_a_word_cut_where_the_text_is_read_is_not_read_as_another_word(
                         dataclasses.replace(loaded, encoder=SpyEncoder()))
     minilm.embed([text])
     assert seen == [expected]
+
+
+@needs_model
+@pytest.mark.parametrize("head", ["Note: ", "第一章 "])
+def test_a_long_text_without_spaces_after_its_first_word_is_read(
+        minilm: LocalMiniLMEmbedder, head: str) -> None:
+    """Chinese has no spaces between words: a long text whose only space comes early was
+    cut back to before that space at every read length, so only its first word was read
+    (BERT reads each Chinese character as a word of its own: the model's 256 tokens are
+    the text's first few hundred characters)."""
+    body = "北京大学的图书馆很大" * (local.MAX_READ_FACTOR * minilm.max_input_tokens * 10 + 1)
+    text = head + body
+    assert len(text) > local.MAX_READ_FACTOR * minilm.max_input_tokens * local.MAX_CHARS_PER_TOKEN
+    got = minilm.embed([text, head + body[:1000]])
+    assert _cos(got[0], got[1]) > 0.9999

@@ -170,10 +170,15 @@ def _read_part(text: str, read: int) -> str:
     pieces of a text before a space are the first pieces of the whole text (WordPiece and
     SentencePiece alike split words at a space, and no piece of either model spans one), so
     when that start gives the ids the model reads, they are the whole text's; a word cut
-    in the middle could be read as other pieces. Without a space, the first ``read``."""
+    in the middle could be read as other pieces. The space is looked for only among the
+    last ``MAX_CHARS_PER_TOKEN`` + 1 characters read: a word cut further from its start
+    keeps more than 100 characters, one ``[UNK]`` as the whole word is, and a text without
+    spaces between its words (Chinese, Japanese) keeps what it has after an early space
+    (cut back to it, such a text was read as its first word alone). Without a space
+    there, the first ``read``."""
     if len(text) <= read:
         return text
-    space = text.rfind(" ", 0, read + 1)
+    space = text.rfind(" ", max(read - MAX_CHARS_PER_TOKEN - 1, 0), read + 1)
     return text[:space] if space > 0 else text[:read]
 
 
