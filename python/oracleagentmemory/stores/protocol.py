@@ -349,8 +349,9 @@ class StoreBackend(Protocol):
     what a backend must raise (store errors, ``oracleagentmemory.stores.errors``); any
     backend may also raise ``StorageError`` (an ``OSError``) when its storage fails; the
     Oracle backend raises a database failure outside the contract as a ``StoreError`` whose
-    message keeps the ORA code, and a driver error that is no ``oracledb.DatabaseError``
-    (``oracledb.InterfaceError``, e.g. DPY-1001 for a lost connection) as it comes.
+    message keeps the ORA code, and so the driver's ``oracledb.InterfaceError`` (no
+    ``DatabaseError``: DPY-1001 for a connection, DPY-1002 for a pool the application
+    closed) with its DPY code.
 
     Raises:
         TypeError: The protocol itself is instantiated (implement it in a class of your
