@@ -23,7 +23,7 @@ from typing import Any, Protocol, TypeAlias, TypedDict, cast
 
 from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
-from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
+from oracleagentmemory._vocabulary import ALL_TYPES, MEMORY_TYPES
 from oracleagentmemory.apis.memorystore import (
     IMemoryStore,
     PerRecordEmbeddingsInput,
@@ -557,7 +557,9 @@ class InterfaceBackend:
                 if image is not None and image.get("thread_id") == message.get("thread_id")]
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:
-        types = query.get("record_types") or list(SEARCHABLE_TYPES)
+        # Without record_types no type is left out, threads and summaries included.
+        types = query.get("record_types")
+        types = list(ALL_TYPES) if types is None else types
         include_bytes = bool(query.get("include_bytes"))
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         scope = cast(RecordScope, {key: query[key] for key in SCOPE_KEYS if key in query})
