@@ -187,14 +187,14 @@ class InterfaceBackend:
         if thread_id is not None and self._get("thread", thread_id) is None:
             raise RecordNotFoundError(f"thread {thread_id!r} does not exist")
         prepared = [_prepared(self._scoped(record)) for record in records]
-        links = [self._typed(link) for link in links]
         with _taken_back_on_failure() as steps:
             if replace:
                 for record_type, record_id in self._replaced(prepared):
                     self._remove(record_type, record_id, steps)
             ids = self._add(prepared, steps)
             if links:
-                self._add_links(links, steps)
+                # typed once the batch is stored: an untyped end may be one of its records
+                self._add_links([self._typed(link) for link in links], steps)
         return ids
 
     def _scoped(self, record: RecordIn) -> RecordIn:
