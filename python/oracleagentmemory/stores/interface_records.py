@@ -153,7 +153,7 @@ def message_content(parts: list[dict[str, Any]]) -> list[MessageContent]:
     return [ImageContent(bytes=None, mime_type=part.get("mime_type") or ImageMimeType.PNG,
                          description=part.get("description"), id=part["id"])
             if part.get("type") == "image"
-            else TextContent(text=part.get("text", ""), id=part["id"])
+            else TextContent(text=part.get("text", ""), id=part.get("id"))
             for part in parts]
 
 
