@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from oracleagentmemory.conformance.contract import png
 from oracleagentmemory.core.dbschemapolicy import SchemaPolicy
 from oracleagentmemory.core.oracledbmemorystore import OracleDBMemoryStore
 from oracleagentmemory.stores.embedded.store import EmbeddedBackend
@@ -62,3 +63,23 @@ def test_a_text_part_without_an_id_is_stored(store):
                           "embedding": [1, 0, 0, 0]}])
     [message] = store.list_messages("t", None, None)
     assert [part["text"] for part in message["parts"]] == ["안녕하세요"]
+
+
+def test_a_null_message_id_selects_the_records_of_no_message(store):
+    # "A scope key that is present matches exactly, null included": message_id null is
+    # every record not attached to a message, the standalone image among them.
+    store.write_records([
+        {"record_type": "message", "id": "msg", "thread_id": "t", "role": "user",
+         "content": "regarde", "parts": [{"type": "image", "id": "attached"}],
+         "embedding": [1, 0, 0, 0]},
+        {"record_type": "image", "id": "attached", "thread_id": "t", "message_id": "msg",
+         "mime_type": "image/png", "image_bytes": png("attached")},
+        {"record_type": "image", "id": "loose", "thread_id": "t", "mime_type": "image/png",
+         "image_bytes": png("loose")},
+        {"record_type": "memory", "id": "m", "thread_id": "t", "content": "보라색",
+         "embedding": [0, 1, 0, 0]},
+    ])
+    found = store.get_records({"thread_id": "t", "message_id": None})
+    assert sorted(r["id"] for r in found) == ["loose", "m", "msg"]
+    assert [r["id"] for r in store.get_records({"record_types": ["image"], "message_id": None,
+                                                "limit": 1})] == ["loose"]
