@@ -564,11 +564,13 @@ class InterfaceBackend:
         metadata_filter = mf.validate_filter(query.get("metadata_filter"))
         scope = cast(RecordScope, {key: query[key] for key in SCOPE_KEYS if key in query})
         found: list[RecordOut] = []
+        # message_id null: the records of no message, matched once images are attached
+        unattached = "message_id" in query and query["message_id"] is None
         for record_type in types:
-            if "message_id" in query or "ids" in query:
-                if "message_id" in query:
+            if query.get("message_id") is not None or "ids" in query:
+                if query.get("message_id") is not None:
                     outs = self._attached_to(query["message_id"], include_bytes) \
-                        if record_type == "image" and query["message_id"] is not None else []
+                        if record_type == "image" else []
                 else:
                     outs = [out for out in (self._get(record_type, record_id, include_bytes)
                                             for record_id in query["ids"]) if out is not None]
@@ -581,10 +583,13 @@ class InterfaceBackend:
                 # The store's own limit keeps its first records: the newest are cut here.
                 outs = [record_out(record) for record in self.store.list(
                     public_type(record_type),
-                    limit=None if query.get("newest") else query.get("limit"), **scope,
-                    metadata_filter=metadata_filter, include_bytes=include_bytes)]
+                    limit=None if query.get("newest") or unattached else query.get("limit"),
+                    **scope, metadata_filter=metadata_filter, include_bytes=include_bytes)]
             found.extend(outs)
-        return within_limit(self._attach(found), query)
+        found = self._attach(found)
+        if unattached:
+            found = [out for out in found if out.get("message_id") is None]
+        return within_limit(found, query)
 
     def list_messages(self, thread_id: str, start: int | None, end: int | None,
                       include_bytes: bool = False) -> list[RecordOut]:
