@@ -118,3 +118,30 @@ def test_a_metadata_key_becomes_an_xml_name(key):
     name = line[1:line.index(">")]
     assert line == f"<{name}>v</{name}>"
     assert _xml_name_start(name[0]) and all(map(_xml_name_char, name)), name
+
+
+@pytest.mark.parametrize("key", [
+    "cafe\u0301",          # French, decomposed (NFD) as some systems write it
+    "e\u0301te\u0301",     # été, decomposed
+    "\u1112\u1161\u11ab",  # 한 in conjoining jamo
+    "कि",                  # Devanagari: a consonant and its vowel sign (a spacing mark)
+    "標籤",
+])
+def test_a_metadata_key_keeps_its_combining_marks(key):
+    # Combining marks are XML name characters (production [4a] and the NameStartChar
+    # ranges) and part of the letter they follow: "café" written decomposed was <cafe_>.
+    record = FactRecord(id="f9", content="x", metadata={key: "v"})
+    shown = OracleSearchResult(0.0, record).format_content(
+        OracleSearchResultFormatConfig(show_metadata=True, show_timestamp=False,
+                                       show_status=False))
+    assert f"<{key}>v</{key}>" in shown
+
+
+@pytest.mark.parametrize("key, name", [("a\u200db", "a_b"), ("a\u200cb", "a_b"),
+                                       ("\u0301x", "_\u0301x")])
+def test_invisible_joiners_are_not_kept_and_a_leading_mark_gets_a_start(key, name):
+    record = FactRecord(id="f9", content="x", metadata={key: "v"})
+    shown = OracleSearchResult(0.0, record).format_content(
+        OracleSearchResultFormatConfig(show_metadata=True, show_timestamp=False,
+                                       show_status=False))
+    assert f"<{name}>v</{name}>" in shown

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -208,10 +209,19 @@ _XML_NAME_START = (":A-Z_a-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u02ff\u0370-\u037d
 """XML 1.0 (fifth edition) NameStartChar, production [4]; NameChar [4a] adds these:"""
 _XML_NAME_MORE = "\\-.0-9\u00b7\u0300-\u036f\u203f-\u2040"
 _NOT_IN_A_NAME = re.compile(rf"[^{_XML_NAME_START}{_XML_NAME_MORE}]|[^\w.-]|:")
-"""A character a metadata element's name does not keep: one no XML name holds, one that is
+"""A character a metadata element's name may not keep: one no XML name holds, one that is
 not a word character (an invisible joiner, a look-alike of ``<``), or ``:`` (a namespace
-prefix)."""
+prefix). A combining mark of an XML name is kept all the same (``_kept``)."""
+_XML_NAME_CHAR = re.compile(f"[{_XML_NAME_START}{_XML_NAME_MORE}]")
 _XML_NAME_FIRST = re.compile(f"[{_XML_NAME_START}]")
+
+
+def _kept(match: re.Match[str]) -> str:
+    """A combining mark (an accent written apart, a vowel sign) stays with the letter
+    before it, as XML names allow; any other character ``_NOT_IN_A_NAME`` finds is ``_``."""
+    char = match.group()
+    return (char if unicodedata.category(char) in ("Mn", "Mc") and _XML_NAME_CHAR.match(char)
+            else "_")
 
 
 def _metadata_elements(metadata: Any) -> list[tuple[str, str]]:
@@ -222,7 +232,7 @@ def _metadata_elements(metadata: Any) -> list[tuple[str, str]]:
         return [("value", json.dumps(metadata, ensure_ascii=False))]
     elements = []
     for key, value in metadata.items():
-        name = _NOT_IN_A_NAME.sub("_", str(key))
+        name = _NOT_IN_A_NAME.sub(_kept, str(key))
         if not name or not _XML_NAME_FIRST.match(name) or not (name[0].isalpha()
                                                                or name[0] == "_"):
             name = f"_{name}"
