@@ -17,6 +17,7 @@ from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
 
 T0 = "2026-01-01T00:00:00Z"
 PREFIX = "user (2026-01-01T00:00:00+00:00): "
+FRENCH_REST = " Puis le train est arrivé en retard, personne ne sait pourquoi."
 SENTENCE = "我今天早上在台北市的咖啡店喝了一杯很好喝的烏龍茶。"  # 25 characters
 
 
@@ -66,3 +67,27 @@ def test_a_hard_cut_never_splits_a_character_sequence(unit, lead):
         body = cut[lead:]
         assert body == unit * (len(body) // len(unit)), (budget, [
             unicodedata.name(c, hex(ord(c))) for c in cut[-3:]])
+
+
+@pytest.mark.parametrize("kept, rest", [
+    ('She said "we leave at nine."', " Then the train came late and nobody knew why."),
+    ("She said “we leave at nine.”", " Then the train came late and nobody knew why."),
+    ("(We left at nine.)", " Then the train came late and nobody knew why at all."),
+    ("Il a dit « on part à neuf heures. »", FRENCH_REST),
+    ("Il a dit « on part à neuf heures.\u00a0»", FRENCH_REST),
+    ("그녀는 “아홉 시에 떠나요.”라고 말했다.",
+     " 그런데 기차가 늦게 왔고 아무도 이유를 몰랐다 정말로."),
+    ("她說：「我們九點出發。」", "然後火車遲到了，沒有人知道為什麼會這樣子。"),
+])
+def test_a_sentence_cut_keeps_its_closing_quote(kept, rest):
+    # The cut at a sentence's end dropped the quote or bracket that closes it.
+    text = kept + rest
+    budget = (len(kept) + 8) * 2 // 7  # room for the sentence and a few characters more
+    assert apply_summary_budget(text, budget) == kept
+
+
+def test_a_sentence_end_followed_by_a_combining_mark_is_not_split():
+    text = "我們九點出發。\u0301" + "然後火車遲到了" * 10
+    cut = apply_summary_budget(text, 4)
+    assert not cut.endswith("。") or not text[len(cut)].startswith("\u0301")
+    assert unicodedata.category(text[len(cut)]) != "Mn"

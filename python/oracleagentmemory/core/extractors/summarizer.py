@@ -51,10 +51,11 @@ def echoes_prompt(text: str) -> bool:
     return bool(_PROMPT_MARKUP.search(text)) or SUMMARY_SYSTEM_PROMPT.splitlines()[0] in text
 
 
-_SENTENCE_END = re.compile(r"[.!?](?=[\s\"')\]]|$)|[。！？][」』）”’]*")
-"""A sentence's end: a Latin full stop, question or exclamation mark before a space, a
-quote, a bracket or the end; a Chinese or Japanese one (。！？, with the closing quotes
-and brackets after it) anywhere, as those scripts put no space after it."""
+_SENTENCE_END = re.compile(r"[.!?](?:[ \u00a0\u202f]?»)?[\"'”’)\]]*(?=\s|$)|[。！？][」』）”’]*")
+"""A sentence's end: a Latin full stop, question or exclamation mark with the quotes and
+brackets that close after it (French ``»`` after its space too), before a space or the end;
+a Chinese or Japanese one (。！？, with its closing quotes and brackets) anywhere, as those
+scripts put no space after it."""
 
 
 def apply_summary_budget(text: str, token_budget: int | None) -> str:
@@ -67,7 +68,8 @@ def apply_summary_budget(text: str, token_budget: int | None) -> str:
     if not token_budget or token_budget <= 0 or estimate_tokens(text) <= token_budget:
         return text
     cut = text[: character_boundary(text, chars_for_tokens(token_budget))]
-    ends = [match.end() for match in _SENTENCE_END.finditer(cut)]
+    ends = [match.end() for match in _SENTENCE_END.finditer(cut)
+            if character_boundary(text, match.end()) == match.end()]  # no mark cut off
     if ends and ends[-1] * 2 >= len(cut):
         return cut[: ends[-1]].rstrip()
     if text[len(cut)].isspace():
