@@ -164,7 +164,7 @@ def test_rejects_invalid_arguments(tmp_path: Path) -> None:
         LocalMiniLMEmbedder(model_dir=tmp_path, batch_size=0)
 
 
-@pytest.mark.parametrize("threads", [2.5, 1.0])
+@pytest.mark.parametrize("threads", [2.5, 1.0, True])
 def test_threads_that_are_no_whole_number_are_refused_when_the_embedder_is_made(
         tmp_path: Path, threads: float) -> None:
     """onnxruntime takes only an int: 2.5 passed the range check and failed at the first

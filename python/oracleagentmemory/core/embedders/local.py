@@ -391,7 +391,7 @@ class LocalSentenceEmbedder(IEmbedder):
         if threads is not None:
             from oracleagentmemory.core.embedders.minilm_onnxruntime import MAX_THREADS
 
-            if not isinstance(threads, numbers.Integral):  # onnxruntime takes no other
+            if isinstance(threads, bool) or not isinstance(threads, numbers.Integral):
                 raise ValueError(f"threads must be a whole number, got {threads!r}")
             if not 1 <= threads <= MAX_THREADS:
                 raise ValueError(f"threads must be from 1 to {MAX_THREADS}, got {threads!r}")
