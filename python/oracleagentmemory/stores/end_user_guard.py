@@ -20,7 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from oracleagentmemory._end_user import EndUser, current_end_user
-from oracleagentmemory._vocabulary import MEMORY_TYPES, PRINCIPAL_KINDS, SECURITY_POLICIES
+from oracleagentmemory._vocabulary import (
+    MEMORY_TYPES,
+    PRINCIPAL_KINDS,
+    SECURITY_POLICIES,
+    SUMMARY_TYPE,
+)
 from oracleagentmemory.stores.errors import AccessDeniedError, LinkEndNotFoundError
 from oracleagentmemory.stores.middleware import Layer
 from oracleagentmemory.stores.operations import (
@@ -147,15 +152,21 @@ class EndUserGuard(Layer):
     def _check_writes(self, rules: Rules, records: Sequence[RecordIn],
                       thread_id: str | None) -> None:
         """Records go into threads the end user may change (the thread's owner counts, not
-        only the records' user_id), and are its own."""
+        only the records' user_id), and are its own. A summary's id is its thread's, so it
+        names that thread too; a user profile's id is its user, so it is the end user's."""
         named = [record.get("thread_id") for record in records
-                 if record.get("record_type") != "thread"] + [thread_id]
+                 if record.get("record_type") != "thread"] + [thread_id] + [
+                 record.get("id") for record in records
+                 if record.get("record_type") == SUMMARY_TYPE]
         threads = sorted({name for name in named if isinstance(name, str)})
         if threads and any(not rules.writable(found) for found in self.below.get_records(
                 {"ids": threads, "record_types": ["thread"]})):
             raise self._denied(rules, "write into a thread it does not own")
         if not all(rules.writable(record) for record in records):
             raise self._denied(rules, "write records of another user or of no user")
+        if any(record.get("record_type") == "user_profile"
+               and record.get("id") != rules.username for record in records):
+            raise self._denied(rules, "write the profile of another user")
 
     def on_append_messages(self, op: AppendMessages) -> MessageBatchResult:
         rules = self._rules()
@@ -166,8 +177,13 @@ class EndUserGuard(Layer):
                            op.batch.get("thread_id"))
         result = self.inner.run(op)
         last = result["last_message"]
+        summary = result["thread_summary"]
+        if summary is not None and not self._visible_ids(
+                rules, [op.batch["thread_id"]], False, [SUMMARY_TYPE]):
+            summary = None  # a summary named like the thread that the user may not read
         return {**result, "messages": [m for m in result["messages"] if rules.visible(m)],
-                "last_message": last if last is None or rules.visible(last) else None}
+                "last_message": last if last is None or rules.visible(last) else None,
+                "thread_summary": summary}
 
     def _scoped(self, rules: Rules, records: Sequence[RecordIn]) -> list[RecordIn]:
         """The records with the scope a ``scope_from`` gives them, from a memory the user
