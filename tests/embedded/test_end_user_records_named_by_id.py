@@ -85,3 +85,30 @@ def test_a_user_profile_named_like_another_user_is_refused(store):
         guard.delete_cascade("user", "bob")
     assert [r["id"] for r in backend.get_records({"record_types": ["user_profile"]})] == [
         "alice"]
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
+
+
+def image(message_id: str, **scope: str) -> dict:
+    return {"record_type": "image", "message_id": message_id, **scope,
+            "mime_type": "image/png", "image_bytes": PNG, "content": "a picture"}
+
+
+def test_an_image_attached_to_another_users_message_is_refused(store):
+    # Before, alice's image named bob's message: bob's next update of that message (which
+    # replaces the images attached to it) deleted alice's record, a row he may not change.
+    backend, guard = store
+    backend.write_records([
+        {"record_type": "message", "id": "m-bob", "thread_id": "t-bob", **BOB,
+         "role": "user", "content": "bob says", "embedding": [1, 0]},
+        {"record_type": "message", "id": "m-alice", "thread_id": "t-alice", **ALICE,
+         "role": "user", "content": "alice says", "embedding": [1, 0]},
+    ])
+    with OracleMemoryEndUserSecurityContext("alice"):
+        with pytest.raises(PermissionError):
+            guard.write_records([image("m-bob", **ALICE)])
+        assert guard.write_records([image("m-alice", thread_id="t-alice", **ALICE)])
+    assert [r["message_id"] for r in backend.get_records({"record_types": ["image"]})] == [
+        "m-alice"]
