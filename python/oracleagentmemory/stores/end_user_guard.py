@@ -152,8 +152,9 @@ class EndUserGuard(Layer):
     def _check_writes(self, rules: Rules, records: Sequence[RecordIn],
                       thread_id: str | None) -> None:
         """Records go into threads the end user may change (the thread's owner counts, not
-        only the records' user_id), and are its own. A summary's id is its thread's, so it
-        names that thread too; a user profile's id is its user, so it is the end user's."""
+        only the records' user_id), attach to messages it may change, and are its own. A
+        summary's id is its thread's, so it names that thread too; a user profile's id is
+        its user, so it is the end user's."""
         named = [record.get("thread_id") for record in records
                  if record.get("record_type") != "thread"] + [thread_id] + [
                  record.get("id") for record in records
@@ -162,6 +163,12 @@ class EndUserGuard(Layer):
         if threads and any(not rules.writable(found) for found in self.below.get_records(
                 {"ids": threads, "record_types": ["thread"]})):
             raise self._denied(rules, "write into a thread it does not own")
+        messages = sorted({record["message_id"] for record in records
+                           if record.get("record_type") != "message"
+                           and isinstance(record.get("message_id"), str)})
+        if messages and any(not rules.writable(found) for found in self.below.get_records(
+                {"ids": messages, "record_types": ["message"]})):
+            raise self._denied(rules, "attach records to a message it does not own")
         if not all(rules.writable(record) for record in records):
             raise self._denied(rules, "write records of another user or of no user")
         if any(record.get("record_type") == "user_profile"
