@@ -163,9 +163,9 @@ class EndUserGuard(Layer):
         if threads and any(not rules.writable(found) for found in self.below.get_records(
                 {"ids": threads, "record_types": ["thread"]})):
             raise self._denied(rules, "write into a thread it does not own")
-        messages = sorted({record["message_id"] for record in records
+        messages = sorted({attached for record in records
                            if record.get("record_type") != "message"
-                           and isinstance(record.get("message_id"), str)})
+                           and isinstance(attached := record.get("message_id"), str)})
         if messages and any(not rules.writable(found) for found in self.below.get_records(
                 {"ids": messages, "record_types": ["message"]})):
             raise self._denied(rules, "attach records to a message it does not own")
