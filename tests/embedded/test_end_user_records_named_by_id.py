@@ -112,3 +112,20 @@ def test_an_image_attached_to_another_users_message_is_refused(store):
         assert guard.write_records([image("m-alice", thread_id="t-alice", **ALICE)])
     assert [r["message_id"] for r in backend.get_records({"record_types": ["image"]})] == [
         "m-alice"]
+
+
+def test_a_thread_record_naming_another_users_thread_is_refused(store):
+    # Before, alice's thread record could carry bob's thread as its thread_id (the guard
+    # looked at the thread_id of every record but a thread): bob's deletion of his own
+    # thread then deleted alice's record with it.
+    backend, guard = store
+    with OracleMemoryEndUserSecurityContext("alice"):
+        with pytest.raises(PermissionError):
+            guard.write_records([{"record_type": "thread", "id": "t-new", "thread_id": "t-bob",
+                                  **ALICE}])
+        guard.write_records([{"record_type": "thread", "id": "t-own", "thread_id": "t-own",
+                              **ALICE}])
+    with OracleMemoryEndUserSecurityContext("bob"):
+        guard.delete_cascade("thread", "t-bob")
+    assert sorted(r["id"] for r in backend.get_records({"user_id": "alice"})) == [
+        "t-alice", "t-own"]
