@@ -153,10 +153,12 @@ class EndUserGuard(Layer):
                       thread_id: str | None) -> None:
         """Records go into threads the end user may change (the thread's owner counts, not
         only the records' user_id), attach to messages it may change, and are its own. A
-        summary's id is its thread's, so it names that thread too; a user profile's id is
-        its user, so it is the end user's."""
+        summary's id is its thread's, so it names that thread too (and a thread record
+        naming another thread than itself names that one); a user profile's id is its
+        user, so it is the end user's."""
         named = [record.get("thread_id") for record in records
-                 if record.get("record_type") != "thread"] + [thread_id] + [
+                 if record.get("record_type") != "thread"
+                 or record.get("thread_id") != record.get("id")] + [thread_id] + [
                  record.get("id") for record in records
                  if record.get("record_type") == SUMMARY_TYPE]
         threads = sorted({name for name in named if isinstance(name, str)})
