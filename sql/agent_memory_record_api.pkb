@@ -818,8 +818,10 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
         || ' does not exist');
   END lock_thread;
 
-  -- The threads a write names: its p_thread_id and the thread_id of each of its records
-  -- but thread records (a thread record names itself), each once.
+  -- The threads a write names: its p_thread_id, the thread_id of each of its records (of a
+  -- thread record only when it names another thread than itself) and the id of each summary
+  -- (a summary's id is its thread's), each once. The embedded backend's end-user guard
+  -- names the same threads (stores/end_user_guard.py, _check_writes).
   FUNCTION named_threads(p_rows IN rows_t, p_thread_id IN VARCHAR2) RETURN AGENT_MEMORY_TEXT_LIST IS
     l_threads AGENT_MEMORY_TEXT_LIST := AGENT_MEMORY_TEXT_LIST();
     l_seen    seen_t;
@@ -835,8 +837,11 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
   BEGIN
     note(p_thread_id);
     FOR i IN 1 .. p_rows.COUNT LOOP
-      IF p_rows(i).record_type <> 'thread' THEN
+      IF p_rows(i).record_type <> 'thread' OR p_rows(i).thread_id <> p_rows(i).id THEN
         note(p_rows(i).thread_id);
+      END IF;
+      IF p_rows(i).record_type = 'summary' THEN
+        note(p_rows(i).id);
       END IF;
     END LOOP;
     RETURN l_threads;
@@ -891,6 +896,13 @@ CREATE OR REPLACE PACKAGE BODY AGENT_MEMORY_RECORD_API AS
       FOR i IN 1 .. p_rows.COUNT LOOP
         IF NOT AGENT_MEMORY_SESSION.may_change(p_rows(i).user_id) THEN
           AGENT_MEMORY_SESSION.deny('write records of another user or of no user');
+        END IF;
+      END LOOP;
+      -- a user profile's id is its user: an end user writes its own profile only
+      FOR i IN 1 .. p_rows.COUNT LOOP
+        IF p_rows(i).record_type = 'user_profile'
+           AND DECODE(p_rows(i).id, AGENT_MEMORY_SESSION.end_user_id, 1, 0) = 0 THEN
+          AGENT_MEMORY_SESSION.deny('write the profile of another user');
         END IF;
       END LOOP;
     END IF;

@@ -146,7 +146,8 @@ CREATE OR REPLACE PACKAGE AGENT_MEMORY_SESSION AUTHID DEFINER AS
   -- exists and is not the end user's, as a used id's -20003 tells that it exists), and it
   -- clears the attribute before it returns or raises. A thread that does not exist is not
   -- refused here (write_records' p_thread_id check reports it, -20002).
-  --   p_thread_ids  the threads the write names (its p_thread_id and its records' thread_id)
+  --   p_thread_ids  the threads the write names (its p_thread_id, its records' thread_id and
+  --                 its summaries' id, a summary's id being its thread's)
   PROCEDURE assert_may_write_into(p_thread_ids IN AGENT_MEMORY_TEXT_LIST);
 
   -- -20001 unless the session is UNRESTRICTED (administration members of the facade).
