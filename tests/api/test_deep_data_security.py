@@ -4,6 +4,7 @@ policies allow, through every public operation, and attempts to reach other rows
 from __future__ import annotations
 
 import asyncio
+import threading
 
 import pytest
 
@@ -163,3 +164,56 @@ def test_an_end_user_links_a_new_memory_only_to_a_memory_it_may_read(client):
         [memory] = [m for m in client.list_memories() if m.id == linked]
         assert (memory.user_id, memory.thread_id) == ("alice", "ta")
     assert sorted(m.id for m in client.list_memories(user_id="bob")) == ["mb"]
+
+
+def test_one_context_object_shared_by_overlapping_tasks_and_threads(client):
+    """A context object kept and entered by several tasks (or threads) at once: each
+    leaves its own entry, so none fails on leaving and none keeps acting for the end user
+    after its block (the entries were one stack on the object, so a task left another's)."""
+    alice = OracleMemoryEndUserSecurityContext("alice")
+
+    async def tasks():
+        entered, second_in, first_out = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+        async def first():
+            try:
+                async with alice:
+                    entered.set()
+                    await asyncio.wait_for(second_in.wait(), 10)
+            finally:
+                first_out.set()  # left while the second is inside
+            return get_end_user_username(client.location)
+
+        async def second():
+            await asyncio.wait_for(entered.wait(), 10)
+            async with alice:
+                second_in.set()
+                await asyncio.wait_for(first_out.wait(), 10)
+                inside = get_end_user_username(client.location)
+            return inside, get_end_user_username(client.location)
+
+        return await asyncio.wait_for(
+            asyncio.gather(first(), second(), return_exceptions=True), 20)
+
+    assert asyncio.run(tasks()) == [None, ("alice", None)]
+
+    both_in, errors, after = threading.Barrier(2, timeout=10), [], {}
+
+    def worker(name: str) -> None:
+        try:
+            with alice:
+                both_in.wait()
+                if name == "second":
+                    both_in.wait()  # the first leaves first
+            if name == "first":
+                both_in.wait()
+        except Exception as error:  # noqa: BLE001 - collected for the assertion
+            errors.append(repr(error))
+        after[name] = get_end_user_username(client.location)
+
+    workers = [threading.Thread(target=worker, args=(n,)) for n in ("first", "second")]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(20)
+    assert (errors, after) == ([], {"first": None, "second": None})
