@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar, Token
 from types import TracebackType
 from typing import Any
 
@@ -10,6 +11,12 @@ from oracleagentmemory._end_user import CURRENT_END_USER, EndUser
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["OracleMemoryEndUserSecurityContext"]
+
+_ENTERED: ContextVar[tuple[Token[EndUser | None], ...]] = ContextVar(
+    "oracleagentmemory_end_user_entered", default=())
+"""The tokens of the blocks entered and not yet left in this thread or task, innermost
+last: kept per context, not on the context object, so one object entered by several tasks
+or threads at once leaves each one's own block."""
 
 
 def _end_user(security_context: Any) -> EndUser:
@@ -52,15 +59,16 @@ class OracleMemoryEndUserSecurityContext:
 
     def __init__(self, security_context: Any) -> None:
         self.end_user = _end_user(security_context)
-        self._tokens: list[Any] = []
 
     def __enter__(self) -> OracleMemoryEndUserSecurityContext:
-        self._tokens.append(CURRENT_END_USER.set(self.end_user))
+        _ENTERED.set((*_ENTERED.get(), CURRENT_END_USER.set(self.end_user)))
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        CURRENT_END_USER.reset(self._tokens.pop())
+        *outer, token = _ENTERED.get()
+        CURRENT_END_USER.reset(token)
+        _ENTERED.set(tuple(outer))
 
     async def __aenter__(self) -> OracleMemoryEndUserSecurityContext:
         return self.__enter__()
