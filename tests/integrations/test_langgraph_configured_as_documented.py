@@ -107,6 +107,29 @@ def test_a_function_is_an_embedding_model_too() -> None:
         assert store.embeddings is not None
 
 
+def test_an_async_function_is_an_embedding_model_for_the_async_calls() -> None:
+    """LangGraph's ``IndexConfig.embed`` may be an async function (``AEmbeddingsFunc``):
+    LangGraph's stores use it in ``aput``/``asearch``; a sync call cannot use it."""
+    model = CharacterEmbeddings()
+
+    async def embed(texts: Any) -> list[list[float]]:
+        return model.embed_documents(list(texts))
+
+    async def scenario(store: BaseStore) -> list[Any]:
+        await store.aput(("docs",), "a", {"text": "apples"})
+        await store.aput(("docs",), "b", {"text": "zzz"})
+        return await store.asearch(("docs",), query="apple")
+
+    with OracleAgentMemoryStore.from_conn_string(
+            ":memory:", index={"dims": DIMS, "embed": embed, "fields": ["text"]}) as store:
+        results = asyncio.run(asyncio.wait_for(scenario(store), 30))
+        assert [r.key for r in results] == ["a", "b"]
+        assert results[0].score == pytest.approx(cosine(model, "apple", "apples"), abs=1e-5)
+        assert sorted(model.documents) == ["apple", "apples", "zzz"]
+        with pytest.raises(ValueError, match="async function"):
+            store.put(("docs",), "c", {"text": "sync"})
+
+
 def test_index_paths_select_the_texts_embedded(fake_embeddings: CharacterEmbeddings) -> None:
     with OracleAgentMemoryStore.from_conn_string(
             ":memory:", index={"dims": DIMS, "embed": fake_embeddings,
