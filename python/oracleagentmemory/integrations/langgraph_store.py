@@ -43,6 +43,7 @@ import logging
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
@@ -92,7 +93,7 @@ try:
         get_text_at_path,
         tokenize_path,
     )
-    from langgraph.store.base.embed import ensure_embeddings
+    from langgraph.store.base.embed import EmbeddingsLambda, ensure_embeddings
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(f"the LangGraph store needs LangGraph: {install_hint('langgraph')}"
                       ) from error
@@ -131,6 +132,12 @@ scores ``1 - distance`` (LangGraph's Postgres store also offers "l2" and "inner_
 
 _MAX_FETCH = 10_000
 """Upper bound on records one search reads while refilling after Python-side filtering."""
+
+
+_CALLER_LOOP: ContextVar[asyncio.AbstractEventLoop | None] = ContextVar(
+    "oracleagentmemory_langgraph_caller_loop", default=None)
+"""The event loop of the ``abatch`` whose ``batch`` runs in this worker thread: an async
+``index["embed"]`` function runs there (LangGraph gives such a function no sync form)."""
 
 
 class OracleAgentMemoryStore(BaseStore):
@@ -325,8 +332,13 @@ class OracleAgentMemoryStore(BaseStore):
         """
         ops = list(ops)
         # asyncio.to_thread runs it in a copy of the caller's context (an end user's
-        # security context included); loop.run_in_executor copies none.
-        return await asyncio.to_thread(self.batch, ops)
+        # security context included, and this loop for an async embedding function);
+        # loop.run_in_executor copies none.
+        token = _CALLER_LOOP.set(asyncio.get_running_loop())
+        try:
+            return await asyncio.to_thread(self.batch, ops)
+        finally:
+            _CALLER_LOOP.reset(token)
 
     # -- reads ------------------------------------------------------------------------
 
@@ -670,15 +682,34 @@ class LangChainEmbedder(IEmbedder):
         return array
 
     def embed(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
+        loop = _CALLER_LOOP.get()
+        if loop is not None and self._async_only() and not _running_in(loop):
+            # batch of an abatch, in its worker thread: the caller's loop is free meanwhile
+            return asyncio.run_coroutine_threadsafe(
+                self.embed_async(texts, is_query=is_query), loop).result()
         if is_query:
             return self._checked([self.embeddings.embed_query(t) for t in texts], len(texts))
         return self._checked(self.embeddings.embed_documents(list(texts)), len(texts))
+
+    def _async_only(self) -> bool:
+        """``index["embed"]`` is an async function: LangGraph's wrapper of it embeds only
+        in its async methods."""
+        return (isinstance(self.embeddings, EmbeddingsLambda)
+                and getattr(self.embeddings, "func", None) is None)
 
     async def embed_async(self, texts: list[str], *, is_query: bool = False) -> np.ndarray:
         if is_query:
             return self._checked([await self.embeddings.aembed_query(t) for t in texts],
                                  len(texts))
         return self._checked(await self.embeddings.aembed_documents(list(texts)), len(texts))
+
+
+def _running_in(loop: asyncio.AbstractEventLoop) -> bool:
+    """This thread runs ``loop`` (waiting on it here would never end)."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 def _dims(config: Any) -> int:
