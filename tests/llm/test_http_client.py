@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import ssl
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import certifi
@@ -253,3 +254,33 @@ def test_bad_connection_options_name_the_argument(kwargs, name):
         ConnectionOptions(**kwargs)
     with pytest.raises(TypeError, match="trust_env"):
         ConnectionOptions(trust_env="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("tls_files", [False, True], ids=["default-ca", "ca_file"])
+def test_async_calls_build_no_tls_context_on_the_event_loop(llm_server, monkeypatch,
+                                                             tls_files):
+    """An async call makes its own httpx.AsyncClient (one is bound to one loop), whose
+    TLS context loads a CA bundle from disk: done on the loop thread, every call blocked
+    the loop that the async path is there to keep free (asyncio's debug mode flagged each
+    call as a slow callback). Counted by where the contexts are made, not by timing."""
+    made_on: list[int] = []
+    create = ssl.create_default_context
+
+    def recording(*args, **kwargs):
+        made_on.append(threading.get_ident())
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", recording)
+    options = ConnectionOptions(ca_file=certifi.where()) if tls_files else None
+    client = HttpJsonClient(llm_server.base_url, timeout=5.0, connection=options)
+    llm_server.enqueue(chat("one"), sse({"choices": [{"delta": {"content": "two"}}]}))
+
+    async def calls() -> int:
+        loop_thread = threading.get_ident()
+        await client.post_async(PATH, HELLO)
+        await client.post_events_async(PATH, {**HELLO, "stream": True})
+        return loop_thread
+
+    loop_thread = asyncio.run(asyncio.wait_for(calls(), 20))
+    assert made_on, "the calls made no TLS context: the test no longer sees them"
+    assert loop_thread not in made_on
