@@ -622,7 +622,10 @@ class HttpJsonClient:
 
         wait = httpx.USE_CLIENT_DEFAULT if timeout is None else self._timeout(timeout)
         retry_number = 0
-        async with httpx.AsyncClient(**self._client_options()) as client:
+        # Made in a worker thread: its TLS context loads a CA bundle from disk, which
+        # would block the loop on every call.
+        made = await asyncio.to_thread(lambda: httpx.AsyncClient(**self._client_options()))
+        async with made as client:
             while True:
                 try:
                     response = await client.post(url, json=dict(body), timeout=wait)
