@@ -251,7 +251,14 @@ def test_a_write_checks_the_owner_of_every_thread_it_names_past_the_read_policy(
     write = record_api[record_api.index("FUNCTION write_records("):]
     assert write.index("check_end_user_writes(") < write.index("lock_thread(")
     named = record_api[record_api.index("FUNCTION named_threads("):]
-    assert "note(p_thread_id);" in named and "IF p_rows(i).record_type <> 'thread' THEN" in named
+    assert "note(p_thread_id);" in named
+    # a thread record names the thread it carries when that is not itself; a summary's id
+    # is its thread's (the embedded guard names the same threads)
+    assert ("IF p_rows(i).record_type <> 'thread' OR p_rows(i).thread_id <> p_rows(i).id THEN"
+            in named)
+    assert "IF p_rows(i).record_type = 'summary' THEN\n        note(p_rows(i).id);" in named
+    profile = checks[checks.index("record_type = 'user_profile'"):]
+    assert "AGENT_MEMORY_SESSION.end_user_id" in profile[:200]
 
     session = files["agent_memory_session.pkb"]
     code = strip_comments(session)
