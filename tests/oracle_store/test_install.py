@@ -169,3 +169,47 @@ def test_cli_upgrade_without_options_keeps_a_768_dimension_store(monkeypatch):
     joined = "\n".join(statement for statement, _ in connection.calls)
     assert "TO_VECTOR(p_rows(i).embedding, 768, FLOAT32)" in joined
     assert ", 384, FLOAT32" not in joined
+
+
+def test_cli_uninstall_removes_a_partly_installed_store(monkeypatch):
+    """An install stopped half way (here: the tables, no packages) is what a DBA most needs
+    to remove; uninstall must not first require the complete store (REQUIRE_EXISTING)."""
+    from oracleagentmemory import cli
+
+    connection = fresh()
+    connection.objects = [(NAMES["t_meta"], "TABLE", "VALID"),
+                          (NAMES["t_records"], "TABLE", "VALID")]
+    monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
+    monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = cli.main(["uninstall", "--dsn", "db/svc", "--user", "agentmem"])
+    assert code == 0, err.getvalue()
+    assert executed(connection, f"DROP TABLE IF EXISTS {NAMES['t_records']}")
+    assert (NAMES["t_records"], "TABLE", "VALID") not in connection.objects
+
+
+def test_cli_uninstall_removes_a_store_of_an_older_schema_version(monkeypatch):
+    from oracleagentmemory import cli
+
+    connection = store_with_meta("384", model="")
+    connection.answers["CHECK_SCHEMA"] = database_error(20007, "schema version 1, expected 5")
+    monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
+    monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = cli.main(["uninstall", "--dsn", "db/svc", "--user", "agentmem"])
+    assert code == 0, err.getvalue()
+    assert executed(connection, f"DROP TABLE IF EXISTS {NAMES['t_meta']}")
+
+
+def test_uninstall_refuses_a_session_that_is_not_the_owner():
+    """The script drops by unqualified name and looks the lexer preference up in
+    CTX_USER_PREFERENCES (the session user's): another user would drop the owner's tables
+    by CURRENT_SCHEMA yet leave its preference behind."""
+    connection = FakeConnection(ENSURE_PURGE_JOB=True)
+    connection.schema = ("AGENTMEM", "SYSTEM")
+    store = OracleBackend(connection, schema_policy="NO_CHECK")
+    with pytest.raises(SchemaError, match="uninstall the store as the owner"):
+        store.administration.uninstall()
+    assert not executed(connection, "DROP")

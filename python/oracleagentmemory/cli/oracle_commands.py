@@ -23,8 +23,9 @@ def run(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "dimension", "search_strategy", "sync_mode", "vector_index", "embedding_model")}
         store = OracleBackend(
             connection, embedding_dimension=changes["dimension"],
-            schema_policy="REQUIRE_EXISTING" if command in ("status", "uninstall")
-            else "NO_CHECK",
+            # uninstall checks nothing first: a partly installed store or one of an older
+            # schema version is what most needs removing (REQUIRE_EXISTING refuses both)
+            schema_policy="REQUIRE_EXISTING" if command == "status" else "NO_CHECK",
             search_strategy=changes["search_strategy"], store_id=arguments.store_id,
             sync_mode=changes["sync_mode"], vector_index=changes["vector_index"],
             embedding_model=changes["embedding_model"],

@@ -465,10 +465,12 @@ class OracleStoreAdmin:
                     self._caller.execute(cursor, statement, {})
 
     def uninstall(self) -> None:
-        """Drop every object of this store: purge job, packages, indexes and tables."""
+        """Drop every object of this store: purge job, packages, indexes and tables (as the
+        owner; a partly installed store or one of an older version too)."""
         name, text = render_uninstall(self.facade)
         self._progress(f"running {name}")
         with self._caller.connection() as conn, conn.cursor() as cursor:
+            self._owner_session(cursor, "uninstall")
             for statement in split_script(text):
                 self._caller.execute(cursor, statement, {})
 
