@@ -12,7 +12,7 @@
 --   EXECUTE grant, https://docs.oracle.com/en/database/oracle/oracle-database/23/ccapp/oracle-text-users-and-roles.html
 SET SERVEROUTPUT ON
 SET VERIFY OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 DEFINE owner_name = '&1'
 
 DECLARE

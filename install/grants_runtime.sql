@@ -19,7 +19,7 @@
 -- Checked: GRANT EXECUTE ON package, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/GRANT.html
 SET SERVEROUTPUT ON
 SET VERIFY OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 DEFINE runtime_user = '&1'
 
 DECLARE

@@ -10,7 +10,7 @@
 -- Checked: READ object privilege, https://docs.oracle.com/en/database/oracle/oracle-database/23/sqlrf/GRANT.html
 SET SERVEROUTPUT ON
 SET VERIFY OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 DEFINE reader_user = '&1'
 
 DECLARE

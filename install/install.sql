@@ -6,7 +6,9 @@
 -- and run the rendered files in the order listed below and in packages.sql.
 SET SERVEROUTPUT ON
 SET DEFINE OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+-- FAILURE, not SQL.SQLCODE: a UNIX exit status is one byte, and ORA-01536 (no quota) would
+-- exit 1536 % 256 = 0, success to the calling shell.
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 
 PROMPT == checking the database release (23ai or later)
 DECLARE

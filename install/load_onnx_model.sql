@@ -20,7 +20,7 @@
 -- documented default): input "input" fed from the attribute DATA, output "embedding".
 SET SERVEROUTPUT ON
 SET VERIFY OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 DEFINE model_dir = '&1'
 DEFINE model_file = '&2'
 DEFINE model_name = '&3'

@@ -12,7 +12,7 @@
 --   (23ai: https://docs.oracle.com/en/database/oracle/oracle-database/23/vecse/load_onnx_model_cloud.html)
 SET SERVEROUTPUT ON
 SET VERIFY OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 DEFINE model_uri = '&1'
 DEFINE model_credential = '&2'
 DEFINE model_name = '&3'

@@ -2,7 +2,7 @@
 -- from the current schema. Run as the store owner:   sql owner/password@db @uninstall.sql
 SET SERVEROUTPUT ON
 SET DEFINE OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 PROMPT == dropping the agent-memory store AGENT_MEMORY
 @@../sql/agent_memory_uninstall.sql
 PROMPT == removed

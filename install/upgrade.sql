@@ -18,7 +18,7 @@
 --   5: keyword_text cut again (NFKC, single Han and Hangul characters, Han apart from Hangul, Han beyond the Basic Multilingual Plane): emptied, then filled by the new packages; the new packages also record the model of the store's vectors (record_embedding_model, META key vector_model; no table step: a store that holds vectors and records no model is read as one of all-MiniLM-L6-v2)
 SET SERVEROUTPUT ON
 SET DEFINE OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 
 PROMPT == reading the installed schema version, running the table steps
 DECLARE

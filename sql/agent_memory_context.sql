@@ -8,7 +8,7 @@
 -- The package named in USING need not exist yet (docs/oracle.md, "Pages the code rests on").
 SET SERVEROUTPUT ON
 SET VERIFY OFF
-WHENEVER SQLERROR EXIT SQL.SQLCODE
+WHENEVER SQLERROR EXIT FAILURE ROLLBACK
 DEFINE owner_name = '&1'
 
 DECLARE

@@ -56,3 +56,30 @@ def test_no_package_file_prompts_for_a_substitution_variable(name):
     compiled alone (the utPLSQL instructions run each file), so they hold no '&'."""
     assert "&" not in dict(render.render_all())[name]
     assert "&" not in (ROOT / "sql" / name).read_text(encoding="utf-8")
+
+
+def dba_scripts() -> dict[str, str]:
+    """The scripts a DBA or the owner runs by name in SQL*Plus / SQLcl (packages.sql is
+    only called from install.sql and upgrade.sql)."""
+    scripts = {f"install/{path.name}": path.read_text(encoding="utf-8")
+               for path in sorted((ROOT / "install").glob("*.sql"))
+               if path.name != "packages.sql"}
+    scripts["sql/agent_memory_context.sql"] = dict(render.render_all())[
+        "agent_memory_context.sql"]
+    return scripts
+
+
+@pytest.mark.parametrize("name", sorted(dba_scripts()))
+def test_a_failing_script_exits_with_a_failure_status(name):
+    """On UNIX an exit status is one byte (SQL*Plus User's Guide, EXIT: "the range for
+    return codes is limited to zero to 255"), so EXIT SQL.SQLCODE reports ORA-01536 (space
+    quota exceeded, the quota grants_owner.sql leaves to the DBA) as 1536 % 256 == 0:
+    success to the shell and to tests/oracle/first_contact.sh. The exit must be FAILURE,
+    set before the first statement, and roll back (EXIT alone commits)."""
+    lines = [line.strip() for line in dba_scripts()[name].splitlines()]
+    whenever = [i for i, line in enumerate(lines) if line.upper().startswith("WHENEVER SQLERROR")]
+    assert [lines[i] for i in whenever] == ["WHENEVER SQLERROR EXIT FAILURE ROLLBACK"]
+    first_statement = next(i for i, line in enumerate(lines)
+                           if line and not line.startswith("--")
+                           and not line.upper().startswith(("SET ", "PROMPT", "WHENEVER")))
+    assert whenever[0] < first_statement
