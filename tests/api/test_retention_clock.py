@@ -1,0 +1,77 @@
+"""Time to live with the store's clock set by the test (nothing sleeps): the rules of
+docs/concepts.md (Retention) and docs/store-contract.md (Expiry) at and around expiry."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from oracleagentmemory.apis.ttl import TimeToLiveAnchor
+from oracleagentmemory.core import OracleAgentMemory
+from oracleagentmemory.stores.embedded import EmbeddedBackend
+from tests.support.embedders import HashingEmbedder
+from tests.support.images import PNG
+
+START = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def client(clock: Clock):
+    embedder = HashingEmbedder()
+    backend = EmbeddedBackend(":memory:", embedding_dimension=embedder.embedding_dimension,
+                              clock=clock)
+    with OracleAgentMemory(connection=backend, embedder=embedder) as opened:
+        yield opened
+
+
+def test_an_attached_image_expires_with_its_timestamp_anchored_message(
+        client: OracleAgentMemory, clock: Clock) -> None:
+    # docs/concepts.md: "Images attached to a message expire with it". The message's event
+    # time is two days before the write: with a one-day TTL counted from it, the message
+    # has expired when it is written, and so has its image.
+    thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
+    [message_id] = thread.add_messages(
+        [{"role": "user", "timestamp": "2026-04-29T21:00:00+09:00",  # 12:00 UTC
+          "content": [{"type": "text", "text": "look at this"},
+                      {"type": "image", "bytes": PNG, "description": "a harbour chart",
+                       "id": "pic"}]}],
+        ttl_days=1, ttl_anchor=TimeToLiveAnchor.TIMESTAMP)
+    assert thread.get_messages() == []
+    assert thread.list_images() == []
+    assert thread.search("harbour chart", record_types=["image"]) == []
+    assert client.purge_expired() == 2  # the message and its image
+
+
+def test_an_attached_image_keeps_its_message_until_both_expire(
+        client: OracleAgentMemory, clock: Clock) -> None:
+    # The message's event time is two days after the write: it lives three days from now;
+    # its image must not go (nor be purged) a day after the write, while the message stays.
+    thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
+    [message_id] = thread.add_messages(
+        [{"role": "user", "timestamp": "2026-05-03T14:00:00+02:00",  # 12:00 UTC
+          "content": [{"type": "text", "text": "look at this"},
+                      {"type": "image", "bytes": PNG, "description": "a harbour chart",
+                       "id": "pic"}]}],
+        ttl_days=1, ttl_anchor=TimeToLiveAnchor.TIMESTAMP)
+    clock.now = START + timedelta(days=2)
+    assert client.purge_expired() == 0
+    assert [image.id for image in thread.list_images()] == ["pic"]
+    assert thread.get_message(message_id, included_image_ids=["pic"]).content[1].bytes == PNG
+    clock.now = START + timedelta(days=3)
+    assert thread.get_messages() == []
+    assert thread.list_images() == []
+    assert client.purge_expired() == 2
