@@ -23,8 +23,9 @@ from oracleagentmemory.core.image_validation import validate_image
 from oracleagentmemory.core.imageinputlimitconfig import ImageInputLimitConfig
 from oracleagentmemory.core.memory_service import MemoryService
 from oracleagentmemory.core.retention import TtlFields
-from oracleagentmemory.errors import ArgumentTypeError
+from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 from oracleagentmemory.stores.protocol import RecordIn, RecordScope
+from oracleagentmemory.stores.timestamps import add_days
 
 Captioner = Callable[[bytes, ImageMimeType], str]
 """Makes a description for image bytes ('' when it cannot)."""
@@ -75,15 +76,38 @@ def message_images(service: MemoryService, message: Message, ttl: TtlFields,
         mime = part.mime_type
         if part.bytes is not None:
             mime = validate_image(part.bytes, value_or(part.mime_type, NOT_SET_MARKER), limits)
-            # An attached image expires with its message; a part without its own
-            # timestamp cannot anchor a TIMESTAMP expiry, so it counts from creation.
+            # An attached image expires with its message: a message's TTL counted from
+            # its timestamp gives the image the message's expires_at (_message_expiry);
+            # its TTL fields, for a store that computes expiry itself, count from
+            # creation when the part has no timestamp to anchor on.
             image_ttl: TtlFields = {**ttl, "ttl_anchor": ttl["ttl_anchor"]
                                     if ttl["ttl_anchor"] != "TIMESTAMP" or part.timestamp
                                     else "CREATED_AT"}
-            images.append(image_record(
+            image = image_record(
                 service, image_id=part.id, data=part.bytes, mime=mime,
                 description=describe(part.bytes, mime, part.description, captioner),
-                scope=scope, metadata=None, timestamp=part.timestamp, ttl=image_ttl))
+                scope=scope, metadata=None, timestamp=part.timestamp, ttl=image_ttl)
+            expires_at = _message_expiry(message, ttl)
+            if expires_at is not None:
+                image["expires_at"] = expires_at
+            images.append(image)
         parts.append({**part_to_dict(part),
                       "mime_type": mime.value if mime is not None else None})
     return parts, images
+
+
+def _message_expiry(message: Message, ttl: TtlFields) -> str | None:
+    """The expiry of a message whose TTL counts from its timestamp, for its images, whose
+    own timestamp (if any) is not the message's: the image's ``expires_at``, which the
+    store keeps instead of computing one (no clock is involved: it is the time the store
+    computes for the message). None otherwise: a TTL counted from creation gives the
+    message and its images, written in one transaction, one expiry; a timestamp the store
+    refuses for the message is left for it to name."""
+    days = ttl["ttl_days"]
+    if ttl["ttl_anchor"] != "TIMESTAMP" or days is None or not isinstance(message.timestamp,
+                                                                          str):
+        return None
+    try:
+        return add_days(message.timestamp, days)
+    except InvalidArgumentError:
+        return None
