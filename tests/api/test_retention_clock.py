@@ -75,3 +75,26 @@ def test_an_attached_image_keeps_its_message_until_both_expire(
     assert thread.get_messages() == []
     assert thread.list_images() == []
     assert client.purge_expired() == 2
+
+
+def test_the_clamping_warning_names_the_callers_line() -> None:
+    # A warning is attributed to the line that asked for too long a TTL (what the warning
+    # filters and the "shown once per location" rule go by), not to a line of the library.
+    from oracleagentmemory.core import MemoryRetentionConfig
+
+    clamped = OracleAgentMemory(connection=":memory:", embedder=HashingEmbedder(),
+                                memory_retention_config=MemoryRetentionConfig(max_ttl_days=10))
+    thread = clamped.create_thread(thread_id="t", user_id="u", agent_id="a")
+    memory_id = thread.add_memory("a")
+    calls = [
+        lambda: thread.add_memory("a", ttl_days=99),
+        lambda: clamped.add_memory("a", user_id="u", ttl_days=99),
+        lambda: thread.add_messages([{"role": "user", "content": "x"}], ttl_days=[99]),
+        lambda: thread.update_memory(memory_id, ttl_days=99),
+        lambda: thread.add_image(PNG, description="x", ttl_days=99),
+    ]
+    for call in calls:
+        with pytest.warns(UserWarning, match="clamped") as caught:
+            call()
+        assert [warning.filename for warning in caught] == [__file__]
+    clamped.close()
