@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -79,10 +81,23 @@ def resolve_ttl_days(value: Any, retention: MemoryRetentionConfig,
         warnings.warn(
             f"{argument}={days} exceeds max_ttl_days={maximum}; clamped",
             UserWarning,
-            stacklevel=4,
+            stacklevel=_caller_level(),
         )
         return maximum
     return days
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` that attributes a warning of the function calling this to the
+    first frame outside this package: the application's line, however many layers
+    (thread, service, instrumentation) lie between (a fixed level named a library line)."""
+    level, frame = 1, sys._getframe(1)  # level 1: the function that calls warnings.warn
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 def resolve_ttl_anchor(value: Any, argument: str = "ttl_anchor") -> TtlAnchor:
