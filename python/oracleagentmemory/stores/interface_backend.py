@@ -566,10 +566,11 @@ class InterfaceBackend:
         found: list[RecordOut] = []
         # message_id null: the records of no message, matched once images are attached
         unattached = "message_id" in query and query["message_id"] is None
+        message_id = query.get("message_id")
         for record_type in types:
-            if query.get("message_id") is not None or "ids" in query:
-                if query.get("message_id") is not None:
-                    outs = self._attached_to(query["message_id"], include_bytes) \
+            if message_id is not None or "ids" in query:
+                if message_id is not None:
+                    outs = self._attached_to(message_id, include_bytes) \
                         if record_type == "image" else []
                 else:
                     outs = [out for out in (self._get(record_type, record_id, include_bytes)

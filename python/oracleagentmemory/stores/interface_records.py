@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from oracleagentmemory._ids import new_id
 from oracleagentmemory._notset import NOT_SET_MARKER
 from oracleagentmemory._vocabulary import CONTRACT_RECORD_TYPES, PUBLIC_RECORD_TYPES
 from oracleagentmemory.apis.memorystore import PendingRecordBatch, RecordContentInput
@@ -153,7 +154,7 @@ def message_content(parts: list[dict[str, Any]]) -> list[MessageContent]:
     return [ImageContent(bytes=None, mime_type=part.get("mime_type") or ImageMimeType.PNG,
                          description=part.get("description"), id=part["id"])
             if part.get("type") == "image"
-            else TextContent(text=part.get("text", ""), id=part.get("id"))
+            else TextContent(text=part.get("text", ""), id=part.get("id") or new_id())
             for part in parts]
 
 
