@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
@@ -74,15 +75,21 @@ def resolve_ttl_days(value: Any, retention: MemoryRetentionConfig,
     if value is NOT_SET_MARKER:
         return _default_days(retention)
     days = check_ttl_days(value, argument)
-    maximum = _max_days(retention)
     if days is None:
-        return maximum
+        return _max_days(retention)
+    return int(capped_days(days, retention, f"{argument}={days}"))
+
+
+def capped_days(days: float, retention: MemoryRetentionConfig, asked: str,
+                callers_of: Sequence[str] = ()) -> float:
+    """``days`` held to ``max_ttl_days``: a longer TTL is clamped with a warning naming what
+    was ``asked`` (``ttl_days=99``, ``ttl=43200 minutes``), whatever asked for it. The
+    warning names the first line outside this package and the ``callers_of`` directories
+    (a framework calling the library, e.g. LangGraph's store base)."""
+    maximum = _max_days(retention)
     if maximum is not None and days > maximum:
-        warnings.warn(
-            f"{argument}={days} exceeds max_ttl_days={maximum}; clamped",
-            UserWarning,
-            stacklevel=_caller_level(),
-        )
+        warnings.warn(f"{asked} exceeds max_ttl_days={maximum}; clamped", UserWarning,
+                      stacklevel=_caller_level((_PACKAGE, *callers_of)))
         return maximum
     return days
 
@@ -90,12 +97,13 @@ def resolve_ttl_days(value: Any, retention: MemoryRetentionConfig,
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-def _caller_level() -> int:
+def _caller_level(inside: tuple[str, ...]) -> int:
     """The ``stacklevel`` that attributes a warning of the function calling this to the
-    first frame outside this package: the application's line, however many layers
-    (thread, service, instrumentation) lie between (a fixed level named a library line)."""
+    first frame outside the ``inside`` directories: the application's line, however many
+    layers (thread, service, instrumentation) lie between (a fixed level named a library
+    line)."""
     level, frame = 1, sys._getframe(1)  # level 1: the function that calls warnings.warn
-    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(inside):
         level, frame = level + 1, frame.f_back
     return level
 

@@ -38,8 +38,10 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import inspect
 import json
 import logging
+import os
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -55,7 +57,7 @@ from oracleagentmemory._vocabulary import MEMORY_TYPES
 from oracleagentmemory.apis.embedders.embedder import IEmbedder
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.core.records import contract_strategy
-from oracleagentmemory.core.retention import ttl_fields
+from oracleagentmemory.core.retention import capped_days, ttl_fields
 from oracleagentmemory.errors import InvalidArgumentError
 from oracleagentmemory.integrations.langgraph_filters import (
     check_filter,
@@ -122,6 +124,9 @@ logger = logging.getLogger(__name__)
 _TtlSeen = dict[str, tuple[float, int]]
 """Item id -> (TTL in minutes, number of records) of the items a batch read."""
 _MINUTES_PER_DAY = 24 * 60
+_LANGGRAPH = os.path.dirname(inspect.getfile(BaseStore))
+"""The directory of LangGraph's store base, whose ``put``, ``get``... call ``batch`` for
+the caller."""
 _MAX_TTL_MINUTES = 8_000 * 366 * _MINUTES_PER_DAY
 """Longer ends past the year 9999 from any day of this millennium (a shorter TTL that
 still does is refused where its expiry is computed, naming ``ttl_days``)."""
@@ -492,13 +497,18 @@ class OracleAgentMemoryStore(BaseStore):
             for part in range(parts):
                 try:
                     backend.update_record(part_id(primary, part), [self.memory_type], {
-                        "timestamp": now, "ttl_days": minutes / _MINUTES_PER_DAY,
+                        "timestamp": now, "ttl_days": self._item_days(minutes),
                         "ttl_anchor": "TIMESTAMP"}, None)
                 except InvalidArgumentError:
                     # a TTL that no longer fits the calendar (past the year 9999 from now):
                     # the item keeps its expiry; the read is not failed for it
                     logger.warning("TTL of item record %s not restarted: too long", primary)
                     break
+
+    def _item_days(self, minutes: float) -> float:
+        """An item's TTL in days, held to the client's ``max_ttl_days`` as any TTL is."""
+        return capped_days(minutes / _MINUTES_PER_DAY, self.client.memory_service.retention,
+                           f"ttl={minutes} minutes", callers_of=(_LANGGRAPH,))
 
     def sweep_ttl(self) -> int:
         """Remove expired records physically. Expired items are already invisible: this
@@ -632,7 +642,7 @@ class OracleAgentMemoryStore(BaseStore):
             value = json.loads(json.dumps(dict(op.value)))  # JSON-only, detached copy
             expiry: dict[str, Any] = dict(retention) if op.ttl is None else {
                 # an item TTL counts from now: the time a read with refresh_ttl resets
-                "timestamp": now, "ttl_days": op.ttl / _MINUTES_PER_DAY,
+                "timestamp": now, "ttl_days": self._item_days(op.ttl),
                 "ttl_anchor": "TIMESTAMP"}
             for part in range(new_parts):
                 text = op_texts[part] if op_texts else json.dumps(value, sort_keys=True)
