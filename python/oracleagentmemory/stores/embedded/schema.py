@@ -414,11 +414,15 @@ runs each in its own transaction). The Oracle backend's list is
 ``stores/oracle_sql/migrations.py``."""
 
 
-def check_version(conn: sqlite3.Connection) -> None:
+def check_version(conn: sqlite3.Connection, location: str) -> None:
+    """A SchemaError naming the store file unless its schema is this library's version."""
     version = _version(conn)
     if version != SCHEMA_VERSION:
         raise SchemaError(
-            f"store schema version is {version}, this library needs {SCHEMA_VERSION}"
+            f"the store file {location!r} has schema version {version}, this library needs "
+            f"{SCHEMA_VERSION}"
+            + (" (a newer library wrote it)" if version is not None and version > SCHEMA_VERSION
+               else "")
         )
 
 

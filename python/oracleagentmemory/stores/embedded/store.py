@@ -461,7 +461,7 @@ class EmbeddedBackend:
         if policy in ("CREATE_IF_NECESSARY", "RECREATE"):
             schema.upgrade(self._conn)
         if policy != "NO_CHECK":  # CREATE_IF_EMPTY and REQUIRE_EXISTING never upgrade
-            schema.check_version(self._conn)
+            schema.check_version(self._conn, self.location)
         if policy != "NO_CHECK" or schema.schema_exists(self._conn):
             schema.ensure_change_log(self._conn)
 
