@@ -29,6 +29,9 @@ def _as_an_older_library_left_it(path: Path) -> None:
     store.close()
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA secure_delete = OFF")
+    # the keys of store_meta the libraries of 2026-12-02 to 12-07 wrote (base-090 to 66a)
+    conn.execute("DELETE FROM store_meta WHERE key NOT IN"
+                 " ('schema_version', 'epoch', 'embedding_dimension')")
     # what the older library's update of these rows did
     conn.execute("UPDATE records SET content = 'replaced', keyword_text = NULL,"
                  " metadata = NULL WHERE user_id = 'victim'")
