@@ -235,6 +235,8 @@ def create_schema(conn: sqlite3.Connection) -> None:
             (str(SCHEMA_VERSION),),
         )
         _insert_epoch(conn)
+        conn.execute("INSERT OR IGNORE INTO store_meta (key, value) VALUES (?, '1')",
+                     (ZEROED_KEY,))
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
@@ -259,6 +261,13 @@ def ensure_change_log(conn: sqlite3.Connection) -> None:
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+
+
+ZEROED_KEY = "free_space_zeroed"
+"""``store_meta`` key present when no deleted bytes are left in the file's free space: set
+by ``create_schema`` (every connection sets secure_delete) and after the VACUUM of the first
+erasure in a file made before the key (an older library may have written it with
+secure_delete off)."""
 
 
 def _insert_epoch(conn: sqlite3.Connection) -> None:

@@ -1393,8 +1393,31 @@ class EmbeddedBackend:
             if not self._vector_file:  # one another store object (or an earlier run) wrote
                 remove_vector_file(self.location)
         if user_or_agent_erased:
+            self._zero_older_free_space()
             self._empty_the_log()
         return {"owner": owner, "records": len(seqs), "links": links}
+
+    def _zero_older_free_space(self) -> None:
+        """After a person's erasure in a file made before ``schema.ZEROED_KEY``: an older
+        library may have updated or deleted rows with secure_delete off (a build whose
+        default is off), and their bytes are still in the file's free space, which
+        secure_delete does not go back over. VACUUM rewrites the file without them (once:
+        the key is set after it). Best effort, as the checkpoint after it: a VACUUM that
+        cannot run now (another connection writing) is tried again at the next erasure."""
+        if self.location == ":memory:":
+            return
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                if self._conn.execute("SELECT 1 FROM store_meta WHERE key = ?",
+                                      (schema.ZEROED_KEY,)).fetchone():
+                    return
+                self._conn.execute("VACUUM")
+                self._conn.execute("INSERT OR IGNORE INTO store_meta (key, value)"
+                                   " VALUES (?, '1')", (schema.ZEROED_KEY,))
+            except sqlite3.Error:
+                pass
 
     def _empty_the_log(self) -> None:
         """After a person's erasure: the write-ahead log still holds the frames that wrote
