@@ -3,25 +3,15 @@ docs/concepts.md (Retention) and docs/store-contract.md (Expiry) at and around e
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 
 import pytest
 
 from oracleagentmemory.apis.ttl import TimeToLiveAnchor
 from oracleagentmemory.core import OracleAgentMemory
-from oracleagentmemory.stores.embedded import EmbeddedBackend
+from tests.support.clock import START, Clock, clocked_client
 from tests.support.embedders import HashingEmbedder
 from tests.support.images import PNG
-
-START = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
@@ -31,11 +21,19 @@ def clock() -> Clock:
 
 @pytest.fixture
 def client(clock: Clock):
-    embedder = HashingEmbedder()
-    backend = EmbeddedBackend(":memory:", embedding_dimension=embedder.embedding_dimension,
-                              clock=clock)
-    with OracleAgentMemory(connection=backend, embedder=embedder) as opened:
+    with clocked_client(clock) as opened:
         yield opened
+
+
+def _message_with_image(thread, timestamp: str) -> str:
+    """A message at ``timestamp`` with the image "pic", kept one day from that time."""
+    [message_id] = thread.add_messages(
+        [{"role": "user", "timestamp": timestamp,
+          "content": [{"type": "text", "text": "look at this"},
+                      {"type": "image", "bytes": PNG, "description": "a harbour chart",
+                       "id": "pic"}]}],
+        ttl_days=1, ttl_anchor=TimeToLiveAnchor.TIMESTAMP)
+    return message_id
 
 
 def test_an_attached_image_expires_with_its_timestamp_anchored_message(
@@ -44,12 +42,7 @@ def test_an_attached_image_expires_with_its_timestamp_anchored_message(
     # time is two days before the write: with a one-day TTL counted from it, the message
     # has expired when it is written, and so has its image.
     thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
-    [message_id] = thread.add_messages(
-        [{"role": "user", "timestamp": "2026-04-29T21:00:00+09:00",  # 12:00 UTC
-          "content": [{"type": "text", "text": "look at this"},
-                      {"type": "image", "bytes": PNG, "description": "a harbour chart",
-                       "id": "pic"}]}],
-        ttl_days=1, ttl_anchor=TimeToLiveAnchor.TIMESTAMP)
+    _message_with_image(thread, "2026-04-29T21:00:00+09:00")  # 12:00 UTC
     assert thread.get_messages() == []
     assert thread.list_images() == []
     assert thread.search("harbour chart", record_types=["image"]) == []
@@ -61,12 +54,7 @@ def test_an_attached_image_keeps_its_message_until_both_expire(
     # The message's event time is two days after the write: it lives three days from now;
     # its image must not go (nor be purged) a day after the write, while the message stays.
     thread = client.create_thread(thread_id="t", user_id="u", agent_id="a")
-    [message_id] = thread.add_messages(
-        [{"role": "user", "timestamp": "2026-05-03T14:00:00+02:00",  # 12:00 UTC
-          "content": [{"type": "text", "text": "look at this"},
-                      {"type": "image", "bytes": PNG, "description": "a harbour chart",
-                       "id": "pic"}]}],
-        ttl_days=1, ttl_anchor=TimeToLiveAnchor.TIMESTAMP)
+    message_id = _message_with_image(thread, "2026-05-03T14:00:00+02:00")  # 12:00 UTC
     clock.now = START + timedelta(days=2)
     assert client.purge_expired() == 0
     assert [image.id for image in thread.list_images()] == ["pic"]

@@ -10,7 +10,6 @@ sweep removes it for good.
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -23,23 +22,10 @@ pytest.importorskip(
 from oracleagentmemory.core import OracleAgentMemory  # noqa: E402
 from oracleagentmemory.integrations import langgraph_store  # noqa: E402
 from oracleagentmemory.integrations.langgraph_store import OracleAgentMemoryStore  # noqa: E402
-from oracleagentmemory.stores.embedded import EmbeddedBackend  # noqa: E402
 from oracleagentmemory.transfer import export_lines  # noqa: E402
-from tests.support.embedders import HashingEmbedder  # noqa: E402
+from tests.support.clock import Clock, clocked_client  # noqa: E402
 
-START = datetime(2026, 5, 1, 12, 0, tzinfo=timezone.utc)
 ALICE = ("users", "alice", "memories")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, minutes: float) -> None:
-        self.now += timedelta(minutes=minutes)
 
 
 @pytest.fixture
@@ -51,10 +37,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
 @pytest.fixture
 def client(clock: Clock):
-    embedder = HashingEmbedder()
-    backend = EmbeddedBackend(":memory:", embedding_dimension=embedder.embedding_dimension,
-                              clock=clock)
-    with OracleAgentMemory(connection=backend, embedder=embedder) as opened:
+    with clocked_client(clock) as opened:
         yield opened
 
 

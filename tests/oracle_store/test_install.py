@@ -171,35 +171,35 @@ def test_cli_upgrade_without_options_keeps_a_768_dimension_store(monkeypatch):
     assert ", 384, FLOAT32" not in joined
 
 
-def test_cli_uninstall_removes_a_partly_installed_store(monkeypatch):
-    """An install stopped half way (here: the tables, no packages) is what a DBA most needs
-    to remove; uninstall must not first require the complete store (REQUIRE_EXISTING)."""
+def _cli_uninstall(monkeypatch, connection) -> None:
+    """``oracleagentmemory uninstall`` on ``connection``; it must succeed."""
     from oracleagentmemory import cli
 
-    connection = fresh()
-    connection.objects = [(NAMES["t_meta"], "TABLE", "VALID"),
-                          (NAMES["t_records"], "TABLE", "VALID")]
     monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
     monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
     err = io.StringIO()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
         code = cli.main(["uninstall", "--dsn", "db/svc", "--user", "agentmem"])
     assert code == 0, err.getvalue()
+
+
+def test_cli_uninstall_removes_a_partly_installed_store(monkeypatch):
+    """An install stopped half way (here: the tables, no packages) is what a DBA most needs
+    to remove; uninstall must not first require the complete store (REQUIRE_EXISTING)."""
+
+    connection = fresh()
+    connection.objects = [(NAMES["t_meta"], "TABLE", "VALID"),
+                          (NAMES["t_records"], "TABLE", "VALID")]
+    _cli_uninstall(monkeypatch, connection)
     assert executed(connection, f"DROP TABLE IF EXISTS {NAMES['t_records']}")
     assert (NAMES["t_records"], "TABLE", "VALID") not in connection.objects
 
 
 def test_cli_uninstall_removes_a_store_of_an_older_schema_version(monkeypatch):
-    from oracleagentmemory import cli
 
     connection = store_with_meta("384", model="")
     connection.answers["CHECK_SCHEMA"] = database_error(20007, "schema version 1, expected 5")
-    monkeypatch.setattr(oracledb, "connect", lambda **kwargs: connection)
-    monkeypatch.setenv("ORACLEAGENTMEMORY_PASSWORD", "secret")
-    err = io.StringIO()
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        code = cli.main(["uninstall", "--dsn", "db/svc", "--user", "agentmem"])
-    assert code == 0, err.getvalue()
+    _cli_uninstall(monkeypatch, connection)
     assert executed(connection, f"DROP TABLE IF EXISTS {NAMES['t_meta']}")
 
 
