@@ -7,6 +7,8 @@ import argparse
 import itertools
 import json
 import os
+import secrets
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
@@ -211,6 +213,8 @@ def purge(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def export(arguments: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from oracleagentmemory.transfer import export_store
 
+    if arguments.out != "-":
+        _refuse_the_store_as_output(arguments)
     with opened_client(arguments, embeds=False) as client:
         progress = Progress("exported", err)
         try:
@@ -237,21 +241,62 @@ def _store_mode(arguments: argparse.Namespace) -> int:
     return 0o666
 
 
+def _refuse_the_store_as_output(arguments: argparse.Namespace) -> None:
+    """``--out`` must not be the store's file (or its journal or vector file), whatever
+    the path or link it is reached by: writing the export there destroys the store."""
+    if getattr(arguments, "dsn", None) is not None or arguments.db in (None, ":memory:"):
+        return
+    from oracleagentmemory.stores.embedded import vector_file
+
+    store_files = [arguments.db, arguments.db + "-wal", arguments.db + "-shm",
+                   vector_file.path_for(arguments.db)]
+    for store_file in store_files:
+        with suppress(OSError):
+            if store_file is not None and os.path.samefile(arguments.out, store_file):
+                raise CommandError(ExitCode.USAGE,
+                                   f"--out {arguments.out!r} is the store's own file "
+                                   f"{store_file!r}: export to another file")
+
+
 @contextmanager
 def _output_file(path: str, mode: int = 0o666) -> Iterator[IO[str]]:
-    """The export file (created with ``mode``, less the umask); a failed export leaves no
-    partial file behind."""
+    """The export file; a failed export leaves what was at ``path`` as it was.
+
+    A regular file (new, or an existing one, through symbolic links too) is written to a
+    new file beside it, which replaces it only once the export is complete (``os.replace``
+    is atomic, POSIX rename(2)): a new file is created with ``mode`` less the umask, an
+    existing one keeps its permission bits. A special file (``/dev/null``, ``/dev/stdout``,
+    a named pipe) is written in place and never removed."""
+    target = os.path.realpath(path)
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        handle = open(descriptor, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        existing: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
-        raise CommandError(ExitCode.NOT_FOUND,
-                           f"cannot write {path!r}: its directory does not exist") from None
-    try:
-        with handle:
+        existing = None
+    except OSError:
+        existing = None  # let the open below report it
+    if existing is not None and not stat.S_ISREG(existing.st_mode):
+        if stat.S_ISDIR(existing.st_mode):
+            raise CommandError(ExitCode.USAGE, f"--out {path!r} is a directory, not a file")
+        with open(path, "w", encoding="utf-8") as handle:
             yield handle
+        return
+    directory, name = os.path.split(target)
+    if not os.path.isdir(directory or "."):
+        raise CommandError(ExitCode.NOT_FOUND,
+                           f"cannot write {path!r}: its directory does not exist")
+    partial = os.path.join(directory, f".{name}.{secrets.token_hex(8)}.partial")
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        if existing is not None:  # the file replaced keeps its bits and, where allowed, owner
+            os.fchmod(descriptor, stat.S_IMODE(existing.st_mode))
+            with suppress(OSError):
+                os.fchown(descriptor, existing.st_uid, existing.st_gid)
+        with open(descriptor, "w", encoding="utf-8") as handle:
+            yield handle
+        os.replace(partial, target)
     except BaseException:
-        os.unlink(path)
+        with suppress(OSError):
+            os.unlink(partial)
         raise
 
 
