@@ -28,6 +28,7 @@ from oracleagentmemory._vocabulary import MEMORY_TYPES, SEARCHABLE_TYPES
 from oracleagentmemory.core.index_text import Turn, message_index_text, record_turn
 from oracleagentmemory.core.oracleagentmemory import OracleAgentMemory
 from oracleagentmemory.errors import AgentMemoryError, InvalidArgumentError
+from oracleagentmemory.stores.limits import check_text
 from oracleagentmemory.stores.protocol import LinkIn, RecordIn
 from oracleagentmemory.stores.timestamps import parse_iso, utc_now
 
@@ -133,7 +134,7 @@ def is_export_header(line: str) -> bool:
     not read is reported by the import, naming the line)."""
     try:
         item = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deep
         return False
     return isinstance(item, dict) and item.get("kind") == "header" \
         and item.get("format") == "oracleagentmemory-export"
@@ -146,6 +147,8 @@ def _parse_line(line: str, number: int) -> tuple[str, Any]:
         item = json.loads(line)
     except ValueError as error:
         raise InvalidArgumentError(f"line {number}: not JSON ({error})") from None
+    except RecursionError:  # json.loads raises it past Python's recursion limit
+        raise InvalidArgumentError(f"line {number}: JSON nested too deep to read") from None
     if not isinstance(item, dict):
         raise InvalidArgumentError(f"line {number}: expected a JSON object")
     kind = item.get("kind")
@@ -159,6 +162,12 @@ def _parse_line(line: str, number: int) -> tuple[str, Any]:
     value = item.get(kind)
     if not isinstance(value, dict):
         raise InvalidArgumentError(f"line {number}: {kind!r} must be a JSON object")
+    # Ids are set members below (expired ends, ids already stored): a list or an object
+    # there is refused here, naming the line, instead of failing as "unhashable".
+    for key in ("id", "source_id", "target_id") if kind == "link" else ("id",):
+        if value.get(key) is not None and not isinstance(value[key], str):
+            raise InvalidArgumentError(f"line {number}: the {kind}.{key} must be a string, "
+                                       f"got {type(value[key]).__name__}")
     if kind == "link":
         return kind, value
     if not isinstance(value.get("record_type"), str):
@@ -187,8 +196,11 @@ def _restorable(record: Mapping[str, Any]) -> RecordIn:
     for key in _RESTORED:
         if key in record:
             restored[key] = record[key]
+    if isinstance(restored.get("content"), str):  # embedded before the store checks it
+        check_text(restored["content"], "the record.content")
     if record.get("image_bytes") is not None:
-        restored["image_bytes"] = base64.b64decode(record["image_bytes"])
+        # validate: without it, characters outside the alphabet are dropped, not refused
+        restored["image_bytes"] = base64.b64decode(record["image_bytes"], validate=True)
     return restored
 
 

@@ -40,6 +40,8 @@ def json_object(text: str) -> dict[str, Any]:
     """An option value that must be a JSON object (``--filter``)."""
     try:
         value = json.loads(text)
+    except RecursionError:  # nested deeper than Python's recursion limit
+        raise argparse.ArgumentTypeError("nested too deep to read as JSON") from None
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"not valid JSON ({error}): {text!r}") from None
     if not isinstance(value, dict):

@@ -391,9 +391,12 @@ def _import(client: OracleAgentMemory, lines: Iterable[str], total: int | None,
         message = one_line(error_text(error))
         if isinstance(error, DuplicateRecordError) and not skip_existing:
             message += f"; to resume an import that stopped, {resume}"
+        elif not skip_existing and not counts.get("records") and not counts.get("links"):
+            message += "; nothing was stored: fix this line and run the same import again"
         elif not skip_existing:
-            message += ("; the lines before it are stored: fix this line and "
-                        f"{resume}")
+            message += (f"; {_plural(counts.get('records', 0), 'record')} and "
+                        f"{_plural(counts.get('links', 0), 'link')} before it are stored: "
+                        f"fix this line and {resume}")
         raise CommandError(ExitCode.BAD_INPUT, message) from error
     finally:
         progress.close()
