@@ -106,3 +106,14 @@ def test_a_failed_import_that_stored_nothing_does_not_say_it_stored_lines(
     assert_bad_line(code, err, 3)
     assert EmbeddedBackend(str(tmp_path / "copy.db")).get_records({}) == []
     assert "are stored" not in err and "nothing" in err
+
+
+def test_an_export_saved_with_a_byte_order_mark_imports(tmp_path: Path) -> None:
+    """An editor that saves UTF-8 with a BOM (RFC 8259: a parser MAY ignore one) made the
+    export "not an oracleagentmemory export: its first line is not the export header"."""
+    dump = tmp_path / "input.jsonl"
+    dump.write_bytes("\ufeff".encode() + "\r\n".join([HEADER, record()]).encode() + b"\r\n")
+    code, err = run("import", "--db", str(tmp_path / "copy.db"), "--in", str(dump))
+    assert code == 0, err
+    assert [r["id"] for r in EmbeddedBackend(str(tmp_path / "copy.db")).get_records({})] == [
+        "m1"]

@@ -317,7 +317,8 @@ def _input_lines(source: str) -> tuple[IO[str], int | None]:
     try:
         with open(source, "rb") as counting:
             total = sum(1 for line in counting if line.startswith(_RECORD_LINE))
-        return open(source, encoding="utf-8"), total  # noqa: SIM115 - closed by the caller
+        # utf-8-sig: an export an editor saved with a byte order mark reads as one
+        return open(source, encoding="utf-8-sig"), total  # noqa: SIM115 - closed by caller
     except FileNotFoundError:
         raise CommandError(ExitCode.NOT_FOUND, f"no input file {source!r} (check --in)") \
             from None
