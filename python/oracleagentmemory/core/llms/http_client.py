@@ -52,6 +52,10 @@ BODY_SNIPPET_CHARS = 500
 MAX_CONNECT_TIMEOUT = 10.0
 """Seconds to wait for a connection, whatever the answer's timeout: an endpoint that does
 not accept a connection in this time is down or overloaded."""
+MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+"""Largest answer body read, after any ``Content-Encoding`` is undone: a larger one is
+refused (:class:`LlmResponseError`) rather than held in memory. An embeddings answer for
+2,048 texts of 3,072 dimensions is about 130 MB of JSON."""
 FinalError = Callable[[int, str], bool]
 """``(status, error message) -> True`` when an error answer must not be retried."""
 _CONNECTED = frozenset({"connection.connect_tcp.complete", "connection.start_tls.complete"})
@@ -383,6 +387,43 @@ def _decode(response: httpx.Response) -> dict[str, Any]:
     return payload
 
 
+class _Body:
+    """Collects one answer's body: refused past MAX_RESPONSE_BYTES, and a timeout once
+    ``seconds`` have passed since the request was sent.
+
+    Why: httpx's timeouts bound each wait for the next bytes, not the whole answer, and
+    httpx would read any body whole into memory; a server trickling its answer, or
+    sending a huge (or compressed, expanding) one, could hold a call or grow the process
+    without bound. A byte that arrives after the timeout ends the call as a timeout; a
+    silence ends it at httpx's own read timeout (the same seconds), so an answer never
+    takes much more than twice its timeout."""
+
+    def __init__(self, url: str, seconds: float | None) -> None:
+        self._url = url
+        self._deadline = None if seconds is None else time.monotonic() + seconds
+        self._seconds = seconds
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    def add(self, chunk: bytes) -> None:
+        import httpx
+
+        self._size += len(chunk)
+        if self._size > MAX_RESPONSE_BYTES:
+            raise LlmResponseError(
+                f"{shown_url(self._url)} answered with a body larger than "
+                f"{MAX_RESPONSE_BYTES} bytes; not read further")
+        if self._deadline is not None and time.monotonic() > self._deadline:
+            raise httpx.ReadTimeout(f"the answer took longer than {self._seconds:g}s")
+        self._chunks.append(chunk)
+
+    def keep(self, response: httpx.Response) -> httpx.Response:
+        """``response`` with the collected body as its content (httpx's ``read()`` stores
+        it the same way), so ``text`` and ``json()`` read it."""
+        response._content = b"".join(self._chunks)
+        return response
+
+
 class HttpJsonClient:
     """POSTs JSON to ``base_url + path`` and returns the decoded JSON object.
 
@@ -577,8 +618,12 @@ class HttpJsonClient:
                     raise ClientClosedError(f"POST {shown_url(url)} abandoned: its work was "
                                             "cancelled")
                 try:
-                    response = client.post(url, json=dict(body), timeout=wait,
-                                           extensions=extensions)
+                    collected = _Body(url, timeout or self.timeout)
+                    with client.stream("POST", url, json=dict(body), timeout=wait,
+                                       extensions=extensions) as response:
+                        for chunk in response.iter_bytes():
+                            collected.add(chunk)
+                    collected.keep(response)
                 except httpx.HTTPError as exc:
                     if self._abandoned(client, scope):  # close() ended the call: no retry
                         raise ClientClosedError(f"POST {shown_url(url)} abandoned: the client was "
@@ -628,7 +673,12 @@ class HttpJsonClient:
         async with made as client:
             while True:
                 try:
-                    response = await client.post(url, json=dict(body), timeout=wait)
+                    collected = _Body(url, timeout or self.timeout)
+                    async with client.stream("POST", url, json=dict(body),
+                                             timeout=wait) as response:
+                        async for chunk in response.aiter_bytes():
+                            collected.add(chunk)
+                    collected.keep(response)
                 except httpx.HTTPError as exc:
                     decision = _decide_exception(exc, url, retry_number, self.retry,
                                                  self._rng, self.retry_timeouts,
