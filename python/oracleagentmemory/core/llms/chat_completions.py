@@ -58,7 +58,13 @@ def was_cut(payload: Any) -> bool:
     events = payload if isinstance(payload, list) else [payload]
     return any(isinstance(choice, Mapping) and choice.get("finish_reason") == "length"
                for event in events if isinstance(event, Mapping)
-               for choice in event.get("choices") or ())
+               for choice in _choices(event))
+
+
+def _choices(event: Mapping[str, Any]) -> list[Any]:
+    """The ``choices`` of an answer or event; none when it is not a list."""
+    choices = event.get("choices")
+    return choices if isinstance(choices, list) else []
 
 
 def request_body(model: str, messages: Sequence[Message], fields: Mapping[str, Any]
@@ -96,7 +102,7 @@ def streamed_text(events: Sequence[Mapping[str, Any]]) -> str:
     for event in events:
         if isinstance(event.get("error"), Mapping):
             raise LlmResponseError(f"the stream reported an error: {event['error']}")
-        for choice in event.get("choices") or ():
+        for choice in _choices(event):
             if not isinstance(choice, Mapping) or choice.get("index", 0) != 0:
                 continue
             seen_choice = True

@@ -283,7 +283,7 @@ def _error_message(response: httpx.Response) -> str:
     text = response.text[:BODY_SNIPPET_CHARS]
     try:
         payload = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: JSON nested too deep to read
         return text
     if isinstance(payload, Mapping):
         error = payload.get("error")
@@ -363,7 +363,7 @@ def _decode_events(response: httpx.Response) -> list[dict[str, Any]]:
             break
         try:
             event = json.loads(payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise LlmResponseError(f"{shown_url(response.request.url)} streamed an event that "
                                    f"is not JSON: {payload[:BODY_SNIPPET_CHARS]!r}") from None
         if isinstance(event, dict):
@@ -374,7 +374,7 @@ def _decode_events(response: httpx.Response) -> list[dict[str, Any]]:
 def _decode(response: httpx.Response) -> dict[str, Any]:
     try:
         payload = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         raise LlmResponseError(
             f"{shown_url(response.request.url)} answered HTTP {response.status_code} with a "
             f"body that is not JSON: {response.text[:BODY_SNIPPET_CHARS]!r}"
