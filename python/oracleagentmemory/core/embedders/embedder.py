@@ -51,18 +51,33 @@ def checked_texts(texts: Any) -> list[str]:
 
 
 def answer_vectors(payload: Mapping[str, Any], expected_count: int) -> list[list[float]]:
-    """The vectors of an embeddings answer in input order (servers may reorder ``data``)."""
+    """The vectors of an embeddings answer in input order (servers may reorder ``data``:
+    its ``index`` fields put it back in order when they number the items 0 to n-1; other
+    indexes keep the answer's order). A vector must be a list of numbers that are finite
+    as float32, else LlmResponseError: a NaN or infinite vector would be stored and break
+    search silently."""
     data = payload.get("data")
     if not isinstance(data, list) or len(data) != expected_count:
         got = len(data) if isinstance(data, list) else "no"
         raise LlmResponseError(f"embeddings answer has {got} vectors for {expected_count} texts")
-    items = sorted(data, key=lambda item: item.get("index", 0)
-                   if isinstance(item, Mapping) else 0)
+    indexes = [item.get("index") if isinstance(item, Mapping) else None for item in data]
+    if all(type(index) is int for index in indexes) \
+            and sorted(indexes) == list(range(expected_count)):
+        data = [item for _, item in sorted(zip(indexes, data), key=lambda pair: pair[0])]
     vectors = []
-    for item in items:
+    for item in data:
         vector = item.get("embedding") if isinstance(item, Mapping) else None
-        if not isinstance(vector, list):
-            raise LlmResponseError("embeddings answer item has no 'embedding' list of floats")
+        if not isinstance(vector, list) or not all(type(value) in (int, float)
+                                                   for value in vector):
+            raise LlmResponseError("embeddings answer item has no 'embedding' list of numbers")
+        try:
+            with np.errstate(over="ignore"):
+                finite = bool(np.isfinite(np.asarray(vector, dtype=np.float32)).all())
+        except OverflowError:  # an integer too large for a float
+            finite = False
+        if not finite:
+            raise LlmResponseError("embeddings answer has a vector with a value that is not "
+                                   "a finite float32 (NaN, infinite or out of range)")
         vectors.append(vector)
     return vectors
 
@@ -248,7 +263,8 @@ class Embedder(IEmbedder):
             LlmHttpError: The server answered an error status after the retries.
             LlmTimeoutError: No answer within the timeout.
             LlmConnectionError: The connection failed or dropped.
-            LlmResponseError: The answer has the wrong number of vectors or no vectors.
+            LlmResponseError: The answer has the wrong number of vectors, no vectors, or
+                a vector that is not a list of finite numbers.
         """
         rows: list[list[float]] = []
         for batch in self._batches(self._inputs(texts, is_query)):
