@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 if TYPE_CHECKING:  # imported where a request is made: a process that never calls a model
     import httpx  # server does not pay httpx's import (about a tenth of this package's)
@@ -278,6 +278,26 @@ def shown_url(url: Any) -> str:
         return "<url>"
 
 
+def _without_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``url`` without its ``user:password@``, and that user and password (decoded, as
+    httpx reads a URL's userinfo), or None when it has none.
+
+    Why: httpx logs each request at INFO as ``HTTP Request: POST <url>`` with ``str(url)``,
+    which keeps the password; sent as Basic auth from a URL without them, the credentials
+    are the same on the wire and absent from the log line."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # not a URL urlsplit reads: httpx says what is wrong when it is sent
+        return url, None
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    if not (user or password):
+        return urlunsplit(parts._replace(netloc=host)), None
+    return urlunsplit(parts._replace(netloc=host)), (unquote(user), unquote(password))
+
+
 def _error_message(response: httpx.Response) -> str:
     """The server's own error text when it follows the OpenAI error shape, else the body."""
     text = response.text[:BODY_SNIPPET_CHARS]
@@ -463,6 +483,7 @@ class HttpJsonClient:
         if timeout is not None and timeout <= 0:
             raise ValueError(f"timeout must be positive seconds, got {timeout}")
         self.base_url = base_url.strip().rstrip("/")
+        self._wire_base, self._credentials = _without_userinfo(self.base_url)
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
         self._headers = {"Accept": "application/json", **(headers or {})}
@@ -484,6 +505,10 @@ class HttpJsonClient:
     def url(self, path: str) -> str:
         return f"{self.base_url}/{path.lstrip('/')}"
 
+    def _wire(self, url: str) -> str:
+        """``url`` as sent: its credentials go as the client's Basic auth instead."""
+        return self._wire_base + url[len(self.base_url):]
+
     def _timeout(self, seconds: float | None = None) -> httpx.Timeout:
         import httpx
 
@@ -493,8 +518,13 @@ class HttpJsonClient:
         return httpx.Timeout(seconds, connect=min(seconds, MAX_CONNECT_TIMEOUT))
 
     def _client_options(self) -> dict[str, Any]:
+        import httpx
+
+        auth = self._auth  # given auth wins over a URL's userinfo, as in httpx
+        if auth is None and self._credentials is not None:
+            auth = httpx.BasicAuth(*self._credentials)
         return {"headers": self._headers, "timeout": self._timeout(),
-                "auth": self._auth, **self.connection.httpx_options()}
+                "auth": auth, **self.connection.httpx_options()}
 
     def _sync_client(self) -> httpx.Client:
         import httpx
@@ -619,8 +649,8 @@ class HttpJsonClient:
                                             "cancelled")
                 try:
                     collected = _Body(url, timeout or self.timeout)
-                    with client.stream("POST", url, json=dict(body), timeout=wait,
-                                       extensions=extensions) as response:
+                    with client.stream("POST", self._wire(url), json=dict(body),
+                                       timeout=wait, extensions=extensions) as response:
                         for chunk in response.iter_bytes():
                             collected.add(chunk)
                     collected.keep(response)
@@ -674,7 +704,7 @@ class HttpJsonClient:
             while True:
                 try:
                     collected = _Body(url, timeout or self.timeout)
-                    async with client.stream("POST", url, json=dict(body),
+                    async with client.stream("POST", self._wire(url), json=dict(body),
                                              timeout=wait) as response:
                         async for chunk in response.aiter_bytes():
                             collected.add(chunk)
