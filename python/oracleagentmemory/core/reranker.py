@@ -9,6 +9,7 @@ shape (``texts`` in, a bare list out) and needs a proxy that translates.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -16,7 +17,9 @@ from typing import Any
 from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.reranker import IReranker, RerankResponse, RerankResponseResult
 from oracleagentmemory.core.llms.errors import LlmResponseError
-from oracleagentmemory.core.llms.http_client import HttpJsonClient, shown_url
+from oracleagentmemory.core.llms.http_client import HttpJsonClient, RetryPolicy, shown_url
+from oracleagentmemory.core.llms.model_arguments import positive_seconds
+from oracleagentmemory.core.llms.providers import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["Reranker", "check_rerank_arguments", "parse_rerank_payload"]
@@ -36,7 +39,8 @@ class Reranker(IReranker):
     when omitted it is read from ``ORACLEAGENTMEMORY_RERANKER_API_KEY`` (a key meant for
     another provider is never picked up). ``default_kwargs`` are extra request fields
     (``top_n``, ``return_documents``, ``max_tokens_per_doc``...) that each call's ``kwargs``
-    override. Failures raise :class:`~oracleagentmemory.core.llms.errors.LlmError`
+    override, except the client options ``timeout`` (seconds, default 60) and
+    ``max_retries`` (default 3), as for ``Llm`` and ``Embedder``. Failures raise :class:`~oracleagentmemory.core.llms.errors.LlmError`
     subclasses after the shared client's retries.
     """
 
@@ -58,7 +62,14 @@ class Reranker(IReranker):
             raise ArgumentTypeError(f"api_key must be a string or None, got {type(key).__name__}")
         self.model = model
         self.default_kwargs = dict(default_kwargs)
-        self.http = HttpJsonClient(base, api_key=key)
+        timeout = positive_seconds("timeout", self.default_kwargs.pop("timeout",
+                                                                      DEFAULT_TIMEOUT))
+        retries = self.default_kwargs.pop("max_retries", DEFAULT_MAX_RETRIES)
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise InvalidArgumentError(f"max_retries must be an int of at least 0, got "
+                                       f"{retries!r}")
+        self.http = HttpJsonClient(base, api_key=key, timeout=timeout,
+                                   retry=RetryPolicy(max_retries=retries))
 
     def __repr__(self) -> str:
         return f"Reranker(model={self.model!r}, api_base={shown_url(self.http.base_url)!r})"
@@ -106,7 +117,8 @@ def _parse_result(item: Any, document_count: int) -> RerankResponseResult:
         raise LlmResponseError(f"rerank result index {index!r} is not a position among the "
                                f"{document_count} documents sent")
     score = item.get("relevance_score")
-    if isinstance(score, bool) or not isinstance(score, (int, float)):
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or (
+            isinstance(score, float) and math.isnan(score)):
         raise LlmResponseError(f"rerank result {index} has no numeric relevance_score: "
                                f"{item!r:.200}")
     document = item.get("document")
