@@ -28,7 +28,7 @@ def test_timeout_and_max_retries_are_client_options(llm_server):
 def test_a_score_that_is_not_a_number_is_refused(llm_server):
     reranker = Reranker("m", api_base=llm_server.base_url, api_key=None)
     llm_server.enqueue(Scripted(body=(
-        '{"results": [{"index": 0, "relevance_score": %s}, '
-        '{"index": 1, "relevance_score": 0.5}]}' % "NaN")))
+        '{"results": [{"index": 0, "relevance_score": NaN}, '
+        '{"index": 1, "relevance_score": 0.5}]}')))
     with pytest.raises(LlmResponseError):
         asyncio.run(reranker.rerank_async("q", ["a", "b"]))

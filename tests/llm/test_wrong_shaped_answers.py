@@ -5,6 +5,7 @@ another exception escaped them."""
 from __future__ import annotations
 
 import asyncio
+
 import pytest
 
 from oracleagentmemory.core.llms import Llm

@@ -40,8 +40,9 @@ class Reranker(IReranker):
     another provider is never picked up). ``default_kwargs`` are extra request fields
     (``top_n``, ``return_documents``, ``max_tokens_per_doc``...) that each call's ``kwargs``
     override, except the client options ``timeout`` (seconds, default 60) and
-    ``max_retries`` (default 3), as for ``Llm`` and ``Embedder``. Failures raise :class:`~oracleagentmemory.core.llms.errors.LlmError`
-    subclasses after the shared client's retries.
+    ``max_retries`` (default 3), as for ``Llm`` and ``Embedder``. Failures raise
+    :class:`~oracleagentmemory.core.llms.errors.LlmError` subclasses after the shared
+    client's retries.
     """
 
     def __init__(self, model: str, api_base: str | None | _NotSetMarker = NOT_SET_MARKER,

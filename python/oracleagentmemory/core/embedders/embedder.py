@@ -61,9 +61,10 @@ def answer_vectors(payload: Mapping[str, Any], expected_count: int) -> list[list
         got = len(data) if isinstance(data, list) else "no"
         raise LlmResponseError(f"embeddings answer has {got} vectors for {expected_count} texts")
     indexes = [item.get("index") if isinstance(item, Mapping) else None for item in data]
-    if all(type(index) is int for index in indexes) \
-            and sorted(indexes) == list(range(expected_count)):
-        data = [item for _, item in sorted(zip(indexes, data), key=lambda pair: pair[0])]
+    numbers = [index for index in indexes if type(index) is int]
+    if len(numbers) == len(data) and sorted(numbers) == list(range(expected_count)):
+        data = [item for _, item in sorted(zip(numbers, data, strict=True),
+                                           key=lambda pair: pair[0])]
     vectors = []
     for item in data:
         vector = item.get("embedding") if isinstance(item, Mapping) else None
