@@ -150,3 +150,44 @@ def test_a_directory_as_out_is_a_usage_error_naming_it(store: Path) -> None:
     assert code == EXIT["usage"], err
     assert len(err.splitlines()) == 1
     assert f"--out {str(store.parent)!r} is a directory" in err
+
+
+def test_an_export_replaces_an_existing_file_where_os_has_no_fchmod(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows' os module has no fchmod before Python 3.13 and no fchown at all (their
+    documentation: "Availability: Unix, Windows" since 3.13, "Availability: Unix"): the
+    export over an existing file was an AttributeError there."""
+    previous = store.parent / "memory.jsonl"
+    previous.write_text("the export of last week\n")
+    monkeypatch.delattr(os, "fchmod")
+    monkeypatch.delattr(os, "fchown")
+
+    code, err = run("export", "--db", str(store), "--out", str(previous))
+
+    assert code == 0, err
+    assert previous.read_text().startswith('{"kind": "header"')
+
+
+def test_an_export_over_a_file_in_a_directory_it_cannot_write_writes_the_file(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file the user may write in a directory it may not (made by an administrator for
+    it): no file can be made beside it, so it is written in place, as it was before the
+    export went through a file beside it. Simulated (this suite runs as root, whom a
+    directory's permission bits do not stop): creating any other file there is refused."""
+    previous = store.parent / "memory.jsonl"
+    previous.write_text("the export of last week\n")
+    real_open = os.open
+
+    def no_new_file_there(path, flags, *args, **kwargs):
+        if flags & os.O_CREAT and os.path.dirname(os.path.abspath(path)) == str(
+                store.parent) and not os.path.exists(path) \
+                and not os.path.basename(path).startswith("memory.db"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", no_new_file_there)
+
+    code, err = run("export", "--db", str(store), "--out", str(previous))
+
+    assert code == 0, err
+    assert previous.read_text().startswith('{"kind": "header"')
