@@ -266,7 +266,8 @@ def _output_file(path: str, mode: int = 0o666) -> Iterator[IO[str]]:
     new file beside it, which replaces it only once the export is complete (``os.replace``
     is atomic, POSIX rename(2)): a new file is created with ``mode`` less the umask, an
     existing one keeps its permission bits. A special file (``/dev/null``, ``/dev/stdout``,
-    a named pipe) is written in place and never removed."""
+    a named pipe), or an existing file in a directory the user may not write, is written in
+    place and never removed."""
     target = os.path.realpath(path)
     try:
         existing: os.stat_result | None = os.stat(target)
@@ -285,12 +286,24 @@ def _output_file(path: str, mode: int = 0o666) -> Iterator[IO[str]]:
         raise CommandError(ExitCode.NOT_FOUND,
                            f"cannot write {path!r}: its directory does not exist")
     partial = os.path.join(directory, f".{name}.{secrets.token_hex(8)}.partial")
-    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    try:
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    except PermissionError:
+        if existing is None:
+            raise
+        # A file the user may write in a directory it may not: written in place, as a
+        # shell redirection does (a failed export then leaves it part written).
+        with open(path, "w", encoding="utf-8") as handle:
+            yield handle
+        return
     try:
         if existing is not None:  # the file replaced keeps its bits and, where allowed, owner
-            os.fchmod(descriptor, stat.S_IMODE(existing.st_mode))
-            with suppress(OSError):
-                os.fchown(descriptor, existing.st_uid, existing.st_gid)
+            # os.chmod of the path: Windows has no os.fchmod before Python 3.13, and no
+            # os.fchown (where it has no owner to keep)
+            os.chmod(partial, stat.S_IMODE(existing.st_mode))
+            if hasattr(os, "fchown"):
+                with suppress(OSError):
+                    os.fchown(descriptor, existing.st_uid, existing.st_gid)
         with open(descriptor, "w", encoding="utf-8") as handle:
             yield handle
         os.replace(partial, target)
