@@ -18,6 +18,7 @@ from oracleagentmemory.core.extractors.summarizer import apply_summary_budget
 T0 = "2026-01-01T00:00:00Z"
 PREFIX = "user (2026-01-01T00:00:00+00:00): "
 FRENCH_REST = " Puis le train est arrivé en retard, personne ne sait pourquoi."
+GERMAN_REST = " Dann kam der Zug zu spät, und niemand wusste warum."
 SENTENCE = "我今天早上在台北市的咖啡店喝了一杯很好喝的烏龍茶。"  # 25 characters
 
 
@@ -78,6 +79,10 @@ def test_a_hard_cut_never_splits_a_character_sequence(unit, lead):
     ("그녀는 “아홉 시에 떠나요.”라고 말했다.",
      " 그런데 기차가 늦게 왔고 아무도 이유를 몰랐다 정말로."),
     ("她說：「我們九點出發。」", "然後火車遲到了，沒有人知道為什麼會這樣子。"),
+    # German closes with “ (U+201C), ‘ (U+2018) or, in books, « (»…«)
+    ("Sie sagte „wir fahren um neun.“", GERMAN_REST),
+    ("Sie sagte ‚wir fahren um neun.‘", GERMAN_REST),
+    ("Sie sagte »wir fahren um neun.«", GERMAN_REST),
 ])
 def test_a_sentence_cut_keeps_its_closing_quote(kept, rest):
     # The cut at a sentence's end dropped the quote or bracket that closes it.
