@@ -51,9 +51,12 @@ def echoes_prompt(text: str) -> bool:
     return bool(_PROMPT_MARKUP.search(text)) or SUMMARY_SYSTEM_PROMPT.splitlines()[0] in text
 
 
-_SENTENCE_END = re.compile(r"[.!?](?:[ \u00a0\u202f]?»)?[\"'”’)\]]*(?=\s|$)|[。！？][」』）”’]*")
+_SENTENCE_END = re.compile(
+    r"[.!?](?:[ \u00a0\u202f]?»)?[\"'”’“‘«)\]]*(?=\s|$)|[。！？][」』）”’]*")
 """A sentence's end: a Latin full stop, question or exclamation mark with the quotes and
-brackets that close after it (French ``»`` after its space too), before a space or the end;
+brackets that close after it (French ``»`` after its space too; German ``“`` ``‘`` and the
+``«`` of ``»…«``; an opening one has a space before it, so it is not taken), before a space
+or the end;
 a Chinese or Japanese one (。！？, with its closing quotes and brackets) anywhere, as those
 scripts put no space after it."""
 
