@@ -262,15 +262,17 @@ def test_async_calls_build_no_tls_context_on_the_event_loop(llm_server, monkeypa
     """An async call makes its own httpx.AsyncClient (one is bound to one loop), whose
     TLS context loads a CA bundle from disk: done on the loop thread, every call blocked
     the loop that the async path is there to keep free (asyncio's debug mode flagged each
-    call as a slow callback). Counted by where the contexts are made, not by timing."""
+    call as a slow callback). Counted by where the CA bundles are loaded, not by timing:
+    every httpx that pyproject allows loads one with load_verify_locations, where 0.27 and
+    0.28 make the context with ssl.SSLContext, not ssl.create_default_context."""
     made_on: list[int] = []
-    create = ssl.create_default_context
+    load = ssl.SSLContext.load_verify_locations
 
-    def recording(*args, **kwargs):
+    def recording(self, *args, **kwargs):
         made_on.append(threading.get_ident())
-        return create(*args, **kwargs)
+        return load(self, *args, **kwargs)
 
-    monkeypatch.setattr(ssl, "create_default_context", recording)
+    monkeypatch.setattr(ssl.SSLContext, "load_verify_locations", recording)
     options = ConnectionOptions(ca_file=certifi.where()) if tls_files else None
     client = HttpJsonClient(llm_server.base_url, timeout=5.0, connection=options)
     llm_server.enqueue(chat("one"), sse({"choices": [{"delta": {"content": "two"}}]}))
