@@ -18,8 +18,7 @@ from oracleagentmemory._notset import NOT_SET_MARKER, _NotSetMarker
 from oracleagentmemory.apis.reranker import IReranker, RerankResponse, RerankResponseResult
 from oracleagentmemory.core.llms.errors import LlmResponseError
 from oracleagentmemory.core.llms.http_client import HttpJsonClient, RetryPolicy, shown_url
-from oracleagentmemory.core.llms.model_arguments import positive_seconds
-from oracleagentmemory.core.llms.providers import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
+from oracleagentmemory.core.llms.providers import client_options
 from oracleagentmemory.errors import ArgumentTypeError, InvalidArgumentError
 
 __all__ = ["Reranker", "check_rerank_arguments", "parse_rerank_payload"]
@@ -63,12 +62,7 @@ class Reranker(IReranker):
             raise ArgumentTypeError(f"api_key must be a string or None, got {type(key).__name__}")
         self.model = model
         self.default_kwargs = dict(default_kwargs)
-        timeout = positive_seconds("timeout", self.default_kwargs.pop("timeout",
-                                                                      DEFAULT_TIMEOUT))
-        retries = self.default_kwargs.pop("max_retries", DEFAULT_MAX_RETRIES)
-        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-            raise InvalidArgumentError(f"max_retries must be an int of at least 0, got "
-                                       f"{retries!r}")
+        timeout, retries = client_options(self.default_kwargs)
         self.http = HttpJsonClient(base, api_key=key, timeout=timeout,
                                    retry=RetryPolicy(max_retries=retries))
 

@@ -294,10 +294,8 @@ class InterfaceBackend:
         deleted = 0
         for out in found:
             if out["record_type"] == "message":
-                for image_id in image_part_ids(out.get("parts")):
-                    image = self._get("image", image_id)
-                    if image is not None and image.get("thread_id") == out.get("thread_id"):
-                        self.store.delete("image", image_id)
+                for image in self._images_of(out):
+                    self.store.delete("image", image["id"])
             deleted += self.store.delete(public_type(out["record_type"]), out["id"])
         return deleted
 
@@ -348,10 +346,8 @@ class InterfaceBackend:
         self.store.delete(public_type(record_type), record_id)
         steps.append(partial(self._restore, record, relations))
         if record_type == "message":
-            for image_id in image_part_ids(record.get("parts")):
-                image = self._get("image", image_id)
-                if image is not None and image.get("thread_id") == record.get("thread_id"):
-                    self._remove("image", image_id, steps)
+            for image in self._images_of(record):
+                self._remove("image", image["id"], steps)
 
     def _restore(self, record: RecordOut, relations: Sequence[RecordRelation]) -> None:
         self._add([record_in(record)], [])
@@ -551,9 +547,14 @@ class InterfaceBackend:
         message = self._get("message", message_id)
         if message is None:
             return []
+        return [{**image, "message_id": message_id}
+                for image in self._images_of(message, include_bytes)]
+
+    def _images_of(self, message: RecordOut, include_bytes: bool = False) -> list[RecordOut]:
+        """The stored images ``message``'s parts name, of its thread."""
         images = [self._get("image", image_id, include_bytes)
                   for image_id in image_part_ids(message.get("parts"))]
-        return [{**image, "message_id": message_id} for image in images
+        return [image for image in images
                 if image is not None and image.get("thread_id") == message.get("thread_id")]
 
     def get_records(self, query: RecordQuery) -> list[RecordOut]:

@@ -95,6 +95,17 @@ def check_text(value: str, argument: str) -> str:
     return value
 
 
+def valid_unicode(value: str) -> bool:
+    """Whether ``value`` holds no unpaired surrogate (any UTF-8 database can store it)."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def text_length(value: str, argument: str) -> int:
     """Length of valid Unicode text in UTF-16 code units (what Oracle's ``DBMS_LOB.GETLENGTH``
     reports for a CLOB); an unpaired surrogate is an InvalidArgumentError."""

@@ -35,6 +35,7 @@ from oracleagentmemory.core.llms.http_client import (
     shown_url,
 )
 from oracleagentmemory.core.llms.model_arguments import positive_seconds
+from oracleagentmemory.errors import InvalidArgumentError
 
 LITELLM_EXTRA = f"{DISTRIBUTION}[litellm]"
 DEFAULT_TIMEOUT = 60.0
@@ -158,6 +159,17 @@ def resolve_endpoint(model: Any, api_base: Any = NOT_SET_MARKER,
                     provider.max_tokens_field if own_url else "max_tokens", missing_key)
 
 
+def client_options(options: dict[str, Any]) -> tuple[float, int]:
+    """The client options ``timeout`` (seconds) and ``max_retries`` popped from ``options``,
+    checked, with their defaults: what every HTTP model client takes as its own, not as
+    request fields."""
+    timeout = positive_seconds("timeout", options.pop("timeout", DEFAULT_TIMEOUT))
+    retries = options.pop("max_retries", DEFAULT_MAX_RETRIES)
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise InvalidArgumentError(f"max_retries must be an int of at least 0, got {retries!r}")
+    return timeout, retries
+
+
 def endpoint_client(endpoint: Endpoint, options: dict[str, Any], *, key_file: Any,
                     cert_file: Any, ca_file: Any, proxy: Any, trust_env: Any,
                     retry_timeouts: bool = True, breaker: CircuitBreaker | None = None
@@ -166,11 +178,7 @@ def endpoint_client(endpoint: Endpoint, options: dict[str, Any], *, key_file: An
     default) and the client options ``timeout`` and ``max_retries``, popped from ``options``
     (the rest are request fields). ``retry_timeouts`` and ``breaker``: see
     :class:`HttpJsonClient`."""
-    timeout = options.pop("timeout", DEFAULT_TIMEOUT)
-    retries = options.pop("max_retries", DEFAULT_MAX_RETRIES)
-    timeout = positive_seconds("timeout", timeout)
-    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-        raise ValueError(f"max_retries must be an int of at least 0, got {retries!r}")
+    timeout, retries = client_options(options)
     connection = ConnectionOptions(
         ca_file=value_or(ca_file, None), cert_file=value_or(cert_file, None),
         key_file=value_or(key_file, None), proxy=value_or(proxy, None),

@@ -216,15 +216,7 @@ def _storable(value: Any) -> TypeGuard[str]:
     """A string a lookup may bind: valid Unicode (one that is not is no stored id, and
     sqlite3 refuses to bind it with a bare UnicodeEncodeError; the check that names it
     comes after the lookups, at its link)."""
-    if not isinstance(value, str):
-        return False
-    if value.isascii():
-        return True
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    return isinstance(value, str) and limits.valid_unicode(value)
 
 
 def _id_taken(row: Mapping[str, Any]) -> DuplicateRecordError:
